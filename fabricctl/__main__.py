@@ -1,0 +1,5 @@
+import sys
+
+from fabricctl.cli import main
+
+sys.exit(main())

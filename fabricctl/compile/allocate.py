@@ -1,0 +1,467 @@
+"""Fabric-wide allocation and cross-tenant checks: the numbers every switch will carry.
+
+Every number follows from a tenant's explicit id (or an explicit override), never from the order
+tenants happen to be read in, so adding, removing or resizing one tenant renumbers nothing else.
+All cross-tenant problems are collected and reported together, each at the line that causes it.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from ipaddress import IPv4Address, IPv4Network
+
+from fabricctl.compile.topology import GpuPort, Topology
+from fabricctl.model.load import Fabric, TenantDoc
+from fabricctl.model.problems import ProblemLog
+from fabricctl.model.tenant import Tenant
+from fabricctl.platforms import get_platform
+
+INTRA_SEQ = 10
+PEER_SEQ_BASE = 1000  # rule for peer tenant p: 1000 + p.id
+DENY_SEQ = 65000
+
+
+@dataclass(frozen=True)
+class PortAssignment:
+    """A GPU port held by a tenant; l3 tenants get a /31 (leaf side even, GPU side odd)."""
+
+    gpu: GpuPort
+    leaf_ip: IPv4Address | None
+    gpu_ip: IPv4Address | None
+
+
+@dataclass(frozen=True)
+class AclRule:
+    seq: int
+    action: str
+    source: IPv4Network | None
+    destination: IPv4Network | None
+    remark: str
+
+
+@dataclass
+class TenantAllocation:
+    tenant: Tenant
+    file: str
+    l3vni: int
+    l2vni: int | None
+    vlan: int | None
+    route_target: str
+    l2_route_target: str | None
+    gateway: str | None  # CIDR of the l2 anycast gateway
+    ports: list[PortAssignment]
+    peers: list[TenantAllocation] = field(default_factory=list)
+    acl: list[AclRule] = field(default_factory=list)
+
+    @property
+    def name(self) -> str:
+        return self.tenant.name
+
+    @property
+    def vrf(self) -> str:
+        return self.tenant.name
+
+    @property
+    def acl_name(self) -> str:
+        return f"{self.tenant.name}-in"
+
+    @property
+    def leaves(self) -> list[str]:
+        return sorted({p.gpu.leaf for p in self.ports})
+
+
+@dataclass
+class Allocation:
+    tenants: list[TenantAllocation]
+    by_leaf: dict[str, list[TenantAllocation]]
+    port_owner: dict[tuple[str, str], tuple[TenantAllocation, PortAssignment]]
+
+
+_RANGE = re.compile(r"^([a-z][a-z0-9-]*?)(\d+)-\1?(\d+)$")
+
+
+def _expand_servers(names: list[str]) -> list[str]:
+    """gpu001-gpu004 (or gpu001-004) -> gpu001..gpu004, keeping the digit width."""
+    out: list[str] = []
+    for item in names:
+        m = _RANGE.match(item)
+        if m:
+            prefix, lo, hi = m.group(1), m.group(2), m.group(3)
+            out.extend(f"{prefix}{i:0{len(lo)}d}" for i in range(int(lo), int(hi) + 1))
+        else:
+            out.append(item)
+    return out
+
+
+def _resolve_gpus(td: TenantDoc, topo: Topology, fabric: Fabric, log: ProblemLog) -> list[GpuPort]:
+    """Turn the tenant's GPU selections into leaf ports, in declared order."""
+    ports: list[GpuPort] = []
+    for i, sel in enumerate(td.tenant.gpus):
+        if sel.servers is not None:
+            for j, server in enumerate(sel.servers):
+                names = _expand_servers([server])
+                if len(names) > 1 and names[0] > names[-1]:
+                    log.add(
+                        td.file,
+                        td.line("gpus", i, "servers", j),
+                        f"gpus[{i}].servers[{j}]",
+                        f"range {server!r} runs backwards",
+                        "low-high",
+                    )
+                for name in names:
+                    nics = topo.by_server.get(name)
+                    if nics is None:
+                        log.add(
+                            td.file,
+                            td.line("gpus", i, "servers", j),
+                            f"gpus[{i}].servers[{j}]",
+                            f"unknown server {name!r}",
+                            _server_range(topo),
+                        )
+                        break
+                    ports.extend(nics)
+        elif sel.server is not None:
+            nics = topo.by_server.get(sel.server)
+            if nics is None:
+                log.add(
+                    td.file,
+                    td.line("gpus", i, "server"),
+                    f"gpus[{i}].server",
+                    f"unknown server {sel.server!r}",
+                    _server_range(topo),
+                )
+                continue
+            for j, nic in enumerate(sel.nics or []):
+                if nic >= len(nics):
+                    log.add(
+                        td.file,
+                        td.line("gpus", i, "nics", j),
+                        f"gpus[{i}].nics[{j}]",
+                        f"server {sel.server} has no NIC {nic}",
+                        f"0-{len(nics) - 1}",
+                    )
+                else:
+                    ports.append(nics[nic])
+        else:
+            leaf = fabric.switch(sel.leaf or "")
+            if leaf is None or leaf.role != "leaf":
+                log.add(
+                    td.file,
+                    td.line("gpus", i, "leaf"),
+                    f"gpus[{i}].leaf",
+                    f"unknown leaf {sel.leaf!r}",
+                    f"{fabric.leaves[0].name}..{fabric.leaves[-1].name}",
+                )
+                continue
+            for j, port in enumerate(sel.ports or []):
+                gp = topo.by_leaf_port.get((leaf.name, str(port)))
+                if gp is None:
+                    valid = topo.gpu_ports[leaf.name]
+                    log.add(
+                        td.file,
+                        td.line("gpus", i, "ports", j),
+                        f"gpus[{i}].ports[{j}]",
+                        f"{port!r} is not a GPU port of {leaf.name}",
+                        f"{valid[0].key}..{valid[-1].key}",
+                    )
+                else:
+                    ports.append(gp)
+    return ports
+
+
+def _server_range(topo: Topology) -> str:
+    return f"{topo.servers[0]}..{topo.servers[-1]}"
+
+
+def allocate(fabric: Fabric, topo: Topology, docs: list[TenantDoc], log: ProblemLog) -> Allocation:
+    """Resolve, number and cross-check every tenant; problems go to `log`."""
+    ov = fabric.settings.overlay
+    allocs: list[TenantAllocation] = []
+    owner: dict[GpuPort, tuple[TenantDoc, int]] = {}
+    seen_id: dict[int, TenantDoc] = {}
+    seen_name: dict[str, TenantDoc] = {}
+    numbers: dict[tuple[str, int | str], tuple[TenantDoc, str]] = {}
+    reserved = _reserved_networks(fabric)
+
+    for td in docs:
+        t = td.tenant
+        if t.id > ov.tenant_id_max:
+            log.add(
+                td.file, td.line("id"), "id", f"{t.id} is out of range", f"1-{ov.tenant_id_max}"
+            )
+        if t.id in seen_id:
+            log.add(
+                td.file,
+                td.line("id"),
+                "id",
+                f"id {t.id} is already used by tenant {seen_id[t.id].tenant.name} ({seen_id[t.id].file})",
+                "a unique id per tenant",
+            )
+        seen_id.setdefault(t.id, td)
+        if t.name in seen_name:
+            log.add(
+                td.file,
+                td.line("name"),
+                "name",
+                f"name {t.name!r} is already used by {seen_name[t.name].file}",
+                "a unique name per tenant",
+            )
+        seen_name.setdefault(t.name, td)
+
+        l3vni = t.overlay.l3vni or ov.l3vni_base + t.id
+        l2vni = vlan = None
+        if t.isolation == "l2":
+            l2vni = t.overlay.l2vni or ov.l2vni_base + t.id
+            vlan = t.overlay.vlan or ov.vlan_base + t.id
+            if vlan > 4094:
+                log.add(
+                    td.file,
+                    td.line("id"),
+                    "id",
+                    f"derived VLAN {vlan} (vlan_base {ov.vlan_base} + id) is above 4094",
+                    "set overlay.vlan explicitly or use a lower id",
+                )
+        elif t.overlay.l2vni or t.overlay.vlan:
+            log.add(
+                td.file,
+                td.line("overlay"),
+                "overlay",
+                "l2vni/vlan apply only to isolation l2",
+                "l3vni",
+            )
+        rt = f"{ov.route_target_asn}:{l3vni}"
+        l2rt = f"{ov.route_target_asn}:{l2vni}" if l2vni else None
+        for kind, value, path in (
+            ("VNI", l3vni, "overlay.l3vni"),
+            ("VNI", l2vni, "overlay.l2vni"),
+            ("VLAN", vlan, "overlay.vlan"),
+            ("route-target", rt, "id"),
+            ("route-target", l2rt, "id"),
+        ):
+            if value is None:
+                continue
+            key = (kind, value)
+            if key in numbers and numbers[key][0] is not td:
+                other, _ = numbers[key]
+                where = (
+                    path
+                    if path.split(".")[-1] in (t.overlay.model_dump(exclude_none=True))
+                    else "id"
+                )
+                log.add(
+                    td.file,
+                    td.line(*where.split(".")),
+                    where,
+                    f"{kind} {value} is already used by tenant {other.tenant.name} ({other.file})",
+                    "a value no other tenant uses, anywhere in the fabric",
+                )
+            numbers.setdefault(key, (td, path))
+
+        ports = _resolve_gpus(td, topo, fabric, log)
+        unique: list[GpuPort] = []
+        for gp in ports:
+            if gp in owner:
+                first, _ = owner[gp]
+                if first is td:
+                    log.add(
+                        td.file,
+                        td.line("gpus"),
+                        "gpus",
+                        f"{gp.server} nic{gp.nic} ({gp.leaf} {gp.name}) is listed twice",
+                        "each GPU once",
+                    )
+                else:
+                    log.add(
+                        td.file,
+                        td.line("gpus"),
+                        "gpus",
+                        f"{gp.server} nic{gp.nic} ({gp.leaf} {gp.name}) is already held by tenant {first.tenant.name} ({first.file})",
+                        "GPUs no other tenant holds",
+                    )
+                continue
+            owner[gp] = (td, len(unique))
+            unique.append(gp)
+
+        block = t.address_block
+        need = 2 * len(unique) if t.isolation == "l3" else len(unique) + 3
+        if block.num_addresses < need:
+            log.add(
+                td.file,
+                td.line("address_block"),
+                "address_block",
+                f"{block} has {block.num_addresses} addresses; {len(unique)} GPUs in isolation {t.isolation} need {need}",
+                f"a prefix of /{32 - (need - 1).bit_length()} or larger",
+            )
+        for name, net in reserved:
+            if block.overlaps(net):
+                log.add(
+                    td.file,
+                    td.line("address_block"),
+                    "address_block",
+                    f"{block} overlaps the fabric's {name} {net}",
+                    "an address block outside the underlay pools",
+                )
+        assignments = []
+        for i, gp in enumerate(unique):
+            if t.isolation == "l3" and 2 * i + 1 < block.num_addresses:
+                assignments.append(PortAssignment(gp, block[2 * i], block[2 * i + 1]))
+            else:
+                assignments.append(PortAssignment(gp, None, None))
+        gateway = (
+            f"{block[1]}/{block.prefixlen}"
+            if t.isolation == "l2" and block.num_addresses >= 4
+            else None
+        )
+        allocs.append(
+            TenantAllocation(t, td.file, l3vni, l2vni, vlan, rt, l2rt, gateway, assignments)
+        )
+        if not t.lossless:
+            continue
+        for gp in unique:
+            caps = get_platform(fabric.switch(gp.leaf).platform).capabilities  # type: ignore[union-attr]
+            if not (caps.pfc and caps.ecn_per_queue):
+                log.add(
+                    td.file,
+                    td.line("lossless"),
+                    "lossless",
+                    f"{gp.leaf} cannot run the lossless class",
+                    "lossless: false",
+                )
+                break
+
+    _check_overlaps(docs, log)
+    _link_peers(allocs, {td.tenant.name: td for td in docs}, log)
+    by_leaf: dict[str, list[TenantAllocation]] = {leaf.name: [] for leaf in fabric.leaves}
+    port_owner: dict[tuple[str, str], tuple[TenantAllocation, PortAssignment]] = {}
+    for a in allocs:
+        a.acl = _acl_rules(a)
+        for leaf in a.leaves:
+            by_leaf[leaf].append(a)
+        for pa in a.ports:
+            port_owner[(pa.gpu.leaf, pa.gpu.name)] = (a, pa)
+    _check_budgets(fabric, by_leaf, {td.tenant.name: td for td in docs}, log)
+    return Allocation(allocs, by_leaf, port_owner)
+
+
+def _reserved_networks(fabric: Fabric) -> list[tuple[str, IPv4Network]]:
+    u = fabric.settings.underlay
+    return [
+        ("spine_loopbacks", u.spine_loopbacks),
+        ("leaf_loopbacks", u.leaf_loopbacks),
+        ("vtep_loopbacks", u.vtep_loopbacks),
+        ("p2p_links", u.p2p_links),
+    ]
+
+
+def _check_overlaps(docs: list[TenantDoc], log: ProblemLog) -> None:
+    """Address blocks must not overlap: sort by network and compare neighbours (n log n)."""
+    ordered = sorted(
+        docs,
+        key=lambda d: (d.tenant.address_block.network_address, -d.tenant.address_block.prefixlen),
+    )
+    widest: TenantDoc | None = None
+    for td in ordered:
+        if widest is not None and td.tenant.address_block.overlaps(widest.tenant.address_block):
+            log.add(
+                td.file,
+                td.line("address_block"),
+                "address_block",
+                f"{td.tenant.address_block} overlaps {widest.tenant.address_block} of tenant {widest.tenant.name} ({widest.file})",
+                "a block no other tenant uses",
+            )
+        if (
+            widest is None
+            or td.tenant.address_block.broadcast_address
+            > widest.tenant.address_block.broadcast_address
+        ):
+            widest = td
+
+
+def _link_peers(
+    allocs: list[TenantAllocation], docs: dict[str, TenantDoc], log: ProblemLog
+) -> None:
+    """A shared_with exception counts only when both tenants list each other."""
+    by_name = {a.name: a for a in allocs}
+    for a in allocs:
+        td = docs[a.name]
+        for i, peer in enumerate(a.tenant.shared_with):
+            other = by_name.get(peer)
+            if other is None:
+                log.add(
+                    td.file,
+                    td.line("shared_with", i),
+                    f"shared_with[{i}]",
+                    f"unknown tenant {peer!r}",
+                    "names of tenants in tenants/",
+                )
+            elif peer == a.name:
+                log.add(
+                    td.file,
+                    td.line("shared_with", i),
+                    f"shared_with[{i}]",
+                    "a tenant cannot share with itself",
+                    "other tenants",
+                )
+            elif a.name not in other.tenant.shared_with:
+                log.add(
+                    td.file,
+                    td.line("shared_with", i),
+                    f"shared_with[{i}]",
+                    f"one-sided exception: {peer} does not list {a.name} in its shared_with ({other.file})",
+                    "exceptions both tenants declare",
+                )
+            else:
+                a.peers.append(other)
+        a.peers.sort(key=lambda p: p.tenant.id)
+
+
+def _acl_rules(a: TenantAllocation) -> list[AclRule]:
+    block = a.tenant.address_block
+    rules = [AclRule(INTRA_SEQ, "permit", block, block, f"{a.name} internal")]
+    for peer in a.peers:
+        rules.append(
+            AclRule(
+                PEER_SEQ_BASE + peer.tenant.id,
+                "permit",
+                block,
+                peer.tenant.address_block,
+                f"shared with {peer.name}",
+            )
+        )
+    rules.append(AclRule(DENY_SEQ, "deny", None, None, "everything else"))
+    return rules
+
+
+def _check_budgets(
+    fabric: Fabric,
+    by_leaf: dict[str, list[TenantAllocation]],
+    docs: dict[str, TenantDoc],
+    log: ProblemLog,
+) -> None:
+    """Per-leaf hardware budgets (platform data, fabric overrides) counted from the allocation."""
+    for leaf_name, tenants in by_leaf.items():
+        leaf = fabric.switch(leaf_name)
+        assert leaf is not None
+        limits = get_platform(leaf.platform).limits_with(fabric.settings.limits)
+        vrfs = len(tenants)
+        vlans = sum(1 for a in tenants if a.vlan is not None)
+        vnis = vrfs + vlans
+        entries = sum(
+            len(a.acl) * sum(1 for p in a.ports if p.gpu.leaf == leaf_name) for a in tenants
+        )
+        for what, used, limit in (
+            ("VRFs", vrfs, limits.max_vrfs),
+            ("VLANs", vlans, limits.max_vlans),
+            ("VNIs", vnis, limits.max_vnis),
+            ("ACL entries", entries, limits.max_acl_entries),
+        ):
+            if used > limit:
+                last = tenants[-1]
+                log.add(
+                    last.file,
+                    docs[last.name].line("gpus"),
+                    "gpus",
+                    f"{leaf_name} would carry {used} {what}, over its budget of {limit} ({leaf.platform})",
+                    f"at most {limit} {what} per leaf (limits.max_{what.split()[0].lower()}{'_entries' if 'ACL' in what else ''} in fabric.yaml)",
+                )

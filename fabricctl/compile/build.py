@@ -1,0 +1,102 @@
+"""The compile stage: inventory + tenants -> Allocation -> {switch: DeviceIntent}."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from fabricctl.compile import tenants as tenant_objects
+from fabricctl.compile import underlay
+from fabricctl.compile.allocate import Allocation, allocate
+from fabricctl.compile.intent import Breakout, DeviceIntent, Interface, Vtep
+from fabricctl.compile.lossless import qos_intent
+from fabricctl.compile.topology import Topology, build_topology
+from fabricctl.model.fabric import Switch
+from fabricctl.model.load import Fabric, TenantDoc, load_fabric, load_tenants
+from fabricctl.model.problems import ProblemLog
+
+
+@dataclass
+class Compiled:
+    """Everything downstream stages need: the inputs, the allocation and per-switch intent."""
+
+    fabric: Fabric
+    tenants: list[TenantDoc]
+    topology: Topology
+    allocation: Allocation
+    intents: dict[str, DeviceIntent]
+
+
+def load_and_check(root: Path) -> tuple[Fabric, list[TenantDoc], Topology, Allocation]:
+    """Load and validate the whole fabric repo; raises InputError with every problem at once."""
+    log = ProblemLog(root)
+    fabric = load_fabric(root, log)
+    docs = load_tenants(root, log)
+    log.check()
+    assert fabric is not None
+    topo = build_topology(fabric, log)
+    log.check()
+    assert topo is not None
+    alloc = allocate(fabric, topo, docs, log)
+    log.check()
+    return fabric, docs, topo, alloc
+
+
+def compile_fabric(root: Path, only: set[str] | None = None) -> Compiled:
+    """Compile every switch (or only the named ones; allocation is always fabric-wide)."""
+    fabric, docs, topo, alloc = load_and_check(root)
+    intents = {
+        sw.name: device_intent(fabric, topo, alloc, sw)
+        for sw in fabric.switches
+        if only is None or sw.name in only
+    }
+    return Compiled(fabric, docs, topo, alloc, intents)
+
+
+def device_intent(
+    fabric: Fabric, topo: Topology, alloc: Allocation, switch: Switch
+) -> DeviceIntent:
+    """One switch's intent, assembled feature by feature."""
+    qos = qos_intent(fabric.settings.qos, switch)
+    mtu = qos.mtu
+    interfaces: list[Interface] = underlay.fabric_interfaces(topo, switch, mtu)
+    router_id = str(topo.loopback[switch.name])
+    here = alloc.by_leaf.get(switch.name, []) if switch.role == "leaf" else []
+    breakouts: list[Breakout] = []
+    if switch.role == "leaf":
+        interfaces += tenant_objects.gpu_interfaces(topo, alloc, switch, mtu)
+        breakouts = [
+            Breakout(port=p, mode="2x200G") for p in topo.breakout_parents.get(switch.name, [])
+        ]
+    interfaces += [
+        Interface(name=name, role="unused", description="not cabled", enabled=False)
+        for name in topo.unused_ports[switch.name]
+    ]
+    interfaces.sort(key=_port_order)
+    return DeviceIntent(
+        name=switch.name,
+        platform=switch.platform,
+        role=switch.role,
+        model=switch.model,
+        fabric=fabric.settings.name,
+        loopbacks=underlay.loopbacks(topo, switch),
+        breakouts=breakouts,
+        interfaces=interfaces,
+        vrfs=tenant_objects.vrfs(here, router_id),
+        vlans=tenant_objects.vlans(here, router_id, mtu),
+        acls=tenant_objects.acls(here),
+        bgp=underlay.bgp(fabric, topo, switch),
+        vtep=Vtep(source_interface=1, source_ip=str(topo.vtep[switch.name]))
+        if switch.role == "leaf"
+        else None,
+        anycast_gateway_mac=fabric.settings.overlay.anycast_gateway_mac
+        if switch.role == "leaf"
+        else None,
+        qos=qos,
+    )
+
+
+def _port_order(intf: Interface) -> tuple[int, ...]:
+    """Front-panel order: FourHundredGigE1/0/9 before 1/0/10; lanes after their port."""
+    digits = [int(x) for x in "".join(c if c.isdigit() else " " for c in intf.name).split()]
+    return tuple(digits)

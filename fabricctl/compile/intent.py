@@ -1,0 +1,176 @@
+"""DeviceIntent: everything one switch must carry, vendor-neutral. Templates read only this.
+
+It is written next to the rendered config (`<switch>.intent.yaml`) so a reviewer can read the
+intent diff before the CLI diff. Lists are kept in a stable order (ports by number, tenants by id)
+so the same inputs always give byte-identical files.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict
+
+InterfaceRole = Literal["uplink", "downlink", "gpu", "unused"]
+
+
+class Node(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class Loopback(Node):
+    """Loopback0 = router id / EVPN peering; Loopback1 = VTEP source (leaves)."""
+
+    number: int
+    description: str
+    ipv4: str  # CIDR, /32
+
+
+class Interface(Node):
+    """A front-panel port (or breakout lane) and everything configured on it."""
+
+    name: str
+    role: InterfaceRole
+    description: str
+    enabled: bool = True
+    routed: bool = True
+    mtu: int | None = None
+    ipv4: str | None = None  # CIDR on routed ports
+    vrf: str | None = None
+    access_vlan: int | None = None  # l2 tenant GPU ports
+    acl_in: str | None = None
+    lossless: bool = False  # the RoCE lossless QoS profile (trust, PFC, ECN, ETS, watchdog)
+    tenant: str | None = None
+    peer: str | None = None  # "spine01 FourHundredGigE1/0/3" or "gpu001 nic0"
+
+
+class Breakout(Node):
+    """A 400G port split into lanes; the lanes appear as their own Interfaces."""
+
+    port: str
+    mode: Literal["2x200G"]
+
+
+class Vlan(Node):
+    """An l2 tenant's VLAN: L2VNI, MAC-VRF and its anycast gateway (SVI) in the tenant VRF."""
+
+    id: int
+    name: str
+    tenant: str
+    l2vni: int
+    rd: str
+    route_target: str
+    vrf: str
+    gateway: str  # CIDR of the anycast gateway
+    acl_in: str
+    mtu: int
+
+
+class Vrf(Node):
+    """A tenant IP-VRF with its L3VNI (symmetric IRB / type-5 routes)."""
+
+    name: str
+    tenant: str
+    tenant_id: int
+    description: str
+    l3vni: int
+    rd: str
+    route_targets_import: list[str]
+    route_targets_export: list[str]
+
+
+class AclEntry(Node):
+    seq: int
+    action: Literal["permit", "deny"]
+    source: str | None  # CIDR, None = any
+    destination: str | None
+    remark: str = ""
+
+
+class Acl(Node):
+    """Ingress isolation on a tenant's ports: own block, declared peers, then deny."""
+
+    name: str
+    tenant: str
+    entries: list[AclEntry]
+
+
+class BgpNeighbor(Node):
+    ip: str
+    asn: int
+    description: str
+    kind: Literal["underlay", "overlay"]
+
+
+class Bgp(Node):
+    """eBGP underlay on the /31s; EVPN overlay between loopbacks (spines keep the next hop)."""
+
+    asn: int
+    router_id: str
+    max_paths: int
+    networks: list[str]  # CIDRs advertised into the underlay (loopbacks)
+    neighbors: list[BgpNeighbor]
+    evpn: bool
+    evpn_next_hop_unchanged: bool  # spines: re-advertise EVPN routes with the VTEP as next hop
+
+
+class Vtep(Node):
+    source_interface: int  # Loopback number
+    source_ip: str
+    udp_port: int = 4789
+
+
+class EosQos(Node):
+    ecn_minimum: int
+    ecn_maximum: int
+    ecn_unit: str
+    ecn_max_mark_probability: int
+    ecn_weight: int
+    watchdog_timeout: float
+    watchdog_polling_interval: float
+    watchdog_recovery_time: float
+    watchdog_action: str
+
+
+class ComwareQos(Node):
+    wred_table: str
+    wred_low_limit: int
+    wred_high_limit: int
+    wred_discard_probability: int
+    wred_weighting_constant: int
+    deadlock_precision: str
+    deadlock_interval: int
+    deadlock_recover_delay: int
+
+
+class Qos(Node):
+    """The lossless RoCEv2 class as this switch applies it."""
+
+    profile_name: str
+    dscp_to_class: dict[int, int]  # RoCE DSCP -> lossless class, CNP DSCP -> CNP class
+    lossless_class: int  # PFC no-drop priority, queue with ECN
+    cnp_class: int  # strict-priority queue
+    default_class: int  # everything else
+    lossless_bandwidth_percent: int
+    mtu: int
+    tuning: EosQos | ComwareQos  # platform-specific values, kept as settings
+
+
+class DeviceIntent(Node):
+    """The per-switch contract between compile and render (and verify, plan, apply)."""
+
+    name: str
+    platform: str
+    role: Literal["spine", "leaf"]
+    model: str
+    fabric: str
+    loopbacks: list[Loopback]
+    breakouts: list[Breakout]
+    interfaces: list[Interface]
+    vrfs: list[Vrf]
+    vlans: list[Vlan]
+    acls: list[Acl]
+    bgp: Bgp
+    vtep: Vtep | None
+    anycast_gateway_mac: str | None
+    qos: Qos

@@ -1,0 +1,106 @@
+"""Tenant objects on one leaf: VRFs, VLANs, ACLs and the GPU ports they hold (nothing elsewhere)."""
+
+from __future__ import annotations
+
+from fabricctl.compile.allocate import Allocation, TenantAllocation
+from fabricctl.compile.intent import Acl, AclEntry, Interface, Vlan, Vrf
+from fabricctl.compile.topology import Topology
+from fabricctl.model.fabric import Switch
+
+
+def vrfs(tenants: list[TenantAllocation], router_id: str) -> list[Vrf]:
+    out = []
+    for a in tenants:
+        # A declared two-sided exception imports the peer's route target, and nothing else.
+        imports = [a.route_target] + [p.route_target for p in a.peers]
+        out.append(
+            Vrf(
+                name=a.vrf,
+                tenant=a.name,
+                tenant_id=a.tenant.id,
+                description=a.tenant.description,
+                l3vni=a.l3vni,
+                rd=f"{router_id}:{a.l3vni}",
+                route_targets_import=imports,
+                route_targets_export=[a.route_target],
+            )
+        )
+    return out
+
+
+def vlans(tenants: list[TenantAllocation], router_id: str, mtu: int) -> list[Vlan]:
+    return [
+        Vlan(
+            id=a.vlan,
+            name=a.name,
+            tenant=a.name,
+            l2vni=a.l2vni,
+            rd=f"{router_id}:{a.l2vni}",
+            route_target=a.l2_route_target,
+            vrf=a.vrf,
+            gateway=a.gateway,
+            acl_in=a.acl_name,
+            mtu=mtu,
+        )
+        for a in tenants
+        if a.vlan is not None and a.l2vni is not None and a.l2_route_target and a.gateway
+    ]
+
+
+def acls(tenants: list[TenantAllocation]) -> list[Acl]:
+    return [
+        Acl(
+            name=a.acl_name,
+            tenant=a.name,
+            entries=[
+                AclEntry(
+                    seq=r.seq,
+                    action=r.action,  # type: ignore[arg-type]
+                    source=str(r.source) if r.source else None,
+                    destination=str(r.destination) if r.destination else None,
+                    remark=r.remark,
+                )
+                for r in a.acl
+            ],
+        )
+        for a in tenants
+    ]
+
+
+def gpu_interfaces(topo: Topology, alloc: Allocation, leaf: Switch, mtu: int) -> list[Interface]:
+    """Every GPU-facing port: in its tenant's VRF or VLAN, or shut down when no tenant holds it."""
+    out = []
+    for gp in topo.gpu_ports[leaf.name]:
+        held = alloc.port_owner.get((leaf.name, gp.name))
+        peer = f"{gp.server} nic{gp.nic}"
+        if held is None:
+            out.append(
+                Interface(
+                    name=gp.name,
+                    role="gpu",
+                    description=f"{peer} unassigned",
+                    enabled=False,
+                    mtu=mtu,
+                    peer=peer,
+                )
+            )
+            continue
+        a, pa = held
+        routed = a.tenant.isolation == "l3"
+        out.append(
+            Interface(
+                name=gp.name,
+                role="gpu",
+                description=f"{peer} tenant {a.name}",
+                routed=routed,
+                mtu=mtu,
+                ipv4=f"{pa.leaf_ip}/31" if routed and pa.leaf_ip else None,
+                vrf=a.vrf if routed else None,
+                access_vlan=None if routed else a.vlan,
+                acl_in=a.acl_name,
+                lossless=a.tenant.lossless,
+                tenant=a.name,
+                peer=peer,
+            )
+        )
+    return out

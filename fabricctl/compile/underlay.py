@@ -1,0 +1,101 @@
+"""Loopbacks, fabric links and the eBGP underlay + EVPN overlay sessions of one switch."""
+
+from __future__ import annotations
+
+from fabricctl.compile.intent import Bgp, BgpNeighbor, Interface, Loopback
+from fabricctl.compile.topology import Topology
+from fabricctl.model.fabric import Switch
+from fabricctl.model.load import Fabric
+
+
+def loopbacks(topo: Topology, switch: Switch) -> list[Loopback]:
+    out = [
+        Loopback(
+            number=0, description="router-id, EVPN peering", ipv4=f"{topo.loopback[switch.name]}/32"
+        )
+    ]
+    if switch.role == "leaf":
+        out.append(
+            Loopback(number=1, description="VTEP source", ipv4=f"{topo.vtep[switch.name]}/32")
+        )
+    return out
+
+
+def fabric_interfaces(topo: Topology, switch: Switch, mtu: int) -> list[Interface]:
+    """Every cabled leaf-spine port: routed /31, lossless QoS, jumbo MTU."""
+    out = []
+    for link in topo.links_of(switch.name):
+        if switch.role == "leaf":
+            name, peer, peer_port, ip, role = (
+                link.leaf_port,
+                link.spine,
+                link.spine_port,
+                link.leaf_ip,
+                "uplink",
+            )
+        else:
+            name, peer, peer_port, ip, role = (
+                link.spine_port,
+                link.leaf,
+                link.leaf_port,
+                link.spine_ip,
+                "downlink",
+            )
+        out.append(
+            Interface(
+                name=name,
+                role=role,
+                description=f"to {peer} {peer_port}",
+                mtu=mtu,
+                ipv4=f"{ip}/31",
+                lossless=True,
+                peer=f"{peer} {peer_port}",
+            )
+        )
+    return out
+
+
+def bgp(fabric: Fabric, topo: Topology, switch: Switch) -> Bgp:
+    """Underlay peers on the /31s; overlay (EVPN) peers leaf<->every spine between loopbacks."""
+    neighbors: list[BgpNeighbor] = []
+    for link in topo.links_of(switch.name):
+        if switch.role == "leaf":
+            neighbors.append(
+                BgpNeighbor(
+                    ip=str(link.spine_ip),
+                    asn=topo.asn[link.spine],
+                    description=f"{link.spine} underlay",
+                    kind="underlay",
+                )
+            )
+        else:
+            neighbors.append(
+                BgpNeighbor(
+                    ip=str(link.leaf_ip),
+                    asn=topo.asn[link.leaf],
+                    description=f"{link.leaf} underlay",
+                    kind="underlay",
+                )
+            )
+    peers = fabric.spines if switch.role == "leaf" else fabric.leaves
+    for peer in peers:
+        neighbors.append(
+            BgpNeighbor(
+                ip=str(topo.loopback[peer.name]),
+                asn=topo.asn[peer.name],
+                description=f"{peer.name} evpn",
+                kind="overlay",
+            )
+        )
+    networks = [f"{topo.loopback[switch.name]}/32"]
+    if switch.role == "leaf":
+        networks.append(f"{topo.vtep[switch.name]}/32")
+    return Bgp(
+        asn=topo.asn[switch.name],
+        router_id=str(topo.loopback[switch.name]),
+        max_paths=fabric.settings.underlay.max_paths,
+        networks=networks,
+        neighbors=neighbors,
+        evpn=True,
+        evpn_next_hop_unchanged=switch.role == "spine",
+    )

@@ -1,0 +1,165 @@
+"""The fabric a set of tenants lands on: switches (from the Nornir inventory) and fabric-wide settings.
+
+Everything here is written by people in inventory/; models forbid unknown keys so a typo is an
+error, not a silently ignored setting.
+"""
+
+from __future__ import annotations
+
+import re
+from ipaddress import IPv4Network
+from typing import Annotated, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+PortRange = Annotated[str, Field(pattern=r"^\d+(-\d+)?(,\d+(-\d+)?)*$")]
+
+
+class Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+def expand_ports(spec: str) -> list[int]:
+    """'1-32,40' -> [1..32, 40]: port lists are written as ranges, like on a switch."""
+    ports: list[int] = []
+    for part in spec.split(","):
+        lo, _, hi = part.partition("-")
+        ports.extend(range(int(lo), int(hi or lo) + 1))
+    return ports
+
+
+class Underlay(Strict):
+    """eBGP underlay: one ASN for all spines, one per leaf, numbered /31 fabric links."""
+
+    spine_asn: int = Field(ge=1, le=4294967294)
+    leaf_asn_base: int = Field(ge=1, le=4294967294)
+    spine_loopbacks: IPv4Network
+    leaf_loopbacks: IPv4Network
+    vtep_loopbacks: IPv4Network
+    p2p_links: IPv4Network
+    max_paths: int = Field(default=64, ge=1, le=512)
+
+
+class Overlay(Strict):
+    """EVPN/VXLAN numbering: every tenant number follows from its explicit id."""
+
+    l3vni_base: int = Field(ge=1, le=16_000_000)
+    l2vni_base: int = Field(ge=1, le=16_000_000)
+    vlan_base: int = Field(ge=0, le=4000)
+    route_target_asn: int = Field(ge=1, le=65535)
+    anycast_gateway_mac: str = Field(pattern=r"^[0-9a-f]{2}(:[0-9a-f]{2}){5}$")
+    tenant_id_max: int = Field(default=9999, ge=1, le=99999)
+
+
+class EosQosTuning(Strict):
+    """EOS ECN and PFC watchdog values: syntax verified, values are site policy (tune per chip)."""
+
+    ecn_minimum: int = Field(default=2000, ge=1)
+    ecn_maximum: int = Field(default=10000, ge=1)
+    ecn_unit: Literal["segments", "bytes", "kbytes", "mbytes"] = "segments"
+    ecn_max_mark_probability: int = Field(default=20, ge=1, le=100)
+    ecn_weight: int = Field(default=0, ge=0, le=15)
+    watchdog_timeout: float = Field(default=0.2, gt=0, le=60)
+    watchdog_polling_interval: float = Field(default=0.1, gt=0, le=10)
+    watchdog_recovery_time: float = Field(default=1.0, gt=0, le=600)
+    watchdog_action: Literal["drop", "no-drop"] = "drop"
+
+    @model_validator(mode="after")
+    def _ordered(self) -> EosQosTuning:
+        if self.ecn_minimum >= self.ecn_maximum:
+            raise ValueError("ecn_minimum must be below ecn_maximum")
+        return self
+
+
+class ComwareQosTuning(Strict):
+    """Comware WRED/ECN and PFC deadlock values: units unconfirmed on S98xx, so kept as settings."""
+
+    wred_table: str = Field(default="ROCE-ECN", pattern=r"^[A-Z][A-Z0-9-]{0,30}$")
+    wred_low_limit: int = Field(default=1000, ge=0, le=1_000_000)
+    wred_high_limit: int = Field(default=2000, ge=0, le=1_000_000)
+    wred_discard_probability: int = Field(default=20, ge=0, le=100)
+    wred_weighting_constant: int = Field(default=0, ge=0, le=15)
+    deadlock_precision: Literal["high", "normal", "low"] = "high"
+    deadlock_interval: int = Field(default=10, ge=1, le=30)
+    deadlock_recover_delay: int = Field(default=10, ge=1, le=30)
+
+    @model_validator(mode="after")
+    def _ordered(self) -> ComwareQosTuning:
+        if self.wred_low_limit >= self.wred_high_limit:
+            raise ValueError("wred_low_limit must be below wred_high_limit")
+        return self
+
+
+class QosPolicy(Strict):
+    """The lossless RoCEv2 class, fabric-wide; per-platform tuning where syntax differs."""
+
+    roce_dscp: int = Field(default=26, ge=0, le=63)
+    lossless_priority: int = Field(default=3, ge=0, le=7)
+    cnp_dscp: int = Field(default=48, ge=0, le=63)
+    cnp_class: int | None = Field(default=None, ge=0, le=7)
+    mtu: int = Field(default=9214, ge=1500, le=9416)
+    lossless_bandwidth_percent: int = Field(default=50, ge=1, le=99)
+    profile_name: str = Field(default="ROCE-LOSSLESS", pattern=r"^[A-Z][A-Z0-9_-]{0,30}$")
+    eos: EosQosTuning = EosQosTuning()
+    comware: ComwareQosTuning = ComwareQosTuning()
+
+    @model_validator(mode="after")
+    def _distinct(self) -> QosPolicy:
+        if self.roce_dscp == self.cnp_dscp:
+            raise ValueError("roce_dscp and cnp_dscp must differ")
+        if self.cnp_class is not None and self.cnp_class == self.lossless_priority:
+            raise ValueError("cnp_class must differ from lossless_priority")
+        return self
+
+
+class Cabling(Strict):
+    """Cabling rules instead of hand-written links: uplinks per spine, rail-optimized GPU servers."""
+
+    leaf_uplinks_per_spine: int = Field(ge=1, le=8)
+    leaf_uplink_ports: PortRange
+    leaf_gpu_ports: PortRange
+    spine_downlink_ports: PortRange
+    gpu_port_breakout: Literal["none", "2x200G"] = "none"
+    nics_per_server: int = Field(default=8, ge=1, le=16)
+    server_name: str = Field(default="gpu{:03d}", pattern=r"^[a-z][a-z0-9-]*\{:0?\d?d\}$")
+
+    @field_validator("leaf_uplink_ports", "leaf_gpu_ports", "spine_downlink_ports")
+    @classmethod
+    def _increasing(cls, value: str) -> str:
+        ports = expand_ports(value)
+        if len(set(ports)) != len(ports) or min(ports) < 1:
+            raise ValueError("ports must be positive and listed once")
+        return value
+
+    @model_validator(mode="after")
+    def _disjoint(self) -> Cabling:
+        if set(expand_ports(self.leaf_uplink_ports)) & set(expand_ports(self.leaf_gpu_ports)):
+            raise ValueError("leaf_uplink_ports and leaf_gpu_ports overlap")
+        return self
+
+
+class FabricSettings(Strict):
+    """inventory/fabric.yaml."""
+
+    name: str = Field(pattern=r"^[a-z][a-z0-9-]{0,31}$")
+    description: str = Field(default="", max_length=200)
+    underlay: Underlay
+    overlay: Overlay
+    qos: QosPolicy = QosPolicy()
+    cabling: Cabling
+    limits: dict[str, int] = Field(default_factory=dict)
+
+
+class Switch(Strict):
+    """One switch from hosts.yaml with role and platform resolved through its groups."""
+
+    name: str = Field(pattern=r"^[a-z][a-z0-9-]{0,31}$")
+    role: Literal["spine", "leaf"]
+    platform: Literal["comware", "eos"]
+    index: int = Field(ge=1, le=4096)
+    model: str = ""
+    file: str = ""
+    line: int = 0
+
+
+SAFE_NAME = re.compile(r"^[a-z][a-z0-9-]{0,30}$")

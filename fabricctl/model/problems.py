@@ -1,0 +1,60 @@
+"""Input problems: collected, not raised one by one, so a user sees every mistake at once."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+
+@dataclass(frozen=True, order=True)
+class Problem:
+    """One thing wrong with the input, pinned to a file, a line and a field path."""
+
+    file: str
+    line: int
+    path: str
+    message: str
+    allowed: str = ""
+
+    def render(self) -> str:
+        where = f"{self.file}:{self.line}" if self.line else self.file
+        text = f"{where}: {self.path}: {self.message}" if self.path else f"{where}: {self.message}"
+        if self.allowed:
+            text += f" (allowed: {self.allowed})"
+        return text
+
+
+class InputError(Exception):
+    """Raised at a stage boundary when any problem was collected; carries all of them."""
+
+    def __init__(self, problems: list[Problem]) -> None:
+        self.problems = sorted(set(problems))
+        super().__init__(f"{len(self.problems)} input problem(s)")
+
+    def render(self) -> str:
+        lines = [p.render() for p in self.problems]
+        n = len(self.problems)
+        lines.append(f"{n} error{'s' if n != 1 else ''}; nothing was contacted or pushed.")
+        return "\n".join(lines)
+
+
+@dataclass
+class ProblemLog:
+    """Accumulates problems during one stage; `check()` raises them together."""
+
+    root: Path
+    problems: list[Problem] = field(default_factory=list)
+
+    def add(self, file: Path | str, line: int, path: str, message: str, allowed: str = "") -> None:
+        self.problems.append(Problem(self.relative(file), line, path, message, allowed))
+
+    def relative(self, file: Path | str) -> str:
+        p = Path(file)
+        try:
+            return p.resolve().relative_to(self.root.resolve()).as_posix()
+        except ValueError:
+            return p.as_posix()
+
+    def check(self) -> None:
+        if self.problems:
+            raise InputError(self.problems)

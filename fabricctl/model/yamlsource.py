@@ -1,0 +1,78 @@
+"""YAML loading that keeps line numbers, rejects duplicate keys and never executes tags."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ruamel.yaml import YAML
+from ruamel.yaml.comments import CommentedMap, CommentedSeq
+from ruamel.yaml.constructor import DuplicateKeyError
+from ruamel.yaml.error import MarkedYAMLError
+
+from fabricctl.model.problems import ProblemLog
+
+PathKey = tuple[str | int, ...]
+
+
+@dataclass
+class YamlDoc:
+    """A parsed YAML file: plain Python data plus a map from field path to line number."""
+
+    file: Path
+    data: Any
+    lines: dict[PathKey, int]
+
+    def line_of(self, path: PathKey) -> int:
+        """Line of the deepest known prefix of `path` (1-based), so errors always point somewhere."""
+        for n in range(len(path), -1, -1):
+            line = self.lines.get(tuple(path[:n]))
+            if line is not None:
+                return line
+        return 1
+
+
+def _plain(node: Any, path: PathKey, lines: dict[PathKey, int]) -> Any:
+    if isinstance(node, CommentedMap):
+        out: dict[Any, Any] = {}
+        for key, value in node.items():
+            pos = node.lc.key(key)
+            lines[(*path, str(key))] = pos[0] + 1
+            out[str(key) if not isinstance(key, (str, int, float, bool)) else key] = _plain(
+                value, (*path, str(key)), lines
+            )
+        return out
+    if isinstance(node, CommentedSeq):
+        items = []
+        for i, value in enumerate(node):
+            lines[(*path, i)] = node.lc.item(i)[0] + 1
+            items.append(_plain(value, (*path, i), lines))
+        return items
+    if isinstance(node, str):
+        return str(node)
+    return node
+
+
+def load_yaml(file: Path, log: ProblemLog) -> YamlDoc | None:
+    """Parse one file; on a syntax error or a duplicate key log a problem and return None."""
+    yaml = YAML(typ="rt")
+    yaml.allow_duplicate_keys = False
+    try:
+        text = file.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        log.add(file, 0, "", f"cannot read file: {exc.__class__.__name__}")
+        return None
+    try:
+        raw = yaml.load(text)
+    except DuplicateKeyError as exc:
+        mark = exc.problem_mark
+        key = exc.problem.split('"')[1] if '"' in (exc.problem or "") else "?"
+        log.add(file, mark.line + 1 if mark else 0, key, "duplicate key", "each key once")
+        return None
+    except MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        log.add(file, mark.line + 1 if mark else 0, "", f"invalid YAML: {exc.problem}")
+        return None
+    lines: dict[PathKey, int] = {(): 1}
+    return YamlDoc(file, _plain(raw, (), lines), lines)
