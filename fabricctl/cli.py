@@ -19,9 +19,7 @@ if TYPE_CHECKING:
 
 # Piped output (CI logs, files) gets wide tables instead of rich's 80-column default.
 out = Console(highlight=False, soft_wrap=True, width=None if sys.stdout.isatty() else 200)
-err = Console(
-    stderr=True, highlight=False, soft_wrap=True, width=None if sys.stderr.isatty() else 200
-)
+err = Console(stderr=True, highlight=False, soft_wrap=True, width=None if sys.stderr.isatty() else 200)
 
 
 class CliError(click.ClickException):
@@ -169,9 +167,7 @@ def show_tenants(root: Path) -> None:
         )
     out.print(table)
     all_gpus = sum(len(v) for v in compiled.topology.gpu_ports.values())
-    out.print(
-        f"{total} of {all_gpus} GPUs assigned, {all_gpus - total} free (their ports are shut down)"
-    )
+    out.print(f"{total} of {all_gpus} GPUs assigned, {all_gpus - total} free (their ports are shut down)")
 
 
 @show.command("allocations")

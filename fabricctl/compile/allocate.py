@@ -187,9 +187,7 @@ def allocate(fabric: Fabric, topo: Topology, docs: list[TenantDoc], log: Problem
     for td in docs:
         t = td.tenant
         if t.id > ov.tenant_id_max:
-            log.add(
-                td.file, td.line("id"), "id", f"{t.id} is out of range", f"1-{ov.tenant_id_max}"
-            )
+            log.add(td.file, td.line("id"), "id", f"{t.id} is out of range", f"1-{ov.tenant_id_max}")
         if t.id in seen_id:
             log.add(
                 td.file,
@@ -244,11 +242,7 @@ def allocate(fabric: Fabric, topo: Topology, docs: list[TenantDoc], log: Problem
             key = (kind, value)
             if key in numbers and numbers[key][0] is not td:
                 other, _ = numbers[key]
-                where = (
-                    path
-                    if path.split(".")[-1] in (t.overlay.model_dump(exclude_none=True))
-                    else "id"
-                )
+                where = path if path.split(".")[-1] in (t.overlay.model_dump(exclude_none=True)) else "id"
                 log.add(
                     td.file,
                     td.line(*where.split(".")),
@@ -309,13 +303,9 @@ def allocate(fabric: Fabric, topo: Topology, docs: list[TenantDoc], log: Problem
             else:
                 assignments.append(PortAssignment(gp, None, None))
         gateway = (
-            f"{block[1]}/{block.prefixlen}"
-            if t.isolation == "l2" and block.num_addresses >= 4
-            else None
+            f"{block[1]}/{block.prefixlen}" if t.isolation == "l2" and block.num_addresses >= 4 else None
         )
-        allocs.append(
-            TenantAllocation(t, td.file, l3vni, l2vni, vlan, rt, l2rt, gateway, assignments)
-        )
+        allocs.append(TenantAllocation(t, td.file, l3vni, l2vni, vlan, rt, l2rt, gateway, assignments))
         if not t.lossless:
             continue
         for gp in unique:
@@ -372,15 +362,12 @@ def _check_overlaps(docs: list[TenantDoc], log: ProblemLog) -> None:
             )
         if (
             widest is None
-            or td.tenant.address_block.broadcast_address
-            > widest.tenant.address_block.broadcast_address
+            or td.tenant.address_block.broadcast_address > widest.tenant.address_block.broadcast_address
         ):
             widest = td
 
 
-def _link_peers(
-    allocs: list[TenantAllocation], docs: dict[str, TenantDoc], log: ProblemLog
-) -> None:
+def _link_peers(allocs: list[TenantAllocation], docs: dict[str, TenantDoc], log: ProblemLog) -> None:
     """A shared_with exception counts only when both tenants list each other."""
     by_name = {a.name: a for a in allocs}
     for a in allocs:
@@ -447,9 +434,7 @@ def _check_budgets(
         vrfs = len(tenants)
         vlans = sum(1 for a in tenants if a.vlan is not None)
         vnis = vrfs + vlans
-        entries = sum(
-            len(a.acl) * sum(1 for p in a.ports if p.gpu.leaf == leaf_name) for a in tenants
-        )
+        entries = sum(len(a.acl) * sum(1 for p in a.ports if p.gpu.leaf == leaf_name) for a in tenants)
         for what, used, limit in (
             ("VRFs", vrfs, limits.max_vrfs),
             ("VLANs", vlans, limits.max_vlans),

@@ -53,9 +53,7 @@ def compile_fabric(root: Path, only: set[str] | None = None) -> Compiled:
     return Compiled(fabric, docs, topo, alloc, intents)
 
 
-def device_intent(
-    fabric: Fabric, topo: Topology, alloc: Allocation, switch: Switch
-) -> DeviceIntent:
+def device_intent(fabric: Fabric, topo: Topology, alloc: Allocation, switch: Switch) -> DeviceIntent:
     """One switch's intent, assembled feature by feature."""
     qos = qos_intent(fabric.settings.qos, switch)
     mtu = qos.mtu
@@ -65,9 +63,7 @@ def device_intent(
     breakouts: list[Breakout] = []
     if switch.role == "leaf":
         interfaces += tenant_objects.gpu_interfaces(topo, alloc, switch, mtu)
-        breakouts = [
-            Breakout(port=p, mode="2x200G") for p in topo.breakout_parents.get(switch.name, [])
-        ]
+        breakouts = [Breakout(port=p, mode="2x200G") for p in topo.breakout_parents.get(switch.name, [])]
     interfaces += [
         Interface(name=name, role="unused", description="not cabled", enabled=False)
         for name in topo.unused_ports[switch.name]
@@ -89,9 +85,7 @@ def device_intent(
         vtep=Vtep(source_interface=1, source_ip=str(topo.vtep[switch.name]))
         if switch.role == "leaf"
         else None,
-        anycast_gateway_mac=fabric.settings.overlay.anycast_gateway_mac
-        if switch.role == "leaf"
-        else None,
+        anycast_gateway_mac=fabric.settings.overlay.anycast_gateway_mac if switch.role == "leaf" else None,
         qos=qos,
     )
 

@@ -9,15 +9,9 @@ from fabricctl.model.load import Fabric
 
 
 def loopbacks(topo: Topology, switch: Switch) -> list[Loopback]:
-    out = [
-        Loopback(
-            number=0, description="router-id, EVPN peering", ipv4=f"{topo.loopback[switch.name]}/32"
-        )
-    ]
+    out = [Loopback(number=0, description="router-id, EVPN peering", ipv4=f"{topo.loopback[switch.name]}/32")]
     if switch.role == "leaf":
-        out.append(
-            Loopback(number=1, description="VTEP source", ipv4=f"{topo.vtep[switch.name]}/32")
-        )
+        out.append(Loopback(number=1, description="VTEP source", ipv4=f"{topo.vtep[switch.name]}/32"))
     return out
 
 

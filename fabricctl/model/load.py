@@ -61,9 +61,7 @@ def _fields_at(model: type[BaseModel], loc: tuple[Any, ...]) -> list[str]:
     """Field names allowed at `loc` inside `model`, for 'unknown key' hints."""
     current: Any = model
     for part in loc:
-        if isinstance(part, int) or not (
-            isinstance(current, type) and issubclass(current, BaseModel)
-        ):
+        if isinstance(part, int) or not (isinstance(current, type) and issubclass(current, BaseModel)):
             continue
         info = current.model_fields.get(part)
         if info is None:
@@ -159,11 +157,7 @@ def validate_doc(
                 message = str(err["msg"]).removeprefix("Value error, ")
             elif kind in _MESSAGES:
                 message = _MESSAGES[kind]
-                if (
-                    kind not in ("missing",)
-                    and "input" in err
-                    and not isinstance(err["input"], (dict, list))
-                ):
+                if kind not in ("missing",) and "input" in err and not isinstance(err["input"], (dict, list)):
                     message = f"{err['input']!r} {message}"
             else:
                 message = err["msg"]

@@ -80,9 +80,7 @@ class Tenant(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     name: TenantName
-    id: int = Field(
-        ge=1, description="Stable id: every VNI, VLAN, RT and ACL number follows from it."
-    )
+    id: int = Field(ge=1, description="Stable id: every VNI, VLAN, RT and ACL number follows from it.")
     description: SafeText
     isolation: Literal["l3", "l2"] = Field(
         description="l3: VRF + L3VNI, each GPU port a routed /31; "
