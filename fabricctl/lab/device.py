@@ -1,0 +1,157 @@
+"""One lab switch: running/startup config, flash files, transactions, faults, persistence.
+
+All mutation happens on the lab's event-loop thread; state is loaded lazily so a lab of
+hundreds of devices starts fast and only touches the files of devices actually used.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from dataclasses import dataclass, field
+
+from fabricctl.lab import grammar_comware, grammar_eos
+from fabricctl.lab.config_tree import Node, render_comware, render_eos
+from fabricctl.lab.editor import Editor
+from fabricctl.lab.factory import DeviceSpec, factory_text, hardware_text
+from fabricctl.lab.faults import Faults
+from fabricctl.lab.grammar import Grammar
+from fabricctl.lab.state import StateStore
+
+RUNNING = "running-config"
+STARTUP = "startup-config"
+
+
+@dataclass
+class EosSession:
+    """An EOS configuration session: a private copy of running until committed."""
+
+    name: str
+    tree: Node
+    state: str = "pending"  # pending | pendingCommitTimer | completed
+    commit_by: float | None = None
+    snapshot: Node | None = None
+    timer: asyncio.TimerHandle | None = None
+
+
+@dataclass
+class CommitDelay:
+    """A pending Comware `configuration commit delay`: rollback target and timer."""
+
+    snapshot: Node
+    timer: asyncio.TimerHandle | None = None
+    deadline: float = 0.0
+
+
+@dataclass
+class LabDevice:
+    """State and behaviour of one switch, shared by its SSH and eAPI front ends."""
+
+    spec: DeviceSpec
+    store: StateStore
+    faults: Faults = field(default_factory=Faults)
+    time_scale: float = 1.0
+    sessions: dict[str, EosSession] = field(default_factory=dict)
+    commit_delay: CommitDelay | None = None
+    boot: float = field(default_factory=time.monotonic)
+    _running: Node | None = None
+    _startup: str | None = None
+    _files: dict[str, str] | None = None
+
+    @property
+    def name(self) -> str:
+        return self.spec.name
+
+    @property
+    def platform(self) -> str:
+        return self.spec.platform
+
+    @property
+    def grammar(self) -> Grammar:
+        return grammar_eos.GRAMMAR if self.platform == "eos" else grammar_comware.GRAMMAR
+
+    def uptime(self) -> float:
+        """Seconds since the device booted (EOS reports commit timers against this)."""
+        return time.monotonic() - self.boot
+
+    def parse(self, text: str, base: Node | None = None) -> Node:
+        """Config text -> tree through the grammar (raises InvalidInput)."""
+        root = base.copy() if base is not None else Node("", block=True)
+        Editor(self.grammar, root).load(text)
+        return root
+
+    def render(self, tree: Node) -> str:
+        """Tree -> running-config text in the platform's format."""
+        if self.platform == "eos":
+            return render_eos(tree, self.name, self.spec.model)
+        return render_comware(tree)
+
+    @property
+    def running(self) -> Node:
+        """The live running-config tree (loaded from state or factory on first use)."""
+        if self._running is None:
+            stored = self.store.read(self.name, RUNNING)
+            factory = factory_text(self.spec)
+            self._running = self.parse(stored if stored is not None else factory)
+            if stored is None:
+                self.store.write(self.name, RUNNING, factory)
+        return self._running
+
+    @property
+    def startup(self) -> str:
+        """Startup-config text (what `write memory` / `save force` stored)."""
+        if self._startup is None:
+            stored = self.store.read(self.name, STARTUP)
+            self._startup = stored if stored is not None else self.render(self.running)
+            if stored is None:
+                self.store.write(self.name, STARTUP, self._startup)
+        return self._startup
+
+    @property
+    def files(self) -> dict[str, str]:
+        """Flash files such as `rollback-0`."""
+        if self._files is None:
+            self._files = self.store.files(self.name)
+        return self._files
+
+    def running_text(self) -> str:
+        return self.render(self.running)
+
+    def hardware(self) -> Node:
+        """The clean-config tree: physical ports only."""
+        return self.parse(hardware_text(self.spec))
+
+    def persist_running(self) -> None:
+        """Called after every change to running (crash keeps the latest config)."""
+        self.store.write(self.name, RUNNING, self.running_text())
+
+    def set_running(self, tree: Node) -> None:
+        """Replace running in place (open editors keep a valid root) and persist."""
+        self.running.replace_contents(tree)
+        self.persist_running()
+
+    def save(self) -> None:
+        """`write memory` / `save force`: startup := running."""
+        self._startup = self.running_text()
+        self.store.write(self.name, STARTUP, self._startup)
+
+    def write_file(self, name: str, text: str) -> None:
+        """Store a flash file (`copy ... flash:<name>`)."""
+        self.files[name] = text
+        self.store.write(self.name, f"flash/{name}", text)
+
+    def cancel_timers(self) -> None:
+        for sess in self.sessions.values():
+            if sess.timer is not None:
+                sess.timer.cancel()
+        if self.commit_delay is not None and self.commit_delay.timer is not None:
+            self.commit_delay.timer.cancel()
+        self.sessions.clear()
+        self.commit_delay = None
+
+    def reset(self) -> None:
+        """Back to factory: running, startup, flash files and transactions."""
+        self.cancel_timers()
+        self.store.clear(self.name)
+        self._running = self._startup = self._files = None
+        _ = self.running, self.startup

@@ -1,0 +1,269 @@
+"""Arista EOS CLI dialect: exec / config / config-session modes, as netmiko and napalm see it."""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+from fabricctl.lab import sessions
+from fabricctl.lab.config_tree import EOS_VERSION, unified_diff
+from fabricctl.lab.device import LabDevice
+from fabricctl.lab.dialect import CliError, CliSession, Logout, Output, command
+from fabricctl.lab.editor import Editor, InvalidInput
+
+COPY_OK = "Copy completed successfully."
+
+
+def _seconds(hms: str) -> int:
+    h, m, s = (int(x) for x in hms.split(":"))
+    return h * 3600 + m * 60 + s
+
+
+class EosCli(CliSession):
+    """One EOS CLI session (SSH channel or eAPI request); starts privileged (`#`)."""
+
+    def __init__(self, dev: LabDevice) -> None:
+        super().__init__(dev)
+        self.session: str | None = None
+
+    @property
+    def mode(self) -> str:
+        if self.editor is None:
+            return "exec"
+        return "session" if self.session is not None else "config"
+
+    def hostname(self) -> str:
+        for text in self.dev.running.children:
+            if text.startswith("hostname "):
+                return text.split()[1]
+        return self.dev.name
+
+    def prompt(self) -> str:
+        host = self.hostname()
+        if self.editor is None:
+            return f"{host}#"
+        suffixes = self.editor.prompt_suffixes()
+        inner = suffixes[-1] if suffixes else "config"
+        if self.session is not None:
+            tail = inner.removeprefix("config")
+            inner = f"config-s-{self.session[:15]}{tail}"
+        return f"{host}({inner})#"
+
+    def banner(self) -> str:
+        return "Last login: lab\r\n"
+
+    def invalid(self, line: str, words: list[str], index: int, prompt: str) -> CliError:
+        word = words[index] if index < len(words) else ""
+        msg = f"Invalid input (at token {index}: '{word}')"
+        return CliError(f"% {msg}", eapi=msg)
+
+    async def execute(self, line: str, as_json: bool = False) -> Output:
+        stripped = line.strip()
+        if stripped.endswith("| json"):
+            stripped, as_json = stripped[: -len("| json")].strip(), True
+        if stripped.startswith("!"):
+            return ""
+        out = await super().execute(stripped, as_json)
+        if as_json and isinstance(out, str):
+            if out:
+                raise CliError("% This is an unconverted command", code=1003)
+            return {}
+        return out
+
+    async def config_line(self, line: str) -> None:
+        self.apply_config(line)
+        if self.session is None:
+            self.dev.persist_running()
+
+    # --- terminal / mode changes -------------------------------------------------------
+    @command(r"enable|disable", "exec config session")
+    async def _enable(self, m: re.Match[str], as_json: bool) -> Output:
+        return ""
+
+    @command(r"terminal width (\d+)", "exec")
+    async def _width(self, m: re.Match[str], as_json: bool) -> Output:
+        return f"Width set to {m[1]} columns."
+
+    @command(r"terminal length (\d+)", "exec")
+    async def _length(self, m: re.Match[str], as_json: bool) -> Output:
+        return "Pagination disabled." if m[1] == "0" else f"Pagination set to {m[1]} lines."
+
+    @command(r"configure(?: terminal)?", "exec")
+    async def _configure(self, m: re.Match[str], as_json: bool) -> Output:
+        self.editor = Editor(self.dev.grammar, self.dev.running)
+        return ""
+
+    @command(r"configure session(?: (\S+))?", "exec config")
+    async def _configure_session(self, m: re.Match[str], as_json: bool) -> Output:
+        name = m[1] or f"session{len(self.dev.sessions) + 1}"
+        try:
+            sess = sessions.open_session(self.dev, name)
+        except sessions.CommitFailed as exc:
+            raise CliError(f"% {exc}") from None
+        self.session = name
+        self.editor = Editor(self.dev.grammar, sess.tree)
+        return ""
+
+    @command(r"end", "config session")
+    async def _end(self, m: re.Match[str], as_json: bool) -> Output:
+        self.editor, self.session = None, None
+        return ""
+
+    @command(r"exit|quit|logout", "exec config session")
+    async def _exit(self, m: re.Match[str], as_json: bool) -> Output:
+        if self.editor is None:
+            raise Logout()
+        if not self.editor.exit():
+            self.editor, self.session = None, None
+        return ""
+
+    # --- show ----------------------------------------------------------------------------
+    @command(r"show running-config(?: all)?(?: sanitized)?", "exec config session")
+    async def _show_run(self, m: re.Match[str], as_json: bool) -> Output:
+        return self.dev.running_text()
+
+    @command(r"show startup-config", "exec config session")
+    async def _show_start(self, m: re.Match[str], as_json: bool) -> Output:
+        return self.dev.startup
+
+    @command(r"show version", "exec config session")
+    async def _show_version(self, m: re.Match[str], as_json: bool) -> Output:
+        data: dict[str, Any] = {
+            "modelName": f"DCS-{self.dev.spec.model}",
+            "internalVersion": f"{EOS_VERSION}-lab",
+            "version": EOS_VERSION,
+            "serialNumber": f"LAB{abs(hash(self.dev.name)) % 10**8:08d}",
+            "systemMacAddress": "00:1c:73:00:00:01",
+            "hardwareRevision": "11.00",
+            "architecture": "x86_64",
+            "isIntlVersion": False,
+            "memTotal": 32000000,
+            "memFree": 16000000,
+            "uptime": self.dev.uptime(),
+            "hostname": self.hostname(),
+        }
+        if as_json:
+            return data
+        return (
+            f"Arista {data['modelName']}\nHardware version: 11.00\n"
+            f"Serial number: {data['serialNumber']}\nSoftware image version: {EOS_VERSION}\n"
+            f"Architecture: x86_64\nUptime: {int(data['uptime'])} seconds"
+        )
+
+    @command(r"show configuration sessions(?: detail)?", "exec config session")
+    async def _show_sessions(self, m: re.Match[str], as_json: bool) -> Output:
+        data = sessions.sessions_json(self.dev)
+        if as_json:
+            return data
+        rows = ["  Name           State              User    Terminal", "  -------------  ------"]
+        for name, entry in data["sessions"].items():  # type: ignore[union-attr]
+            rows.append(f"  {name:<14} {entry['state']}")
+        return "\n".join(rows)
+
+    def _session_text(self, name: str, diffs: bool) -> str:
+        sess = self.dev.sessions.get(name)
+        if sess is None:
+            raise CliError(f"% Session {name} does not exist")
+        text = self.dev.render(sess.tree)
+        if not diffs:
+            return text
+        return unified_diff(
+            self.dev.running_text(), text, "system:/running-config", f"session:/{name}-session-config"
+        ).rstrip("\n")
+
+    @command(r"show session-config named (\S+)( diffs)?(?: sanitized)?", "exec config session")
+    async def _show_named(self, m: re.Match[str], as_json: bool) -> Output:
+        return self._session_text(m[1], bool(m[2]))
+
+    @command(r"show session-config( diffs)?(?: sanitized)?", "session")
+    async def _show_current(self, m: re.Match[str], as_json: bool) -> Output:
+        assert self.session is not None
+        return self._session_text(self.session, bool(m[1]))
+
+    # --- save / files / replace ----------------------------------------------------------
+    @command(r"write(?: memory)?|copy running-config startup-config", "exec config session")
+    async def _write(self, m: re.Match[str], as_json: bool) -> Output:
+        self.dev.save()
+        return COPY_OK
+
+    @command(r"copy (startup|running)-config flash:(\S+)", "exec config session")
+    async def _copy_flash(self, m: re.Match[str], as_json: bool) -> Output:
+        text = self.dev.startup if m[1] == "startup" else self.dev.running_text()
+        self.dev.write_file(m[2].lstrip("/"), text)
+        return COPY_OK
+
+    def _url_text(self, url: str) -> str:
+        if url in ("startup-config", "flash:startup-config"):
+            return self.dev.startup
+        if url == "clean-config":
+            return ""
+        if url.startswith("flash:"):
+            text = self.dev.files.get(url[len("flash:") :].lstrip("/"))
+            if text is not None:
+                return text
+        elif url.startswith("file:"):
+            try:
+                with open(url[len("file:") :], encoding="utf-8") as fh:
+                    return fh.read()
+            except OSError:
+                pass
+        raise CliError(f"% Error copying {url} to running-config (No such file or directory)")
+
+    @command(r"configure replace (\S+)(?: force)?", "exec config")
+    async def _replace(self, m: re.Match[str], as_json: bool) -> Output:
+        text = self._url_text(m[1])
+        try:
+            tree = self.dev.parse(text, base=self.dev.hardware())
+        except InvalidInput as exc:
+            raise self.invalid(" ".join(exc.words), exc.words, exc.index, "") from None
+        self.dev.set_running(tree)
+        if self.editor is not None and self.session is None:
+            self.editor.reset()
+        return ""
+
+    # --- session transactions -----------------------------------------------------------
+    async def _commit(self, name: str, timer: str | None) -> Output:
+        try:
+            await sessions.commit_session(self.dev, name, _seconds(timer) if timer else None)
+        except sessions.CommitFailed as exc:
+            raise CliError(f"% {exc}") from None
+        return ""
+
+    @command(r"configure session (\S+) commit(?: timer (\d{1,2}:\d\d:\d\d))?", "exec config")
+    async def _session_commit(self, m: re.Match[str], as_json: bool) -> Output:
+        return await self._commit(m[1], m[2])
+
+    @command(r"configure session (\S+) abort", "exec config")
+    async def _session_abort(self, m: re.Match[str], as_json: bool) -> Output:
+        try:
+            sessions.abort_session(self.dev, m[1])
+        except sessions.CommitFailed as exc:
+            raise CliError(f"% {exc}") from None
+        return ""
+
+    @command(r"commit(?: timer (\d{1,2}:\d\d:\d\d))?", "session")
+    async def _commit_here(self, m: re.Match[str], as_json: bool) -> Output:
+        assert self.session is not None
+        out = await self._commit(self.session, m[1])
+        self.editor, self.session = None, None
+        return out
+
+    @command(r"abort", "session")
+    async def _abort_here(self, m: re.Match[str], as_json: bool) -> Output:
+        assert self.session is not None
+        sessions.abort_session(self.dev, self.session)
+        self.editor, self.session = None, None
+        return ""
+
+    @command(r"rollback clean-config", "session")
+    async def _clean(self, m: re.Match[str], as_json: bool) -> Output:
+        assert self.editor is not None
+        self.editor.root.replace_contents(self.dev.hardware())
+        self.editor.reset()
+        return ""
+
+
+def to_text(out: Output) -> str:
+    """CLI rendering of a handler result."""
+    return json.dumps(out, indent=2) if isinstance(out, dict) else out

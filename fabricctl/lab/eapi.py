@@ -1,0 +1,105 @@
+"""Minimal EOS eAPI endpoint: HTTP/1.1 JSON-RPC `runCmds` at /command-api, basic auth.
+
+Each request runs in a fresh CLI (starting privileged), like real eAPI; config sessions
+outlive the request. Errors follow eAPI: code 1002 with per-command `errors`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import hmac
+import json
+from collections.abc import Callable
+from typing import Any
+
+from fabricctl.lab.device import LabDevice
+from fabricctl.lab.dialect import CliError, Disconnect, Logout
+from fabricctl.lab.dialect_eos import EosCli
+
+Credentials = Callable[[], tuple[str, str]]
+
+
+async def run_cmds(dev: LabDevice, request: dict[str, Any]) -> dict[str, Any]:
+    """Execute one JSON-RPC request; raises Disconnect for the fault."""
+    rid = request.get("id")
+    params = request.get("params") or {}
+    cmds = params.get("cmds") or []
+    fmt = params.get("format") or "json"
+    if request.get("method") != "runCmds" or fmt not in ("json", "text"):
+        return {"jsonrpc": "2.0", "id": rid, "error": {"code": -32601, "message": "bad request"}}
+    cli = EosCli(dev)
+    results: list[Any] = []
+    for i, item in enumerate(cmds):
+        cmd = item["cmd"] if isinstance(item, dict) else str(item)
+        if dev.faults.latency:
+            await asyncio.sleep(dev.faults.latency)
+        try:
+            out = await cli.execute(cmd, as_json=fmt == "json")
+        except Logout:
+            out = {} if fmt == "json" else ""
+        except CliError as exc:
+            what = "invalid command" if exc.code == 1002 else "could not run command"
+            error = {
+                "code": exc.code,
+                "message": f"CLI command {i + 1} of {len(cmds)} '{cmd}' failed: {what}",
+                "data": [*results, {"errors": [exc.eapi]}],
+            }
+            return {"jsonrpc": "2.0", "id": rid, "error": error}
+        results.append(out if fmt == "json" else {"output": out + "\n" if out else ""})
+    return {"jsonrpc": "2.0", "id": rid, "result": results}
+
+
+def _authorized(header: str | None, creds: Credentials) -> bool:
+    if not header or not header.startswith("Basic "):
+        return False
+    try:
+        user, _, password = base64.b64decode(header[6:]).decode().partition(":")
+    except ValueError:
+        return False
+    want_user, want_password = creds()
+    return hmac.compare_digest(user, want_user) and hmac.compare_digest(password, want_password)
+
+
+def _response(status: str, body: bytes, ctype: str = "application/json") -> bytes:
+    head = (
+        f"HTTP/1.1 {status}\r\nContent-Type: {ctype}\r\nContent-Length: {len(body)}\r\n"
+        "Connection: keep-alive\r\n\r\n"
+    )
+    return head.encode() + body
+
+
+async def serve_connection(
+    dev: LabDevice, creds: Credentials, reader: asyncio.StreamReader, writer: asyncio.StreamWriter
+) -> None:
+    """Serve keep-alive HTTP requests on one TCP connection."""
+    try:
+        while True:
+            request_line = await reader.readline()
+            if not request_line:
+                return
+            method, path, *_ = request_line.decode("latin-1").split()
+            headers: dict[str, str] = {}
+            while True:
+                raw = await reader.readline()
+                if raw in (b"\r\n", b"\n", b""):
+                    break
+                key, _, value = raw.decode("latin-1").partition(":")
+                headers[key.strip().lower()] = value.strip()
+            body = await reader.readexactly(int(headers.get("content-length", "0")))
+            if method != "POST" or path.rstrip("/") != "/command-api":
+                writer.write(_response("404 Not Found", b"not found", "text/plain"))
+            elif dev.faults.auth_failure or not _authorized(headers.get("authorization"), creds):
+                writer.write(_response("401 Unauthorized", b"Unable to authenticate user"))
+            else:
+                try:
+                    payload = json.loads(body)
+                except ValueError:
+                    payload = {}
+                result = await run_cmds(dev, payload)
+                writer.write(_response("200 OK", json.dumps(result).encode()))
+            await writer.drain()
+    except (Disconnect, ConnectionError, asyncio.IncompleteReadError, ValueError):
+        pass
+    finally:
+        writer.close()

@@ -1,0 +1,143 @@
+"""Applies CLI config lines to a config tree through a platform grammar.
+
+Like a real switch, a line not valid in the current mode is tried in the enclosing modes
+(and the CLI moves up to that mode); this is how unindented input (napalm strips
+indentation) still lands in the right block. A line valid nowhere raises `InvalidInput`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from fabricctl.lab.config_tree import Node
+from fabricctl.lab.grammar import Grammar, Rule
+
+
+class InvalidInput(Exception):
+    """A line the grammar rejects; `index` is the first offending word."""
+
+    def __init__(self, words: list[str], index: int) -> None:
+        super().__init__(" ".join(words))
+        self.words = words
+        self.index = index
+
+
+@dataclass
+class Frame:
+    """One level of the mode stack: the block node, its mode and the opener words."""
+
+    node: Node
+    mode: str
+    words: list[str]
+
+
+class Editor:
+    """A cursor in a config tree: the mode stack of one CLI session."""
+
+    def __init__(self, grammar: Grammar, root: Node) -> None:
+        self.grammar = grammar
+        self.root = root
+        self.stack: list[Frame] = [Frame(root, grammar.root, [])]
+
+    @property
+    def depth(self) -> int:
+        """0 at global config level."""
+        return len(self.stack) - 1
+
+    def prompt_suffixes(self) -> list[str]:
+        """Prompt fragments of the open blocks, outermost first."""
+        return [self.grammar.modes[f.mode].prompt(f.words) for f in self.stack[1:]]
+
+    def reset(self) -> None:
+        """Back to global config level."""
+        del self.stack[1:]
+
+    def exit(self) -> bool:
+        """Leave one level; False when already at global level."""
+        if len(self.stack) == 1:
+            return False
+        self.stack.pop()
+        return True
+
+    def apply(self, line: str) -> None:
+        """Apply one config line or raise InvalidInput."""
+        words = line.split()
+        if not words:
+            return
+        negs = self.grammar.negations
+        for level in range(len(self.stack) - 1, -1, -1):
+            frame = self.stack[level]
+            rule = self.grammar.find(frame.mode, words)
+            if rule is not None:
+                del self.stack[level + 1 :]
+                self._set(frame.node, rule, words)
+                return
+            if words[0] in negs and len(words) > 1:
+                rule = self.grammar.find_negation(frame.mode, words[1:])
+                if rule is not None:
+                    del self.stack[level + 1 :]
+                    self._unset(frame.node, rule, words[1:])
+                    return
+        index = max(self.grammar.error_at(f.mode, words) for f in self.stack)
+        raise InvalidInput(words, index)
+
+    def load(self, text: str) -> None:
+        """Apply a whole config file (running-config format); column-0 `!`/`#` reset."""
+        for raw in text.splitlines():
+            stripped = raw.strip()
+            if not stripped:
+                continue
+            if raw[0] in "!#":
+                self.reset()
+                continue
+            if stripped[0] in "!#" or stripped.startswith("version "):
+                continue
+            if stripped in ("end", "return"):
+                break
+            self.apply(stripped)
+        self.reset()
+
+    def _set(self, node: Node, rule: Rule, words: list[str]) -> None:
+        text = " ".join(words)
+        kids = node.children
+        if rule.child is not None:
+            block = kids.get(text)
+            if block is None:
+                block = kids[text] = Node(text, block=True)
+            self.stack.append(Frame(block, rule.child, words))
+            return
+        negs = self.grammar.negations
+        if words[0] in negs:
+            _remove_prefix(node, words[1:], keep=False)
+        else:
+            lead = " ".join(words[: rule.key or len(words)])
+            for neg in negs:
+                kids.pop(f"{neg} {lead}", None)
+        if rule.hidden or text in kids:
+            return
+        if rule.key is None:
+            kids[text] = Node(text)
+            return
+        same = [t for t in kids if t.split()[: rule.key] == words[: rule.key]]
+        if not same:
+            kids[text] = Node(text)
+            return
+        node.children = {
+            (text if k == same[0] else k): (Node(text) if k == same[0] else v)
+            for k, v in kids.items()
+            if k == same[0] or k not in same
+        }
+
+    @staticmethod
+    def _unset(node: Node, rule: Rule, words: list[str]) -> None:
+        _remove_prefix(node, words, keep=rule.keep)
+
+
+def _remove_prefix(node: Node, words: list[str], keep: bool) -> None:
+    """Remove children whose words start with `words` (keep=True: only clear them)."""
+    n = len(words)
+    for text in [t for t in node.children if t.split()[:n] == words]:
+        if keep:
+            node.children[text].children.clear()
+        else:
+            del node.children[text]

@@ -1,0 +1,73 @@
+"""Fault injection for lab devices, from a YAML file or set directly by tests.
+
+File format: a mapping of device name to fault settings, e.g.::
+
+    leaf01: {latency: 0.2, reject: "^qos wrr"}
+    spine02: {unreachable: true}
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, fields
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+
+class FaultFileError(ValueError):
+    """The fault file is unreadable or names unknown devices/settings."""
+
+
+@dataclass
+class Faults:
+    """What goes wrong on one device. All off by default.
+
+    unreachable: SSH and eAPI ports closed. auth_failure: every login is refused.
+    latency: seconds added before each command reply. disconnect_after: drop the
+    connection when config line N+1 arrives. reject: config lines matching this regex are
+    rejected with the platform error. commit_failure: commits fail, running untouched.
+    hang_on_commit: commits never answer.
+    """
+
+    unreachable: bool = False
+    auth_failure: bool = False
+    latency: float = 0.0
+    disconnect_after: int | None = None
+    reject: str | None = None
+    commit_failure: bool = False
+    hang_on_commit: bool = False
+
+    @classmethod
+    def from_mapping(cls, device: str, data: Any) -> Faults:
+        """Validate one device's settings."""
+        if not isinstance(data, dict):
+            raise FaultFileError(f"{device}: fault settings must be a mapping")
+        known = {f.name for f in fields(cls)}
+        unknown = sorted(set(data) - known)
+        if unknown:
+            raise FaultFileError(f"{device}: unknown fault(s) {', '.join(unknown)}")
+        faults = cls(**data)
+        if faults.reject is not None:
+            import re
+
+            try:
+                re.compile(faults.reject)
+            except re.error as exc:
+                raise FaultFileError(f"{device}: bad reject regex: {exc}") from None
+        return faults
+
+
+def load_faults(path: Path, devices: set[str] | None = None) -> dict[str, Faults]:
+    """Read a fault file; unknown device names are an error when `devices` is given."""
+    try:
+        data = yaml.safe_load(Path(path).read_text(encoding="utf-8")) or {}
+    except (OSError, yaml.YAMLError) as exc:
+        raise FaultFileError(f"cannot read fault file {path}: {exc}") from None
+    if not isinstance(data, dict):
+        raise FaultFileError(f"{path}: expected a mapping of device name to faults")
+    if devices is not None:
+        missing = sorted(set(data) - devices)
+        if missing:
+            raise FaultFileError(f"{path}: unknown device(s) {', '.join(missing)}")
+    return {str(name): Faults.from_mapping(str(name), spec) for name, spec in data.items()}

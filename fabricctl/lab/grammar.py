@@ -1,0 +1,135 @@
+"""Data-driven command grammar shared by the lab dialects.
+
+Each platform declares its configuration modes as tables of `Rule`s written in a tiny
+token language (see `PLACEHOLDERS`). Keeping the grammar as data means a template typo
+fails in the lab exactly where a real switch would reject it, and the accepted surface is
+reviewable in one place per platform.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+_IP = r"(?:25[0-5]|2[0-4]\d|1?\d?\d)(?:\.(?:25[0-5]|2[0-4]\d|1?\d?\d)){3}"
+
+#: Placeholder name -> regex for one token (or part of one).
+PLACEHOLDERS: dict[str, str] = {
+    "int": r"\d+",
+    "num": r"\d+(?:\.\d+)?",
+    "ip": _IP,
+    "mask": _IP,
+    "cidr": _IP + r"/(?:3[0-2]|[12]?\d)",
+    "name": r"[A-Za-z0-9][A-Za-z0-9_.:/@+-]*",
+    "word": r"\S+",
+    "rd": r"(?:" + _IP + r"|\d+(?:\.\d+)?):\d+",
+    "mac-eos": r"[0-9a-fA-F]{4}\.[0-9a-fA-F]{4}\.[0-9a-fA-F]{4}",
+    "mac-cw": r"[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}",
+    "port": r"\d+(?:/\d+)?",
+    "time": r"\d{1,2}:\d{2}:\d{2}",
+}
+_TEXT = "<text>"
+_PART = re.compile(r"(<[a-z-]+>|\{[^}]+\})")
+
+
+def _compile_token(spec: str) -> re.Pattern[str]:
+    """Turn one token spec such as `Ethernet<port>` or `{route|bridge}` into a regex."""
+    out: list[str] = []
+    for part in _PART.split(spec):
+        if not part:
+            continue
+        if part.startswith("<"):
+            out.append(f"(?:{PLACEHOLDERS[part[1:-1]]})")
+        elif part.startswith("{"):
+            out.append("(?:" + "|".join(re.escape(a) for a in part[1:-1].split("|")) + ")")
+        else:
+            out.append(re.escape(part))
+    return re.compile("".join(out))
+
+
+@dataclass(frozen=True)
+class Rule:
+    """One accepted command shape in one mode.
+
+    key: number of leading tokens naming a last-value-wins setting (None = set semantics:
+    the whole line is its own key). neg: fewest tokens a negation may give (default: key,
+    or the whole line). child: mode entered when the line opens a block. keep: the block
+    is hardware (physical port) and negation only clears it. hidden: the positive default
+    form, accepted but never shown (EOS `switchport`).
+    """
+
+    pattern: str
+    key: int | None = None
+    child: str | None = None
+    neg: int | None = None
+    keep: bool = False
+    hidden: bool = False
+    tokens: tuple[re.Pattern[str] | None, ...] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        toks = tuple(None if t == _TEXT else _compile_token(t) for t in self.pattern.split())
+        object.__setattr__(self, "tokens", toks)
+
+    def depth(self, words: Sequence[str]) -> tuple[bool, int]:
+        """(full match?, number of leading words matched) for error positions."""
+        for i, tok in enumerate(self.tokens):
+            if tok is None:
+                return (len(words) > i, len(words) if len(words) > i else i)
+            if i >= len(words):
+                return (False, i)
+            if not tok.fullmatch(words[i]):
+                return (False, i)
+        return (len(words) == len(self.tokens), min(len(words), len(self.tokens)))
+
+    def negatable_by(self, words: Sequence[str]) -> bool:
+        """True when `no/undo <words>` names this setting (full line or its key prefix)."""
+        full, depth = self.depth(words)
+        if full:
+            return True
+        least = self.neg if self.neg is not None else self.key
+        return least is not None and depth == len(words) and len(words) >= least
+
+
+@dataclass(frozen=True)
+class Mode:
+    """A configuration mode: its rules and how its prompt suffix is derived from the opener."""
+
+    rules: tuple[Rule, ...]
+    prompt: Callable[[list[str]], str] = lambda words: ""
+
+
+@dataclass(frozen=True)
+class Grammar:
+    """A platform's modes plus its negation keywords; `root` is the global config mode."""
+
+    modes: dict[str, Mode]
+    negations: tuple[str, ...]
+    root: str = "global"
+
+    def find(self, mode: str, words: Sequence[str]) -> Rule | None:
+        """The rule that fully accepts `words` in `mode`, if any."""
+        for rule in self.modes[mode].rules:
+            if rule.depth(words)[0]:
+                return rule
+        return None
+
+    def find_negation(self, mode: str, words: Sequence[str]) -> Rule | None:
+        """The rule a `no`/`undo` line (without the keyword) negates, if any."""
+        for rule in self.modes[mode].rules:
+            if rule.negatable_by(words):
+                return rule
+        return None
+
+    def error_at(self, mode: str, words: Sequence[str]) -> int:
+        """Index of the first word no rule of `mode` accepts (for `^` / token markers)."""
+        best = 0
+        rules = self.modes[mode].rules
+        body = words
+        if words and words[0] in self.negations:
+            body = words[1:]
+        for rule in rules:
+            best = max(best, rule.depth(words)[1])
+            if body is not words:
+                best = max(best, 1 + rule.depth(body)[1])
+        return min(best, max(len(words) - 1, 0))

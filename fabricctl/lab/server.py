@@ -1,0 +1,392 @@
+"""LabFabric: N mock switches served from one asyncio process (SSH per device, eAPI per EOS).
+
+The fabric runs on its own event loop, either in a background thread (tests, the
+`lab_endpoints` helper) or as the main loop of `python -m fabricctl.lab`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import hmac
+import os
+import socket
+import threading
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any, TypeVar
+
+import asyncssh
+
+from fabricctl.lab import eapi
+from fabricctl.lab.device import LabDevice
+from fabricctl.lab.dialect import CliError, CliSession, Disconnect, Logout
+from fabricctl.lab.dialect_comware import ComwareCli
+from fabricctl.lab.dialect_eos import EosCli, to_text
+from fabricctl.lab.editor import Editor
+from fabricctl.lab.factory import DeviceSpec
+from fabricctl.lab.faults import Faults, load_faults
+from fabricctl.lab.state import StateStore, lab_dir
+
+T = TypeVar("T")
+DEFAULT_USERNAME = "admin"
+DEFAULT_PASSWORD = "fabricctl-lab"  # documented lab-only default, never a real credential
+
+
+def lab_credentials() -> tuple[str, str]:
+    """Lab login from FABRICCTL_LAB_USERNAME / FABRICCTL_LAB_PASSWORD (lab defaults)."""
+    return (
+        os.environ.get("FABRICCTL_LAB_USERNAME", DEFAULT_USERNAME),
+        os.environ.get("FABRICCTL_LAB_PASSWORD", DEFAULT_PASSWORD),
+    )
+
+
+@dataclass(frozen=True)
+class Endpoint:
+    """Where a lab device listens."""
+
+    name: str
+    platform: str
+    host: str
+    ssh_port: int
+    eapi_port: int | None
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "platform": self.platform,
+            "host": self.host,
+            "port": self.ssh_port,
+            "eapi_port": self.eapi_port,
+        }
+
+
+def _free_port(host: str) -> int:
+    with socket.socket() as sock:
+        sock.bind((host, 0))
+        return int(sock.getsockname()[1])
+
+
+class _SshServer(asyncssh.SSHServer):
+    """Password auth against the lab credentials (or refused by the auth fault)."""
+
+    def __init__(self, dev: LabDevice, creds: tuple[str, str]) -> None:
+        self.dev = dev
+        self.creds = creds
+
+    def begin_auth(self, username: str) -> bool:
+        return True
+
+    def password_auth_supported(self) -> bool:
+        return True
+
+    def validate_password(self, username: str, password: str) -> bool:
+        if self.dev.faults.auth_failure:
+            return False
+        user, pwd = self.creds
+        return hmac.compare_digest(username, user) and hmac.compare_digest(password, pwd)
+
+
+def new_cli(dev: LabDevice) -> CliSession:
+    return EosCli(dev) if dev.platform == "eos" else ComwareCli(dev)
+
+
+async def _reply(cli: CliSession, line: str) -> str:
+    try:
+        return to_text(await cli.execute(line))
+    except CliError as exc:
+        return exc.text
+
+
+async def _shell(dev: LabDevice, process: asyncssh.SSHServerProcess[str]) -> None:
+    """Drive one interactive CLI: echo each line, then output, then the prompt."""
+    cli = new_cli(dev)
+    write = process.stdout.write
+    if process.command:
+        write((await _reply(cli, process.command)).replace("\n", "\r\n") + "\r\n")
+        process.exit(0)
+        return
+    write(cli.banner().replace("\n", "\r\n") + cli.prompt())
+    buf = ""
+    try:
+        while True:
+            data = await process.stdin.read(65536)
+            if not data:
+                break
+            buf += data
+            while True:
+                cut = min((i for i in (buf.find("\r"), buf.find("\n")) if i >= 0), default=-1)
+                if cut < 0:
+                    break
+                line, buf = buf[:cut], buf[cut + 1 :]
+                if buf.startswith("\n") and data[cut] == "\r":
+                    buf = buf[1:]
+                if dev.faults.latency:
+                    await asyncio.sleep(dev.faults.latency)
+                try:
+                    out = to_text(await cli.execute(line))
+                except CliError as exc:
+                    out = exc.text
+                except Logout:
+                    process.exit(0)
+                    return
+                except Disconnect:
+                    process.get_extra_info("connection").abort()
+                    return
+                body = out.replace("\n", "\r\n") + "\r\n" if out else ""
+                write(f"{line}\r\n{body}{cli.prompt()}")
+    except (asyncssh.Error, ConnectionError, asyncssh.TerminalSizeChanged):
+        pass
+    process.exit(0)
+
+
+class LabFabric:
+    """A set of lab devices and their listeners. Start, use `endpoints()`, stop."""
+
+    def __init__(
+        self,
+        specs: Iterable[DeviceSpec],
+        state_dir: Path | None = None,
+        host: str = "127.0.0.1",
+        time_scale: float | None = None,
+        faults: dict[str, Faults] | None = None,
+    ) -> None:
+        if time_scale is None:
+            time_scale = float(os.environ.get("FABRICCTL_LAB_TIME_SCALE", "1"))
+        self.host = host
+        self.store = StateStore(state_dir)
+        self.devices: dict[str, LabDevice] = {
+            s.name: LabDevice(s, self.store, time_scale=time_scale) for s in specs
+        }
+        for name, f in (faults or {}).items():
+            self._dev(name).faults = f
+        self._ports: dict[str, tuple[int, int | None]] = {}
+        self._servers: dict[str, list[Any]] = {}
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._thread: threading.Thread | None = None
+        self._key: asyncssh.SSHKey | None = None
+        self._stopped: asyncio.Event | None = None
+
+    # --- construction ---------------------------------------------------------------------
+    @classmethod
+    def from_inventory(cls, root: Path, **kwargs: Any) -> LabFabric:
+        """Devices from `<root>/inventory` (Nornir SimpleInventory); state under root."""
+        from fabricctl.lab.inventory import specs_from_inventory
+
+        kwargs.setdefault("state_dir", lab_dir(root) / "state")
+        return cls(specs_from_inventory(Path(root)), **kwargs)
+
+    @property
+    def time_scale(self) -> float:
+        """Multiplier for commit timers (EOS seconds, Comware minutes); <1 in tests."""
+        return next(iter(self.devices.values())).time_scale if self.devices else 1.0
+
+    @time_scale.setter
+    def time_scale(self, value: float) -> None:
+        for dev in self.devices.values():
+            dev.time_scale = value
+
+    def _dev(self, name: str) -> LabDevice:
+        try:
+            return self.devices[name]
+        except KeyError:
+            raise KeyError(f"no lab device named {name!r}") from None
+
+    # --- lifecycle --------------------------------------------------------------------------
+    async def serve_start(self) -> None:
+        """Open every listener on the current loop (used by `start()` and `__main__`)."""
+        self._loop = asyncio.get_running_loop()
+        self._stopped = asyncio.Event()
+        self._key = asyncssh.generate_private_key("ssh-ed25519")
+        for dev in self.devices.values():
+            ssh_port = _free_port(self.host)
+            eapi_port = _free_port(self.host) if dev.platform == "eos" else None
+            self._ports[dev.name] = (ssh_port, eapi_port)
+            if not dev.faults.unreachable:
+                await self._listen(dev)
+
+    async def _listen(self, dev: LabDevice) -> None:
+        ssh_port, eapi_port = self._ports[dev.name]
+        creds = lab_credentials()
+
+        async def handle(process: asyncssh.SSHServerProcess[str]) -> None:
+            await _shell(dev, process)
+
+        ssh = await asyncssh.create_server(
+            lambda: _SshServer(dev, creds),
+            self.host,
+            ssh_port,
+            server_host_keys=[self._key],
+            process_factory=handle,
+            line_editor=False,
+            encoding="utf-8",
+            reuse_address=True,
+        )
+        servers: list[Any] = [ssh]
+        if eapi_port is not None:
+            http = await asyncio.start_server(
+                lambda r, w: eapi.serve_connection(dev, lab_credentials, r, w),
+                self.host,
+                eapi_port,
+                reuse_address=True,
+            )
+            servers.append(http)
+        self._servers[dev.name] = servers
+
+    async def _unlisten(self, name: str) -> None:
+        for server in self._servers.pop(name, []):
+            server.close()
+            with contextlib.suppress(Exception):
+                await server.wait_closed()
+
+    async def serve_stop(self) -> None:
+        """Close every listener and cancel pending timers."""
+        for name in list(self._servers):
+            await self._unlisten(name)
+        for dev in self.devices.values():
+            dev.cancel_timers()
+        if self._stopped is not None:
+            self._stopped.set()
+
+    def start(self) -> LabFabric:
+        """Run the fabric on a background thread; returns once every port listens."""
+        ready = threading.Event()
+        error: list[BaseException] = []
+
+        def run() -> None:
+            loop = asyncio.new_event_loop()
+            asyncio.set_event_loop(loop)
+            try:
+                loop.run_until_complete(self.serve_start())
+            except BaseException as exc:  # surface startup errors to the caller
+                error.append(exc)
+                ready.set()
+                return
+            ready.set()
+            assert self._stopped is not None
+            loop.run_until_complete(self._stopped.wait())
+            loop.run_until_complete(asyncio.sleep(0))
+            loop.close()
+
+        self._thread = threading.Thread(target=run, name="fabricctl-lab", daemon=True)
+        self._thread.start()
+        ready.wait()
+        if error:
+            raise error[0]
+        return self
+
+    def stop(self) -> None:
+        """Stop the background fabric (idempotent)."""
+        if self._thread is not None and self._loop is not None:
+            asyncio.run_coroutine_threadsafe(self.serve_stop(), self._loop).result(10)
+            self._thread.join(10)
+            self._thread = None
+
+    def __enter__(self) -> LabFabric:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    def call(self, fn: Callable[[], T]) -> T:
+        """Run `fn` on the lab loop (thread-safe access to device state)."""
+        loop = self._loop
+        if loop is None or not loop.is_running() or self._thread is None:
+            return fn()
+        if threading.current_thread() is self._thread:
+            return fn()
+
+        async def wrapper() -> T:
+            return fn()
+
+        return asyncio.run_coroutine_threadsafe(wrapper(), loop).result(30)
+
+    def _acall(self, coro_fn: Callable[[], Any]) -> Any:
+        loop = self._loop
+        if loop is None or not loop.is_running():
+            return None
+        if self._thread is None:
+            return loop.create_task(coro_fn())
+        return asyncio.run_coroutine_threadsafe(coro_fn(), loop).result(30)
+
+    # --- queries / test API -----------------------------------------------------------------
+    def endpoints(self) -> dict[str, Endpoint]:
+        """name -> Endpoint (ports are kept even while a device is unreachable)."""
+        return {
+            name: Endpoint(name, self.devices[name].platform, self.host, ssh, eapi_port)
+            for name, (ssh, eapi_port) in self._ports.items()
+        }
+
+    def device(self, name: str) -> DeviceHandle:
+        """Thread-safe handle to read or change one device's state in tests."""
+        return DeviceHandle(self, self._dev(name))
+
+    def set_faults(self, name: str, faults: Faults | None = None, **changes: Any) -> Faults:
+        """Replace (or tweak with keyword changes) a device's faults; applies immediately."""
+        dev = self._dev(name)
+        new = replace(faults if faults is not None else dev.faults, **changes)
+        was_unreachable = dev.faults.unreachable
+        dev.faults = new
+        if new.unreachable != was_unreachable and self._ports:
+            if new.unreachable:
+                self._acall(lambda: self._unlisten(name))
+            else:
+                self._acall(lambda: self._listen(dev))
+        return new
+
+    def clear_faults(self) -> None:
+        """Every device back to no faults."""
+        for name in self.devices:
+            self.set_faults(name, Faults())
+
+    def load_faults(self, path: Path) -> None:
+        """Apply a fault file (see faults.py for the format)."""
+        for name, f in load_faults(path, set(self.devices)).items():
+            self.set_faults(name, f)
+
+    def reset(self, name: str | None = None) -> None:
+        """Restore factory state for one device or all."""
+        names = [name] if name else list(self.devices)
+        for n in names:
+            self.call(self._dev(n).reset)
+
+
+class DeviceHandle:
+    """Test-facing view of one device; every call runs on the lab loop."""
+
+    def __init__(self, fabric: LabFabric, dev: LabDevice) -> None:
+        self._fabric = fabric
+        self.raw = dev
+
+    @property
+    def name(self) -> str:
+        return self.raw.name
+
+    @property
+    def faults(self) -> Faults:
+        return self.raw.faults
+
+    def running_config(self) -> str:
+        return self._fabric.call(self.raw.running_text)
+
+    def startup_config(self) -> str:
+        return self._fabric.call(lambda: self.raw.startup)
+
+    def configure(self, lines: Iterable[str]) -> None:
+        """Apply config lines directly to running (raises editor.InvalidInput)."""
+
+        def apply() -> None:
+            editor = Editor(self.raw.grammar, self.raw.running)
+            for line in lines:
+                editor.apply(line)
+            self.raw.persist_running()
+
+        self._fabric.call(apply)
+
+    def sessions(self) -> dict[str, str]:
+        """EOS config session name -> state."""
+        return self._fabric.call(lambda: {n: s.state for n, s in self.raw.sessions.items()})
+
+    def reset(self) -> None:
+        self._fabric.call(self.raw.reset)

@@ -1,0 +1,69 @@
+"""Crash-safe persistence of lab device configs under `<root>/.fabricctl/lab/state/<device>/`.
+
+Every write goes to a temp file in the same directory and is renamed over the target, so
+a crash (or a fault-injected disconnect) leaves either the old or the new file, never half.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+from pathlib import Path
+
+LAB_DIR = Path(".fabricctl") / "lab"
+
+
+def lab_dir(root: Path) -> Path:
+    """`<fabric root>/.fabricctl/lab` (git-ignored)."""
+    return Path(root) / LAB_DIR
+
+
+def atomic_write(path: Path, text: str) -> None:
+    """Write `text` to `path` via temp file + rename."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(text)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+class StateStore:
+    """Per-device config files; `directory=None` keeps everything in memory only."""
+
+    def __init__(self, directory: Path | None) -> None:
+        self.directory = directory
+
+    def _path(self, device: str, name: str) -> Path | None:
+        return None if self.directory is None else self.directory / device / name
+
+    def read(self, device: str, name: str) -> str | None:
+        """Stored text, or None when absent (or in-memory mode)."""
+        path = self._path(device, name)
+        if path is None or not path.is_file():
+            return None
+        return path.read_text(encoding="utf-8")
+
+    def write(self, device: str, name: str, text: str) -> None:
+        """Persist atomically (no-op in memory mode)."""
+        path = self._path(device, name)
+        if path is not None:
+            atomic_write(path, text)
+
+    def files(self, device: str) -> dict[str, str]:
+        """Stored flash files (e.g. `rollback-0`) of a device."""
+        if self.directory is None:
+            return {}
+        flash = self.directory / device / "flash"
+        if not flash.is_dir():
+            return {}
+        return {p.name: p.read_text(encoding="utf-8") for p in flash.iterdir() if p.is_file()}
+
+    def clear(self, device: str) -> None:
+        """Forget a device's state (reset to factory)."""
+        if self.directory is not None:
+            shutil.rmtree(self.directory / device, ignore_errors=True)
