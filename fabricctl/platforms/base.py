@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from fabricctl.platforms.dialect import Dialect
+
 
 @dataclass(frozen=True)
 class Capabilities:
@@ -44,6 +46,7 @@ class Platform:
     cnp_class: int
     port_prefix_400g: str
     port_prefix_200g: str
+    dialect: Dialect
     port_count: int = 64
 
     def port_name(self, port: int, lane: int | None = None) -> str:

@@ -5,6 +5,74 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from fabricctl.platforms.base import Capabilities, Limits, Platform
+from fabricctl.platforms.dialect import Dialect, Negation
+
+# What fabricctl owns on a Comware switch and how each owned line is removed. Anything else
+# in the running config (sysname, users, management, NTP, SNMP, ...) is never touched.
+DIALECT = Dialect(
+    indent=1,
+    separators=("#", "return"),
+    negate_prefix="undo ",
+    exit_command="quit",
+    owned=(
+        r"priority-flow-control ",
+        r"qos map-table dscp-dot1p$",
+        r"qos wred queue table ",
+        r"l2vpn enable$",
+        r"vxlan tunnel ",
+        r"tunnel global source-address ",
+        r"ip vpn-instance ",
+        r"vsi ",
+        r"acl advanced name [a-z][a-z0-9-]*-in$",
+        r"interface (LoopBack[01]|Vsi-interface\d+|FourHundredGigE|TwoHundredGigE)",
+        r"bgp \d+$",
+    ),
+    not_owned=(r"ip vpn-instance (mgmt|MGMT|management|Mgmt)$",),
+    single_value=(
+        r"description ",
+        r"jumboframe enable ",
+        r"port link-mode ",
+        r"ip address ",
+        r"route-distinguisher ",
+        r"router-id ",
+        r"tunnel global source-address ",
+        r"mac-address ",
+        r"l3-vni ",
+        r"gateway vsi-interface ",
+        r"priority-flow-control deadlock precision ",
+        r"priority-flow-control deadlock cos \d+ interval ",
+        r"priority-flow-control deadlock auto-recover cos \d+ delay ",
+        r"import \d+ export ",
+        r"queue \d+ weighting-constant ",
+        r"queue \d+ drop-level \d+ ",
+        r"qos wrr \S+ group ",
+        r"peer \S+ as-number ",
+        r"peer \S+ description ",
+        r"peer \S+ ebgp-max-hop ",
+        r"balance ",
+    ),
+    negations=(
+        Negation(r"^description .*$", "undo description"),
+        Negation(r"^jumboframe enable.*$", "undo jumboframe enable"),
+        Negation(r"^rule (\d+) .*$", r"undo rule \1"),
+        Negation(r"^peer (\S+) as-number .*$", r"undo peer \1"),
+        Negation(r"^qos wrr (\S+) group .*$", r"undo qos wrr \1"),
+        Negation(r"^qos wred apply .*$", "undo qos wred apply"),
+        Negation(r"^ip binding vpn-instance .*$", "undo ip binding vpn-instance"),
+        Negation(r"^l3-vni .*$", "undo l3-vni"),
+        Negation(r"^route-distinguisher .*$", "undo route-distinguisher"),
+    ),
+    never_remove=(r"interface (FourHundredGigE|TwoHundredGigE)", r"port link-mode "),
+    rebind=((r"ip binding vpn-instance ", r"ip address "),),
+    removal_order=(
+        r"interface (FourHundredGigE|TwoHundredGigE)",
+        r"interface Vsi-interface",
+        r"vsi ",
+        r"bgp ",
+        r"ip vpn-instance ",
+        r"acl ",
+    ),
+)
 
 
 @dataclass(frozen=True)
@@ -32,4 +100,5 @@ COMWARE = Comware(
     cnp_class=6,
     port_prefix_400g="FourHundredGigE",
     port_prefix_200g="TwoHundredGigE",
+    dialect=DIALECT,
 )

@@ -1,0 +1,190 @@
+"""Running vs intended -> remediation commands and a reviewable diff, within the owned scope.
+
+Both configs are parsed into indentation trees. Only top-level sections the platform's dialect
+says fabricctl owns are compared; every other line of the running config is left alone. The
+remediation removes what is no longer intended (negations inside a section first, whole
+sections last and in dependency order), replaces single-valued settings without negating them,
+re-sends addresses after a port changes VRF, and adds the rest in intended order.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from dataclasses import dataclass, field
+
+from fabricctl.platforms.dialect import Dialect
+
+
+@dataclass
+class Node:
+    line: str
+    children: dict[str, Node] = field(default_factory=dict)
+
+
+def parse_config(text: str, dialect: Dialect) -> Node:
+    """Indentation tree of a config; separators, blank lines and trailing spaces dropped."""
+    root = Node("")
+    stack: list[tuple[int, Node]] = [(-1, root)]
+    for raw in text.splitlines():
+        if dialect.is_separator(raw):
+            continue
+        line = raw.rstrip()
+        depth = len(line) - len(line.lstrip(" "))
+        while stack[-1][0] >= depth:
+            stack.pop()
+        parent = stack[-1][1]
+        node = parent.children.setdefault(line.strip(), Node(line.strip()))
+        stack.append((depth, node))
+    return root
+
+
+def owned_view(root: Node, dialect: Dialect) -> Node:
+    """The part of a config fabricctl owns (top-level sections matched by the dialect)."""
+    return Node("", {k: v for k, v in root.children.items() if dialect.owns(k)})
+
+
+def canonical_text(root: Node, dialect: Dialect) -> str:
+    """Normalised text (indent per level, no separators): what hashes and diffs compare."""
+    out: list[str] = []
+
+    def walk(node: Node, depth: int) -> None:
+        for child in node.children.values():
+            out.append(" " * (dialect.indent * depth) + child.line)
+            walk(child, depth + 1)
+
+    walk(root, 0)
+    return "\n".join(out) + ("\n" if out else "")
+
+
+def config_hash(text: str) -> str:
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+@dataclass
+class Op:
+    """One line of the remediation: '+' add, '-' remove, ' ' context (a section with changes)."""
+
+    kind: str
+    line: str
+    command: str | None  # what to send; None when the line is only shown (replaced by a '+')
+    children: list[Op] = field(default_factory=list)
+
+
+def _all_added(node: Node) -> list[Op]:
+    return [Op("+", c.line, c.line, _all_added(c)) for c in node.children.values()]
+
+
+def _rebinds(line: str, dialect: Dialect) -> list[str]:
+    return [target for trigger, target in dialect.rebind if re.match(trigger, line)]
+
+
+def _remediate(run: Node, want: Node, dialect: Dialect, top: bool) -> tuple[list[Op], list[Op]]:
+    """(changes in intended order, removals of whole top-level objects) for one level."""
+    changes: list[Op] = []
+    removals: list[Op] = []
+    wanted_keys = {k for k in (dialect.value_key(line) for line in want.children) if k}
+    resend: list[str] = []
+    for line in run.children:
+        if line in want.children:
+            continue
+        key = dialect.value_key(line)
+        resend += _rebinds(line, dialect)
+        if key and key in wanted_keys:
+            changes.append(Op("-", line, None))
+            continue
+        negation = dialect.negate(line)
+        if negation is None:
+            continue
+        op = Op("-", line, negation)
+        (removals if top else changes).append(op)
+    added: set[str] = set()
+    for line, node in want.children.items():
+        if line not in run.children:
+            resend += _rebinds(line, dialect)
+            changes.append(Op("+", line, line, _all_added(node)))
+            added.add(line)
+            continue
+        sub, _ = _remediate(run.children[line], node, dialect, top=False)
+        if sub:
+            changes.append(Op(" ", line, line, sub))
+    for pattern in resend:
+        for line in want.children:
+            if re.match(pattern, line) and line not in added and line in run.children:
+                changes.append(Op("+", line, line))
+                added.add(line)
+    removals.sort(key=lambda op: dialect.removal_rank(op.line))
+    return changes, removals
+
+
+@dataclass
+class DeviceDiff:
+    """The plan for one switch: commands to send, a diff to read, and the hashes it rests on."""
+
+    commands: list[str]
+    diff: str
+    added: int
+    removed: int
+    running_hash: str
+    intended_hash: str
+
+    @property
+    def changed(self) -> bool:
+        return bool(self.commands)
+
+
+def remediation(running: Node, intended: Node, dialect: Dialect) -> list[Op]:
+    changes, removals = _remediate(owned_view(running, dialect), owned_view(intended, dialect), dialect, True)
+    return changes + removals
+
+
+def commands_of(ops: list[Op], dialect: Dialect, depth: int = 0) -> list[str]:
+    """Flatten ops into config-mode commands, leaving each section explicitly."""
+    out: list[str] = []
+    pad = " " * (dialect.indent * depth)
+    for op in ops:
+        if op.command is None:
+            continue
+        out.append(pad + op.command)
+        if op.kind != "-" and op.children:
+            out += commands_of(op.children, dialect, depth + 1)
+            out.append(pad + " " * dialect.indent + dialect.exit_command)
+    return out
+
+
+def diff_text(ops: list[Op], dialect: Dialect, depth: int = 0) -> tuple[list[str], int, int]:
+    """A unified-style view: '-' removed, '+' added, ' ' section context."""
+    lines: list[str] = []
+    added = removed = 0
+    pad = " " * (dialect.indent * depth)
+    for op in ops:
+        lines.append(f"{op.kind}{pad}{op.line}")
+        if op.kind == "+":
+            added += 1
+        elif op.kind == "-":
+            removed += 1
+        if op.kind != "-":
+            sub, a, r = diff_text(op.children, dialect, depth + 1)
+            if op.kind == "+":
+                sub = ["+" + s[1:] for s in sub]
+            lines += sub
+            added += a
+            removed += r
+    return lines, added, removed
+
+
+def diff_device(name: str, running_text: str, intended_text: str, dialect: Dialect) -> DeviceDiff:
+    """Everything `plan` needs for one switch."""
+    running = parse_config(running_text, dialect)
+    intended = parse_config(intended_text, dialect)
+    ops = remediation(running, intended, dialect)
+    body, added, removed = diff_text(ops, dialect)
+    header = [f"--- {name} running (owned scope)", f"+++ {name} intended"] if body else []
+    return DeviceDiff(
+        commands=commands_of(ops, dialect),
+        diff="\n".join(header + body) + ("\n" if body else ""),
+        added=added,
+        removed=removed,
+        running_hash=config_hash(running_text),
+        intended_hash=config_hash(canonical_text(owned_view(intended, dialect), dialect)),
+    )
