@@ -70,8 +70,8 @@ def render_eos(root: Node, hostname: str, model: str) -> str:
 def _cw_lines(node: Node, depth: int, out: list[str]) -> None:
     pad = " " * depth
     for child in node.children.values():
-        if child.block and depth >= 2:
-            out.append(" " * (depth - 1) + "#")
+        if child.block:
+            out.append(pad + "#")
         out.append(pad + child.text)
         if child.children:
             _cw_lines(child, depth + 1, out)

@@ -10,10 +10,7 @@ from fabricctl.lab.device import LabDevice
 from fabricctl.lab.dialect import CliError, CliSession, Logout, Output, command, word_column
 from fabricctl.lab.editor import Editor
 
-SAVED = (
-    "Validating file. Please wait...\n"
-    "Saved the current configuration to mainboard device successfully."
-)
+SAVED = "Validating file. Please wait...\nSaved the current configuration to mainboard device successfully."
 UNRECOGNIZED = " % Unrecognized command found at '^' position."
 
 

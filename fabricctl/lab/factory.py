@@ -9,9 +9,7 @@ from __future__ import annotations
 import ipaddress
 from dataclasses import dataclass
 
-EOS_HASH = (
-    "$6$fabricctllab$Xk9oY0VQnJ1bq2p7m4h3Lr8uQeW5zT6yA1sD2fG3hJ4kL5zX6cV7bN8mQ9wE0rT1yU2iO3pA4s"
-)
+EOS_HASH = "$6$fabricctllab$Xk9oY0VQnJ1bq2p7m4h3Lr8uQeW5zT6yA1sD2fG3hJ4kL5zX6cV7bN8mQ9wE0rT1yU2iO3pA4s"
 COMWARE_HASH = "$h$6$fabricctllab$Qm3pL9vX2cN8bT4yR7wK1sD5fG6hJ0kA+zE/uI9oP2lM3nB4vC5xZ6aS7dF8gH=="
 
 

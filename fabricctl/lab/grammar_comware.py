@@ -85,8 +85,7 @@ MODES: dict[str, Mode] = {
         rules=(
             Rule("queue <int> weighting-constant <int>", key=3),
             Rule(
-                "queue <int> drop-level {0|1|2} low-limit <int> high-limit <int> "
-                "discard-probability <int>",
+                "queue <int> drop-level {0|1|2} low-limit <int> high-limit <int> discard-probability <int>",
                 key=4,
             ),
             Rule("queue <int> ecn"),

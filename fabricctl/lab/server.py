@@ -71,9 +71,19 @@ def _free_port(host: str) -> int:
 class _SshServer(asyncssh.SSHServer):
     """Password auth against the lab credentials (or refused by the auth fault)."""
 
-    def __init__(self, dev: LabDevice, creds: tuple[str, str]) -> None:
+    def __init__(self, dev: LabDevice, creds: tuple[str, str], conns: set[Any]) -> None:
         self.dev = dev
         self.creds = creds
+        self.conns = conns
+
+        self.conn: asyncssh.SSHServerConnection | None = None
+
+    def connection_made(self, conn: asyncssh.SSHServerConnection) -> None:
+        self.conn = conn
+        self.conns.add(conn)
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self.conns.discard(self.conn)
 
     def begin_auth(self, username: str) -> bool:
         return True
@@ -167,6 +177,7 @@ class LabFabric:
         self._thread: threading.Thread | None = None
         self._key: asyncssh.SSHKey | None = None
         self._stopped: asyncio.Event | None = None
+        self._conns: set[Any] = set()
 
     # --- construction ---------------------------------------------------------------------
     @classmethod
@@ -214,7 +225,7 @@ class LabFabric:
             await _shell(dev, process)
 
         ssh = await asyncssh.create_server(
-            lambda: _SshServer(dev, creds),
+            lambda: _SshServer(dev, creds, self._conns),
             self.host,
             ssh_port,
             server_host_keys=[self._key],
@@ -244,8 +255,12 @@ class LabFabric:
         """Close every listener and cancel pending timers."""
         for name in list(self._servers):
             await self._unlisten(name)
+        for conn in list(self._conns):
+            conn.abort()
+        self._conns.clear()
         for dev in self.devices.values():
             dev.cancel_timers()
+        await asyncio.sleep(0)
         if self._stopped is not None:
             self._stopped.set()
 
@@ -266,7 +281,10 @@ class LabFabric:
             ready.set()
             assert self._stopped is not None
             loop.run_until_complete(self._stopped.wait())
-            loop.run_until_complete(asyncio.sleep(0))
+            pending = [t for t in asyncio.all_tasks(loop) if not t.done()]
+            for task in pending:
+                task.cancel()
+            loop.run_until_complete(asyncio.gather(*pending, return_exceptions=True))
             loop.close()
 
         self._thread = threading.Thread(target=run, name="fabricctl-lab", daemon=True)

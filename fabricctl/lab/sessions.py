@@ -58,6 +58,9 @@ async def commit_session(dev: LabDevice, name: str, timer: float | None = None) 
         return
     if sess.state == "completed":
         raise CommitFailed(f"Session {name} has already been committed")
+    others = [n for n, s in dev.sessions.items() if s.state == "pendingCommitTimer" and n != name]
+    if others:
+        raise CommitFailed(f"Cannot commit: session {others[0]} has a pending commit timer")
     if sess.state == "pending":
         sess.snapshot = dev.running.copy()
         dev.set_running(sess.tree)

@@ -1,0 +1,153 @@
+"""`fabricctl lab ...`: start, inspect, stop and reset the lab fabric.
+
+The main CLI mounts this with `app.add_typer(lab_app, name="lab")`.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Annotated, NoReturn
+
+import typer
+
+from fabricctl.lab.faults import FaultFileError, load_faults
+from fabricctl.lab.runtime import lab_json, running_lab
+from fabricctl.lab.state import StateStore, lab_dir
+
+lab_app = typer.Typer(help="Mock switches for end-to-end tests.", no_args_is_help=True)
+
+RootOpt = Annotated[Path, typer.Option("--root", help="Fabric root (holds inventory/).")]
+START_TIMEOUT = 60.0
+
+
+def _fail(msg: str) -> NoReturn:
+    typer.echo(f"error: {msg}", err=True)
+    raise typer.Exit(1)
+
+
+def _specs(root: Path) -> list:  # type: ignore[type-arg]
+    from fabricctl.lab.inventory import specs_from_inventory
+
+    try:
+        return specs_from_inventory(root)
+    except FileNotFoundError as exc:
+        _fail(str(exc))
+    except Exception as exc:  # bad YAML or platform: one line, no traceback
+        _fail(f"cannot load inventory under {root}: {exc}".splitlines()[0])
+
+
+@lab_app.command()
+def up(
+    detach: Annotated[bool, typer.Option("--detach", help="Run in the background.")] = False,
+    faults: Annotated[Path | None, typer.Option("--faults", help="Fault YAML file.")] = None,
+    root: RootOpt = Path("."),
+) -> None:
+    """Start the lab for the inventory under ROOT."""
+    root = root.resolve()
+    specs = _specs(root)
+    if faults is not None:
+        try:
+            load_faults(faults, {s.name for s in specs})
+        except FaultFileError as exc:
+            _fail(str(exc))
+    live = running_lab(root)
+    if live is not None:
+        _fail(f"a lab is already running for {root} (pid {live['pid']})")
+    cmd = [sys.executable, "-m", "fabricctl.lab", "--root", str(root)]
+    if faults is not None:
+        cmd += ["--faults", str(faults.resolve())]
+    if not detach:
+        os.execv(sys.executable, cmd)
+    lab_dir(root).mkdir(parents=True, exist_ok=True)
+    lab_json(root).unlink(missing_ok=True)
+    with open(lab_dir(root) / "lab.log", "ab") as log:
+        proc = subprocess.Popen(cmd, stdout=log, stderr=log, stdin=subprocess.DEVNULL, start_new_session=True)
+    deadline = time.monotonic() + START_TIMEOUT
+    while time.monotonic() < deadline:
+        data = running_lab(root)
+        if data is not None and data.get("pid") == proc.pid:
+            typer.echo(f"lab up: {len(data['devices'])} devices, pid {proc.pid}")
+            return
+        if proc.poll() is not None:
+            _fail(f"lab exited with status {proc.returncode}; see {lab_dir(root) / 'lab.log'}")
+        time.sleep(0.05)
+    proc.terminate()
+    _fail("lab did not start in time")
+
+
+@lab_app.command()
+def status(
+    as_json: Annotated[bool, typer.Option("--json", help="Machine-readable output.")] = False,
+    root: RootOpt = Path("."),
+) -> None:
+    """Show whether a lab runs for ROOT and where each device listens."""
+    data = running_lab(root.resolve())
+    if as_json:
+        out = {"running": data is not None, "pid": data["pid"] if data else None}
+        out["devices"] = data["devices"] if data else []
+        typer.echo(json.dumps(out, indent=2))
+        return
+    if data is None:
+        typer.echo("lab: not running")
+        return
+    typer.echo(f"lab: running (pid {data['pid']})")
+    for d in data["devices"]:
+        eapi = f" eapi {d['eapi_port']}" if d.get("eapi_port") else ""
+        typer.echo(f"  {d['name']:<12} {d['platform']:<8} {d['host']}:{d['port']}{eapi}")
+
+
+def _wait_gone(pid: int, timeout: float = 10.0) -> bool:
+    from fabricctl.lab.runtime import pid_alive
+
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if not pid_alive(pid):
+            return True
+        time.sleep(0.05)
+    return False
+
+
+@lab_app.command()
+def down(root: RootOpt = Path(".")) -> None:
+    """Stop the detached lab for ROOT (state is kept)."""
+    root = root.resolve()
+    data = running_lab(root)
+    if data is None:
+        lab_json(root).unlink(missing_ok=True)
+        typer.echo("lab: not running")
+        return
+    os.kill(int(data["pid"]), signal.SIGTERM)
+    if not _wait_gone(int(data["pid"])):
+        _fail(f"lab pid {data['pid']} did not stop")
+    lab_json(root).unlink(missing_ok=True)
+    typer.echo("lab down")
+
+
+@lab_app.command()
+def reset(root: RootOpt = Path(".")) -> None:
+    """Restore every device to factory state (live lab included)."""
+    root = root.resolve()
+    data = running_lab(root)
+    if data is None:
+        state = lab_dir(root) / "state"
+        if state.is_dir():
+            for dev in state.iterdir():
+                StateStore(state).clear(dev.name)
+        typer.echo("lab state reset to factory")
+        return
+    before = data.get("resets", 0)
+    os.kill(int(data["pid"]), signal.SIGHUP)
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        now = running_lab(root)
+        if now is not None and now.get("resets", 0) > before:
+            typer.echo("lab reset to factory")
+            return
+        time.sleep(0.05)
+    _fail("lab did not confirm the reset")

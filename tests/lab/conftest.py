@@ -1,0 +1,76 @@
+"""Fixtures: an in-process lab on port 0 and real-client connection helpers."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from netmiko import ConnectHandler
+from netmiko.base_connection import BaseConnection
+
+from fabricctl.lab import DeviceSpec, LabFabric
+
+USER, PASSWORD = "admin", "fabricctl-lab"
+PORTS = 8  # small boxes keep configs short; the factory layout is the same as 64-port
+
+
+@pytest.fixture(autouse=True)
+def _lab_credentials(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("FABRICCTL_LAB_USERNAME", raising=False)
+    monkeypatch.delenv("FABRICCTL_LAB_PASSWORD", raising=False)
+
+
+def make_specs() -> list[DeviceSpec]:
+    return [
+        DeviceSpec("leaf01", "eos", mgmt_ip="192.0.2.11", ports=PORTS),
+        DeviceSpec("leaf02", "eos", mgmt_ip="192.0.2.12", ports=PORTS),
+        DeviceSpec("spine01", "comware", mgmt_ip="192.0.2.1", ports=PORTS),
+        DeviceSpec("spine02", "comware", mgmt_ip="192.0.2.2", ports=PORTS),
+    ]
+
+
+@pytest.fixture
+def state_dir(tmp_path: Path) -> Path:
+    return tmp_path / ".fabricctl" / "lab" / "state"
+
+
+@pytest.fixture
+def lab(state_dir: Path) -> Iterator[LabFabric]:
+    fabric = LabFabric(make_specs(), state_dir=state_dir, time_scale=0.02)
+    with fabric:
+        yield fabric
+
+
+def connect(lab: LabFabric, name: str, **kwargs: Any) -> BaseConnection:
+    """Real netmiko connection to a lab device."""
+    ep = lab.endpoints()[name]
+    device_type = "arista_eos" if ep.platform == "eos" else "hp_comware"
+    if ep.platform == "comware":
+        kwargs.setdefault("global_cmd_verify", True)
+    return ConnectHandler(
+        device_type=device_type,
+        host=ep.host,
+        port=ep.ssh_port,
+        username=USER,
+        password=PASSWORD,
+        **kwargs,
+    )
+
+
+def napalm_eos(lab: LabFabric, name: str, timeout: int = 10) -> Any:
+    """Real NAPALM eos driver over the lab eAPI (plain HTTP)."""
+    from napalm import get_network_driver
+
+    ep = lab.endpoints()[name]
+    driver = get_network_driver("eos")
+    dev = driver(
+        ep.host,
+        USER,
+        PASSWORD,
+        timeout=timeout,
+        optional_args={"transport": "http", "port": ep.eapi_port},
+    )
+    dev.open()
+    return dev
