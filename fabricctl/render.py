@@ -131,7 +131,8 @@ class Renderer:
     def __init__(self, root: Path | None = None) -> None:
         paths = [] if root is None else [Path(root).resolve() / "templates"]
         paths.append(BUILTIN_TEMPLATES)
-        self.search_path: tuple[str, ...] = tuple(str(p) for p in paths)
+        # dict.fromkeys: the fabricctl repo itself is a fabric root whose templates/ is built in.
+        self.search_path: tuple[str, ...] = tuple(dict.fromkeys(str(p) for p in paths))
         self.env = _environment(self.search_path)
 
     def render(self, intent: DeviceIntent) -> str:
