@@ -83,10 +83,13 @@ def _revert_session(dev: LabDevice, name: str) -> None:
 
 
 def abort_session(dev: LabDevice, name: str) -> None:
-    """`abort`: drop the session; a commit pending on its timer is rolled back now."""
+    """`abort`: drop the session; a commit pending on its timer is rolled back now.
+
+    Aborting a session that no longer exists (already reverted) is a no-op.
+    """
     sess = dev.sessions.get(name)
     if sess is None:
-        raise CommitFailed(f"Session {name} does not exist")
+        return
     if sess.timer is not None:
         sess.timer.cancel()
     if sess.state == "pendingCommitTimer":
