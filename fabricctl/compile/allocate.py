@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from ipaddress import IPv4Address, IPv4Network
 
 from fabricctl.compile.topology import GpuPort, Topology
+from fabricctl.model.fabric import expand_ports
 from fabricctl.model.load import Fabric, TenantDoc
 from fabricctl.model.problems import ProblemLog
 from fabricctl.model.tenant import Tenant
@@ -100,27 +101,23 @@ def _resolve_gpus(td: TenantDoc, topo: Topology, fabric: Fabric, log: ProblemLog
     for i, sel in enumerate(td.tenant.gpus):
         if sel.servers is not None:
             for j, server in enumerate(sel.servers):
+                where = (td.file, td.line("gpus", i, "servers", j), f"gpus[{i}].servers[{j}]")
+                m = _RANGE.match(server)
+                if m and int(m.group(3)) < int(m.group(2)):
+                    log.add(*where, f"range '{server}' runs backwards", "low-high, such as node01-node04")
+                    continue
                 names = _expand_servers([server])
-                if len(names) > 1 and names[0] > names[-1]:
-                    log.add(
-                        td.file,
-                        td.line("gpus", i, "servers", j),
-                        f"gpus[{i}].servers[{j}]",
-                        f"range {server!r} runs backwards",
-                        "low-high",
+                missing = [name for name in names if name not in topo.by_server]
+                if missing:
+                    what = (
+                        f"unknown server '{server}'"
+                        if len(names) == 1
+                        else f"range '{server}' reaches unknown server '{missing[0]}'"
                     )
+                    log.add(*where, what, _server_range(topo))
+                    continue
                 for name in names:
-                    nics = topo.by_server.get(name)
-                    if nics is None:
-                        log.add(
-                            td.file,
-                            td.line("gpus", i, "servers", j),
-                            f"gpus[{i}].servers[{j}]",
-                            f"unknown server {name!r}",
-                            _server_range(topo),
-                        )
-                        break
-                    ports.extend(nics)
+                    ports.extend(topo.by_server[name])
         elif sel.server is not None:
             nics = topo.by_server.get(sel.server)
             if nics is None:
@@ -150,7 +147,9 @@ def _resolve_gpus(td: TenantDoc, topo: Topology, fabric: Fabric, log: ProblemLog
                     td.file,
                     td.line("gpus", i, "leaf"),
                     f"gpus[{i}].leaf",
-                    f"unknown leaf {sel.leaf!r}",
+                    f"unknown leaf '{sel.leaf}'"
+                    if leaf is None
+                    else f"{leaf.name} is a {leaf.role}, not a leaf",
                     f"{fabric.leaves[0].name}..{fabric.leaves[-1].name}",
                 )
                 continue
@@ -162,12 +161,24 @@ def _resolve_gpus(td: TenantDoc, topo: Topology, fabric: Fabric, log: ProblemLog
                         td.file,
                         td.line("gpus", i, "ports", j),
                         f"gpus[{i}].ports[{j}]",
-                        f"{port!r} is not a GPU port of {leaf.name}",
+                        f"{port} is not a GPU port of {leaf.name}{_port_role(fabric, port)}",
                         f"{valid[0].key}..{valid[-1].key}",
                     )
                 else:
                     ports.append(gp)
     return ports
+
+
+def _port_role(fabric: Fabric, port: int | str) -> str:
+    """Why a port number is not a GPU port, when the cabling rules say (an uplink, a sub-port)."""
+    cab = fabric.settings.cabling
+    if isinstance(port, str) and ":" in port and cab.gpu_port_breakout == "none":
+        return " (sub-ports exist only with cabling.gpu_port_breakout: 2x200G)"
+    if isinstance(port, int) and port in expand_ports(cab.leaf_uplink_ports):
+        return " (it is a spine uplink)"
+    if isinstance(port, int) and cab.gpu_port_breakout != "none" and port in expand_ports(cab.leaf_gpu_ports):
+        return f" (with breakout {cab.gpu_port_breakout} name a lane: '{port}:1' or '{port}:2')"
+    return ""
 
 
 def _server_range(topo: Topology) -> str:
@@ -188,7 +199,8 @@ def allocate(fabric: Fabric, topo: Topology, docs: list[TenantDoc], log: Problem
         t = td.tenant
         if t.id > ov.tenant_id_max:
             log.add(td.file, td.line("id"), "id", f"{t.id} is out of range", f"1-{ov.tenant_id_max}")
-        if t.id in seen_id:
+        id_taken = t.id in seen_id
+        if id_taken:
             log.add(
                 td.file,
                 td.line("id"),
@@ -220,29 +232,32 @@ def allocate(fabric: Fabric, topo: Topology, docs: list[TenantDoc], log: Problem
                     f"derived VLAN {vlan} (vlan_base {ov.vlan_base} + id) is above 4094",
                     "set overlay.vlan explicitly or use a lower id",
                 )
-        elif t.overlay.l2vni or t.overlay.vlan:
-            log.add(
-                td.file,
-                td.line("overlay"),
-                "overlay",
-                "l2vni/vlan apply only to isolation l2",
-                "l3vni",
-            )
+        else:
+            for key in ("l2vni", "vlan"):
+                if getattr(t.overlay, key) is not None:
+                    log.add(
+                        td.file,
+                        td.line("overlay", key),
+                        f"overlay.{key}",
+                        f"{key} applies only to isolation l2 (this tenant is l3)",
+                        "overlay.l3vni",
+                    )
         rt = f"{ov.route_target_asn}:{l3vni}"
         l2rt = f"{ov.route_target_asn}:{l2vni}" if l2vni else None
+        overridden = t.overlay.model_dump(exclude_none=True)
+        # Route targets are <asn>:<VNI>, so a unique VNI gives a unique route target.
         for kind, value, path in (
             ("VNI", l3vni, "overlay.l3vni"),
             ("VNI", l2vni, "overlay.l2vni"),
             ("VLAN", vlan, "overlay.vlan"),
-            ("route-target", rt, "id"),
-            ("route-target", l2rt, "id"),
         ):
             if value is None:
                 continue
             key = (kind, value)
-            if key in numbers and numbers[key][0] is not td:
+            explicit = path.split(".")[-1] in overridden
+            if key in numbers and numbers[key][0] is not td and (explicit or not id_taken):
                 other, _ = numbers[key]
-                where = path if path.split(".")[-1] in (t.overlay.model_dump(exclude_none=True)) else "id"
+                where = path if explicit else "id"
                 log.add(
                     td.file,
                     td.line(*where.split(".")),

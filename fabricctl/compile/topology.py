@@ -83,7 +83,7 @@ def build_topology(fabric: Fabric, log: ProblemLog) -> Topology | None:
     if len(uplinks) < len(spines) * per_spine:
         log.add(
             fabric_file,
-            0,
+            fabric.settings_line("cabling", "leaf_uplink_ports"),
             "cabling.leaf_uplink_ports",
             f"{len(uplinks)} ports cannot reach {len(spines)} spines x {per_spine} uplinks",
             f"at least {len(spines) * per_spine} ports",
@@ -92,7 +92,7 @@ def build_topology(fabric: Fabric, log: ProblemLog) -> Topology | None:
     if len(downlinks) < max(s.index for s in leaves) * per_spine:
         log.add(
             fabric_file,
-            0,
+            fabric.settings_line("cabling", "spine_downlink_ports"),
             "cabling.spine_downlink_ports",
             f"{len(downlinks)} ports cannot reach leaf index {max(s.index for s in leaves)} x {per_spine} links",
             f"at least {max(s.index for s in leaves) * per_spine} ports",
@@ -101,7 +101,7 @@ def build_topology(fabric: Fabric, log: ProblemLog) -> Topology | None:
     if len(leaves) % n:
         log.add(
             fabric_file,
-            0,
+            fabric.settings_line("cabling", "nics_per_server"),
             "cabling.nics_per_server",
             f"{len(leaves)} leaves do not split into rail groups of {n}",
             "a divisor of the leaf count",
@@ -121,7 +121,7 @@ def build_topology(fabric: Fabric, log: ProblemLog) -> Topology | None:
         if pool.num_addresses < need:
             log.add(
                 fabric_file,
-                0,
+                fabric.settings_line(*pool_name.split(".")),
                 pool_name,
                 f"{pool} is too small ({pool.num_addresses} addresses, {need} needed for {links_needed} links)"
                 if "p2p" in pool_name

@@ -6,6 +6,7 @@ error, not a silently ignored setting.
 
 from __future__ import annotations
 
+import difflib
 import re
 from ipaddress import IPv4Network
 from typing import Annotated, Literal
@@ -67,7 +68,9 @@ class EosQosTuning(Strict):
     @model_validator(mode="after")
     def _ordered(self) -> EosQosTuning:
         if self.ecn_minimum >= self.ecn_maximum:
-            raise ValueError("ecn_minimum must be below ecn_maximum")
+            raise ValueError(
+                f"ecn_minimum ({self.ecn_minimum}) must be below ecn_maximum ({self.ecn_maximum})"
+            )
         return self
 
 
@@ -86,7 +89,9 @@ class ComwareQosTuning(Strict):
     @model_validator(mode="after")
     def _ordered(self) -> ComwareQosTuning:
         if self.wred_low_limit >= self.wred_high_limit:
-            raise ValueError("wred_low_limit must be below wred_high_limit")
+            raise ValueError(
+                f"wred_low_limit ({self.wred_low_limit}) must be below wred_high_limit ({self.wred_high_limit})"
+            )
         return self
 
 
@@ -106,9 +111,9 @@ class QosPolicy(Strict):
     @model_validator(mode="after")
     def _distinct(self) -> QosPolicy:
         if self.roce_dscp == self.cnp_dscp:
-            raise ValueError("roce_dscp and cnp_dscp must differ")
+            raise ValueError(f"roce_dscp and cnp_dscp must differ (both are {self.roce_dscp})")
         if self.cnp_class is not None and self.cnp_class == self.lossless_priority:
-            raise ValueError("cnp_class must differ from lossless_priority")
+            raise ValueError(f"cnp_class must differ from lossless_priority (both are {self.cnp_class})")
         return self
 
 
@@ -126,16 +131,29 @@ class Cabling(Strict):
     @field_validator("leaf_uplink_ports", "leaf_gpu_ports", "spine_downlink_ports")
     @classmethod
     def _increasing(cls, value: str) -> str:
+        for part in value.split(","):
+            lo, _, hi = part.partition("-")
+            if hi and int(hi) < int(lo):
+                raise ValueError(f"range {part} runs backwards (write low-high)")
         ports = expand_ports(value)
-        if len(set(ports)) != len(ports) or min(ports) < 1:
-            raise ValueError("ports must be positive and listed once")
+        if min(ports) < 1:
+            raise ValueError("ports are numbered from 1")
+        if len(set(ports)) != len(ports):
+            twice = sorted({p for p in ports if ports.count(p) > 1})
+            raise ValueError(f"port(s) {', '.join(map(str, twice))} listed more than once")
         return value
 
     @model_validator(mode="after")
     def _disjoint(self) -> Cabling:
-        if set(expand_ports(self.leaf_uplink_ports)) & set(expand_ports(self.leaf_gpu_ports)):
-            raise ValueError("leaf_uplink_ports and leaf_gpu_ports overlap")
+        shared = set(expand_ports(self.leaf_uplink_ports)) & set(expand_ports(self.leaf_gpu_ports))
+        if shared:
+            ports = ", ".join(map(str, sorted(shared)))
+            raise ValueError(f"leaf_gpu_ports overlap leaf_uplink_ports on port(s) {ports}")
         return self
+
+
+#: Keys of `limits:` in fabric.yaml (the fields of fabricctl.platforms.base.Limits).
+LIMIT_NAMES = ("max_vrfs", "max_vlans", "max_vnis", "max_acl_entries")
 
 
 class FabricSettings(Strict):
@@ -147,7 +165,22 @@ class FabricSettings(Strict):
     overlay: Overlay
     qos: QosPolicy = QosPolicy()
     cabling: Cabling
-    limits: dict[str, int] = Field(default_factory=dict)
+    limits: dict[str, int] = Field(
+        default_factory=dict,
+        description="Per-leaf budgets overriding the platform's datasheet figures: " + ", ".join(LIMIT_NAMES),
+    )
+
+    @field_validator("limits")
+    @classmethod
+    def _known_limits(cls, value: dict[str, int]) -> dict[str, int]:
+        for key, number in value.items():
+            if key not in LIMIT_NAMES:
+                close = difflib.get_close_matches(key, LIMIT_NAMES, n=1)
+                hint = f"; did you mean '{close[0]}'?" if close else ""
+                raise ValueError(f"{key} is not a known limit{hint} (known: {', '.join(LIMIT_NAMES)})")
+            if number < 1:
+                raise ValueError(f"{key} must be at least 1, not {number}")
+        return value
 
 
 class Switch(Strict):

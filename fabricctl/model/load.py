@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import difflib
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
@@ -12,7 +14,7 @@ from pydantic import BaseModel, ValidationError
 from fabricctl.model.fabric import FabricSettings, Switch
 from fabricctl.model.problems import ProblemLog
 from fabricctl.model.tenant import Tenant
-from fabricctl.model.yamlsource import PathKey, YamlDoc, load_yaml
+from fabricctl.model.yamlsource import PathKey, YamlDoc, dotted, load_yaml
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -24,6 +26,11 @@ class Fabric:
     root: Path
     settings: FabricSettings
     switches: list[Switch]
+    settings_doc: YamlDoc | None = field(default=None, repr=False)
+
+    def settings_line(self, *path: str | int) -> int:
+        """Line in inventory/fabric.yaml of a settings field (or its nearest written parent)."""
+        return self.settings_doc.line_of(path) if self.settings_doc is not None else 0
 
     @property
     def spines(self) -> list[Switch]:
@@ -98,11 +105,45 @@ def _data_path(data: Any, loc: tuple[Any, ...]) -> tuple[str | int, ...]:
     return tuple(path)
 
 
-def _dotted(path: tuple[str | int, ...]) -> str:
-    out = ""
-    for part in path:
-        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
-    return out
+_dotted = dotted
+
+
+def show(value: Any) -> str:
+    """A user's value as it may appear in an error: quoted text, plain numbers, never a repr."""
+    if value is None:
+        return "an empty value"
+    if isinstance(value, str):
+        text = value if len(value) <= 60 else value[:57] + "..."
+        return repr(text)
+    if isinstance(value, (bool, int, float)):
+        return str(value).lower() if isinstance(value, bool) else str(value)
+    if isinstance(value, (dt.date, dt.datetime)):
+        return value.isoformat()
+    if isinstance(value, dict):
+        return "a mapping"
+    if isinstance(value, list):
+        return "a list"
+    return f"a value of type {type(value).__name__}"
+
+
+def _describe_char(char: str) -> str:
+    if char == "\n" or char == "\r":
+        return "a line break"
+    if char == "\t":
+        return "a tab"
+    if char == " ":
+        return "a space"
+    if not char.isprintable():
+        return f"the control character U+{ord(char):04X}"
+    return f"'{char}'"
+
+
+def _bad_chars(value: str, pattern: str) -> list[str]:
+    """Characters of `value` that no character class of `pattern` accepts."""
+    classes = [re.compile(c) for c in re.findall(r"\[(?:\\.|[^\]])+\]", pattern)]
+    if not classes:
+        return []
+    return [c for c in dict.fromkeys(value) if not any(k.fullmatch(c) for k in classes)]
 
 
 _MESSAGES = {
@@ -126,43 +167,91 @@ def validate_doc(
 ) -> M | None:
     """Validate one YAML document; every pydantic error becomes a Problem with file and line."""
     if not isinstance(doc.data, dict):
-        log.add(doc.file, 1, "", "must be a mapping of keys", ", ".join(model.model_fields))
+        message = (
+            "the file is empty" if doc.data is None else f"must be a mapping of keys, not {show(doc.data)}"
+        )
+        log.add(doc.file, 1, "", message, ", ".join(model.model_fields))
         return None
     try:
         return model.model_validate(doc.data, context=context)
     except ValidationError as exc:
-        for err in exc.errors(include_url=False):
+        errors = exc.errors(include_url=False)
+        # A misspelt key also makes its intended field "missing": report only the typo.
+        typos = set()
+        for err in errors:
+            if err["type"] == "extra_forbidden":
+                loc = tuple(err["loc"])
+                close = difflib.get_close_matches(str(loc[-1]), _fields_at(model, loc[:-1]), n=1)
+                if close:
+                    typos.add((*loc[:-1], close[0]))
+        for err in errors:
             loc = tuple(err["loc"])
-            path = _data_path(doc.data, loc)
-            line = doc.line_of(path)
-            kind = err["type"]
-            allowed = ""
-            if kind == "extra_forbidden":
-                names = _fields_at(model, loc[:-1])
-                close = difflib.get_close_matches(str(loc[-1]), names, n=1)
-                message = "unknown key" + (f"; did you mean '{close[0]}'?" if close else "")
-                allowed = ", ".join(names)
-            elif kind == "literal_error":
-                message = f"{err['input']!r} is not a valid choice"
-                allowed = str(err.get("ctx", {}).get("expected", "")).replace("'", "")
-            elif kind == "string_pattern_mismatch":
-                message = f"{err['input']!r} has a character or form that is not allowed"
-                allowed = _pattern_help(model, loc)
-            elif kind in ("greater_than_equal", "less_than_equal", "greater_than", "less_than"):
-                message = f"{err['input']!r} is out of range"
-                allowed = err["msg"].replace("Input should be ", "")
-            elif kind in ("too_short", "too_long"):
-                message = err["msg"].replace("Value should", "must").replace("List should", "must")
-            elif kind == "value_error":
-                message = str(err["msg"]).removeprefix("Value error, ")
-            elif kind in _MESSAGES:
-                message = _MESSAGES[kind]
-                if kind not in ("missing",) and "input" in err and not isinstance(err["input"], (dict, list)):
-                    message = f"{err['input']!r} {message}"
-            else:
-                message = err["msg"]
-            log.add(doc.file, line, _dotted(path), message, allowed)
+            if err["type"] == "missing" and loc in typos:
+                continue
+            path, message, allowed = _explain(model, doc.data, loc, err)
+            log.add(doc.file, doc.line_of(path), _dotted(path), message, allowed)
         return None
+
+
+def _explain(
+    model: type[BaseModel], data: Any, loc: tuple[Any, ...], err: Any
+) -> tuple[tuple[str | int, ...], str, str]:
+    """One pydantic error -> (data path, message, allowed) in the user's terms."""
+    path = _data_path(data, loc)
+    kind = err["type"]
+    value = err.get("input")
+    ctx = err.get("ctx", {})
+    allowed = ""
+    if kind == "extra_forbidden":
+        names = _fields_at(model, loc[:-1])
+        close = difflib.get_close_matches(str(loc[-1]), names, n=1)
+        message = "unknown key" + (f"; did you mean '{close[0]}'?" if close else "")
+        allowed = ", ".join(names)
+    elif kind == "literal_error":
+        message = f"{show(value)} is not a valid choice"
+        allowed = str(ctx.get("expected", "")).replace("'", "")
+    elif kind == "string_pattern_mismatch":
+        bad = _bad_chars(value, str(ctx.get("pattern", ""))) if isinstance(value, str) else []
+        if bad:
+            chars = ", ".join(_describe_char(c) for c in bad)
+            message = f"{show(value)} contains {chars}, which {'is' if len(bad) == 1 else 'are'} not allowed"
+        else:
+            message = f"{show(value)} does not have the allowed form"
+        allowed = _pattern_help(model, loc)
+    elif kind in ("string_too_long", "string_too_short"):
+        size = len(value) if isinstance(value, str) else 0
+        message = f"{show(value)} is {size} character{'s' if size != 1 else ''} long"
+        allowed = _pattern_help(model, loc) or err["msg"].replace("String should have ", "")
+    elif kind in ("greater_than_equal", "less_than_equal", "greater_than", "less_than"):
+        message = f"{show(value)} is out of range"
+        allowed = err["msg"].replace("Input should be ", "")
+    elif kind in ("too_short", "too_long"):
+        message = err["msg"].replace("Value should", "must").replace("List should", "must")
+    elif kind == "value_error":
+        message = str(err["msg"]).removeprefix("Value error, ")
+        # Cross-field rules name the field they are about first: point at that field's line.
+        first = message.split(" ", 1)[0].strip("`'")
+        node = _node_at(data, path)
+        if isinstance(node, dict) and first in node:
+            path = (*path, first)
+    elif kind == "missing":
+        message = _MESSAGES[kind]
+    elif kind in _MESSAGES:
+        scalar = value is not None and not isinstance(value, (dict, list))
+        message = f"{show(value)} {_MESSAGES[kind]}" if scalar else f"{_MESSAGES[kind]}, not {show(value)}"
+    else:
+        message = err["msg"]
+    return path, message, allowed
+
+
+def _node_at(data: Any, path: tuple[str | int, ...]) -> Any:
+    node = data
+    for part in path:
+        try:
+            node = node[part]
+        except (KeyError, IndexError, TypeError):
+            return None
+    return node
 
 
 def _pattern_help(model: type[BaseModel], loc: tuple[Any, ...]) -> str:
@@ -201,7 +290,7 @@ def load_fabric(root: Path, log: ProblemLog) -> Fabric | None:
     switches = _switches(docs["hosts"], docs["groups"], log)
     if settings is None or switches is None:
         return None
-    return Fabric(root=root, settings=settings, switches=switches)
+    return Fabric(root=root, settings=settings, switches=switches, settings_doc=docs["fabric"])
 
 
 def _switches(hosts: YamlDoc, groups: YamlDoc, log: ProblemLog) -> list[Switch] | None:
@@ -216,21 +305,36 @@ def _switches(hosts: YamlDoc, groups: YamlDoc, log: ProblemLog) -> list[Switch] 
             log.add(hosts.file, line, str(name), "must be a mapping of keys")
             continue
         merged: dict[str, Any] = {}
-        for group in host.get("groups") or []:
+        host_groups = host.get("groups") or []
+        if not isinstance(host_groups, list):
+            log.add(
+                hosts.file,
+                hosts.line_of((name, "groups")),
+                f"{name}.groups",
+                "must be a list",
+                "names of groups in groups.yaml",
+            )
+            continue
+        unknown_group = False
+        for g_pos, group in enumerate(host_groups):
             g = groups.data.get(group)
             if not isinstance(g, dict):
+                close = difflib.get_close_matches(str(group), [str(k) for k in groups.data], n=1)
                 log.add(
                     hosts.file,
-                    hosts.line_of((name, "groups")),
-                    f"{name}.groups",
-                    f"unknown group {group!r}",
-                    ", ".join(groups.data),
+                    hosts.line_of((name, "groups", g_pos)),
+                    f"{name}.groups[{g_pos}]",
+                    f"unknown group {show(group)}" + (f"; did you mean '{close[0]}'?" if close else ""),
+                    ", ".join(str(k) for k in groups.data),
                 )
+                unknown_group = True
                 continue
             if g.get("platform") and "platform" not in merged:
                 merged["platform"] = g["platform"]
             for key, value in (g.get("data") or {}).items():
                 merged.setdefault(key, value)
+        if unknown_group:
+            continue  # its role/platform are unknown too; the group error says why
         if host.get("platform"):
             merged["platform"] = host["platform"]
         merged.update(host.get("data") or {})
@@ -247,23 +351,41 @@ def _switches(hosts: YamlDoc, groups: YamlDoc, log: ProblemLog) -> list[Switch] 
             out.append(Switch.model_validate(record))
         except ValidationError as exc:
             for err in exc.errors(include_url=False):
-                field_name = str(err["loc"][0]) if err["loc"] else ""
-                message = "role/platform/index missing or invalid: " + err["msg"]
-                allowed = str(err.get("ctx", {}).get("expected", "")).replace("'", "")
-                log.add(hosts.file, line, f"{name}.{field_name}", message, allowed)
+                _switch_problem(hosts, log, str(name), host_groups, record, err)
     seen: dict[tuple[str, int], str] = {}
     for sw in out:
         key = (sw.role, sw.index)
         if key in seen:
             log.add(
                 hosts.file,
-                sw.line,
+                hosts.line_of((sw.name, "data", "index")),
                 f"{sw.name}.data.index",
                 f"index {sw.index} already used by {seen[key]}",
                 f"a unique index per {sw.role}",
             )
         seen[key] = sw.name
     return sorted(out, key=lambda s: (s.role != "spine", s.index))
+
+
+def _switch_problem(
+    hosts: YamlDoc, log: ProblemLog, name: str, host_groups: list[Any], record: dict[str, Any], err: Any
+) -> None:
+    """A switch whose role, platform, index or name is missing or invalid, at the line that sets it."""
+    field_name = str(err["loc"][0]) if err["loc"] else ""
+    value = record.get(field_name)
+    key_path: tuple[str, ...] = (name, "platform") if field_name == "platform" else (name, "data", field_name)
+    if field_name == "name":
+        key_path = (name,)
+    path = key_path if key_path in hosts.lines else (name, "groups")
+    if value is None:
+        via = ", ".join(str(g) for g in host_groups) or "none"
+        message = f"no {field_name}: neither the host nor its groups ({via}) set it"
+    else:
+        message = f"{show(value)} is not a valid {field_name}"
+    allowed = str(err.get("ctx", {}).get("expected", "")).replace("'", "")
+    if not allowed:
+        allowed = err["msg"].replace("Input should be ", "").replace("String should match ", "")
+    log.add(hosts.file, hosts.line_of(path), ".".join(path), message, allowed)
 
 
 def load_tenants(root: Path, log: ProblemLog) -> list[TenantDoc]:

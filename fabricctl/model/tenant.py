@@ -10,9 +10,12 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 TenantName = Annotated[
     str,
     Field(
-        pattern=r"^[a-z][a-z0-9-]{0,22}[a-z0-9]$",
-        description="Lower-case letters, digits and '-', 2-24 characters; used in VRF, VSI and "
-        "ACL names on every switch, so it is restricted to what every CLI accepts.",
+        pattern=r"^[a-z][a-z0-9-]*[a-z0-9]$",
+        min_length=2,
+        max_length=24,
+        description="Lower-case letters, digits and '-', 2-24 characters, starting with a letter and "
+        "not ending with '-'; used in VRF, VSI and ACL names on every switch, so it is restricted "
+        "to what every CLI accepts.",
     ),
 ]
 
@@ -21,8 +24,11 @@ TenantName = Annotated[
 SafeText = Annotated[
     str,
     Field(
-        pattern=r"^[A-Za-z0-9][A-Za-z0-9 ._,:/()+@&=-]{0,79}$",
-        description="Printable text, 1-80 characters: letters, digits, space and ._,:/()+@&=-",
+        pattern=r"^[A-Za-z0-9][A-Za-z0-9 ._,:/()+@&=-]*$",
+        min_length=1,
+        max_length=80,
+        description="Printable text, 1-80 characters, starting with a letter or digit: letters, digits, "
+        "space and ._,:/()+@&=-",
     ),
 ]
 

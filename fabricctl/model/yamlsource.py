@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from ruamel.yaml import YAML
-from ruamel.yaml.comments import CommentedMap, CommentedSeq
+from ruamel.yaml.comments import CommentedMap, CommentedSeq, CommentedSet, TaggedScalar
 from ruamel.yaml.constructor import DuplicateKeyError
 from ruamel.yaml.error import MarkedYAMLError
 
@@ -33,7 +33,41 @@ class YamlDoc:
         return 1
 
 
+def dotted(path: PathKey) -> str:
+    """('gpus', 0, 'servers') -> 'gpus[0].servers', the way errors name a field."""
+    out = ""
+    for part in path:
+        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
+    return out
+
+
+class _Rejected(Exception):
+    """A construct that plain data files must not use (tags, sets, binary), at a field path."""
+
+    def __init__(self, path: PathKey, message: str) -> None:
+        super().__init__(message)
+        self.path = path
+        self.message = message
+
+
+def _tag_of(node: Any) -> str | None:
+    tag = getattr(node, "tag", None)
+    value = getattr(tag, "value", None)
+    if value is None:
+        return None
+    return (
+        "!!" + value.removeprefix("tag:yaml.org,2002:") if value.startswith("tag:yaml.org,2002:") else value
+    )
+
+
 def _plain(node: Any, path: PathKey, lines: dict[PathKey, int]) -> Any:
+    tag = _tag_of(node)
+    if tag is not None or isinstance(node, TaggedScalar):
+        raise _Rejected(path, f"YAML tag {tag} is not allowed: write plain values")
+    if isinstance(node, CommentedSet):
+        raise _Rejected(path, "a YAML set (!!set or {a, b}) is not allowed: write a list [a, b]")
+    if isinstance(node, bytes):
+        raise _Rejected(path, "binary data is not allowed: write plain values")
     if isinstance(node, CommentedMap):
         out: dict[Any, Any] = {}
         for key, value in node.items():
@@ -46,7 +80,8 @@ def _plain(node: Any, path: PathKey, lines: dict[PathKey, int]) -> Any:
     if isinstance(node, CommentedSeq):
         items = []
         for i, value in enumerate(node):
-            lines[(*path, i)] = node.lc.item(i)[0] + 1
+            pos = node.lc.item(i)
+            lines[(*path, i)] = pos[0] + 1 if pos else lines.get(path, 1)
             items.append(_plain(value, (*path, i), lines))
         return items
     if isinstance(node, str):
@@ -72,7 +107,18 @@ def load_yaml(file: Path, log: ProblemLog) -> YamlDoc | None:
         return None
     except MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
-        log.add(file, mark.line + 1 if mark else 0, "", f"invalid YAML: {exc.problem}")
+        message = f"invalid YAML: {exc.problem}"
+        if exc.context and exc.context_mark and exc.context_mark.line != getattr(mark, "line", None):
+            message += f" ({exc.context} that starts at line {exc.context_mark.line + 1})"
+        if "'\\t'" in (exc.problem or ""):
+            message += "; indent with spaces, not tabs"
+        log.add(file, mark.line + 1 if mark else 0, "", message)
         return None
     lines: dict[PathKey, int] = {(): 1}
-    return YamlDoc(file, _plain(raw, (), lines), lines)
+    try:
+        data = _plain(raw, (), lines)
+    except _Rejected as exc:
+        where = YamlDoc(file, None, lines).line_of(exc.path)
+        log.add(file, where, dotted(exc.path), exc.message)
+        return None
+    return YamlDoc(file, data, lines)
