@@ -6,6 +6,10 @@ Jinja environment and a few filters that *format* values (addresses, MACs, queue
 
 Search path: `<fabric root>/templates` first, so a fabric repo can override any template file
 (for example `templates/eos/bgp.j2`), then the built-in templates shipped in `templates/`.
+
+Template context: every DeviceIntent field as a top-level name (`interfaces`, `bgp`, `qos`, ...)
+plus `intent` itself. Undefined names fail the render (StrictUndefined), and any value holding a
+newline or control character is refused, so free text can never add a CLI line.
 """
 
 from __future__ import annotations

@@ -345,6 +345,13 @@ def test_user_template_overrides_builtin(platform: str, tmp_path: Path) -> None:
     assert Renderer().render(leaf(platform)).count("\n") > text.count("\n")
 
 
+def test_environment_is_built_once_per_search_path(tmp_path: Path) -> None:
+    assert Renderer().env is Renderer().env
+    assert Renderer(tmp_path).env is Renderer(tmp_path).env
+    assert Renderer(tmp_path).env is not Renderer().env
+    assert Renderer(tmp_path).search_path == (str(tmp_path / "templates"), str(BUILTIN_TEMPLATES))
+
+
 def test_unknown_platform_names_the_search_path() -> None:
     intent = spine("eos").model_copy(update={"platform": "nxos"})
     with pytest.raises(RenderError, match=r"nxos/device\.j2"):
