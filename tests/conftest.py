@@ -1,0 +1,133 @@
+"""Shared test helpers: fabric copies, golden files, in-process CLI runs, compiled fixtures."""
+
+from __future__ import annotations
+
+import difflib
+import os
+import shutil
+import socket
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from fabricctl.cli import main
+from fabricctl.compile.build import Compiled, compile_fabric
+
+REPO = Path(__file__).resolve().parent.parent
+REFERENCE = REPO
+EOS_SMALL = REPO / "examples" / "eos-small"
+TESTS = Path(__file__).resolve().parent
+GOLDEN = TESTS / "golden"
+ERRORS = TESTS / "errors"
+
+#: Files of an error case that are instructions to the runner, not fabric files.
+CASE_CONTROL = {"expected.txt", "remove.txt", "argv.txt"}
+
+
+def regen_enabled() -> bool:
+    """True when goldens should be rewritten instead of compared (FABRICCTL_REGEN=1)."""
+    return os.environ.get("FABRICCTL_REGEN", "") not in ("", "0")
+
+
+def assert_golden(path: Path, text: str) -> None:
+    """Compare `text` with the golden file at `path`; a mismatch fails with a unified diff.
+
+    With FABRICCTL_REGEN=1 the golden is (re)written instead; `python tests/regen_goldens.py`
+    does that for every golden in one go.
+    """
+    if regen_enabled():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if not path.is_file() or path.read_text(encoding="utf-8") != text:
+            path.write_text(text, encoding="utf-8")
+        return
+    if not path.is_file():
+        pytest.fail(f"golden {path.relative_to(REPO)} is missing; run: python tests/regen_goldens.py")
+    expected = path.read_text(encoding="utf-8")
+    if expected != text:
+        rel = path.relative_to(REPO).as_posix()
+        diff = "".join(
+            difflib.unified_diff(
+                expected.splitlines(keepends=True),
+                text.splitlines(keepends=True),
+                fromfile=f"{rel} (golden)",
+                tofile=f"{rel} (actual)",
+            )
+        )
+        pytest.fail(f"golden mismatch (regenerate: python tests/regen_goldens.py)\n{diff}", pytrace=False)
+
+
+def copy_fabric(src: Path, dst: Path) -> Path:
+    """Copy a fabric repository's inputs (inventory/ + tenants/) into `dst` and return `dst`."""
+    dst.mkdir(parents=True, exist_ok=True)
+    for folder in ("inventory", "tenants"):
+        if (src / folder).is_dir():
+            shutil.copytree(src / folder, dst / folder)
+    return dst
+
+
+def build_case(case: Path, dst: Path, base: Path = EOS_SMALL) -> Path:
+    """The base fabric with the case's files laid over it and its remove.txt paths deleted."""
+    copy_fabric(base, dst)
+    for item in sorted(case.rglob("*")):
+        rel = item.relative_to(case)
+        if item.is_dir() or rel.as_posix() in CASE_CONTROL:
+            continue
+        target = dst / rel
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(item, target)
+    remove = case / "remove.txt"
+    if remove.is_file():
+        for line in remove.read_text(encoding="utf-8").splitlines():
+            line = line.strip()
+            if not line or line.startswith("#"):
+                continue
+            target = dst / line
+            if target.is_dir():
+                shutil.rmtree(target)
+            else:
+                target.unlink()
+    return dst
+
+
+def run_cli(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
+    """Run `fabricctl <argv>` in-process; returns (exit code, stdout, stderr)."""
+    capsys.readouterr()
+    code = main(argv)
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+class NetworkContacted(AssertionError):
+    """Raised when code under test tries to open a network connection."""
+
+
+@pytest.fixture
+def no_network(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[object]]:
+    """Fail loudly if anything tries to connect anywhere; yields the list of attempts."""
+    attempts: list[object] = []
+
+    def refuse(self: socket.socket, address: object, *args: object) -> None:
+        attempts.append(address)
+        raise NetworkContacted(f"network contacted: {address!r}")
+
+    def refuse_create(address: object, *args: object, **kwargs: object) -> socket.socket:
+        attempts.append(address)
+        raise NetworkContacted(f"network contacted: {address!r}")
+
+    monkeypatch.setattr(socket.socket, "connect", refuse)
+    monkeypatch.setattr(socket.socket, "connect_ex", refuse)
+    monkeypatch.setattr(socket, "create_connection", refuse_create)
+    yield attempts
+
+
+@pytest.fixture(scope="session")
+def reference() -> Compiled:
+    """The reference fabric (repo root), compiled once per session. Treat as read-only."""
+    return compile_fabric(REFERENCE)
+
+
+@pytest.fixture(scope="session")
+def eos_small() -> Compiled:
+    """The eos-small example fabric, compiled once per session. Treat as read-only."""
+    return compile_fabric(EOS_SMALL)
