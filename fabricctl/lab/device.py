@@ -94,7 +94,7 @@ class LabDevice:
             factory = factory_text(self.spec)
             self._running = self.parse(stored if stored is not None else factory)
             if stored is None:
-                self.store.write(self.name, RUNNING, factory)
+                self.persist_running()
         return self._running
 
     @property
