@@ -74,6 +74,7 @@ class Vrf(Node):
     tenant_id: int
     description: str
     l3vni: int
+    l3vni_interface: int  # Comware Vsi-interface number of the L3VNI (never a VLAN id)
     rd: str
     route_targets_import: list[str]
     route_targets_export: list[str]
