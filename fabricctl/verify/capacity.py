@@ -1,0 +1,113 @@
+"""Capacity: oversubscription per leaf, hardware budgets per switch, GPUs per tenant and free GPUs.
+
+Bandwidth comes from the topology (400G per port, 200G per breakout lane); budgets are counted from
+the config text read back (what the switch will actually hold), against the platform limits with
+the fabric's overrides.
+"""
+
+from __future__ import annotations
+
+from fabricctl.compile.build import Compiled
+from fabricctl.platforms import get_platform
+from fabricctl.verify.model import SwitchConfig
+from fabricctl.verify.report import CapacityRow, Violation
+
+PORT_GBPS = 400
+LANE_GBPS = 200
+
+
+def check_capacity(
+    compiled: Compiled, parsed: dict[str, SwitchConfig], max_oversubscription: float = 1.0
+) -> tuple[list[CapacityRow], list[Violation]]:
+    rows: list[CapacityRow] = []
+    out: list[Violation] = []
+    topo = compiled.topology
+    uplinks: dict[str, int] = {}
+    for ln in topo.links:
+        uplinks[ln.leaf] = uplinks.get(ln.leaf, 0) + 1
+    for leaf in compiled.fabric.leaves:
+        ports = topo.gpu_ports.get(leaf.name, [])
+        down = sum(LANE_GBPS if gp.lane else PORT_GBPS for gp in ports)
+        up = uplinks.get(leaf.name, 0) * PORT_GBPS
+        ratio = down / up if up else float("inf")
+        ok = ratio <= max_oversubscription
+        rows.append(
+            CapacityRow(
+                leaf.name,
+                "oversubscription",
+                round(ratio, 3),
+                max_oversubscription,
+                ok,
+                f"{down}G down / {up}G up",
+            )
+        )
+        # The expansion splits every 400G GPU port into 2 x 200G: downlink bandwidth is unchanged.
+        parents = {gp.port for gp in ports}
+        after = len(parents) * 2 * LANE_GBPS
+        rows.append(
+            CapacityRow(
+                leaf.name,
+                "oversubscription after 2x200G",
+                round(after / up, 3) if up else float("inf"),
+                max_oversubscription,
+                not up or after / up <= max_oversubscription,
+                f"{len(parents) * 2} x 200G down / {up}G up",
+            )
+        )
+        if not ok:
+            out.append(
+                Violation(
+                    "oversubscription",
+                    leaf.name,
+                    "GPU ports",
+                    None,
+                    f"({len(ports)} GPU ports, {uplinks.get(leaf.name, 0)} uplinks)",
+                    f"{down}G of GPU ports share {up}G of uplinks ({ratio:.2f}:1, design allows {max_oversubscription:g}:1): all-to-all traffic congests and PFC spreads it",
+                )
+            )
+    for name, cfg in sorted(parsed.items()):
+        sw = compiled.fabric.switch(name)
+        if sw is None:
+            continue
+        limits = get_platform(sw.platform).limits_with(compiled.fabric.settings.limits)
+        vnis = {at.value for h in [*cfg.vrfs.values(), *cfg.segments.values()] for at in h.vnis}
+        entries = sum(
+            len(cfg.acls[i.acl_in.value].rules)
+            for i in cfg.interfaces.values()
+            if i.acl_in and i.acl_in.value in cfg.acls
+        )
+        vrfs = sum(1 for v in cfg.vrfs.values() if v.src.line)
+        for metric, used, limit in (
+            ("VRFs", vrfs, limits.max_vrfs),
+            ("VLANs/VSIs", len(cfg.segments), limits.max_vlans),
+            ("VNIs", len(vnis), limits.max_vnis),
+            ("ACL entries", entries, limits.max_acl_entries),
+        ):
+            rows.append(CapacityRow(name, metric, used, limit, used <= limit, sw.platform))
+            if used > limit:
+                out.append(
+                    Violation(
+                        "budget",
+                        name,
+                        metric,
+                        None,
+                        f"({used} {metric})",
+                        f"{name} carries {used} {metric}, over the {sw.platform} budget of {limit}",
+                    )
+                )
+    total = sum(len(p) for p in topo.gpu_ports.values())
+    held = len(compiled.allocation.port_owner)
+    for a in sorted(compiled.allocation.tenants, key=lambda a: a.tenant.id):
+        detail = (
+            f"{a.tenant.isolation}, {'lossless' if a.tenant.lossless else 'lossy'}, {len(a.leaves)} leaf(s)"
+        )
+        rows.append(CapacityRow(a.name, "tenant GPUs", len(a.ports), None, True, detail))
+    rows.append(
+        CapacityRow(
+            "fabric", "GPUs held", held, total, held <= total, f"{len(compiled.allocation.tenants)} tenants"
+        )
+    )
+    rows.append(
+        CapacityRow("fabric", "GPUs free", total - held, total, True, "unassigned GPU ports (shut down)")
+    )
+    return rows, out

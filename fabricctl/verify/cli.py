@@ -1,0 +1,105 @@
+"""`fabricctl verify`: a thin shell over `verify_fabric` (mounted by fabricctl/cli.py).
+
+Exit 0 when every proof holds, 1 on any violation or input error, so CI and plan/apply can gate on it.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import click
+from rich.console import Console
+
+from fabricctl.compile.build import compile_fabric
+from fabricctl.model.problems import InputError
+from fabricctl.verify.api import Fetch, read_configs, render_configs, verify_fabric
+from fabricctl.verify.report import render_text, to_json
+
+#: Names `fabricctl.lab` may export for `--lab`: a callable (switch names) -> {switch: running config}.
+LAB_FETCH_NAMES = ("fetch_configs", "fetch_running_configs", "fetch")
+
+
+def lab_fetch() -> Fetch | None:
+    """The lab's config fetcher, when fabricctl.lab offers one."""
+    try:
+        import fabricctl.lab as lab
+    except ImportError:
+        return None
+    for name in LAB_FETCH_NAMES:
+        fn = getattr(lab, name, None)
+        if callable(fn):
+            return fn  # type: ignore[no-any-return]
+    return None
+
+
+def run_verify(
+    root: Path,
+    configs_dir: Path | None = None,
+    fetch: Fetch | None = None,
+    fmt: str = "text",
+    console: Console | None = None,
+) -> int:
+    """Compile, get configs (folder, fetch, or fresh render), verify, print; return the exit code."""
+    console = console or Console(highlight=False, soft_wrap=True, width=None if sys.stdout.isatty() else 200)
+    try:
+        compiled = compile_fabric(root)
+    except InputError as exc:
+        if fmt == "json":
+            console.out(to_json_error(exc.render()))
+        else:
+            console.print(exc.render(), markup=False)
+        return 1
+    names = [sw.name for sw in compiled.fabric.switches]
+    if configs_dir is not None:
+        configs = read_configs(configs_dir, names)
+    elif fetch is not None:
+        configs = fetch(names)
+    else:
+        configs = render_configs(compiled, root)
+    report = verify_fabric(compiled, configs)
+    if fmt == "json":
+        console.out(to_json(report), highlight=False)
+    else:
+        render_text(report, console)
+    return 0 if report.ok else 1
+
+
+def to_json_error(message: str) -> str:
+    import json
+
+    return json.dumps({"ok": False, "error": message}, indent=2)
+
+
+@click.command("verify")
+@click.option(
+    "--root",
+    type=click.Path(path_type=Path, file_okay=False),
+    default=Path("."),
+    show_default="current directory",
+    help="Fabric repository (holds inventory/ and tenants/).",
+)
+@click.option(
+    "--configs",
+    "configs_dir",
+    type=click.Path(path_type=Path, file_okay=False, exists=True),
+    default=None,
+    help="Verify <switch>.cfg files from this folder (e.g. saved running configs) instead of rendering.",
+)
+@click.option("--lab", is_flag=True, help="Verify the running configs fetched from the lab fabric.")
+@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
+def verify_command(root: Path, configs_dir: Path | None, lab: bool, fmt: str) -> None:
+    """Prove tenant isolation, lossless consistency and capacity; exit 1 on any violation."""
+    fetch: Fetch | None = None
+    if lab:
+        if configs_dir is not None:
+            raise click.UsageError("use either --configs or --lab, not both")
+        fetch = lab_fetch()
+        if fetch is None:
+            click.echo(
+                "verify --lab: fabricctl.lab offers no config fetcher yet "
+                f"(expected one of {', '.join(LAB_FETCH_NAMES)}); use --configs DIR with saved configs",
+                err=True,
+            )
+            sys.exit(1)
+    sys.exit(run_verify(root, configs_dir, fetch, fmt))

@@ -1,0 +1,215 @@
+"""Lossless consistency: every hop GPU -> leaf -> spine -> leaf -> GPU treats RoCE the same way.
+
+The reference is the fabric's QoS policy as each switch's intent states it (DSCP -> class, the
+no-drop priority, the CNP class, MTU). Each switch's DSCP map is checked once; each port on a path
+(both ends of every fabric link, and every GPU port of a lossless tenant) is checked for trust,
+PFC no-drop on exactly that priority, the PFC watchdog, ECN on that queue, the CNP queue strict and
+the MTU. Since every hop must equal the policy, any two hops agree: a mismatch anywhere names the
+switch, port and line, with a GPU-to-GPU path that crosses it.
+"""
+
+from __future__ import annotations
+
+from fabricctl.compile.build import Compiled
+from fabricctl.compile.intent import Qos
+from fabricctl.compile.lossless import qos_intent
+from fabricctl.compile.topology import FabricLink, GpuPort
+from fabricctl.verify.model import Interface, Src, SwitchConfig
+from fabricctl.verify.report import Violation
+
+
+class Paths:
+    """Sample GPU-to-GPU paths through a given port, so each witness names a real path."""
+
+    def __init__(self, compiled: Compiled) -> None:
+        topo = compiled.topology
+        self.gpu_ports: dict[str, list[GpuPort]] = topo.gpu_ports
+        self.link_of: dict[tuple[str, str], FabricLink] = {}
+        self.first_link: dict[tuple[str, str], FabricLink] = {}
+        self.any_link: dict[str, FabricLink] = {}
+        for ln in topo.links:
+            self.link_of[(ln.leaf, ln.leaf_port)] = ln
+            self.link_of[(ln.spine, ln.spine_port)] = ln
+            self.first_link.setdefault((ln.leaf, ln.spine), ln)
+            self.any_link.setdefault(ln.leaf, ln)
+            self.any_link.setdefault(ln.spine, ln)
+        self.leaves = [leaf for leaf, ports in topo.gpu_ports.items() if ports]
+
+    def _gpu(self, leaf: str, gp: GpuPort | None = None) -> str:
+        gp = gp or next(iter(self.gpu_ports.get(leaf, [])), None)
+        return f"{gp.server} nic{gp.nic} ({leaf} {gp.name})" if gp else f"a GPU on {leaf}"
+
+    def _via(self, ln: FabricLink, start: GpuPort | None = None) -> str:
+        hops = [self._gpu(ln.leaf, start), f"{ln.leaf} {ln.leaf_port}", f"{ln.spine} {ln.spine_port}"]
+        far = next((x for x in self.leaves if x != ln.leaf), None)
+        back = self.first_link.get((far, ln.spine)) if far else None
+        if far and back:
+            hops += [f"{back.spine} {back.spine_port}", f"{back.leaf} {back.leaf_port}", self._gpu(far)]
+        return " -> ".join(hops)
+
+    def through(self, switch: str, port: str | None) -> str:
+        """A path crossing `port` of `switch` (any port of it when None)."""
+        ln = self.link_of.get((switch, port)) if port else None
+        if ln is not None:
+            return self._via(ln)
+        gp = next((g for g in self.gpu_ports.get(switch, []) if g.name == port), None)
+        ln = self.any_link.get(switch)
+        if ln is None:
+            return f"{switch} {port or ''}".strip()
+        return self._via(ln, gp)
+
+
+def check_lossless(compiled: Compiled, parsed: dict[str, SwitchConfig]) -> list[Violation]:
+    """Every lossless-relevant port against the policy, and every switch's DSCP map."""
+    paths = Paths(compiled)
+    out: list[Violation] = []
+    ports: dict[str, list[str]] = {}
+    for ln in compiled.topology.links:
+        ports.setdefault(ln.leaf, []).append(ln.leaf_port)
+        ports.setdefault(ln.spine, []).append(ln.spine_port)
+    for (leaf, name), (a, _pa) in compiled.allocation.port_owner.items():
+        if a.tenant.lossless:
+            ports.setdefault(leaf, []).append(name)
+    for sw, cfg in parsed.items():
+        qos = _policy(compiled, sw)
+        if qos is None:
+            continue
+        out += _dscp_map(cfg, qos, paths)
+        for name in ports.get(sw, []):
+            intf = cfg.interfaces.get(name)
+            if intf is None:
+                out.append(
+                    Violation(
+                        "port-missing",
+                        sw,
+                        name,
+                        None,
+                        f"(no interface {name})",
+                        f"the lossless class on {paths.through(sw, name)} cannot be proven",
+                    )
+                )
+                continue
+            out += _port(cfg, intf, qos, paths)
+    return out
+
+
+def _policy(compiled: Compiled, switch: str) -> Qos | None:
+    intent = compiled.intents.get(switch)
+    if intent is not None:
+        return intent.qos
+    sw = compiled.fabric.switch(switch)
+    return qos_intent(compiled.fabric.settings.qos, sw) if sw else None
+
+
+def _dscp_map(cfg: SwitchConfig, qos: Qos, paths: Paths) -> list[Violation]:
+    out = []
+    for dscp, cls in sorted(qos.dscp_to_class.items()):
+        at = cfg.dscp_map.get(dscp)
+        what = "RoCE" if cls == qos.lossless_class else "CNP"
+        if at is None or at.value != cls:
+            got = f"class {at.value}" if at else "the default class"
+            out.append(
+                Violation(
+                    "dscp-map",
+                    cfg.name,
+                    f"DSCP {dscp}",
+                    at.src.line if at else None,
+                    at.src.text if at else f"(no map for DSCP {dscp})",
+                    f"{what} DSCP {dscp} is {got} on {cfg.name} but class {cls} on every other hop, on path "
+                    f"{paths.through(cfg.name, None)}: PFC pauses priority {qos.lossless_class} while the packet "
+                    "is elsewhere, so it can be dropped",
+                )
+            )
+    for cls in (qos.lossless_class, qos.cnp_class):
+        if cfg.queue_of(cls) != cls:
+            at = cfg.class_queue[cls]
+            out.append(
+                Violation(
+                    "dscp-map",
+                    cfg.name,
+                    f"class {cls}",
+                    at.src.line,
+                    at.src.text,
+                    f"class {cls} leaves {cfg.name} from queue {at.value}, not queue {cls} where ECN/strict priority are set",
+                )
+            )
+    return out
+
+
+def _port(cfg: SwitchConfig, intf: Interface, qos: Qos, paths: Paths) -> list[Violation]:
+    q = intf.qos
+    sw, name = cfg.name, intf.name
+    path = paths.through(sw, name)
+    lc, cnp = qos.lossless_class, qos.cnp_class
+    problems: list[tuple[str, Src | None, str, str]] = []
+    if q.trust_dscp is None:
+        problems.append(
+            (
+                "trust",
+                None,
+                "(no 'qos trust dscp')",
+                "the port ignores DSCP, so RoCE is not classified into the lossless class",
+            )
+        )
+    if q.pfc_enabled is None or lc not in q.no_drop:
+        problems.append(
+            (
+                "pfc",
+                q.pfc_enabled,
+                f"(no PFC no-drop on priority {lc})",
+                f"priority {lc} is not no-drop here, so RoCE is dropped under congestion",
+            )
+        )
+    elif set(q.no_drop) != {lc}:
+        extra = sorted(set(q.no_drop) - {lc})
+        problems.append(
+            ("pfc", q.no_drop[extra[0]], "", f"PFC no-drop also on priority {extra}, unlike every other hop")
+        )
+    if q.watchdog is None:
+        problems.append(
+            (
+                "pfc-watchdog",
+                None,
+                "(no PFC watchdog/deadlock detection)",
+                "a PFC storm or deadlock on this port is never broken",
+            )
+        )
+    if lc not in q.ecn_queues:
+        problems.append(
+            (
+                "ecn",
+                q.profile,
+                f"(no ECN on queue {lc})",
+                f"queue {lc} never marks ECN, so DCQCN cannot slow senders before PFC fires",
+            )
+        )
+    if cnp not in q.strict_queues:
+        problems.append(
+            (
+                "cnp-strict",
+                q.profile,
+                f"(queue {cnp} not strict priority)",
+                f"CNPs (class {cnp}) wait behind bulk traffic, so congestion notification arrives late",
+            )
+        )
+    if intf.mtu is None or intf.mtu.value < qos.mtu:
+        got = intf.mtu.value if intf.mtu else "default (1500)"
+        problems.append(
+            (
+                "mtu",
+                intf.mtu.src if intf.mtu else None,
+                "(no jumbo MTU)",
+                f"MTU {got} is below the fabric's {qos.mtu}: full-size RoCE frames are dropped",
+            )
+        )
+    return [
+        Violation(
+            check,
+            sw,
+            name,
+            src.line if src else intf.src.line,
+            src.text if src else f"{intf.src.text} {missing}",
+            f"on path {path}: {why}",
+        )
+        for check, src, missing, why in problems
+    ]

@@ -1,0 +1,128 @@
+"""The neutral model a config is read back into: only what the proofs need, each fact with its line.
+
+Both platform parsers fill these classes; isolation, lossless and capacity checks read only these,
+so one proof serves every platform. A fact that the text does not state is None or absent, never a
+default guessed from the intent: verify proves what the switch will run.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from ipaddress import IPv4Interface, IPv4Network
+from typing import Generic, TypeVar
+
+T = TypeVar("T")
+
+
+@dataclass(frozen=True)
+class Src:
+    """Where a fact comes from: line number and text, for the report."""
+
+    line: int
+    text: str
+
+
+@dataclass(frozen=True)
+class At(Generic[T]):
+    """A value and the line that sets it."""
+
+    value: T
+    src: Src
+
+
+@dataclass
+class PortQos:
+    """The lossless settings in force on one port, resolved through profiles and WRED tables."""
+
+    trust_dscp: Src | None = None
+    pfc_enabled: Src | None = None
+    no_drop: dict[int, Src] = field(default_factory=dict)
+    watchdog: Src | None = None
+    ecn_queues: dict[int, Src] = field(default_factory=dict)
+    strict_queues: dict[int, Src] = field(default_factory=dict)
+    profile: Src | None = None  # the service-profile / wred apply line, when there is one
+
+
+@dataclass
+class Interface:
+    """A port, lane, SVI or loopback as configured."""
+
+    name: str
+    src: Src
+    shutdown: Src | None = None
+    vrf: At[str] | None = None
+    ipv4: list[At[IPv4Interface]] = field(default_factory=list)
+    acl_in: At[str] | None = None
+    segment: At[str] | None = None  # L2 segment key: EOS VLAN id, Comware VSI name
+    mtu: At[int] | None = None
+    l3vni: At[int] | None = None  # Comware Vsi-interface l3-vni
+    qos: PortQos = field(default_factory=PortQos)
+
+
+@dataclass
+class RtHolder:
+    """Anything that imports/exports EVPN route targets: an IP-VRF or a MAC-VRF (VSI/VLAN)."""
+
+    kind: str  # "vrf" | "segment"
+    name: str
+    src: Src
+    imports: list[At[str]] = field(default_factory=list)
+    exports: list[At[str]] = field(default_factory=list)
+    vni: At[int] | None = None
+    vnis: list[At[int]] = field(default_factory=list)  # every VNI mapped to it (more than one is a fault)
+
+
+@dataclass
+class Segment(RtHolder):
+    """An L2 segment (EOS VLAN, Comware VSI) with its anycast gateway interface."""
+
+    label: str = ""  # VLAN name / VSI name, for messages
+    gateway: At[str] | None = None  # SVI interface name
+
+
+@dataclass(frozen=True)
+class AclRule:
+    """One ACL entry; networks are None for `any`. `exact` is False for a non-prefix wildcard."""
+
+    seq: int
+    action: str
+    proto: str
+    source: IPv4Network | None
+    destination: IPv4Network | None
+    src: Src
+    exact: bool = True
+
+
+@dataclass
+class Acl:
+    name: str
+    src: Src
+    rules: list[AclRule] = field(default_factory=list)
+
+    def ordered(self) -> list[AclRule]:
+        """First-match order: by sequence number, as both platforms evaluate."""
+        return sorted(self.rules, key=lambda r: r.seq)
+
+
+@dataclass
+class SwitchConfig:
+    """One switch's config text read back."""
+
+    name: str
+    platform: str
+    interfaces: dict[str, Interface] = field(default_factory=dict)
+    vrfs: dict[str, RtHolder] = field(default_factory=dict)
+    segments: dict[str, Segment] = field(default_factory=dict)
+    acls: dict[str, Acl] = field(default_factory=dict)
+    dscp_map: dict[int, At[int]] = field(default_factory=dict)  # DSCP -> class (EOS TC, Comware dot1p)
+    class_queue: dict[int, At[int]] = field(default_factory=dict)  # class -> queue where remapped
+    bgp_neighbors: dict[str, At[int]] = field(default_factory=dict)  # peer ip -> remote AS
+    lines: int = 0
+
+    def queue_of(self, cls: int) -> int:
+        """The egress queue a class lands in (identity unless the config remaps it)."""
+        at = self.class_queue.get(cls)
+        return at.value if at else cls
+
+    def vrf(self, name: str) -> RtHolder:
+        return self.vrfs.setdefault(name, RtHolder("vrf", name, Src(0, f"(VRF {name} implied)")))

@@ -1,0 +1,198 @@
+"""H3C Comware V7 config text -> SwitchConfig (docs/emitted-syntax.md shapes, plus common variants).
+
+Comware spreads the lossless class over per-port lines and a WRED queue table; both are resolved onto
+the port. A repeated `interface X` block merges into the same interface, as on the switch, so a
+template that emits two blocks for one SVI is read the way the switch would apply it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from ipaddress import IPv4Interface, IPv4Network
+
+from fabricctl.verify.addr import wildcard_network
+from fabricctl.verify.model import Acl, AclRule, At, Interface, RtHolder, Segment, Src, SwitchConfig
+from fabricctl.verify.tree import Node, parse_tree
+
+#: `qos wrr <name>` queue names, by queue number.
+QUEUE_NAMES = {"be": 0, "af1": 1, "af2": 2, "af3": 3, "af4": 4, "ef": 5, "cs6": 6, "cs7": 7}
+
+
+def _src(node: Node) -> Src:
+    return Src(node.line, node.text)
+
+
+def parse_comware(name: str, text: str) -> SwitchConfig:
+    """Read one Comware configuration; never raises on lines it does not know."""
+    cfg = SwitchConfig(name=name, platform="comware", lines=text.count("\n") + 1)
+    wred: dict[str, dict[int, Src]] = {}
+    wred_apply: dict[str, At[str]] = {}
+    for node in parse_tree(text):
+        words = node.text.split()
+        if words[0] == "interface" and len(words) == 2:
+            intf = cfg.interfaces.get(words[1]) or Interface(words[1], _src(node))
+            cfg.interfaces[intf.name] = intf
+            _interface(intf, node, wred_apply)
+        elif node.text.startswith("ip vpn-instance ") and len(words) == 3:
+            vrf = cfg.vrf(words[2])
+            vrf.src = _src(node)
+            _rts(vrf, node)
+        elif words[0] == "vsi" and len(words) == 2:
+            _vsi(cfg, node, words[1])
+        elif node.text.startswith("acl advanced name ") and len(words) == 4:
+            cfg.acls[words[3]] = _acl(words[3], node)
+        elif len(words) == 3 and (
+            node.text.startswith("acl number ") or node.text.startswith("acl advanced ")
+        ):
+            acl_name = words[-1]
+            cfg.acls[acl_name] = _acl(acl_name, node)
+        elif node.text == "qos map-table dscp-dot1p":
+            for child in node.children:
+                cw = child.text.split()
+                if cw[0] == "import" and "export" in cw and cw[-1].isdigit():
+                    for d in cw[1 : cw.index("export")]:
+                        if d.isdigit():
+                            cfg.dscp_map[int(d)] = At(int(cw[-1]), _src(child))
+        elif node.text.startswith("qos wred queue table ") and len(words) == 5:
+            table = wred.setdefault(words[4], {})
+            for child in node.children:
+                cw = child.text.split()
+                if len(cw) == 3 and cw[0] == "queue" and cw[2] == "ecn" and cw[1].isdigit():
+                    table[int(cw[1])] = _src(child)
+        elif words[0] == "bgp" and len(words) == 2:
+            for child in node.children:
+                cw = child.text.split()
+                if len(cw) == 4 and cw[0] == "peer" and cw[2] == "as-number" and cw[3].isdigit():
+                    cfg.bgp_neighbors[cw[1]] = At(int(cw[3]), _src(child))
+    for intf_name, at in wred_apply.items():
+        q = cfg.interfaces[intf_name].qos
+        q.profile = at.src
+        q.ecn_queues = dict(wred.get(at.value, {}))
+    _bind_l3vnis(cfg)
+    return cfg
+
+
+def _interface(intf: Interface, node: Node, wred_apply: dict[str, At[str]]) -> None:
+    q = intf.qos
+    for child in node.children:
+        t, s = child.text, _src(child)
+        words = t.split()
+        if t == "shutdown":
+            intf.shutdown = s
+        elif t == "undo shutdown":
+            intf.shutdown = None
+        elif t.startswith("ip binding vpn-instance ") and len(words) == 4:
+            intf.vrf = At(words[3], s)
+        elif t.startswith("ip address ") and len(words) >= 4 and words[-1] != "sub":
+            with contextlib.suppress(ValueError):
+                intf.ipv4 = [At(IPv4Interface(f"{words[2]}/{words[3]}"), s)]
+        elif t.startswith("packet-filter ") and words[-1] == "inbound":
+            acl = words[2] if words[1] == "name" and len(words) == 4 else words[1]
+            intf.acl_in = At(acl, s)
+        elif t.startswith("jumboframe enable") and len(words) == 3 and words[2].isdigit():
+            intf.mtu = At(int(words[2]), s)
+        elif t.startswith("mtu ") and len(words) == 2 and words[1].isdigit() and intf.mtu is None:
+            intf.mtu = At(int(words[1]), s)
+        elif t.startswith("l3-vni ") and len(words) == 2 and words[1].isdigit():
+            intf.l3vni = At(int(words[1]), s)
+        elif words[0] == "service-instance":
+            for sub in child.children:
+                sw = sub.text.split()
+                if len(sw) >= 3 and sw[0] == "xconnect" and sw[1] == "vsi":
+                    intf.segment = At(sw[2], _src(sub))
+        elif t == "qos trust dscp":
+            q.trust_dscp = s
+        elif t == "priority-flow-control enable" or t == "priority-flow-control auto":
+            q.pfc_enabled = s
+        elif t == "undo priority-flow-control enable":
+            q.pfc_enabled = None
+        elif t.startswith("priority-flow-control no-drop dot1p "):
+            for p in words[3:]:
+                if p.isdigit():
+                    q.no_drop[int(p)] = s
+        elif t == "priority-flow-control deadlock enable":
+            q.watchdog = s
+        elif t.startswith("qos wrr ") and len(words) >= 4 and words[2] in QUEUE_NAMES:
+            n = QUEUE_NAMES[words[2]]
+            if words[3:] == ["group", "sp"]:
+                q.strict_queues[n] = s
+            else:
+                q.strict_queues.pop(n, None)
+        elif t.startswith("qos sp ") or t == "qos sp":
+            q.strict_queues.update({n: s for n in range(8)})
+        elif t.startswith("qos wred apply ") and len(words) == 4:
+            wred_apply[intf.name] = At(words[3], s)
+
+
+def _vsi(cfg: SwitchConfig, node: Node, name: str) -> None:
+    seg = cfg.segments.get(name) or Segment("segment", name, _src(node), label=name)
+    cfg.segments[name] = seg
+    for child in node.children:
+        words = child.text.split()
+        if words[0] == "vxlan" and len(words) == 2 and words[1].isdigit():
+            seg.vni = At(int(words[1]), _src(child))
+            seg.vnis.append(seg.vni)
+        elif child.text.startswith("gateway vsi-interface ") and len(words) == 3:
+            seg.gateway = At(f"Vsi-interface{words[2]}", _src(child))
+        elif child.text.startswith("evpn encapsulation"):
+            _rts(seg, child)
+
+
+def _rts(holder: RtHolder, node: Node) -> None:
+    """vpn-target <rt>... [import-extcommunity|export-extcommunity], at any depth (address families)."""
+    for child in node.walk():
+        words = child.text.split()
+        if words[0] != "vpn-target" or len(words) < 2:
+            continue
+        kind = words[-1] if words[-1].endswith("-extcommunity") else "both"
+        for rt in (w for w in words[1:] if ":" in w):
+            at = At(rt, _src(child))
+            if kind in ("import-extcommunity", "both"):
+                holder.imports.append(at)
+            if kind in ("export-extcommunity", "both"):
+                holder.exports.append(at)
+
+
+def _acl(name: str, node: Node) -> Acl:
+    acl = Acl(name, _src(node))
+    for child in node.children:
+        words = child.text.split()
+        if (
+            len(words) < 4
+            or words[0] != "rule"
+            or not words[1].isdigit()
+            or words[2] not in ("permit", "deny")
+        ):
+            continue
+        source = dest = None
+        exact = True
+        rest = words[4:]
+        for key in ("source", "destination"):
+            if key in rest:
+                i = rest.index(key)
+                try:
+                    if rest[i + 1] == "any":
+                        net, ok = None, True
+                    elif rest[i + 2] == "0":
+                        net, ok = IPv4Network(f"{rest[i + 1]}/32"), True
+                    else:
+                        net, ok = wildcard_network(rest[i + 1], rest[i + 2])
+                except (IndexError, ValueError):
+                    net, ok = None, False
+                exact = exact and ok
+                if key == "source":
+                    source = net
+                else:
+                    dest = net
+        acl.rules.append(AclRule(int(words[1]), words[2], words[3], source, dest, _src(child), exact))
+    return acl
+
+
+def _bind_l3vnis(cfg: SwitchConfig) -> None:
+    """`l3-vni N` on a Vsi-interface gives the VRF bound to that interface its L3VNI."""
+    for intf in cfg.interfaces.values():
+        if intf.l3vni is None:
+            continue
+        vrf = cfg.vrf(intf.vrf.value if intf.vrf else "(global)")
+        vrf.vnis.append(intf.l3vni)
+        vrf.vni = intf.l3vni

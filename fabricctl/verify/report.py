@@ -1,0 +1,139 @@
+"""VerifyReport: plain data (violations, allowed exceptions, capacity rows) and its text/JSON forms.
+
+plan/apply read `report.ok`; the CLI prints `render_text` or `to_json`. Nothing here knows how a
+fact was proven; each Violation carries the switch, object, config line and a counterexample.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from rich.console import Console
+from rich.table import Table
+
+
+@dataclass(frozen=True, order=True)
+class Violation:
+    """One broken property: where it is (switch, object, line) and a concrete witness."""
+
+    check: str  # e.g. "rt-leak", "vni-shared", "acl-leak", "pfc", "mtu"
+    switch: str
+    object: str  # interface, VRF, ACL, VNI ...
+    line: int | None  # 1-based line of the config text; None when the line is missing
+    text: str  # the config line (or what is missing)
+    counterexample: str
+
+
+@dataclass(frozen=True, order=True)
+class AllowedException:
+    """A cross-tenant path both tenants declared (shared_with both ways), shown for review."""
+
+    tenants: tuple[str, str]
+    mechanism: str  # "route-target" | "acl"
+    detail: str
+
+
+@dataclass(frozen=True)
+class CapacityRow:
+    """One budget: used against its limit. `limit` None = informational."""
+
+    scope: str  # switch or tenant name, or "fabric"
+    metric: str
+    used: float
+    limit: float | None
+    ok: bool
+    detail: str = ""
+
+
+@dataclass
+class VerifyReport:
+    violations: list[Violation] = field(default_factory=list)
+    exceptions: list[AllowedException] = field(default_factory=list)
+    capacity: list[CapacityRow] = field(default_factory=list)
+    switches: int = 0
+    tenants: int = 0
+
+    @property
+    def ok(self) -> bool:
+        """True when nothing may block a push."""
+        return not self.violations
+
+    def by_check(self) -> dict[str, int]:
+        counts: dict[str, int] = {}
+        for v in self.violations:
+            counts[v.check] = counts.get(v.check, 0) + 1
+        return dict(sorted(counts.items()))
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "ok": self.ok,
+            "switches": self.switches,
+            "tenants": self.tenants,
+            "summary": self.by_check(),
+            "violations": [asdict(v) for v in self.violations],
+            "exceptions": [asdict(e) for e in self.exceptions],
+            "capacity": [asdict(r) for r in self.capacity],
+        }
+
+
+def to_json(report: VerifyReport) -> str:
+    """Machine-readable report (stable key order, no colour)."""
+    return json.dumps(report.to_dict(), indent=2, sort_keys=False)
+
+
+def render_text(report: VerifyReport, console: Console, max_rows: int = 40) -> None:
+    """Human report: each violation with its line and counterexample, exceptions, capacity tables."""
+    for v in report.violations:
+        where = f"line {v.line}" if v.line else "missing"
+        console.print(f"[red]✗ {v.check}[/red] [bold]{v.switch}[/bold] {v.object} ({where}: {v.text!s})")
+        console.print(f"    {v.counterexample}", markup=False)
+    if report.exceptions:
+        console.print(f"[bold]Allowed exceptions[/bold] (declared by both tenants): {len(report.exceptions)}")
+        for e in report.exceptions[:max_rows]:
+            console.print(f"  ✓ {e.tenants[0]} <-> {e.tenants[1]} ({e.mechanism}): {e.detail}", markup=False)
+        if len(report.exceptions) > max_rows:
+            console.print(f"  ... {len(report.exceptions) - max_rows} more (see --format json)")
+    _capacity_tables(report, console, max_rows)
+    if report.ok:
+        console.print(
+            f"[green]verify: ok[/green] ({report.switches} switches, {report.tenants} tenants): "
+            "isolation, lossless consistency and capacity hold"
+        )
+    else:
+        summary = ", ".join(f"{k} {n}" for k, n in report.by_check().items())
+        console.print(f"[red]verify: {len(report.violations)} violation(s)[/red]: {summary}")
+
+
+def _capacity_tables(report: VerifyReport, console: Console, max_rows: int) -> None:
+    switch_rows = [r for r in report.capacity if not r.metric.startswith("tenant")]
+    tenant_rows = [r for r in report.capacity if r.metric.startswith("tenant")]
+    if switch_rows:
+        table = Table(title="Capacity", show_lines=False)
+        for col in ("scope", "metric", "used", "limit", "ok", "detail"):
+            table.add_column(col)
+        shown = [r for r in switch_rows if not r.ok] + [r for r in switch_rows if r.ok]
+        for r in shown[: max_rows * 4]:
+            table.add_row(
+                r.scope,
+                r.metric,
+                _num(r.used),
+                "-" if r.limit is None else _num(r.limit),
+                "yes" if r.ok else "[red]NO[/red]",
+                r.detail,
+            )
+        console.print(table)
+    if tenant_rows:
+        table = Table(title=f"GPUs per tenant ({len(tenant_rows)} tenants)")
+        for col in ("tenant", "GPUs", "detail"):
+            table.add_column(col)
+        for r in sorted(tenant_rows, key=lambda r: -r.used)[:max_rows]:
+            table.add_row(r.scope, _num(r.used), r.detail)
+        if len(tenant_rows) > max_rows:
+            table.add_row(f"... {len(tenant_rows) - max_rows} more", "", "")
+        console.print(table)
+
+
+def _num(x: float) -> str:
+    return str(int(x)) if float(x).is_integer() else f"{x:.2f}"
