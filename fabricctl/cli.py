@@ -211,9 +211,16 @@ def _mount_optional() -> None:
     """Command groups of later stages, mounted when present."""
     try:
         from fabricctl.lab.cli import lab_app
+
+        app.add_command(lab_app, name="lab")
     except ImportError:
-        return
-    app.add_command(lab_app, name="lab")
+        pass
+    try:
+        from fabricctl.verify.cli import verify_command
+
+        app.add_command(verify_command, name="verify")
+    except ImportError:
+        pass
 
 
 _mount_optional()
