@@ -93,18 +93,22 @@ class LabDevice:
             stored = self.store.read(self.name, RUNNING)
             factory = factory_text(self.spec)
             self._running = self.parse(stored if stored is not None else factory)
-            if stored is None:
+            if stored is None:  # first boot: running and startup are both factory
                 self.persist_running()
+                if self.store.read(self.name, STARTUP) is None:
+                    self.save()
         return self._running
 
     @property
     def startup(self) -> str:
         """Startup-config text (what `write memory` / `save force` stored)."""
         if self._startup is None:
+            _ = self.running  # first boot writes the factory startup-config
             stored = self.store.read(self.name, STARTUP)
-            self._startup = stored if stored is not None else self.render(self.running)
             if stored is None:
-                self.store.write(self.name, STARTUP, self._startup)
+                stored = self.render(self.parse(factory_text(self.spec)))
+                self.store.write(self.name, STARTUP, stored)
+            self._startup = stored
         return self._startup
 
     @property
