@@ -28,6 +28,10 @@ def parse_config(text: str, dialect: Dialect) -> Node:
     stack: list[tuple[int, Node]] = [(-1, root)]
     for raw in text.splitlines():
         if dialect.is_separator(raw):
+            if raw[:1].strip():
+                # A column-0 separator ends every section: Comware then prints its global
+                # commands indented by one space (` sysname x`), which must stay top-level.
+                del stack[1:]
             continue
         line = raw.rstrip()
         depth = len(line) - len(line.lstrip(" "))
