@@ -1,0 +1,55 @@
+"""`fabricctl lab` sub-app: detached up / status --json / reset / down, and clean errors."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from fabricctl.lab import lab_endpoints
+from fabricctl.lab.cli import lab_app
+
+FIXTURE_ROOT = Path(__file__).parent / "fixtures" / "small"
+runner = CliRunner()
+
+
+@pytest.fixture
+def root(tmp_path: Path) -> Path:
+    shutil.copytree(FIXTURE_ROOT / "inventory", tmp_path / "inventory")
+    return tmp_path
+
+
+def test_bad_inputs_fail_with_one_line(root: Path, tmp_path: Path) -> None:
+    res = runner.invoke(lab_app, ["up", "--detach", "--root", str(tmp_path / "nowhere")])
+    assert res.exit_code == 1 and "error: no Nornir inventory" in res.output
+    faults = tmp_path / "f.yaml"
+    faults.write_text("leaf01: {bogus: 1}\n")
+    res = runner.invoke(lab_app, ["up", "--detach", "--faults", str(faults), "--root", str(root)])
+    assert res.exit_code == 1 and "unknown fault(s) bogus" in res.output
+    assert "Traceback" not in res.output
+    res = runner.invoke(lab_app, ["status", "--json", "--root", str(root)])
+    assert res.exit_code == 0 and json.loads(res.output)["running"] is False
+
+
+def test_detached_lifecycle(root: Path) -> None:
+    res = runner.invoke(lab_app, ["up", "--detach", "--root", str(root)])
+    assert res.exit_code == 0, res.output
+    try:
+        res = runner.invoke(lab_app, ["status", "--json", "--root", str(root)])
+        data = json.loads(res.output)
+        assert data["running"] is True
+        by_name = {d["name"]: d for d in data["devices"]}
+        assert by_name["leaf01"]["platform"] == "eos" and by_name["leaf01"]["eapi_port"]
+        assert by_name["spine01"]["eapi_port"] is None and by_name["spine01"]["port"] > 0
+        with lab_endpoints(root) as eps:  # reuses the detached lab
+            assert eps["spine01"].ssh_port == by_name["spine01"]["port"]
+        again = runner.invoke(lab_app, ["up", "--detach", "--root", str(root)])
+        assert again.exit_code == 1 and "already running" in again.output
+        assert runner.invoke(lab_app, ["reset", "--root", str(root)]).exit_code == 0
+    finally:
+        res = runner.invoke(lab_app, ["down", "--root", str(root)])
+    assert res.exit_code == 0 and "lab down" in res.output
+    assert not (root / ".fabricctl" / "lab" / "lab.json").exists()
