@@ -208,8 +208,8 @@ def _port(cfg: SwitchConfig, intf: Interface, qos: Qos, paths: Paths) -> list[Vi
             sw,
             name,
             src.line if src else intf.src.line,
-            src.text if src else f"{intf.src.text} {missing}",
-            f"on path {path}: {why}",
+            src.text if src else intf.src.text,
+            f"{'' if src else f'missing {missing}; '}on path {path}: {why}",
         )
         for check, src, missing, why in problems
     ]
