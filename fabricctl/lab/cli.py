@@ -1,6 +1,6 @@
 """`fabricctl lab ...`: start, inspect, stop and reset the lab fabric.
 
-The main CLI mounts this with `app.add_typer(lab_app, name="lab")`.
+The main CLI mounts this click group as `fabricctl lab`.
 """
 
 from __future__ import annotations
@@ -12,23 +12,31 @@ import subprocess
 import sys
 import time
 from pathlib import Path
-from typing import Annotated, NoReturn
+from typing import NoReturn
 
-import typer
+import click
 
 from fabricctl.lab.faults import FaultFileError, load_faults
 from fabricctl.lab.runtime import lab_json, running_lab
 from fabricctl.lab.state import StateStore, lab_dir
 
-lab_app = typer.Typer(help="Mock switches for end-to-end tests.", no_args_is_help=True)
 
-RootOpt = Annotated[Path, typer.Option("--root", help="Fabric root (holds inventory/).")]
+@click.group(name="lab")
+def lab_app() -> None:
+    """Mock switches over real SSH: the default target for demos and tests."""
+
+
+root_option = click.option(
+    "--root",
+    type=click.Path(path_type=Path, file_okay=False),
+    default=Path("."),
+    help="Fabric root (holds inventory/).",
+)
 START_TIMEOUT = 60.0
 
 
 def _fail(msg: str) -> NoReturn:
-    typer.echo(f"error: {msg}", err=True)
-    raise typer.Exit(1)
+    raise click.ClickException(msg)
 
 
 def _specs(root: Path) -> list:  # type: ignore[type-arg]
@@ -43,11 +51,12 @@ def _specs(root: Path) -> list:  # type: ignore[type-arg]
 
 
 @lab_app.command()
-def up(
-    detach: Annotated[bool, typer.Option("--detach", help="Run in the background.")] = False,
-    faults: Annotated[Path | None, typer.Option("--faults", help="Fault YAML file.")] = None,
-    root: RootOpt = Path("."),
-) -> None:
+@click.option("--detach", is_flag=True, help="Run in the background.")
+@click.option(
+    "--faults", type=click.Path(path_type=Path, dir_okay=False), default=None, help="Fault YAML file."
+)
+@root_option
+def up(detach: bool, faults: Path | None, root: Path) -> None:
     """Start the lab for the inventory under ROOT."""
     root = root.resolve()
     specs = _specs(root)
@@ -72,7 +81,7 @@ def up(
     while time.monotonic() < deadline:
         data = running_lab(root)
         if data is not None and data.get("pid") == proc.pid:
-            typer.echo(f"lab up: {len(data['devices'])} devices, pid {proc.pid}")
+            click.echo(f"lab up: {len(data['devices'])} devices, pid {proc.pid}")
             return
         if proc.poll() is not None:
             _fail(f"lab exited with status {proc.returncode}; see {lab_dir(root) / 'lab.log'}")
@@ -82,24 +91,23 @@ def up(
 
 
 @lab_app.command()
-def status(
-    as_json: Annotated[bool, typer.Option("--json", help="Machine-readable output.")] = False,
-    root: RootOpt = Path("."),
-) -> None:
+@click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
+@root_option
+def status(as_json: bool, root: Path) -> None:
     """Show whether a lab runs for ROOT and where each device listens."""
     data = running_lab(root.resolve())
     if as_json:
         out = {"running": data is not None, "pid": data["pid"] if data else None}
         out["devices"] = data["devices"] if data else []
-        typer.echo(json.dumps(out, indent=2))
+        click.echo(json.dumps(out, indent=2))
         return
     if data is None:
-        typer.echo("lab: not running")
+        click.echo("lab: not running")
         return
-    typer.echo(f"lab: running (pid {data['pid']})")
+    click.echo(f"lab: running (pid {data['pid']})")
     for d in data["devices"]:
         eapi = f" eapi {d['eapi_port']}" if d.get("eapi_port") else ""
-        typer.echo(f"  {d['name']:<12} {d['platform']:<8} {d['host']}:{d['port']}{eapi}")
+        click.echo(f"  {d['name']:<12} {d['platform']:<8} {d['host']}:{d['port']}{eapi}")
 
 
 def _wait_gone(pid: int, timeout: float = 10.0) -> bool:
@@ -114,23 +122,25 @@ def _wait_gone(pid: int, timeout: float = 10.0) -> bool:
 
 
 @lab_app.command()
-def down(root: RootOpt = Path(".")) -> None:
+@root_option
+def down(root: Path) -> None:
     """Stop the detached lab for ROOT (state is kept)."""
     root = root.resolve()
     data = running_lab(root)
     if data is None:
         lab_json(root).unlink(missing_ok=True)
-        typer.echo("lab: not running")
+        click.echo("lab: not running")
         return
     os.kill(int(data["pid"]), signal.SIGTERM)
     if not _wait_gone(int(data["pid"])):
         _fail(f"lab pid {data['pid']} did not stop")
     lab_json(root).unlink(missing_ok=True)
-    typer.echo("lab down")
+    click.echo("lab down")
 
 
 @lab_app.command()
-def reset(root: RootOpt = Path(".")) -> None:
+@root_option
+def reset(root: Path) -> None:
     """Restore every device to factory state (live lab included)."""
     root = root.resolve()
     data = running_lab(root)
@@ -139,7 +149,7 @@ def reset(root: RootOpt = Path(".")) -> None:
         if state.is_dir():
             for dev in state.iterdir():
                 StateStore(state).clear(dev.name)
-        typer.echo("lab state reset to factory")
+        click.echo("lab state reset to factory")
         return
     before = data.get("resets", 0)
     os.kill(int(data["pid"]), signal.SIGHUP)
@@ -147,7 +157,7 @@ def reset(root: RootOpt = Path(".")) -> None:
     while time.monotonic() < deadline:
         now = running_lab(root)
         if now is not None and now.get("resets", 0) > before:
-            typer.echo("lab reset to factory")
+            click.echo("lab reset to factory")
             return
         time.sleep(0.05)
     _fail("lab did not confirm the reset")

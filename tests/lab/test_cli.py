@@ -7,7 +7,7 @@ import shutil
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
+from click.testing import CliRunner
 
 from fabricctl.lab import lab_endpoints
 from fabricctl.lab.cli import lab_app
