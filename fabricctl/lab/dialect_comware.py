@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import re
 
 from fabricctl.lab import sessions
@@ -57,7 +58,23 @@ class ComwareCli(CliSession):
 
     async def config_line(self, line: str) -> None:
         self.apply_config(line)
-        self.dev.persist_running()
+        self._persist_soon()
+
+    def _persist_soon(self) -> None:
+        """Persist once per burst of pasted lines (not per line: that is quadratic in size).
+
+        The write runs when the loop next gets control, i.e. after the lines already received.
+        """
+        dev = self.dev
+        if getattr(dev, "_persist_pending", False):
+            return
+        dev._persist_pending = True  # type: ignore[attr-defined]
+
+        def flush() -> None:
+            dev._persist_pending = False  # type: ignore[attr-defined]
+            dev.persist_running()
+
+        asyncio.get_running_loop().call_soon(flush)
 
     @command(r"screen-length disable", "user system")
     async def _paging(self, m: re.Match[str], as_json: bool) -> Output:
