@@ -24,7 +24,7 @@ def root(tmp_path: Path) -> Path:
 
 def test_bad_inputs_fail_with_one_line(root: Path, tmp_path: Path) -> None:
     res = runner.invoke(lab_app, ["up", "--detach", "--root", str(tmp_path / "nowhere")])
-    assert res.exit_code == 1 and "error: no Nornir inventory" in res.output
+    assert res.exit_code == 1 and "error: no nornir inventory" in res.output.lower()
     faults = tmp_path / "f.yaml"
     faults.write_text("leaf01: {bogus: 1}\n")
     res = runner.invoke(lab_app, ["up", "--detach", "--faults", str(faults), "--root", str(root)])
