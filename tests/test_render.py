@@ -209,6 +209,7 @@ def leaf(platform: str) -> DeviceIntent:
             ],
             evpn=True,
             evpn_next_hop_unchanged=False,
+            evpn_retain_all_routes=False,
         ),
         vtep=Vtep(source_interface=1, source_ip="10.0.2.1"),
         anycast_gateway_mac="00:00:5e:00:01:01",
@@ -245,6 +246,7 @@ def spine(platform: str) -> DeviceIntent:
             ],
             evpn=True,
             evpn_next_hop_unchanged=True,
+            evpn_retain_all_routes=True,
         ),
         vtep=None,
         anycast_gateway_mac=None,
@@ -472,6 +474,7 @@ def test_comware_leaf() -> None:
     ]
     assert bgp[evpn + 1 : evpn + 3] == ["  peer 10.0.0.1 enable", "  peer 10.0.0.2 enable"]
     assert "next-hop-invariable" not in text
+    assert "undo policy vpn-target" not in text
     assert bgp[-3:] == [
         " ip vpn-instance beta",
         "  address-family ipv4 unicast",
@@ -499,6 +502,7 @@ def test_comware_spine() -> None:
     text = Renderer().render(spine("comware"))
     assert "l2vpn enable" not in text and "Vsi-interface" not in text
     assert "  peer 10.0.1.1 next-hop-invariable" in text.splitlines()
+    assert "  undo policy vpn-target" in text.splitlines()
     assert " ip vpn-instance" not in text
 
 

@@ -113,6 +113,7 @@ class Bgp(Node):
     neighbors: list[BgpNeighbor]
     evpn: bool
     evpn_next_hop_unchanged: bool  # spines: re-advertise EVPN routes with the VTEP as next hop
+    evpn_retain_all_routes: bool  # spines carry no VRFs: keep EVPN routes of every route target
 
 
 class Vtep(Node):

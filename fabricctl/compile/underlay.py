@@ -92,4 +92,5 @@ def bgp(fabric: Fabric, topo: Topology, switch: Switch) -> Bgp:
         neighbors=neighbors,
         evpn=True,
         evpn_next_hop_unchanged=switch.role == "spine",
+        evpn_retain_all_routes=switch.role == "spine",
     )

@@ -185,7 +185,12 @@ MODES: dict[str, Mode] = {
         prompt=lambda w: "bgp-default-ipv4",
     ),
     "bgp-evpn": Mode(
-        rules=(Rule("peer <ip> enable", neg=2), Rule("peer <ip> next-hop-invariable", neg=2)),
+        rules=(
+            Rule("peer <ip> enable", neg=2),
+            Rule("peer <ip> next-hop-invariable", neg=2),
+            Rule("undo policy vpn-target"),
+            Rule("policy vpn-target", hidden=True),
+        ),
         prompt=lambda w: "bgp-default-evpn",
     ),
     "bgp-vpn": Mode(
