@@ -29,8 +29,8 @@ def check_capacity(
         ports = topo.gpu_ports.get(leaf.name, [])
         down = sum(LANE_GBPS if gp.lane else PORT_GBPS for gp in ports)
         up = uplinks.get(leaf.name, 0) * PORT_GBPS
-        ratio = down / up if up else float("inf")
-        ok = ratio <= max_oversubscription
+        ratio = down / up if up else float(down)  # no uplinks: report the stranded bandwidth
+        ok = bool(up) and ratio <= max_oversubscription
         rows.append(
             CapacityRow(
                 leaf.name,
@@ -48,9 +48,9 @@ def check_capacity(
             CapacityRow(
                 leaf.name,
                 "oversubscription after 2x200G",
-                round(after / up, 3) if up else float("inf"),
+                round(after / up, 3) if up else float(after),
                 max_oversubscription,
-                not up or after / up <= max_oversubscription,
+                bool(up) and after / up <= max_oversubscription,
                 f"{len(parents) * 2} x 200G down / {up}G up",
             )
         )

@@ -107,22 +107,29 @@ def render_text(report: VerifyReport, console: Console, max_rows: int = 40) -> N
 
 
 def _capacity_tables(report: VerifyReport, console: Console, max_rows: int) -> None:
+    """Per metric: every failing row, else the busiest switch (JSON carries every row)."""
     switch_rows = [r for r in report.capacity if not r.metric.startswith("tenant")]
     tenant_rows = [r for r in report.capacity if r.metric.startswith("tenant")]
     if switch_rows:
-        table = Table(title="Capacity", show_lines=False)
+        table = Table(title="Capacity (per metric: failures, else the busiest switch)")
         for col in ("scope", "metric", "used", "limit", "ok", "detail"):
             table.add_column(col)
-        shown = [r for r in switch_rows if not r.ok] + [r for r in switch_rows if r.ok]
-        for r in shown[: max_rows * 4]:
-            table.add_row(
-                r.scope,
-                r.metric,
-                _num(r.used),
-                "-" if r.limit is None else _num(r.limit),
-                "yes" if r.ok else "[red]NO[/red]",
-                r.detail,
-            )
+        by_metric: dict[str, list[CapacityRow]] = {}
+        for r in switch_rows:
+            by_metric.setdefault(r.metric, []).append(r)
+        for metric, group in by_metric.items():
+            failing = [r for r in group if not r.ok]
+            shown = failing[:max_rows] or [max(group, key=_load)]
+            for r in shown:
+                n = f" (of {len(group)})" if len(group) > 1 else ""
+                table.add_row(
+                    r.scope + n,
+                    metric,
+                    _num(r.used),
+                    "-" if r.limit is None else _num(r.limit),
+                    "yes" if r.ok else "[red]NO[/red]",
+                    r.detail,
+                )
         console.print(table)
     if tenant_rows:
         table = Table(title=f"GPUs per tenant ({len(tenant_rows)} tenants)")
@@ -133,6 +140,10 @@ def _capacity_tables(report: VerifyReport, console: Console, max_rows: int) -> N
         if len(tenant_rows) > max_rows:
             table.add_row(f"... {len(tenant_rows) - max_rows} more", "", "")
         console.print(table)
+
+
+def _load(r: CapacityRow) -> float:
+    return r.used / r.limit if r.limit else r.used
 
 
 def _num(x: float) -> str:
