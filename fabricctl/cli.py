@@ -221,6 +221,13 @@ def _mount_optional() -> None:
         app.add_command(verify_command, name="verify")
     except ImportError:
         pass
+    try:
+        from fabricctl.deploy.cli import deploy_commands
+
+        for command in deploy_commands():
+            app.add_command(command)
+    except ImportError:
+        pass
 
 
 _mount_optional()

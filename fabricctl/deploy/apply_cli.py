@@ -1,0 +1,142 @@
+"""`fabricctl apply [PLAN]`: plan (or load a reviewed plan), approve, lock, push, report."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Any
+
+import click
+
+from fabricctl.deploy.cli import _echo, _fail, _prepare, compute_plan, lab_option, root_option, timeout_option
+from fabricctl.deploy.credentials import CredentialError
+
+
+def _progress(as_json: bool, total: int) -> tuple[Any, Any]:
+    """(callback, rich progress or None): rich on a terminal, nothing for machines or pipes."""
+    if as_json or not sys.stderr.isatty() or total == 0:
+        return None, None
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    progress = Progress(
+        TextColumn("[bold]apply"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        TextColumn("{task.description}"),
+        console=Console(stderr=True),
+        transient=True,
+    )
+    task = progress.add_task("", total=total)
+
+    def on_done(outcome: Any) -> None:
+        if outcome.status in ("changed", "failed", "skipped"):
+            progress.update(task, advance=1, description=f"{outcome.name}: {outcome.status}")
+
+    return on_done, progress
+
+
+@click.command("apply")
+@click.argument("plan_file", required=False, type=click.Path(path_type=Path, dir_okay=False, exists=True))
+@root_option
+@lab_option
+@click.option("--auto-approve", is_flag=True, help="Do not ask for confirmation.")
+@click.option("--parallelism", type=click.IntRange(min=1), default=20, show_default=True)
+@click.option(
+    "--canary", type=click.IntRange(min=0), default=0, show_default=True, help="Switches pushed first, alone."
+)
+@click.option(
+    "--batch-size", type=click.IntRange(min=1), default=None, help="Switches per batch [parallelism]."
+)
+@click.option(
+    "--max-failures",
+    type=click.IntRange(min=0),
+    default=0,
+    show_default=True,
+    help="Stop starting new switches after more failures than this.",
+)
+@click.option(
+    "--confirm-timeout",
+    type=click.IntRange(min=1),
+    default=120,
+    show_default=True,
+    help="Seconds a switch waits for the confirm before reverting by itself.",
+)
+@click.option(
+    "--rollback-on-failure", is_flag=True, help="Revert switches this run changed if any switch fails."
+)
+@click.option("--json", "as_json", is_flag=True, help="Print the run report as JSON.")
+@timeout_option
+def apply_cmd(
+    plan_file: Path | None,
+    root: Path,
+    lab: bool,
+    auto_approve: bool,
+    parallelism: int,
+    canary: int,
+    batch_size: int | None,
+    max_failures: int,
+    confirm_timeout: int,
+    rollback_on_failure: bool,
+    as_json: bool,
+    timeout: float,
+) -> None:
+    """Push a plan safely: per switch load, device diff, commit with confirm timer, verify, confirm, save."""
+    from fabricctl.deploy.apply import ApplyOptions, apply_plan, write_report
+    from fabricctl.deploy.context import open_fabric
+    from fabricctl.deploy.fetch import fetch_running
+    from fabricctl.deploy.lock import LockHeld, fabric_lock
+    from fabricctl.deploy.plan import PlanError, load_plan, stale_reasons
+    from fabricctl.report.json import dumps
+    from fabricctl.report.text import plan_text, run_text
+
+    if plan_file is not None:
+        try:
+            plan = load_plan(plan_file)
+        except PlanError as exc:
+            raise _fail(str(exc)) from None
+        prepared = _prepare(root, tuple(plan.limit))
+        prepared.names = list(plan.switches)
+    else:
+        plan, prepared = compute_plan(root, lab, (), timeout)
+        _echo(plan_text(plan), err=as_json)
+        if not plan.changed and not plan.unreachable:
+            if as_json:
+                _echo(dumps({"changed": 0, "switches": {}}))
+            return
+        if not auto_approve:
+            if not sys.stdin.isatty():
+                raise _fail("refusing to apply without confirmation: no terminal; pass --auto-approve")
+            if not click.confirm("Apply these changes?", default=False, err=True):
+                raise _fail("apply cancelled")
+    opts = ApplyOptions(
+        parallelism, canary, batch_size, max_failures, confirm_timeout, rollback_on_failure, timeout
+    )
+    try:
+        with fabric_lock(root, plan.digest()), open_fabric(root, lab, set(plan.switches), parallelism) as nr:
+            if plan_file is not None:
+                fetched = fetch_running(nr, timeout)
+                reasons = stale_reasons(plan, prepared, fetched)
+                if reasons:
+                    raise _fail(
+                        "stale plan, not applied: " + "; ".join(reasons) + "; run 'fabricctl plan' again"
+                    )
+            callback, progress = _progress(as_json, len(plan.changed))
+            if progress is not None:
+                with progress:
+                    report = apply_plan(plan, prepared, nr, opts, callback)
+            else:
+                report = apply_plan(plan, prepared, nr, opts, callback)
+    except LockHeld as exc:
+        raise _fail(str(exc)) from None
+    except CredentialError as exc:
+        raise _fail(str(exc)) from None
+    path = write_report(root, report)
+    if as_json:
+        _echo(dumps(report.to_dict()))
+    else:
+        _echo(run_text(report))
+        _echo(f"report: {path}\n", err=True)
+    if report.failed:
+        raise _fail(f"{len(report.failed)} switch(es) failed: {', '.join(report.failed)}")

@@ -1,0 +1,129 @@
+"""One apply per fabric at a time: `<root>/.fabricctl/lock.json`, created with O_EXCL.
+
+The lock says who holds it (user, host, pid, since when, which plan). A lock is stale when
+its pid is dead on this host or it is older than the TTL; a stale lock is taken over, a live
+one is a clear refusal. `fabricctl force-unlock` removes any lock by hand.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import getpass
+import json
+import os
+import socket
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+TTL_SECONDS = 6 * 3600
+
+
+class LockHeld(Exception):
+    """Another apply holds the fabric lock."""
+
+
+@dataclass
+class LockInfo:
+    user: str
+    host: str
+    pid: int
+    created: float
+    plan_hash: str
+
+    def describe(self) -> str:
+        when = dt.datetime.fromtimestamp(self.created, dt.UTC).replace(microsecond=0).isoformat()
+        return f"{self.user}@{self.host} pid {self.pid} since {when} (plan {self.plan_hash[:12]})"
+
+    def stale(self, ttl: float = TTL_SECONDS) -> bool:
+        if time.time() - self.created > ttl:
+            return True
+        return self.host == socket.gethostname() and not _pid_alive(self.pid)
+
+
+def _pid_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def lock_path(root: Path) -> Path:
+    return Path(root) / ".fabricctl" / "lock.json"
+
+
+def read_lock(root: Path) -> LockInfo | None:
+    try:
+        data = json.loads(lock_path(root).read_text(encoding="utf-8"))
+        return LockInfo(**data)
+    except FileNotFoundError:
+        return None
+    except (OSError, ValueError, TypeError):
+        # Unreadable lock (half-written by a crash): treat as a stale one from nobody.
+        return LockInfo("unknown", "unknown", 0, 0.0, "")
+
+
+def remove_lock(root: Path) -> None:
+    lock_path(root).unlink(missing_ok=True)
+
+
+def _create(path: Path, info: LockInfo) -> bool:
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+    except FileExistsError:
+        return False
+    with os.fdopen(fd, "w", encoding="utf-8") as fh:
+        json.dump(asdict(info), fh, indent=2)
+        fh.write("\n")
+    return True
+
+
+def acquire(root: Path, plan_hash: str, ttl: float = TTL_SECONDS) -> LockInfo:
+    """Take the lock or raise LockHeld naming the holder; a stale lock is replaced."""
+    path = lock_path(root)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        user = getpass.getuser()
+    except (KeyError, OSError):
+        user = "unknown"
+    info = LockInfo(user, socket.gethostname(), os.getpid(), time.time(), plan_hash)
+    for _ in range(3):
+        if _create(path, info):
+            return info
+        held = read_lock(root)
+        if held is None:
+            continue
+        if not held.stale(ttl):
+            raise LockHeld(
+                f"another apply holds the fabric lock: {held.describe()}; "
+                f"wait for it, or run 'fabricctl force-unlock' if it is gone"
+            )
+        # Stale: replace atomically only if nobody else did meanwhile.
+        stale_name = path.with_name(f"lock.stale.{os.getpid()}")
+        try:
+            os.replace(path, stale_name)
+            stale_name.unlink(missing_ok=True)
+        except FileNotFoundError:
+            pass
+    raise LockHeld("could not take the fabric lock (contended); try again")
+
+
+def release(root: Path, info: LockInfo) -> None:
+    """Remove the lock if it is still ours."""
+    held = read_lock(root)
+    if held is not None and held.pid == info.pid and held.created == info.created:
+        remove_lock(root)
+
+
+@contextmanager
+def fabric_lock(root: Path, plan_hash: str) -> Iterator[LockInfo]:
+    info = acquire(root, plan_hash)
+    try:
+        yield info
+    finally:
+        release(root, info)

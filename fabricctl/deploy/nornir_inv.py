@@ -1,0 +1,115 @@
+"""The Nornir object for a fabric root: SimpleInventory, then per-host overrides in code.
+
+Per host we set the login, the lab endpoint (when --lab) and fresh connection options whose
+`extras` are deep copies: nornir-napalm 0.6 mutates the shared group-level extras when it
+opens a connection, which silently sent every host to the first host's port.
+"""
+
+from __future__ import annotations
+
+import copy
+import logging
+from collections.abc import Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from nornir import InitNornir
+from nornir.core import Nornir
+from nornir.core.inventory import ConnectionOptions, Host
+
+from fabricctl.deploy.credentials import Credentials
+from fabricctl.deploy.transport import Target
+
+if TYPE_CHECKING:
+    from fabricctl.lab import Endpoint
+
+#: Netmiko timeouts: a dead switch should fail in seconds, not minutes.
+NETMIKO_TIMEOUTS = {"conn_timeout": 5, "auth_timeout": 10, "banner_timeout": 10, "fast_cli": True}
+
+
+def _quiet_loggers() -> None:
+    """Task tracebacks would reach stderr through Python's last-resort handler otherwise."""
+    for name in ("nornir", "nornir.core", "netmiko", "paramiko", "napalm", "pyeapi"):
+        log = logging.getLogger(name)
+        log.addHandler(logging.NullHandler())
+        log.propagate = False
+
+
+def build_nornir(
+    root: Path,
+    creds: Credentials,
+    endpoints: Mapping[str, Endpoint] | None = None,
+    workers: int = 20,
+    names: set[str] | None = None,
+) -> Nornir:
+    """InitNornir on `<root>/inventory`, every host made ready to connect."""
+    _quiet_loggers()
+    inv = Path(root) / "inventory"
+    options = {"host_file": str(inv / "hosts.yaml"), "group_file": str(inv / "groups.yaml")}
+    if (inv / "defaults.yaml").is_file():
+        options["defaults_file"] = str(inv / "defaults.yaml")
+    nr = InitNornir(
+        runner={"plugin": "threaded", "options": {"num_workers": max(1, workers)}},
+        inventory={"plugin": "SimpleInventory", "options": options},
+        logging={"enabled": False},
+    )
+    if names is not None:
+        nr = nr.filter(filter_func=lambda h: h.name in names)
+    for host in nr.inventory.hosts.values():
+        _prepare_host(host, creds, endpoints[host.name] if endpoints is not None else None)
+    return nr
+
+
+def _prepare_host(host: Host, creds: Credentials, ep: Endpoint | None) -> None:
+    if ep is not None:
+        host.hostname = ep.host
+        host.port = ep.ssh_port
+    host.username = creds.username
+    host.password = creds.password
+    fresh: dict[str, ConnectionOptions] = {}
+    for plugin in ("netmiko", "napalm"):
+        params = host.get_connection_parameters(plugin)
+        extras: dict[str, Any] = copy.deepcopy(params.extras or {})
+        port = params.port
+        if plugin == "netmiko":
+            extras = {**NETMIKO_TIMEOUTS, **extras}
+        if plugin == "napalm" and ep is not None:
+            optional = dict(extras.get("optional_args") or {})
+            optional.update(transport="http", port=ep.eapi_port)
+            extras["optional_args"] = optional
+            port = ep.eapi_port
+        fresh[plugin] = ConnectionOptions(
+            hostname=host.hostname,
+            port=port if plugin == "napalm" and ep is not None else host.port,
+            username=creds.username,
+            password=creds.password,
+            platform=params.platform,
+            extras=extras,
+        )
+    host.connection_options = fresh
+
+
+def fabric_platform(host: Host) -> str:
+    """fabricctl's platform name (the inventory's `platform`: comware / eos)."""
+    return str(host.platform)
+
+
+def target_of(host: Host, timeout: float = 30.0) -> Target:
+    """A push `Target` for one prepared host (fresh copies of its connection extras)."""
+    nm = host.connection_options["netmiko"]
+    na = host.connection_options["napalm"]
+    napalm_extras = copy.deepcopy(na.extras or {})
+    optional = napalm_extras.setdefault("optional_args", {})
+    if na.port and "port" not in optional:
+        optional["port"] = na.port
+    return Target(
+        name=host.name,
+        platform=fabric_platform(host),
+        hostname=str(host.hostname),
+        port=int(host.port or 22),
+        username=str(host.username),
+        password=str(host.password),
+        netmiko_extras={k: v for k, v in copy.deepcopy(nm.extras or {}).items()},
+        napalm_extras=napalm_extras,
+        timeout=timeout,
+    )

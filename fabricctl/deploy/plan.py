@@ -1,0 +1,221 @@
+"""Plans: running vs intended per switch, saved as versioned JSON, checked for staleness.
+
+A plan rests on two things that can change under it: the inputs (inventory/, tenants/,
+templates and what they render to) and each switch's running config. Both are hashed into the
+plan, so `apply PLAN` can refuse exactly when what was reviewed is no longer what would be
+pushed. No secret is ever part of a plan.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import json
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from fabricctl.deploy.fetch import Fetched
+from fabricctl.deploy.transport import normalize_running, running_hash
+from fabricctl.diff import diff_device
+from fabricctl.platforms import get_platform
+
+if TYPE_CHECKING:
+    from fabricctl.compile.build import Compiled
+
+FORMAT_VERSION = 1
+INPUT_DIRS = ("inventory", "tenants", "templates")
+
+
+class PlanError(Exception):
+    """The plan cannot be made or used (bad file, verify violations, stale plan)."""
+
+
+@dataclass
+class Prepared:
+    """Compiled inputs of one run: the selected switches, every rendered config, the inputs hash."""
+
+    root: Path
+    compiled: Compiled
+    names: list[str]
+    configs: dict[str, str]
+    inputs_hash: str
+    platforms: dict[str, str]
+
+
+def inputs_hash(root: Path, configs: dict[str, str]) -> str:
+    """sha256 over the input files and the rendered configs (which cover built-in templates)."""
+    h = hashlib.sha256()
+    for folder in INPUT_DIRS:
+        base = Path(root) / folder
+        if not base.is_dir():
+            continue
+        for path in sorted(p for p in base.rglob("*") if p.is_file()):
+            h.update(f"file {path.relative_to(root).as_posix()}\0".encode())
+            h.update(hashlib.sha256(path.read_bytes()).digest())
+    for name in sorted(configs):
+        h.update(f"config {name}\0".encode())
+        h.update(hashlib.sha256(configs[name].encode()).digest())
+    return h.hexdigest()
+
+
+def verify_or_refuse(compiled: Compiled, configs: dict[str, str]) -> None:
+    """Run the verify stage when it is installed; a violating intent is never planned or pushed."""
+    try:
+        from fabricctl.verify.api import verify_fabric
+    except ImportError:  # verify stage not built yet: nothing to prove against
+        return
+    report = verify_fabric(compiled, configs)
+    if not report.ok:
+        lines = [f"  {v.switch}: {v.check}: {v.message}" for v in report.violations[:10]]
+        more = len(report.violations) - len(lines)
+        tail = [f"  ... and {more} more (see 'fabricctl verify')"] if more > 0 else []
+        raise PlanError(
+            f"verify found {len(report.violations)} violation(s); refusing to plan or push:\n"
+            + "\n".join(lines + tail)
+        )
+
+
+def prepare(root: Path, compiled: Compiled, names: list[str]) -> Prepared:
+    """Render every switch (verify and the inputs hash need the whole fabric), verify, hash."""
+    from fabricctl.render import Renderer
+
+    renderer = Renderer(root)
+    configs = {n: renderer.render(i) for n, i in compiled.intents.items()}
+    verify_or_refuse(compiled, configs)
+    platforms = {sw.name: sw.platform for sw in compiled.fabric.switches}
+    return Prepared(Path(root), compiled, names, configs, inputs_hash(root, configs), platforms)
+
+
+@dataclass
+class SwitchPlan:
+    name: str
+    platform: str
+    status: str  # changed / unchanged / unreachable
+    running_hash: str | None = None
+    intended_hash: str | None = None
+    commands: list[str] = field(default_factory=list)
+    diff: str = ""
+    added: int = 0
+    removed: int = 0
+    error: str | None = None
+
+
+@dataclass
+class Plan:
+    fabric: str
+    inputs_hash: str
+    switches: dict[str, SwitchPlan]
+    limit: list[str] = field(default_factory=list)
+    created_at: str = ""
+    format_version: int = FORMAT_VERSION
+
+    @property
+    def changed(self) -> list[str]:
+        return [n for n, s in self.switches.items() if s.status == "changed"]
+
+    @property
+    def unreachable(self) -> list[str]:
+        return [n for n, s in self.switches.items() if s.status == "unreachable"]
+
+    def summary(self) -> dict[str, Any]:
+        return {
+            "changed": len(self.changed),
+            "unchanged": sum(1 for s in self.switches.values() if s.status == "unchanged"),
+            "unreachable": len(self.unreachable),
+            "added": sum(s.added for s in self.switches.values()),
+            "removed": sum(s.removed for s in self.switches.values()),
+        }
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "format_version": self.format_version,
+            "fabric": self.fabric,
+            "created_at": self.created_at,
+            "inputs_hash": self.inputs_hash,
+            "limit": self.limit,
+            "summary": self.summary(),
+            "switches": {n: asdict(s) for n, s in self.switches.items()},
+        }
+
+    def to_json(self) -> str:
+        return json.dumps(self.to_dict(), indent=2, sort_keys=False) + "\n"
+
+    def digest(self) -> str:
+        """Identifies the reviewed plan (in the lock and the run report)."""
+        return hashlib.sha256(self.to_json().encode()).hexdigest()
+
+
+def make_plan(prepared: Prepared, fetched: dict[str, Fetched], limit: list[str] | None = None) -> Plan:
+    """Diff every selected switch that could be read; the others are listed as unreachable."""
+    switches: dict[str, SwitchPlan] = {}
+    for name in prepared.names:
+        platform = prepared.platforms[name]
+        got = fetched.get(name)
+        if got is None or got.text is None:
+            error = got.error if got is not None else "not in the inventory"
+            switches[name] = SwitchPlan(name, platform, "unreachable", error=error)
+            continue
+        dd = diff_device(
+            name, normalize_running(got.text), prepared.configs[name], get_platform(platform).dialect
+        )
+        switches[name] = SwitchPlan(
+            name,
+            platform,
+            "changed" if dd.changed else "unchanged",
+            running_hash=running_hash(got.text),
+            intended_hash=dd.intended_hash,
+            commands=dd.commands,
+            diff=dd.diff,
+            added=dd.added,
+            removed=dd.removed,
+        )
+    now = dt.datetime.now(dt.UTC).replace(microsecond=0).isoformat()
+    fabric = prepared.compiled.fabric.settings.name
+    return Plan(fabric, prepared.inputs_hash, switches, list(limit or []), now)
+
+
+def save_plan(plan: Plan, path: Path) -> None:
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(plan.to_json(), encoding="utf-8")
+    tmp.replace(path)
+
+
+def load_plan(path: Path) -> Plan:
+    try:
+        data = json.loads(Path(path).read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise PlanError(f"cannot read plan {path}: {type(exc).__name__}: {exc}") from None
+    if not isinstance(data, dict) or data.get("format_version") != FORMAT_VERSION:
+        got = data.get("format_version") if isinstance(data, dict) else None
+        raise PlanError(f"{path}: plan format version {got!r} (this fabricctl reads {FORMAT_VERSION})")
+    try:
+        switches = {n: SwitchPlan(**s) for n, s in data["switches"].items()}
+        return Plan(
+            data["fabric"],
+            data["inputs_hash"],
+            switches,
+            list(data.get("limit", [])),
+            data.get("created_at", ""),
+        )
+    except (KeyError, TypeError) as exc:
+        raise PlanError(f"{path}: not a fabricctl plan ({type(exc).__name__}: {exc})") from None
+
+
+def stale_reasons(plan: Plan, prepared: Prepared, fetched: dict[str, Fetched]) -> list[str]:
+    """Why `plan` no longer describes what apply would do (empty list: still fresh)."""
+    reasons: list[str] = []
+    if plan.inputs_hash != prepared.inputs_hash:
+        reasons.append("the inputs changed since the plan (inventory/, tenants/ or templates)")
+    changed = []
+    for name, sp in plan.switches.items():
+        got = fetched.get(name)
+        if sp.status == "unreachable" or got is None or got.text is None:
+            continue
+        if running_hash(got.text) != sp.running_hash:
+            changed.append(name)
+    if changed:
+        reasons.append(f"running config changed on {', '.join(changed)} since the plan")
+    return reasons

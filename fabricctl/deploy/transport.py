@@ -1,0 +1,92 @@
+"""The small interface between the deploy stage and the per-platform push protocols.
+
+deploy builds a `Target` (where and how to log in) and a `PushRequest` (what to change and
+what the switch must look like afterwards); `fabricctl.platforms.push_<platform>` does the
+protocol and returns a `PushResult`. Failures are data (stage + message), never exceptions.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+from typing import Any, Literal, Protocol
+
+from fabricctl.platforms.dialect import Dialect
+
+Stage = Literal["connect", "auth", "load", "commit", "verify"]
+Status = Literal["unchanged", "changed", "failed", "skipped", "rolled back"]
+ERROR_PATTERN = r"% Unrecognized|% Incomplete|% Too many|% Wrong|% Invalid|Error"
+
+
+def normalize_running(text: str) -> str:
+    """Running config as compared and hashed: LF only, no trailing spaces or blank lines."""
+    lines = [line.rstrip() for line in text.replace("\r\n", "\n").replace("\r", "\n").split("\n")]
+    return "\n".join(line for line in lines if line) + "\n"
+
+
+def running_hash(text: str) -> str:
+    return hashlib.sha256(normalize_running(text).encode()).hexdigest()
+
+
+@dataclass
+class Target:
+    """One switch as the push modules see it (the password never leaves this object)."""
+
+    name: str
+    platform: str
+    hostname: str
+    port: int
+    username: str
+    password: str = field(repr=False)
+    netmiko_extras: dict[str, Any] = field(default_factory=dict)
+    napalm_extras: dict[str, Any] = field(default_factory=dict)
+    timeout: float = 30.0  # per command; a hung commit fails after this long
+
+
+@dataclass
+class PushRequest:
+    """Change one switch: send `commands`, then its owned scope must equal `intended`."""
+
+    commands: list[str]
+    intended: str
+    dialect: Dialect
+    expected_running_hash: str | None  # refuse if the switch changed since the plan
+    confirm_timeout: int = 120  # seconds the device waits for the confirm before reverting
+
+
+@dataclass
+class PushResult:
+    status: Status
+    stage: Stage | None = None
+    message: str = ""
+    device_diff: str = ""
+    before: str | None = None  # running config before the change (for --rollback-on-failure)
+    seconds: float = 0.0
+
+
+class StageError(Exception):
+    """Raised inside a push protocol; turned into a failed PushResult at its boundary."""
+
+    def __init__(self, stage: Stage, message: str) -> None:
+        super().__init__(message)
+        self.stage: Stage = stage
+        self.message = message
+
+
+class Pusher(Protocol):
+    def push(self, target: Target, request: PushRequest) -> PushResult: ...
+
+    def fetch(self, target: Target) -> str: ...
+
+
+def get_pusher(platform: str) -> Pusher:
+    """The push protocol module of a platform."""
+    if platform == "eos":
+        from fabricctl.platforms import push_eos
+
+        return push_eos  # type: ignore[return-value]
+    if platform == "comware":
+        from fabricctl.platforms import push_comware
+
+        return push_comware  # type: ignore[return-value]
+    raise ValueError(f"no push protocol for platform {platform!r}")

@@ -1,0 +1,174 @@
+"""Push protocol for Arista EOS: NAPALM `eos` over eAPI (never over SSH, which hides errors).
+
+1. open; read the running config; refuse if it is not what the plan was made from;
+2. `load_merge_candidate` into a config session (eAPI reports a rejected line);
+3. `compare_config`: the device's own diff must add only lines the plan sends;
+4. `commit_config(revert_in=confirm_timeout)`: a commit timer, EOS reverts unless confirmed;
+5. re-read the running config: the remediation must now be empty;
+6. `confirm_commit` (commit + write memory).
+
+Before step 4 an error aborts the session (running untouched); after it, `rollback` aborts the
+pending session, which restores the config the switch had at commit time. A hung or dropped
+request is cleaned up from a new connection; the commit timer is the last line of defence.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import time
+from typing import Any
+
+from napalm import get_network_driver
+
+from fabricctl.deploy.credentials import describe_error, redact
+from fabricctl.deploy.transport import (
+    PushRequest,
+    PushResult,
+    StageError,
+    Target,
+    normalize_running,
+    running_hash,
+)
+from fabricctl.diff import diff_device
+
+SEPARATORS = {"", "!", "end"}
+
+
+def connect(target: Target) -> Any:
+    """An open napalm eos driver (eAPI); errors become connect/auth StageErrors."""
+    extras = dict(target.napalm_extras)
+    optional = dict(extras.pop("optional_args", None) or {})
+    driver = get_network_driver("eos")(
+        target.hostname,
+        target.username,
+        target.password,
+        timeout=int(max(1, target.timeout)),
+        optional_args=optional,
+    )
+    try:
+        driver.open()
+    except Exception as exc:
+        text = str(exc)
+        stage = "auth" if ("401" in text or "Unauthorized" in text or "uthenticat" in text) else "connect"
+        raise StageError(stage, describe_error(exc)) from None
+    return driver
+
+
+def _running(driver: Any) -> str:
+    return normalize_running(str(driver.get_config(retrieve="running")["running"]))
+
+
+def fetch(target: Target) -> str:
+    driver = connect(target)
+    try:
+        return _running(driver)
+    finally:
+        _close(driver)
+
+
+def _close(driver: Any) -> None:
+    if driver is None:
+        return
+    with contextlib.suppress(Exception):  # nothing left to close on a dead transport
+        driver.close()
+
+
+def _plan_lines(commands: list[str]) -> set[str]:
+    return {c.strip() for c in commands}
+
+
+def check_device_diff(device_diff: str, commands: list[str]) -> None:
+    """The switch must add nothing the plan does not send (guards against a misread remediation)."""
+    if commands and not device_diff.strip():
+        raise StageError("load", "the switch reports no difference although the plan has changes")
+    sent = _plan_lines(commands)
+    extra = [
+        line[1:].strip()
+        for line in device_diff.splitlines()
+        if line.startswith("+")
+        and not line.startswith("+++")
+        and line[1:].strip() not in sent
+        and line[1:].strip() not in SEPARATORS
+    ]
+    if extra:
+        raise StageError("load", f"device diff adds lines the plan does not: {', '.join(extra[:5])}")
+
+
+def _abort_session(target: Target, session: str | None) -> str:
+    """Abort a session left open by a dropped or hung request, from a new connection."""
+    if not session:
+        return "no session to clean up"
+    driver = None
+    try:
+        driver = connect(target)
+        driver.device.run_commands([f"configure session {session} abort"], encoding="text")
+        return f"session {session} aborted"
+    except Exception as exc:
+        return f"could not abort session {session} ({describe_error(exc)}); its commit timer reverts it"
+    finally:
+        _close(driver)
+
+
+def push(target: Target, request: PushRequest) -> PushResult:
+    started = time.monotonic()
+    driver: Any = None
+    before: str | None = None
+    committed = False
+    try:
+        driver = connect(target)
+        try:
+            before = _running(driver)
+        except Exception as exc:
+            raise StageError("connect", describe_error(exc)) from None
+        if request.expected_running_hash and running_hash(before) != request.expected_running_hash:
+            raise StageError("load", "running config changed since the plan; run plan again")
+        if not request.commands:
+            return PushResult("unchanged", before=before, seconds=time.monotonic() - started)
+        try:
+            driver.load_merge_candidate(config="\n".join(request.commands) + "\n")
+            device_diff = str(driver.compare_config())
+        except Exception as exc:
+            raise StageError("load", describe_error(exc)) from None
+        check_device_diff(device_diff, request.commands)
+        try:
+            driver.commit_config(revert_in=max(1, int(request.confirm_timeout)))
+            committed = True
+        except Exception as exc:
+            raise StageError("commit", describe_error(exc)) from None
+        try:
+            now = _running(driver)
+        except Exception as exc:
+            raise StageError("verify", describe_error(exc)) from None
+        left = diff_device(target.name, now, request.intended, request.dialect)
+        if left.changed:
+            raise StageError(
+                "verify", f"{len(left.commands)} line(s) still differ after commit:\n{left.diff}"
+            )
+        try:
+            driver.confirm_commit()
+        except Exception as exc:
+            raise StageError("commit", f"confirm failed: {describe_error(exc)}") from None
+        return PushResult(
+            "changed", device_diff=redact(device_diff), before=before, seconds=time.monotonic() - started
+        )
+    except StageError as exc:
+        result = PushResult("failed", exc.stage, redact(exc.message), before=before)
+        session = getattr(driver, "config_session", None) if driver is not None else None
+        if session:
+            result.message += "; " + _undo(target, driver, session, committed)
+        result.seconds = time.monotonic() - started
+        return result
+    finally:
+        _close(driver)
+
+
+def _undo(target: Target, driver: Any, session: str, committed: bool) -> str:
+    """Leave the switch as before: abort the (pending) session on this or a new connection."""
+    try:
+        if committed:
+            driver.rollback()
+            return "commit rolled back"
+        driver.discard_config()
+        return "session discarded, running untouched"
+    except Exception:
+        return _abort_session(target, session)
