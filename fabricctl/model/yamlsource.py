@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -89,6 +90,20 @@ def _plain(node: Any, path: PathKey, lines: dict[PathKey, int]) -> Any:
     return node
 
 
+def _first_occurrence(text: str, key: str, start: int, duplicate_line: int) -> int:
+    """Line of the first `key:` at the duplicate's indentation, between the mapping start and it."""
+    lines = text.splitlines()
+    if not 0 < duplicate_line <= len(lines):
+        return 0
+    dup = lines[duplicate_line - 1]
+    column = len(dup) - len(dup.lstrip(" -"))  # a list item's "- " counts as indentation
+    pattern = re.compile(rf"^[ -]{{{column}}}{re.escape(key)}\s*:")
+    for n in range(start, duplicate_line - 1):
+        if pattern.match(lines[n]):
+            return n + 1
+    return 0
+
+
 def load_yaml(file: Path, log: ProblemLog) -> YamlDoc | None:
     """Parse one file; on a syntax error or a duplicate key log a problem and return None."""
     yaml = YAML(typ="rt")
@@ -103,7 +118,10 @@ def load_yaml(file: Path, log: ProblemLog) -> YamlDoc | None:
     except DuplicateKeyError as exc:
         mark = exc.problem_mark
         key = exc.problem.split('"')[1] if '"' in (exc.problem or "") else "?"
-        log.add(file, mark.line + 1 if mark else 0, key, "duplicate key", "each key once")
+        line = mark.line + 1 if mark else 0
+        first = _first_occurrence(text, key, exc.context_mark.line if exc.context_mark else 0, line)
+        message = "duplicate key" + (f" (first written at line {first})" if first else "")
+        log.add(file, line, key, message, "each key once")
         return None
     except MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
