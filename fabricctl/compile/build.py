@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -10,7 +11,7 @@ from fabricctl.compile import underlay
 from fabricctl.compile.allocate import Allocation, allocate
 from fabricctl.compile.intent import Breakout, DeviceIntent, Interface, Vtep
 from fabricctl.compile.lossless import qos_intent
-from fabricctl.compile.topology import Topology, build_topology
+from fabricctl.compile.topology import Topology, addr_str, build_topology
 from fabricctl.model.fabric import Switch
 from fabricctl.model.load import Fabric, TenantDoc, load_fabric, load_tenants
 from fabricctl.model.problems import ProblemLog
@@ -58,7 +59,7 @@ def device_intent(fabric: Fabric, topo: Topology, alloc: Allocation, switch: Swi
     qos = qos_intent(fabric.settings.qos, switch)
     mtu = qos.mtu
     interfaces: list[Interface] = underlay.fabric_interfaces(topo, switch, mtu)
-    router_id = str(topo.loopback[switch.name])
+    router_id = addr_str(topo.loopback[switch.name])
     here = alloc.by_leaf.get(switch.name, []) if switch.role == "leaf" else []
     breakouts: list[Breakout] = []
     if switch.role == "leaf":
@@ -82,7 +83,7 @@ def device_intent(fabric: Fabric, topo: Topology, alloc: Allocation, switch: Swi
         vlans=tenant_objects.vlans(here, router_id, mtu),
         acls=tenant_objects.acls(here),
         bgp=underlay.bgp(fabric, topo, switch),
-        vtep=Vtep(source_interface=1, source_ip=str(topo.vtep[switch.name]))
+        vtep=Vtep(source_interface=1, source_ip=addr_str(topo.vtep[switch.name]))
         if switch.role == "leaf"
         else None,
         anycast_gateway_mac=fabric.settings.overlay.anycast_gateway_mac if switch.role == "leaf" else None,
@@ -92,5 +93,7 @@ def device_intent(fabric: Fabric, topo: Topology, alloc: Allocation, switch: Swi
 
 def _port_order(intf: Interface) -> tuple[int, ...]:
     """Front-panel order: FourHundredGigE1/0/9 before 1/0/10; lanes after their port."""
-    digits = [int(x) for x in "".join(c if c.isdigit() else " " for c in intf.name).split()]
-    return tuple(digits)
+    return tuple(map(int, _DIGITS.findall(intf.name)))
+
+
+_DIGITS = re.compile(r"\d+")

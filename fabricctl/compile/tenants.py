@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from fabricctl.compile.allocate import Allocation, TenantAllocation
 from fabricctl.compile.intent import Acl, AclEntry, Interface, Vlan, Vrf
-from fabricctl.compile.topology import Topology
+from fabricctl.compile.topology import Topology, addr_str
 from fabricctl.model.fabric import Switch
 
 # L3VNI interfaces are numbered above every VLAN id, so they can never meet an l2 gateway's.
@@ -60,8 +60,8 @@ def acls(tenants: list[TenantAllocation]) -> list[Acl]:
                 AclEntry(
                     seq=r.seq,
                     action=r.action,  # type: ignore[arg-type]
-                    source=str(r.source) if r.source else None,
-                    destination=str(r.destination) if r.destination else None,
+                    source=addr_str(r.source) if r.source else None,
+                    destination=addr_str(r.destination) if r.destination else None,
                     remark=r.remark,
                 )
                 for r in a.acl
@@ -98,7 +98,7 @@ def gpu_interfaces(topo: Topology, alloc: Allocation, leaf: Switch, mtu: int) ->
                 description=f"{peer} tenant {a.name}",
                 routed=routed,
                 mtu=mtu,
-                ipv4=f"{pa.leaf_ip}/31" if routed and pa.leaf_ip else None,
+                ipv4=f"{addr_str(pa.leaf_ip)}/31" if routed and pa.leaf_ip else None,
                 vrf=a.vrf if routed else None,
                 access_vlan=None if routed else a.vlan,
                 acl_in=a.acl_name,

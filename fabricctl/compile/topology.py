@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field
 from ipaddress import IPv4Address, IPv4Network
 
@@ -9,6 +10,10 @@ from fabricctl.model.fabric import Switch, expand_ports
 from fabricctl.model.load import Fabric
 from fabricctl.model.problems import ProblemLog
 from fabricctl.platforms import get_platform
+
+#: str() of an address or network, memoised: every switch spells the same loopbacks, link
+#: addresses and tenant blocks, and ipaddress formats them in Python each time.
+addr_str = functools.lru_cache(maxsize=1 << 16, typed=True)(str)
 
 
 @dataclass(frozen=True)
@@ -53,7 +58,16 @@ class Topology:
     breakout_parents: dict[str, list[str]] = field(default_factory=dict)
 
     def links_of(self, switch: str) -> list[FabricLink]:
-        return [ln for ln in self.links if switch in (ln.leaf, ln.spine)]
+        """Links with `switch` at either end, in cabling order (indexed once: O(links), not per call)."""
+        index = self.__dict__.get("_links_by_switch")
+        if index is None or index[0] != len(self.links):
+            by: dict[str, list[FabricLink]] = {}
+            for ln in self.links:
+                by.setdefault(ln.leaf, []).append(ln)
+                if ln.spine != ln.leaf:
+                    by.setdefault(ln.spine, []).append(ln)
+            index = self.__dict__["_links_by_switch"] = (len(self.links), by)
+        return list(index[1].get(switch, ()))
 
 
 def _host(pool: IPv4Network, index: int) -> IPv4Address | None:

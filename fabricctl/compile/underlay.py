@@ -3,15 +3,21 @@
 from __future__ import annotations
 
 from fabricctl.compile.intent import Bgp, BgpNeighbor, Interface, Loopback
-from fabricctl.compile.topology import Topology
+from fabricctl.compile.topology import Topology, addr_str
 from fabricctl.model.fabric import Switch
 from fabricctl.model.load import Fabric
 
 
 def loopbacks(topo: Topology, switch: Switch) -> list[Loopback]:
-    out = [Loopback(number=0, description="router-id, EVPN peering", ipv4=f"{topo.loopback[switch.name]}/32")]
+    out = [
+        Loopback(
+            number=0, description="router-id, EVPN peering", ipv4=f"{addr_str(topo.loopback[switch.name])}/32"
+        )
+    ]
     if switch.role == "leaf":
-        out.append(Loopback(number=1, description="VTEP source", ipv4=f"{topo.vtep[switch.name]}/32"))
+        out.append(
+            Loopback(number=1, description="VTEP source", ipv4=f"{addr_str(topo.vtep[switch.name])}/32")
+        )
     return out
 
 
@@ -41,7 +47,7 @@ def fabric_interfaces(topo: Topology, switch: Switch, mtu: int) -> list[Interfac
                 role=role,
                 description=f"to {peer} {peer_port}",
                 mtu=mtu,
-                ipv4=f"{ip}/31",
+                ipv4=f"{addr_str(ip)}/31",
                 lossless=True,
                 peer=f"{peer} {peer_port}",
             )
@@ -56,7 +62,7 @@ def bgp(fabric: Fabric, topo: Topology, switch: Switch) -> Bgp:
         if switch.role == "leaf":
             neighbors.append(
                 BgpNeighbor(
-                    ip=str(link.spine_ip),
+                    ip=addr_str(link.spine_ip),
                     asn=topo.asn[link.spine],
                     description=f"{link.spine} underlay",
                     kind="underlay",
@@ -65,7 +71,7 @@ def bgp(fabric: Fabric, topo: Topology, switch: Switch) -> Bgp:
         else:
             neighbors.append(
                 BgpNeighbor(
-                    ip=str(link.leaf_ip),
+                    ip=addr_str(link.leaf_ip),
                     asn=topo.asn[link.leaf],
                     description=f"{link.leaf} underlay",
                     kind="underlay",
@@ -75,18 +81,18 @@ def bgp(fabric: Fabric, topo: Topology, switch: Switch) -> Bgp:
     for peer in peers:
         neighbors.append(
             BgpNeighbor(
-                ip=str(topo.loopback[peer.name]),
+                ip=addr_str(topo.loopback[peer.name]),
                 asn=topo.asn[peer.name],
                 description=f"{peer.name} evpn",
                 kind="overlay",
             )
         )
-    networks = [f"{topo.loopback[switch.name]}/32"]
+    networks = [f"{addr_str(topo.loopback[switch.name])}/32"]
     if switch.role == "leaf":
-        networks.append(f"{topo.vtep[switch.name]}/32")
+        networks.append(f"{addr_str(topo.vtep[switch.name])}/32")
     return Bgp(
         asn=topo.asn[switch.name],
-        router_id=str(topo.loopback[switch.name]),
+        router_id=addr_str(topo.loopback[switch.name]),
         max_paths=fabric.settings.underlay.max_paths,
         networks=networks,
         neighbors=neighbors,
