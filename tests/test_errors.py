@@ -116,3 +116,16 @@ def test_subprocess_has_no_traceback(name: str, argv: list[str], tmp_path: Path)
     assert proc.stdout == ""
     assert "Traceback" not in proc.stderr
     assert proc.stderr == (case / "expected.txt").read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize("command", ["render", "show tenants", "show allocations"])
+def test_other_commands_stop_at_bad_input(
+    command: str, tmp_path: Path, capsys: pytest.CaptureFixture[str], no_network: list[object]
+) -> None:
+    """Every command that compiles reports the same problems, writes nothing and contacts nothing."""
+    case = ERRORS / "several-errors-several-files"
+    root = build_case(case, tmp_path / "fabric")
+    code, out, err = run_cli([*command.split(), "--root", str(root)], capsys)
+    assert (code, out) == (1, "")
+    assert err == (case / "expected.txt").read_text(encoding="utf-8")
+    assert not (root / "out").exists() and not no_network
