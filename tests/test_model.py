@@ -66,7 +66,9 @@ def test_validation_error_points_at_the_nested_line(tmp_path: Path) -> None:
 def test_duplicate_key_is_reported_at_the_second_occurrence(tmp_path: Path) -> None:
     log = ProblemLog(tmp_path)
     assert load_yaml(_write(tmp_path, TENANT + "name: beta\n"), log) is None
-    assert [(p.line, p.path, p.message) for p in log.problems] == [(14, "name", "duplicate key (first written at line 3)")]
+    assert [(p.line, p.path, p.message) for p in log.problems] == [
+        (14, "name", "duplicate key (first written at line 3)")
+    ]
 
 
 @pytest.mark.parametrize(
