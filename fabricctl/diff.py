@@ -94,7 +94,8 @@ def _remediate(run: Node, want: Node, dialect: Dialect, top: bool) -> tuple[list
             continue
         key = dialect.value_key(line)
         resend += _rebinds(line, dialect)
-        if key and key in wanted_keys:
+        # A section (`vrf X` under `router bgp`) is an object of its own, never a value.
+        if key and key in wanted_keys and not run.children[line].children:
             changes.append(Op("-", line, None))
             continue
         negation = dialect.negate(line)
