@@ -20,8 +20,12 @@ from fabricctl.verify.report import render_text, to_json
 LAB_FETCH_NAMES = ("fetch_configs", "fetch_running_configs", "fetch")
 
 
-def lab_fetch() -> Fetch | None:
-    """The lab's config fetcher, when fabricctl.lab offers one."""
+def lab_fetch(root: Path) -> Fetch | None:
+    """A fetcher of the lab's running configs: one fabricctl.lab exports, else deploy's read-only fetch.
+
+    None when neither exists yet. A switch that cannot be read is simply absent from the result, and
+    verify reports it as `config-missing`.
+    """
     try:
         import fabricctl.lab as lab
     except ImportError:
@@ -30,7 +34,18 @@ def lab_fetch() -> Fetch | None:
         fn = getattr(lab, name, None)
         if callable(fn):
             return fn  # type: ignore[no-any-return]
-    return None
+    try:
+        from fabricctl.deploy.context import open_fabric
+        from fabricctl.deploy.fetch import fetch_running
+    except ImportError:
+        return None
+
+    def fetch(names: list[str]) -> dict[str, str]:
+        with open_fabric(root, True, set(names)) as nr:
+            got = fetch_running(nr)
+        return {n: f.text for n, f in got.items() if f.text is not None}
+
+    return fetch
 
 
 def run_verify(
@@ -94,7 +109,7 @@ def verify_command(root: Path, configs_dir: Path | None, lab: bool, fmt: str) ->
     if lab:
         if configs_dir is not None:
             raise click.UsageError("use either --configs or --lab, not both")
-        fetch = lab_fetch()
+        fetch = lab_fetch(root)
         if fetch is None:
             click.echo(
                 "verify --lab: fabricctl.lab offers no config fetcher yet "

@@ -67,7 +67,7 @@ def test_missing_config_file_is_a_violation(rendered, tmp_path: Path) -> None:
 
 
 def test_lab_without_fetcher_exits_1_with_a_clear_message(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr("fabricctl.verify.cli.lab_fetch", lambda: None)
+    monkeypatch.setattr("fabricctl.verify.cli.lab_fetch", lambda root: None)
     result = CliRunner().invoke(verify_command, ["--root", str(FABRICS["eos"]), "--lab"])
     assert result.exit_code == 1
     assert "offers no config fetcher" in result.output
