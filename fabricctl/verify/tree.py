@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 _SKIP = {"#", "!", "end", "return", "quit", "exit"}
 
 
-@dataclass
+@dataclass(slots=True)
 class Node:
     """One configuration line and the lines indented under it."""
 
@@ -33,17 +33,22 @@ def parse_tree(text: str) -> list[Node]:
     """Top-level nodes of a config; deeper indentation nests under the last shallower line."""
     roots: list[Node] = []
     stack: list[Node] = []
+    skip = _SKIP
     for number, raw in enumerate(text.splitlines(), start=1):
         stripped = raw.strip()
-        if not stripped or stripped in _SKIP or stripped.startswith(("! ", "!!", "# ")):
+        if not stripped or stripped in skip or (stripped[0] in "!#" and stripped[:2] in ("! ", "!!", "# ")):
             continue
         indent = len(raw) - len(raw.lstrip(" "))
         node = Node(stripped, number, indent)
-        while stack and stack[-1].indent >= indent:
-            stack.pop()
-        if stack:
-            stack[-1].children.append(node)
-        else:
+        if indent == 0:
+            stack.clear()
             roots.append(node)
+        else:
+            while stack and stack[-1].indent >= indent:
+                stack.pop()
+            if stack:
+                stack[-1].children.append(node)
+            else:
+                roots.append(node)
         stack.append(node)
     return roots
