@@ -61,7 +61,7 @@ def run_verify(
         compiled = compile_fabric(root)
     except InputError as exc:
         if fmt == "json":
-            console.out(to_json_error(exc.render()))
+            click.echo(to_json_error(exc.render()))
         else:
             console.print(exc.render(), markup=False)
         return 1
@@ -74,7 +74,7 @@ def run_verify(
         configs = render_configs(compiled, root)
     report = verify_fabric(compiled, configs)
     if fmt == "json":
-        console.out(to_json(report), highlight=False)
+        click.echo(to_json(report))  # plain stdout: never wrapped, never coloured
     else:
         render_text(report, console)
     return 0 if report.ok else 1
