@@ -25,6 +25,12 @@ class Violation:
     text: str  # the config line (or what is missing)
     counterexample: str
 
+    @property
+    def message(self) -> str:
+        """One line for callers that print a short list (plan refusing to push)."""
+        where = f"line {self.line}: {self.text}" if self.line else self.text
+        return f"{self.object} ({where}): {self.counterexample}"
+
 
 @dataclass(frozen=True, order=True)
 class AllowedException:
