@@ -24,7 +24,7 @@ from typing import Any
 import jinja2
 from jinja2.sandbox import SandboxedEnvironment
 
-from fabricctl.compile.intent import DeviceIntent
+from fabricctl.compile.intent import DeviceIntent, Node
 
 #: Templates shipped with fabricctl (`templates/<platform>/device.j2` + per-feature files).
 BUILTIN_TEMPLATES = Path(__file__).resolve().parent.parent / "templates"
@@ -107,10 +107,19 @@ def _one_line(value: Any) -> Any:
     return value
 
 
+class _IntentSandbox(SandboxedEnvironment):
+    """Field reads on DeviceIntent nodes skip the per-access sandbox checks; all else is unchanged."""
+
+    def getattr(self, obj: Any, attribute: str) -> Any:
+        if isinstance(obj, Node) and attribute in type(obj).model_fields:
+            return obj.__dict__[attribute]
+        return super().getattr(obj, attribute)
+
+
 @functools.lru_cache(maxsize=32)
 def _environment(search_path: tuple[str, ...]) -> SandboxedEnvironment:
     """One environment per search path: Jinja caches compiled templates on it."""
-    env = SandboxedEnvironment(
+    env = _IntentSandbox(
         loader=jinja2.FileSystemLoader(list(search_path)),
         undefined=jinja2.StrictUndefined,
         trim_blocks=True,

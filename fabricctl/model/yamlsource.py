@@ -113,6 +113,11 @@ def load_yaml(file: Path, log: ProblemLog) -> YamlDoc | None:
     except (OSError, UnicodeDecodeError) as exc:
         log.add(file, 0, "", f"cannot read file: {exc.__class__.__name__}")
         return None
+    from fabricctl.model._fastyaml import fast_load
+
+    fast = fast_load(text)
+    if fast is not None:
+        return YamlDoc(file, fast[0], fast[1])
     try:
         raw = yaml.load(text)
     except DuplicateKeyError as exc:
