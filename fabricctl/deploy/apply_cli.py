@@ -8,7 +8,16 @@ from typing import Any
 
 import click
 
-from fabricctl.deploy.cli import _echo, _fail, _prepare, compute_plan, lab_option, root_option, timeout_option
+from fabricctl.deploy.cli import (
+    _echo,
+    _fail,
+    _prepare,
+    compute_plan,
+    lab_option,
+    limit_option,
+    root_option,
+    timeout_option,
+)
 from fabricctl.deploy.credentials import CredentialError
 
 
@@ -41,6 +50,7 @@ def _progress(as_json: bool, total: int) -> tuple[Any, Any]:
 @click.argument("plan_file", required=False, type=click.Path(path_type=Path, dir_okay=False, exists=True))
 @root_option
 @lab_option
+@limit_option
 @click.option("--auto-approve", is_flag=True, help="Do not ask for confirmation.")
 @click.option("--parallelism", type=click.IntRange(min=1), default=20, show_default=True)
 @click.option(
@@ -72,6 +82,7 @@ def apply_cmd(
     plan_file: Path | None,
     root: Path,
     lab: bool,
+    limit: tuple[str, ...],
     auto_approve: bool,
     parallelism: int,
     canary: int,
@@ -99,7 +110,7 @@ def apply_cmd(
         prepared = _prepare(root, tuple(plan.limit))
         prepared.names = list(plan.switches)
     else:
-        plan, prepared = compute_plan(root, lab, (), timeout)
+        plan, prepared = compute_plan(root, lab, limit, timeout)
         _echo(plan_text(plan), err=as_json)
         if not plan.changed and not plan.unreachable:
             if as_json:

@@ -15,6 +15,7 @@ from nornir_netmiko.tasks import netmiko_send_command
 
 from fabricctl.deploy.credentials import describe_error
 from fabricctl.deploy.nornir_inv import fabric_platform
+from fabricctl.deploy.transport import PROMPT_AT_END
 
 SHOW_RUNNING = {"eos": "show running-config", "comware": "display current-configuration"}
 
@@ -28,9 +29,14 @@ class Fetched:
 
 
 def _fetch_task(task: Task, read_timeout: float) -> Result:
-    command = SHOW_RUNNING[fabric_platform(task.host)]
+    platform = fabric_platform(task.host)
     try:
-        res = task.run(task=netmiko_send_command, command_string=command, read_timeout=read_timeout)
+        res = task.run(
+            task=netmiko_send_command,
+            command_string=SHOW_RUNNING[platform],
+            expect_string=PROMPT_AT_END[platform],
+            read_timeout=read_timeout,
+        )
     finally:
         task.host.close_connections()
     return Result(host=task.host, result=res.result)

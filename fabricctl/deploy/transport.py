@@ -16,6 +16,12 @@ from fabricctl.platforms.dialect import Dialect
 Stage = Literal["connect", "auth", "load", "commit", "verify"]
 Status = Literal["unchanged", "changed", "failed", "skipped", "rolled back"]
 ERROR_PATTERN = r"% Unrecognized|% Incomplete|% Too many|% Wrong|% Invalid|Error"
+#: The CLI prompt at the very end of the output. netmiko's default (the bare hostname anywhere)
+#: stops reading at ` sysname spine01` or `description to spine01` inside a config listing.
+PROMPT_AT_END = {
+    "comware": r"[<\[][^\]>\r\n]+[\]>]\s*$",
+    "eos": r"[\w.\-]+(?:\([^)\r\n]*\))?[#>]\s*$",
+}
 
 
 def normalize_running(text: str) -> str:

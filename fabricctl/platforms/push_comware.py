@@ -33,6 +33,7 @@ from netmiko.exceptions import NetmikoAuthenticationException
 from fabricctl.deploy.credentials import describe_error, redact
 from fabricctl.deploy.transport import (
     ERROR_PATTERN,
+    PROMPT_AT_END,
     PushRequest,
     PushResult,
     StageError,
@@ -68,7 +69,14 @@ def connect(target: Target) -> BaseConnection:
 
 
 def _show(conn: BaseConnection, target: Target) -> str:
-    return str(conn.send_command(SHOW, read_timeout=target.timeout))
+    """The full running config: a listing always ends with `return`; a cut one is read again."""
+    text = ""
+    for _ in range(3):
+        text = str(conn.send_command(SHOW, expect_string=PROMPT_AT_END["comware"], read_timeout=target.timeout))
+        if normalize_running(text).endswith("return\n"):
+            return text
+        conn.clear_buffer()
+    raise StageError("verify", "the running config listing was cut short three times")
 
 
 def fetch(target: Target) -> str:

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import contextlib
 import time
+from collections import Counter
 from typing import Any
 
 from napalm import get_network_driver
@@ -78,18 +79,20 @@ def _plan_lines(commands: list[str]) -> set[str]:
 
 
 def check_device_diff(device_diff: str, commands: list[str]) -> None:
-    """The switch must add nothing the plan does not send (guards against a misread remediation)."""
+    """The switch must add nothing the plan does not send (guards against a misread remediation).
+
+    A line the device diff both removes and adds only moved (difflib alignment); it is ignored.
+    """
     if commands and not device_diff.strip():
         raise StageError("load", "the switch reports no difference although the plan has changes")
     sent = _plan_lines(commands)
-    extra = [
-        line[1:].strip()
-        for line in device_diff.splitlines()
-        if line.startswith("+")
-        and not line.startswith("+++")
-        and line[1:].strip() not in sent
-        and line[1:].strip() not in SEPARATORS
-    ]
+    net: Counter[str] = Counter()
+    for line in device_diff.splitlines():
+        if line.startswith(("+++", "---")):
+            continue
+        if line[:1] in "+-" and line[1:].strip() not in SEPARATORS:
+            net[line[1:].strip()] += 1 if line[0] == "+" else -1
+    extra = [text for text, n in net.items() if n > 0 and text not in sent]
     if extra:
         raise StageError("load", f"device diff adds lines the plan does not: {', '.join(extra[:5])}")
 
