@@ -18,6 +18,8 @@ from contextlib import contextmanager
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
+from fabricctl.procs import pid_alive
+
 TTL_SECONDS = 6 * 3600
 
 
@@ -40,17 +42,7 @@ class LockInfo:
     def stale(self, ttl: float = TTL_SECONDS) -> bool:
         if time.time() - self.created > ttl:
             return True
-        return self.host == socket.gethostname() and not _pid_alive(self.pid)
-
-
-def _pid_alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
+        return self.host == socket.gethostname() and not pid_alive(self.pid)
 
 
 def lock_path(root: Path) -> Path:

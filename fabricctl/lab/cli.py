@@ -111,7 +111,7 @@ def status(as_json: bool, root: Path) -> None:
 
 
 def _wait_gone(pid: int, timeout: float = 10.0) -> bool:
-    from fabricctl.lab.runtime import pid_alive
+    from fabricctl.procs import pid_alive
 
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:

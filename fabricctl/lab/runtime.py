@@ -11,25 +11,11 @@ from typing import Any
 
 from fabricctl.lab.server import Endpoint, LabFabric
 from fabricctl.lab.state import atomic_write, lab_dir
+from fabricctl.procs import pid_alive
 
 
 def lab_json(root: Path) -> Path:
     return lab_dir(root) / "lab.json"
-
-
-def pid_alive(pid: int) -> bool:
-    """True when a process with this pid exists (and is not a zombie we own)."""
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    try:
-        with open(f"/proc/{pid}/stat", encoding="ascii") as fh:
-            return fh.read().split(")")[-1].split()[0] != "Z"
-    except OSError:
-        return True
 
 
 def write_lab_json(root: Path, fabric: LabFabric, extra: dict[str, Any] | None = None) -> None:
