@@ -51,22 +51,57 @@ def _prepare(root: Path, limit: tuple[str, ...]) -> Any:
         raise _fail(str(exc)) from None
 
 
-def compute_plan(root: Path, lab: bool, limit: tuple[str, ...], timeout: float) -> tuple[Plan, Any]:
-    """Compile, verify, fetch and diff: the plan and the prepared inputs it rests on."""
+def compute_plan(
+    root: Path, lab: bool, limit: tuple[str, ...], timeout: float, changed_since: str | None = None
+) -> tuple[Plan, Any]:
+    """Compile, verify, fetch and diff: the plan and the prepared inputs it rests on.
+
+    With `changed_since`, only switches whose intent differs from the fabric at that git REF
+    are read and diffed; the whole working tree is still compiled and verified.
+    """
     from fabricctl.deploy.context import open_fabric
     from fabricctl.deploy.fetch import fetch_running
+    from fabricctl.deploy.impact import annotate
     from fabricctl.deploy.plan import make_plan
 
     prepared = _prepare(root, limit)
+    ref = _select_since(root, prepared, changed_since) if changed_since else None
+    fetched = {}
+    if prepared.names:  # nothing selected: no login, no lab, no connection at all
+        try:
+            with open_fabric(root, lab, set(prepared.names)) as nr:
+                fetched = fetch_running(nr, timeout)
+        except CredentialError as exc:
+            raise _fail(str(exc)) from None
+    plan = make_plan(prepared, fetched, list(limit))
+    annotate(plan, prepared.compiled, ref)
+    return plan, prepared
+
+
+def _select_since(root: Path, prepared: Any, ref: str) -> Any:
+    """Narrow `prepared.names` to the switches whose intent or config differs from REF."""
+    from fabricctl.deploy.changed import ChangedSinceError, fingerprints, load_ref, select_changed
+
     try:
-        with open_fabric(root, lab, set(prepared.names)) as nr:
-            fetched = fetch_running(nr, timeout)
-    except CredentialError as exc:
+        before = load_ref(root, ref)
+    except ChangedSinceError as exc:
         raise _fail(str(exc)) from None
-    return make_plan(prepared, fetched, list(limit)), prepared
+    if before.problem:
+        _echo(f"warning: {before.problem}\nwarning: planning every selected switch\n", err=True)
+    now = fingerprints(prepared.compiled, prepared.configs)
+    total = len(prepared.names)
+    prepared.names = select_changed(before, now, prepared.names)
+    _echo(
+        f"changed since {ref} ({before.commit[:12]}): {len(prepared.names)} of {total} switches selected"
+        + (f": {', '.join(prepared.names)}" if 0 < len(prepared.names) <= 16 else "")
+        + "\n",
+        err=True,
+    )
+    return before
 
 
-def render_plan(plan: Plan, fmt: str) -> str:
+def render_plan(plan: Plan, fmt: str, compiled: Any = None, artifact: str | None = None) -> str:
+    """The plan as text, markdown (PR comment), json (the plan file) or html (needs `compiled`)."""
     from fabricctl.report.json import dumps
     from fabricctl.report.markdown import plan_markdown
     from fabricctl.report.text import plan_text
@@ -74,8 +109,29 @@ def render_plan(plan: Plan, fmt: str) -> str:
     if fmt == "json":
         return dumps(plan.to_dict())
     if fmt == "markdown":
-        return plan_markdown(plan)
+        return plan_markdown(plan, artifact)
+    if fmt == "html":
+        from fabricctl.report.html import plan_html
+
+        return plan_html(plan, compiled)
     return plan_text(plan)
+
+
+#: `-o FILE`: what each file suffix receives (anything else gets the plan file, JSON).
+OUT_FORMATS = {".html": "html", ".htm": "html", ".md": "markdown", ".txt": "text"}
+
+
+def write_outputs(plan: Plan, paths: tuple[Path, ...], compiled: Any, artifact: str | None) -> None:
+    """Write every `-o` file: the plan file (JSON) unless the suffix names a report format."""
+    from fabricctl.deploy.plan import save_plan
+
+    for path in paths:
+        fmt = OUT_FORMATS.get(path.suffix.lower())
+        if fmt is None:
+            save_plan(plan, path)
+            continue
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(render_plan(plan, fmt, compiled, artifact), encoding="utf-8")
 
 
 @click.command("plan")
@@ -83,10 +139,30 @@ def render_plan(plan: Plan, fmt: str) -> str:
 @lab_option
 @limit_option
 @click.option(
-    "-o", "--out", "out_path", type=click.Path(path_type=Path, dir_okay=False), help="Write the plan file."
+    "-o",
+    "--out",
+    "out_paths",
+    multiple=True,
+    type=click.Path(path_type=Path, dir_okay=False),
+    help="Write the plan file (JSON); FILE.html / .md / .txt get that report instead. Repeatable.",
 )
 @click.option(
-    "--format", "fmt", type=click.Choice(["text", "markdown", "json"]), default="text", show_default=True
+    "--format",
+    "fmt",
+    type=click.Choice(["text", "markdown", "json", "html"]),
+    default="text",
+    show_default=True,
+    help="What goes to stdout.",
+)
+@click.option(
+    "--changed-since",
+    metavar="REF",
+    help="Only read and diff switches whose intent differs from the fabric at git REF (e.g. origin/main).",
+)
+@click.option(
+    "--artifact-url",
+    metavar="URL|TEXT",
+    help="Where the full plan is kept (CI run URL); the Markdown report links to it.",
 )
 @click.option("--detailed-exitcode", is_flag=True, help="Exit 2 when there are changes, 0 when none.")
 @timeout_option
@@ -94,20 +170,20 @@ def plan_cmd(
     root: Path,
     lab: bool,
     limit: tuple[str, ...],
-    out_path: Path | None,
+    out_paths: tuple[Path, ...],
     fmt: str,
+    changed_since: str | None,
+    artifact_url: str | None,
     detailed_exitcode: bool,
     timeout: float,
 ) -> None:
     """Diff every switch's running config against the intent (read-only); optionally save the plan."""
-    from fabricctl.deploy.plan import save_plan
-
-    plan, _ = compute_plan(root, lab, limit, timeout)
-    _echo(render_plan(plan, fmt))
-    if out_path is not None:
-        save_plan(plan, out_path)
-        if fmt != "json":
-            _echo(f"plan saved to {out_path}\n", err=True)
+    plan, prepared = compute_plan(root, lab, limit, timeout, changed_since)
+    _echo(render_plan(plan, fmt, prepared.compiled, artifact_url))
+    if out_paths:
+        write_outputs(plan, out_paths, prepared.compiled, artifact_url)
+        if fmt not in ("json", "html", "markdown"):
+            _echo(f"plan saved to {', '.join(map(str, out_paths))}\n", err=True)
     if plan.unreachable:
         raise _fail(
             f"plan incomplete: {len(plan.unreachable)} switch(es) unreachable: {', '.join(plan.unreachable)}"

@@ -99,6 +99,7 @@ class SwitchPlan:
     added: int = 0
     removed: int = 0
     error: str | None = None
+    role: str = ""  # spine / leaf (for "added on 8 leaves" in reports)
 
 
 @dataclass
@@ -109,6 +110,15 @@ class Plan:
     limit: list[str] = field(default_factory=list)
     created_at: str = ""
     format_version: int = FORMAT_VERSION
+    changed_since: str | None = None  # git REF of `plan --changed-since`
+    changed_since_commit: str | None = None
+    # What the change touches: {"tenants": [TenantChange dicts], "fabric_wide": [...], "freed_ports": [...]}
+    changes: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def selected(self) -> list[str]:
+        """The switches this plan covers (all, --limit, or those --changed-since selected)."""
+        return list(self.switches)
 
     @property
     def changed(self) -> list[str]:
@@ -134,7 +144,11 @@ class Plan:
             "created_at": self.created_at,
             "inputs_hash": self.inputs_hash,
             "limit": self.limit,
+            "changed_since": self.changed_since,
+            "changed_since_commit": self.changed_since_commit,
+            "selected": self.selected,
             "summary": self.summary(),
+            "changes": self.changes,
             "switches": {n: asdict(s) for n, s in self.switches.items()},
         }
 
@@ -151,10 +165,12 @@ def make_plan(prepared: Prepared, fetched: dict[str, Fetched], limit: list[str] 
     switches: dict[str, SwitchPlan] = {}
     for name in prepared.names:
         platform = prepared.platforms[name]
+        intent = prepared.compiled.intents.get(name)
+        role = intent.role if intent is not None else ""
         got = fetched.get(name)
         if got is None or got.text is None:
             error = got.error if got is not None else "not in the inventory"
-            switches[name] = SwitchPlan(name, platform, "unreachable", error=error)
+            switches[name] = SwitchPlan(name, platform, "unreachable", error=error, role=role)
             continue
         dd = diff_device(
             name, normalize_running(got.text), prepared.configs[name], get_platform(platform).dialect
@@ -169,6 +185,7 @@ def make_plan(prepared: Prepared, fetched: dict[str, Fetched], limit: list[str] 
             diff=dd.diff,
             added=dd.added,
             removed=dd.removed,
+            role=role,
         )
     now = dt.datetime.now(dt.UTC).replace(microsecond=0).isoformat()
     fabric = prepared.compiled.fabric.settings.name
@@ -199,6 +216,9 @@ def load_plan(path: Path) -> Plan:
             switches,
             list(data.get("limit", [])),
             data.get("created_at", ""),
+            changed_since=data.get("changed_since"),
+            changed_since_commit=data.get("changed_since_commit"),
+            changes=dict(data.get("changes") or {}),
         )
     except (KeyError, TypeError) as exc:
         raise PlanError(f"{path}: not a fabricctl plan ({type(exc).__name__}: {exc})") from None

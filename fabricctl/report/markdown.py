@@ -1,40 +1,260 @@
-"""Markdown plan for pull-request comments: summary table, then one folded diff per switch."""
+"""Markdown plan for pull-request comments, always under the comment size limit.
+
+GitHub refuses comments over 65,536 characters, and a first plan of a 48-switch fabric is over
+a megabyte of diff. So the comment is built in order of what a reviewer needs: tenants first,
+then the switch table, then changes aggregated across switches, then diffs (identical ones
+once per group) for as long as they fit; whatever is cut points to the full plan artifact.
+A hidden marker lets CI find and update its own comment instead of adding one per push.
+"""
 
 from __future__ import annotations
 
+import html
+import re
 from typing import TYPE_CHECKING
 
 from fabricctl.deploy.credentials import redact
+from fabricctl.report.summary import (
+    KIND_WORD,
+    basis,
+    diff_groups,
+    gpu_text,
+    object_changes,
+    plural,
+    span,
+    switch_noun,
+    tenant_rows,
+)
 
 if TYPE_CHECKING:
     from fabricctl.deploy.plan import Plan
 
+MARKER = "<!-- fabricctl-plan -->"
+MAX_CHARS = 60_000  # GitHub's hard limit is 65,536; leave room for CI to add a line or two
+DIFF_LINES = 120  # per diff block in the comment; the artifact has every line
+DEFAULT_ARTIFACT = "the `plan.json` / `plan.html` artifact of this CI run"
 
-def plan_markdown(plan: Plan) -> str:
+
+def code(text: str) -> str:
+    """Inline code that cannot break out of a table cell or the surrounding Markdown."""
+    if "`" in text or "|" in text or "<" in text or "\n" in text:
+        return "<code>" + html.escape(text.replace("\n", " ")).replace("|", "&#124;") + "</code>"
+    return f"`{text}`"
+
+
+def fence(text: str, lang: str = "diff") -> list[str]:
+    """A fenced block longer than any backtick run inside it."""
+    longest = max((len(m) for m in re.findall(r"`+", text)), default=0)
+    ticks = "`" * max(3, longest + 1)
+    return [ticks + lang, text, ticks]
+
+
+class _Budget:
+    """Adds sections while they fit; remembers that something was cut."""
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self.used = 0
+        self.cut = False
+
+    def fits(self, text: str) -> bool:
+        return self.used + len(text) + 1 <= self.limit
+
+    def take(self, lines: list[str], text: str) -> bool:
+        if not self.fits(text):
+            self.cut = True
+            return False
+        lines.append(text)
+        self.used += len(text) + 1
+        return True
+
+
+def _basis(plan: Plan) -> str:
+    ref, commit = basis(plan)
+    if not ref:
+        return "the running fabric"
+    return f"{code(ref)} ({code(commit)})" if commit else code(ref)
+
+
+def _header(plan: Plan) -> list[str]:
+    out = [MARKER, f"### fabricctl plan: {plan.fabric}", ""]
     s = plan.summary()
-    out = [
-        f"### fabricctl plan: {plan.fabric}",
-        "",
-        "| changed | unchanged | unreachable | lines added | lines removed |",
-        "|---:|---:|---:|---:|---:|",
-        f"| {s['changed']} | {s['unchanged']} | {s['unreachable']} | {s['added']} | {s['removed']} |",
-        "",
-    ]
+    if plan.changed_since:
+        n = len(plan.switches)
+        out.append(
+            f"Changes since {_basis(plan)}: "
+            + (
+                f"{plural(n, 'switch')} whose intent differs read and diffed; every other switch's "
+                "intent is unchanged."
+                if n
+                else "no switch's intent differs, nothing was read."
+            )
+        )
+    else:
+        out.append(f"Compared with the running fabric: {plural(len(plan.switches), 'switch')} read.")
+    out.append("")
     if not plan.changed and not plan.unreachable:
         out.append("**No changes.** The switches already run the intended configuration.")
-    for sp in plan.switches.values():
-        if sp.status == "changed":
-            out += [
-                f"<details><summary><code>{sp.name}</code> (+{sp.added} -{sp.removed})</summary>",
-                "",
-                "```diff",
-                sp.diff.rstrip("\n"),
-                "```",
-                "</details>",
-                "",
-            ]
-        elif sp.status == "unreachable":
-            out.append(f"- :warning: `{sp.name}` unreachable: {sp.error}")
+    else:
+        out.append(
+            f"**{s['changed']} to change**, {s['unchanged']} unchanged, {s['unreachable']} unreachable "
+            f"(+{s['added']} -{s['removed']} lines)"
+        )
     out.append("")
-    out.append(f"inputs `{plan.inputs_hash[:12]}`")
-    return redact("\n".join(out) + "\n")
+    return out
+
+
+def _tenants(plan: Plan, budget: _Budget, limit: int) -> list[str]:
+    rows = tenant_rows(plan)
+    fabric_wide = plan.changes.get("fabric_wide", [])
+    freed = plan.changes.get("freed_ports", [])
+    if not rows and not fabric_wide and not freed:
+        return []
+    out: list[str] = []
+    start = budget.used
+    budget.take(out, f"#### Tenants (vs {_basis(plan)})")
+    if rows:
+        budget.take(out, "| tenant | change | GPUs | switches touched |")
+        budget.take(out, "|---|---|---:|---|")
+    for i, row in enumerate(rows):
+        change = row["change"] + (f" ({', '.join(row['fields'])})" if row.get("fields") else "")
+        leaves = row.get("leaves") or []
+        where = f"{switch_noun(plan, leaves) if leaves else '-'}"
+        if leaves:
+            where += f": {span(leaves)}"
+        line = f"| {code(row['name'])} | {change} | {gpu_text(row)} | {where} |"
+        if budget.used - start + len(line) > limit or not budget.take(out, line):
+            budget.cut = True
+            out.append(f"| ... | {len(rows) - i} more tenants in the full plan | | |")
+            break
+    notes = []
+    if fabric_wide:
+        notes.append(
+            f"- fabric-wide lines (no tenant's) change on {switch_noun(plan, fabric_wide)}: {span(fabric_wide)}"
+        )
+    if freed:
+        notes.append(
+            f"- GPU ports return to the free pool (shut down) on {switch_noun(plan, freed)}: {span(freed)}"
+        )
+    out.append("")
+    for note in notes:
+        budget.take(out, note)
+    out.append("")
+    return out
+
+
+def _switch_table(plan: Plan, budget: _Budget, limit: int) -> list[str]:
+    out: list[str] = []
+    start = budget.used
+    shown = [n for n, sp in plan.switches.items() if sp.status != "unchanged"]
+    if not shown:
+        return out
+    budget.take(out, "#### Switches")
+    budget.take(out, "| switch | status | lines added | lines removed |")
+    budget.take(out, "|---|---|---:|---:|")
+    for i, name in enumerate(shown):
+        sp = plan.switches[name]
+        status = sp.status if sp.status != "unreachable" else f"unreachable: {sp.error}"
+        line = f"| {code(name)} | {code(status) if sp.error else status} | {sp.added} | {sp.removed} |"
+        if budget.used - start + len(line) > limit or not budget.take(out, line):
+            budget.cut = True
+            out.append(f"| ... | {len(shown) - i} more in the full plan | | |")
+            break
+    unchanged = [n for n, sp in plan.switches.items() if sp.status == "unchanged"]
+    if unchanged:
+        budget.take(out, f"| {switch_noun(plan, unchanged)} | unchanged: {span(unchanged)} | 0 | 0 |")
+    out.append("")
+    return out
+
+
+def _objects(plan: Plan, budget: _Budget, limit: int) -> list[str]:
+    changes = object_changes(plan)
+    if not changes:
+        return []
+    out: list[str] = []
+    start = budget.used
+    budget.take(out, "#### Changes by object (aggregated across switches)")
+    for i, ch in enumerate(changes):
+        shown = ", ".join(code(o) for o in ch.objects[:6])
+        more = f" and {len(ch.objects) - 6} more" if len(ch.objects) > 6 else ""
+        line = (
+            f"- **{KIND_WORD[ch.kind]}** on {switch_noun(plan, ch.names)} ({span(ch.names, 4)}): "
+            f"{shown}{more}"
+        )
+        if budget.used - start + len(line) > limit or not budget.take(out, line):
+            budget.cut = True
+            out.append(f"- ... {len(changes) - i} more groups of changes in the full plan")
+            break
+    out.append("")
+    return out
+
+
+def _diff_block(plan: Plan, names: list[str], diff: str, added: int, removed: int) -> tuple[str, bool]:
+    """One <details> block; (text, truncated)."""
+    lines = diff.rstrip("\n").split("\n")
+    truncated = len(lines) > DIFF_LINES
+    if truncated:
+        lines = [*lines[:DIFF_LINES], f"... {len(lines) - DIFF_LINES} more lines in the full plan"]
+    if len(names) == 1:
+        title = f"<code>{html.escape(names[0])}</code> (+{added} -{removed})"
+    else:
+        title = (
+            f"{switch_noun(plan, names)} with identical changes: {html.escape(span(names, 8))} "
+            f"(+{added} -{removed} each; shown for <code>{html.escape(names[0])}</code>)"
+        )
+    body = ["<details>", f"<summary>{title}</summary>", "", *fence("\n".join(lines)), "</details>", ""]
+    return "\n".join(body), truncated
+
+
+def plan_markdown(plan: Plan, artifact: str | None = None, max_chars: int = MAX_CHARS) -> str:
+    """The PR comment: summary, tenants, switch table, aggregated changes, then diffs that fit.
+
+    `artifact` names or links the full plan (a URL becomes a link); it is shown whenever
+    anything had to be cut, and always when given.
+    """
+    pointer = artifact or DEFAULT_ARTIFACT
+    if re.match(r"^https?://", pointer):
+        pointer = f"[plan.json / plan.html artifact]({pointer})"
+    footer = [
+        "",
+        f"Full plan: {pointer}.",
+        f"<sub>inputs {code(plan.inputs_hash[:12])} · fabricctl plan"
+        + (f" --changed-since {html.escape(plan.changed_since)}" if plan.changed_since else "")
+        + "</sub>",
+    ]
+    reserve = sum(len(x) + 1 for x in footer) + 400  # room for the 'not shown' note
+    budget = _Budget(max_chars - reserve)
+    out: list[str] = []
+    for line in _header(plan):
+        budget.take(out, line)
+    out += _tenants(plan, budget, limit=max_chars // 4)
+    out += _switch_table(plan, budget, limit=max_chars // 5)
+    out += _objects(plan, budget, limit=max_chars // 6)
+    unreachable = plan.unreachable
+    if unreachable:
+        budget.take(out, f":warning: unreachable, not planned: {', '.join(unreachable)}")
+        out.append("")
+    groups = diff_groups(plan)
+    omitted: list[str] = []
+    truncated = 0
+    if groups:
+        budget.take(out, "#### Diffs")
+    for group in groups:
+        block, cut = _diff_block(plan, group.names, group.diff, group.added, group.removed)
+        if budget.take(out, block):
+            truncated += cut
+        else:
+            omitted += group.names
+    if omitted or truncated:
+        budget.cut = True
+        what = []
+        if omitted:
+            what.append(f"the diffs of {switch_noun(plan, omitted)} ({span(omitted, 4)}) are not shown")
+        if truncated:
+            what.append(f"{plural(truncated, 'diff')} shown in part (first {DIFF_LINES} lines)")
+        out.append(f"> :scissors: {'; '.join(what)}: the comment is limited to {max_chars:,} characters.")
+    out += footer if budget.cut or artifact else [footer[0], footer[2]]
+    text = redact("\n".join(out) + "\n")
+    if len(text) > max_chars:  # cannot happen with the reserve above; never post an oversized body
+        text = text[: max_chars - 200] + f"\n\n(cut at {max_chars:,} characters) Full plan: {pointer}.\n"
+    return text

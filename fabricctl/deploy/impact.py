@@ -1,0 +1,168 @@
+"""Which tenants a plan's diffs touch, read from the diffs themselves (no git REF needed).
+
+Each switch's intent names the objects a tenant owns there (VRF, ACL, VLAN, VNIs, GPU ports).
+A changed diff line belongs to the tenant named by the outermost element of its section path
+(`ip vpn-instance X` > `address-family evpn` > `vpn-target ...`), so a peer's route target inside
+another tenant's VRF is counted for that VRF's tenant. VRFs that are only removed belong to
+tenants no longer defined: those are reported as removed, by name.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from fabricctl.deploy.changed import RefFabric, TenantChange, tenant_changes
+
+if TYPE_CHECKING:
+    from fabricctl.compile.build import Compiled
+    from fabricctl.compile.intent import DeviceIntent
+    from fabricctl.deploy.plan import Plan
+
+#: Top-level VRF headers of the supported dialects (EOS, Comware): how a removed tenant is named.
+_VRF_HEADER = re.compile(r"^(?:vrf instance|ip vpn-instance) (\S+)$")
+_EDGE = r"[\w/:.-]"
+FREE = "\0free"  # owner of GPU ports no tenant holds (they return to the secure default)
+
+
+def _pattern(tokens: Iterable[str]) -> re.Pattern[str]:
+    alts = "|".join(re.escape(t) for t in sorted(set(tokens), key=len, reverse=True))
+    return re.compile(rf"(?<!{_EDGE})(?:{alts})(?!{_EDGE})")
+
+
+def tenant_tokens(intent: DeviceIntent) -> dict[str, set[str]]:
+    """tenant -> the names and numbers of its objects on this switch."""
+    out: dict[str, set[str]] = {}
+    for vrf in intent.vrfs:
+        out.setdefault(vrf.tenant, set()).update(
+            {vrf.name, str(vrf.l3vni), f"Vsi-interface{vrf.l3vni_interface}"}
+        )
+    for vlan in intent.vlans:
+        out.setdefault(vlan.tenant, set()).update(
+            {vlan.name, str(vlan.l2vni), f"vlan {vlan.id}", f"Vlan{vlan.id}", f"Vsi-interface{vlan.id}"}
+        )
+    for acl in intent.acls:
+        out.setdefault(acl.tenant, set()).add(acl.name)
+    for intf in intent.interfaces:
+        if intf.tenant:
+            out.setdefault(intf.tenant, set()).add(intf.name)
+    return out
+
+
+def changed_lines(diff: str) -> Iterator[tuple[str, list[str]]]:
+    """(kind, section path) for every '+'/'-' line of a plan diff (headers skipped)."""
+    path: list[tuple[int, str]] = []
+    for raw in diff.splitlines():
+        if raw.startswith(("--- ", "+++ ")) or not raw:
+            continue
+        kind, body = raw[0], raw[1:]
+        depth = len(body) - len(body.lstrip(" "))
+        while path and path[-1][0] >= depth:
+            path.pop()
+        path.append((depth, body.strip()))
+        if kind in "+-":
+            yield kind, [p for _, p in path]
+
+
+def removed_vrfs(diff: str) -> set[str]:
+    """Names of VRFs a diff removes whole (top-level '-' headers)."""
+    out = set()
+    for kind, path in changed_lines(diff):
+        m = _VRF_HEADER.match(path[0]) if kind == "-" and len(path) == 1 else None
+        if m:
+            out.add(m.group(1))
+    return out
+
+
+def attribute(diff: str, tokens: dict[str, set[str]]) -> dict[str, set[str]]:
+    """tenant -> kinds ('+', '-') of the changed lines that belong to it; '' for fabric lines."""
+    patterns = {t: _pattern(toks) for t, toks in tokens.items() if toks}
+    out: dict[str, set[str]] = {}
+    for kind, path in changed_lines(diff):
+        owners: list[str] = []
+        for element in path:
+            owners = [t for t, pat in patterns.items() if pat.search(element)]
+            if owners:
+                break
+        for owner in owners or [""]:
+            out.setdefault(owner, set()).add(kind)
+    return out
+
+
+@dataclass
+class Impact:
+    """What a plan's diffs touch: tenants, GPU ports returned to the free pool, fabric-wide lines."""
+
+    tenants: list[TenantChange] = field(default_factory=list)
+    freed_ports: list[str] = field(default_factory=list)  # switches where free GPU ports change
+    fabric_wide: list[str] = field(default_factory=list)  # switches with lines of no tenant
+
+
+def _switch_tokens(intent: DeviceIntent | None, diff: str, defined: set[str]) -> dict[str, set[str]]:
+    tokens = tenant_tokens(intent) if intent is not None else {}
+    for gone in removed_vrfs(diff) - defined:
+        tokens.setdefault(gone, set()).update({gone, f"{gone}-in"})
+    if intent is not None:
+        free = {i.name for i in intent.interfaces if i.role == "gpu" and not i.tenant}
+        if free:
+            tokens[FREE] = free
+    return tokens
+
+
+def impact_of(compiled: Compiled, plan: Plan, known: Iterable[str] | None = None) -> Impact:
+    """Attribute every changed line of the plan.
+
+    Without REF (`known` None) a tenant still defined is `added` when every line of it is new,
+    else `changed`; a VRF that is only removed names a tenant no longer defined (`removed`).
+    With REF, `known` are the tenants whose files changed (reported from git, left out here);
+    any other tenant whose objects change is `affected` (a peer's ACL rule, a template change).
+    """
+    gpus = {a.name: len(a.ports) for a in compiled.allocation.tenants}
+    skip = set(known or ())
+    kinds: dict[str, set[str]] = {}
+    leaves: dict[str, set[str]] = {}
+    result = Impact()
+    for name in plan.changed:
+        diff = plan.switches[name].diff
+        owners = attribute(diff, _switch_tokens(compiled.intents.get(name), diff, set(gpus)))
+        if "" in owners:
+            result.fabric_wide.append(name)
+        if FREE in owners:
+            result.freed_ports.append(name)
+        for tenant, ks in owners.items():
+            if tenant not in ("", FREE) and tenant not in skip:
+                kinds.setdefault(tenant, set()).update(ks)
+                leaves.setdefault(tenant, set()).add(name)
+    for tenant in sorted(kinds):
+        if known is not None:
+            change = "affected"
+        elif tenant not in gpus:
+            change = "removed"
+        else:
+            change = "added" if kinds[tenant] == {"+"} else "changed"
+        result.tenants.append(TenantChange(tenant, change, gpus.get(tenant, 0), None, sorted(leaves[tenant])))
+    return result
+
+
+def annotate(plan: Plan, compiled: Compiled, ref: RefFabric | None) -> None:
+    """Record in the plan what it was compared with and which tenants it touches.
+
+    With a usable REF, tenants come from git (added / changed / removed files) plus the tenants
+    whose objects change anyway (`affected`); otherwise they are read from the diffs.
+    """
+    tenants: list[TenantChange] = []
+    known: list[str] | None = None
+    if ref is not None:
+        plan.changed_since = ref.ref
+        plan.changed_since_commit = ref.commit
+        if ref.problem is None:
+            tenants = tenant_changes(ref.compiled, compiled)
+            known = [t.name for t in tenants]
+    found = impact_of(compiled, plan, known)
+    plan.changes = {
+        "tenants": [t.to_dict() for t in tenants + found.tenants],
+        "fabric_wide": found.fabric_wide,
+        "freed_ports": found.freed_ports,
+    }

@@ -1,0 +1,312 @@
+"""A self-contained HTML plan report: summary, a picture of the fabric, per-switch diffs.
+
+One file with inline CSS, SVG and a few lines of JS (no network, no external fonts): it is a CI
+artifact a reviewer opens from a download folder. The picture answers "where does this change
+land": one row per leaf, one cell per GPU port coloured by tenant, with the spines as a row
+above and every switch the plan changes outlined. Cells carry native SVG tooltips (leaf, port,
+server, NIC, tenant), so the picture stays readable at 2,048 GPUs without any script.
+"""
+
+from __future__ import annotations
+
+import colorsys
+import html
+from typing import TYPE_CHECKING, Any
+
+from fabricctl.deploy.credentials import redact
+from fabricctl.report.summary import basis, diff_groups, gpu_text, span, switch_noun, tenant_rows
+
+if TYPE_CHECKING:
+    from fabricctl.compile.build import Compiled
+    from fabricctl.deploy.plan import Plan
+
+#: Distinct, colour-blind-friendlier first colours (Tableau 10 + 10); more tenants get golden-angle hues.
+PALETTE = [
+    "#4e79a7",
+    "#f28e2b",
+    "#59a14f",
+    "#e15759",
+    "#76b7b2",
+    "#edc948",
+    "#b07aa1",
+    "#ff9da7",
+    "#9c755f",
+    "#bab0ac",
+    "#1f77b4",
+    "#aec7e8",
+    "#ffbb78",
+    "#98df8a",
+    "#c5b0d5",
+    "#c49c94",
+    "#f7b6d2",
+    "#dbdb8d",
+    "#9edae5",
+    "#17becf",
+]
+FREE_COLOR = "#e8e8e8"
+
+CSS = """
+body{font:14px/1.4 system-ui,-apple-system,Segoe UI,Roboto,sans-serif;margin:16px 24px;color:#222}
+h1{font-size:20px;margin:0 0 4px} h2{font-size:16px;margin:20px 0 8px;border-bottom:1px solid #ddd}
+table{border-collapse:collapse;margin:6px 0} td,th{border:1px solid #ddd;padding:2px 8px;text-align:left}
+th{background:#f4f4f4} td.n{text-align:right}
+.added{color:#1a7f37} .removed{color:#cf222e} .changed{color:#9a6700} .affected{color:#57606a}
+.legend{list-style:none;padding:0;margin:4px 0;display:flex;flex-wrap:wrap;gap:2px 12px;
+ max-height:120px;overflow:auto;font-size:12px}
+.legend li{white-space:nowrap} .legend li.touched{font-weight:700}
+.swatch{display:inline-block;width:10px;height:10px;margin-right:4px;border:1px solid #0003;vertical-align:-1px}
+svg text{font:11px system-ui,sans-serif;fill:#333} svg .lbl-changed{font-weight:700;fill:#cf222e}
+svg .port{stroke:#fff;stroke-width:.5} svg .port:hover{stroke:#000;stroke-width:1.5}
+svg .outline{fill:none;stroke:#cf222e;stroke-width:2} svg .outline.unreachable{stroke:#bf8700;stroke-dasharray:4 2}
+svg .spine{stroke:#888;stroke-width:.5} svg .leaf-row,svg .spine{cursor:pointer}
+details{margin:4px 0} summary{cursor:pointer}
+pre{background:#f6f8fa;padding:8px;overflow:auto;font:12px/1.35 ui-monospace,Menlo,Consolas,monospace;margin:4px 0}
+pre .a{color:#1a7f37} pre .r{color:#cf222e} pre .h{color:#57606a}
+.muted{color:#666} button{font-size:12px}
+"""
+
+JS = """
+function setAll(open){document.querySelectorAll('#diffs details').forEach(d=>d.open=open);}
+function showSwitch(name){var d=document.getElementById('diff-'+name);
+ if(d){d.open=true;d.scrollIntoView({behavior:'smooth'});}}
+document.querySelectorAll('svg [data-switch]').forEach(function(g){
+ g.addEventListener('click',function(){showSwitch(g.getAttribute('data-switch'));});});
+"""
+
+
+def tenant_colors(names: list[str]) -> dict[str, str]:
+    """Stable colours per tenant (in the given order): palette first, then golden-angle hues."""
+    out: dict[str, str] = {}
+    for i, name in enumerate(names):
+        if i < len(PALETTE):
+            out[name] = PALETTE[i]
+            continue
+        hue = (i * 0.618033988749895) % 1.0
+        light = 0.45 + 0.15 * ((i // 7) % 3) / 2
+        r, g, b = colorsys.hls_to_rgb(hue, light, 0.65)
+        out[name] = f"#{int(r * 255):02x}{int(g * 255):02x}{int(b * 255):02x}"
+    return out
+
+
+def _e(text: object) -> str:
+    return html.escape(str(text), quote=True)
+
+
+def _summary(plan: Plan) -> list[str]:
+    s = plan.summary()
+    ref, commit = basis(plan)
+    vs = (
+        f"Changes since <code>{_e(ref)}</code> (<code>{_e(commit)}</code>)"
+        if ref
+        else "Compared with the running fabric"
+    )
+    out = [
+        '<section id="summary">',
+        "<h2>Summary</h2>",
+        f"<p>{vs}: {len(plan.switches)} switches planned. "
+        f"<b>{s['changed']} to change</b>, {s['unchanged']} unchanged, {s['unreachable']} unreachable "
+        f"(+{s['added']} &minus;{s['removed']} lines). Inputs <code>{_e(plan.inputs_hash[:12])}</code>.</p>",
+    ]
+    rows = tenant_rows(plan)
+    if rows:
+        out.append(
+            '<table class="tenants"><tr><th>tenant</th><th>change</th><th>GPUs</th><th>switches</th></tr>'
+        )
+        for r in rows:
+            fields = f" ({_e(', '.join(r['fields']))})" if r.get("fields") else ""
+            leaves = r.get("leaves") or []
+            where = f"{_e(switch_noun(plan, leaves))}: {_e(span(leaves, 12))}" if leaves else "-"
+            out.append(
+                f'<tr class="tenant-change"><td><code>{_e(r["name"])}</code></td>'
+                f'<td class="{_e(r["change"])}">{_e(r["change"])}{fields}</td>'
+                f'<td class="n">{_e(gpu_text(r))}</td><td>{where}</td></tr>'
+            )
+        out.append("</table>")
+    for key, what in (("fabric_wide", "Fabric-wide lines change on"), ("freed_ports", "GPU ports freed on")):
+        names = plan.changes.get(key) or []
+        if names:
+            out.append(f"<p>{what} {_e(switch_noun(plan, names))}: {_e(span(names, 12))}</p>")
+    shown = [n for n, sp in plan.switches.items() if sp.status != "unchanged"]
+    if shown:
+        out.append(
+            '<table class="switches"><tr><th>switch</th><th>status</th><th>+</th><th>&minus;</th></tr>'
+        )
+        for n in shown:
+            sp = plan.switches[n]
+            status = sp.status + (f": {sp.error}" if sp.error else "")
+            out.append(
+                f'<tr class="switch-row"><td><a href="#diff-{_e(n)}">{_e(n)}</a></td><td>{_e(status)}</td>'
+                f'<td class="n">{sp.added}</td><td class="n">{sp.removed}</td></tr>'
+            )
+        out.append("</table>")
+    out.append("</section>")
+    return out
+
+
+def _fabric(plan: Plan, compiled: Compiled) -> list[str]:
+    """The SVG picture: spines row, then one row of GPU-port cells per leaf, plus the legend."""
+    alloc = compiled.allocation
+    owners = {key: a.name for key, (a, _) in alloc.port_owner.items()}
+    names = [a.name for a in alloc.tenants]
+    colors = tenant_colors(names)
+    touched = {r["name"] for r in plan.changes.get("tenants", [])}
+    changed = set(plan.changed)
+    unreachable = set(plan.unreachable)
+    leaves = [sw.name for sw in compiled.fabric.leaves]
+    spines = [sw.name for sw in compiled.fabric.spines]
+    ports_per_leaf = max((len(compiled.topology.gpu_ports.get(lf, [])) for lf in leaves), default=0)
+    per_pod = max(1, compiled.fabric.settings.cabling.nics_per_server)
+    cell = max(8, min(22, 1100 // max(1, ports_per_leaf)))
+    row_h, label_w, top = cell + 2, 84, 64
+    grid_w = ports_per_leaf * cell
+    pod_gap = 6
+    height = top + len(leaves) * row_h + (len(leaves) - 1) // per_pod * pod_gap + 8
+    width = label_w + grid_w + 12
+    svg = [
+        f'<svg id="fabric-grid" xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
+        f'viewBox="0 0 {width} {height}" role="img" aria-label="leaves by GPU ports, coloured by tenant">'
+    ]
+    # Spines: one row of boxes spread over the grid's width.
+    sw_w = grid_w / max(1, len(spines))
+    svg.append('<g class="spine-row"><text x="0" y="26">spines</text>')
+    for i, name in enumerate(spines):
+        cls = (
+            "spine"
+            + (" changed" if name in changed else "")
+            + (" unreachable" if name in unreachable else "")
+        )
+        x = label_w + i * sw_w
+        fill = "#fde2e1" if name in changed else "#f0f0f0"
+        stroke = ' style="stroke:#cf222e;stroke-width:2"' if name in changed else ""
+        lbl = ' class="lbl-changed"' if name in changed else ""
+        svg.append(
+            f'<g class="{cls}" data-switch="{_e(name)}"><rect x="{x + 1:.1f}" y="10" width="{sw_w - 2:.1f}" '
+            f'height="22" fill="{fill}"{stroke}><title>{_e(name)}: {_e(_status(plan, name))}</title></rect>'
+            f'<text x="{x + sw_w / 2:.1f}" y="25" text-anchor="middle"{lbl}>{_e(_short(name, sw_w))}</text></g>'
+        )
+    svg.append("</g>")
+    for col in range(0, ports_per_leaf, 8):
+        svg.append(f'<text class="col" x="{label_w + col * cell}" y="{top - 6}">port {col + 1}</text>')
+    y = top
+    for r, leaf in enumerate(leaves):
+        if r and r % per_pod == 0:
+            y += pod_gap
+        flags = (" changed" if leaf in changed else "") + (" unreachable" if leaf in unreachable else "")
+        lbl = ' class="lbl-changed"' if leaf in changed else ""
+        mark = " \u25cf" if leaf in changed else ""
+        svg.append(f'<g class="leaf-row{flags}" data-switch="{_e(leaf)}">')
+        svg.append(f'<text x="0" y="{y + cell - 2}"{lbl}>{_e(leaf)}{mark}</text>')
+        for c, gp in enumerate(compiled.topology.gpu_ports.get(leaf, [])):
+            tenant = owners.get((leaf, gp.name))
+            fill = colors[tenant] if tenant else FREE_COLOR
+            tip = f"{leaf} {gp.name} - {gp.server} nic{gp.nic} - {tenant or 'free (shut down)'}"
+            svg.append(
+                f'<rect class="port" x="{label_w + c * cell}" y="{y}" width="{cell}" height="{cell}" '
+                f'fill="{fill}" data-tenant="{_e(tenant or "")}"><title>{_e(tip)}</title></rect>'
+            )
+        if flags:
+            svg.append(
+                f'<rect class="outline{flags}" x="{label_w - 1}" y="{y - 1}" width="{grid_w + 2}" '
+                f'height="{cell + 2}"><title>{_e(leaf)}: {_e(_status(plan, leaf))}</title></rect>'
+            )
+        svg.append("</g>")
+        y += row_h
+    svg.append("</svg>")
+    gpus = {a.name: len(a.ports) for a in alloc.tenants}
+    legend = ['<ul class="legend">']
+    for name in names:
+        cls = "legend-entry touched" if name in touched else "legend-entry"
+        legend.append(
+            f'<li class="{cls}" data-tenant="{_e(name)}"><span class="swatch" style="background:{colors[name]}">'
+            f"</span>{_e(name)} ({gpus[name]})</li>"
+        )
+    free = sum(len(v) for v in compiled.topology.gpu_ports.values()) - sum(gpus.values())
+    legend.append(
+        f'<li class="legend-free"><span class="swatch" style="background:{FREE_COLOR}"></span>free ({free})</li>'
+    )
+    legend.append("</ul>")
+    total = sum(len(v) for v in compiled.topology.gpu_ports.values())
+    return [
+        '<section id="fabric">',
+        f"<h2>Fabric: {len(spines)} spines, {len(leaves)} leaves, {total} GPU ports, {len(names)} tenants</h2>",
+        '<p class="muted">One row per leaf, one cell per GPU port (hover for server, NIC and tenant). '
+        "Switches this plan changes are outlined in red and marked &#9679;; click one for its diff.</p>",
+        *legend,
+        *svg,
+        "</section>",
+    ]
+
+
+def _status(plan: Plan, name: str) -> str:
+    sp = plan.switches.get(name)
+    if sp is None:
+        return "not planned"
+    return f"{sp.status} (+{sp.added} -{sp.removed})" if sp.status == "changed" else sp.status
+
+
+def _short(name: str, room: float) -> str:
+    """Spine labels shrink to their number when the box is narrow."""
+    if len(name) * 6.5 <= room:
+        return name
+    digits = "".join(ch for ch in name if ch.isdigit())
+    return digits or name[:2]
+
+
+def _diff_pre(diff: str) -> str:
+    lines = []
+    for ln in diff.rstrip("\n").split("\n"):
+        cls = (
+            "h" if ln.startswith(("--- ", "+++ ")) else "a" if ln[:1] == "+" else "r" if ln[:1] == "-" else ""
+        )
+        lines.append(f'<span class="{cls}">{_e(ln)}</span>' if cls else _e(ln))
+    return "<pre>" + "\n".join(lines) + "</pre>"
+
+
+def _diffs(plan: Plan) -> list[str]:
+    out = [
+        '<section id="diffs">',
+        "<h2>Diffs</h2>",
+        '<p><button onclick="setAll(true)">expand all</button> <button onclick="setAll(false)">collapse all</button></p>',
+    ]
+    groups = diff_groups(plan)
+    if not groups:
+        out.append("<p>No changes: the switches already run the intended configuration.</p>")
+    for group in groups:
+        same = (
+            f' <span class="muted">identical on {_e(switch_noun(plan, group.names))}: '
+            f"{_e(', '.join(group.names))}</span>"
+            if len(group.names) > 1
+            else ""
+        )
+        for name in group.names:
+            sp = plan.switches[name]
+            out.append(
+                f'<details class="switch-diff" id="diff-{_e(name)}" data-switch="{_e(name)}">'
+                f"<summary><code>{_e(name)}</code> (+{sp.added} &minus;{sp.removed}){same}</summary>"
+                f"{_diff_pre(sp.diff)}</details>"
+            )
+    for name in plan.unreachable:
+        out.append(f"<p>&#9888; <code>{_e(name)}</code> unreachable: {_e(plan.switches[name].error)}</p>")
+    out.append("</section>")
+    return out
+
+
+def plan_html(plan: Plan, compiled: Compiled | None) -> str:
+    """The whole report; without `compiled` (no fabric at hand) the picture is left out."""
+    title = f"fabricctl plan: {plan.fabric}"
+    body: list[Any] = [f"<header><h1>{_e(title)}</h1>"]
+    body.append(f'<p class="muted">created {_e(plan.created_at)}</p></header>')
+    body += _summary(plan)
+    if compiled is not None:
+        body += _fabric(plan, compiled)
+    body += _diffs(plan)
+    page = [
+        "<!DOCTYPE html>",
+        '<html lang="en"><head><meta charset="utf-8">',
+        '<meta name="viewport" content="width=device-width, initial-scale=1">',
+        f"<title>{_e(title)}</title><style>{CSS}</style></head><body>",
+        *body,
+        f"<script>{JS}</script>",
+        "</body></html>",
+    ]
+    return redact("\n".join(page) + "\n")

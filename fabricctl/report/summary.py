@@ -1,0 +1,156 @@
+"""Plan facts shared by the Markdown and HTML reports: tenant rows, diff groups, object aggregates.
+
+Reviewers of a fabric change read "what happens to which tenant" first and per-switch diffs last;
+on a rail-optimised fabric most switches of one change carry the same diff, so identical diffs
+are shown once for the whole group and identical top-level objects are counted across switches.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from fabricctl.deploy.plan import Plan, SwitchPlan
+
+KIND_WORD = {"+": "added", "-": "removed", " ": "changed"}
+
+
+def plural(n: int, word: str) -> str:
+    if n == 1:
+        return f"1 {word}"
+    return f"{n} {word[:-1] + 'ies' if word.endswith('y') else word + 'es' if word.endswith('ch') else word + 's'}"
+
+
+def switch_noun(plan: Plan, names: Sequence[str]) -> str:
+    """'8 leaves', '2 spines', '10 switches' (mixed roles)."""
+    roles = {plan.switches[n].role for n in names if n in plan.switches}
+    n = len(names)
+    if roles == {"leaf"}:
+        return "1 leaf" if n == 1 else f"{n} leaves"
+    if roles == {"spine"}:
+        return plural(n, "spine")
+    return plural(n, "switch")
+
+
+_SPLIT = re.compile(r"^(.*?)(\d+)$")
+
+
+def span(names: Sequence[str], limit: int = 6) -> str:
+    """Compact list of switch names: runs of consecutive numbers as 'leaf01..leaf08'."""
+    parts: list[str] = []
+    run: list[str] = []
+
+    def flush() -> None:
+        if len(run) >= 3:
+            parts.append(f"{run[0]}..{run[-1]}")
+        else:
+            parts.extend(run)
+        run.clear()
+
+    prev: tuple[str, int, int] | None = None
+    for name in names:
+        m = _SPLIT.match(name)
+        key = (m.group(1), int(m.group(2)), len(m.group(2))) if m else None
+        consecutive = (
+            key is not None
+            and prev is not None
+            and key[0] == prev[0]
+            and key[2] == prev[2]
+            and key[1] == prev[1] + 1
+        )
+        if not consecutive:
+            flush()
+        run.append(name)
+        prev = key
+    flush()
+    if len(parts) > limit:
+        return ", ".join(parts[:limit]) + f" and {len(parts) - limit} more"
+    return ", ".join(parts)
+
+
+def diff_body(sp: SwitchPlan) -> str:
+    """The diff without its ---/+++ header, the switch's own name replaced (for grouping)."""
+    lines = [ln for ln in sp.diff.splitlines() if not ln.startswith(("--- ", "+++ "))]
+    body = "\n".join(lines)
+    return re.sub(rf"(?<![\w.-]){re.escape(sp.name)}(?![\w.-])", "\0switch\0", body)
+
+
+@dataclass
+class DiffGroup:
+    """Switches whose diffs are identical apart from their own name; `diff` is the first one's."""
+
+    names: list[str]
+    diff: str
+    added: int
+    removed: int
+
+
+def diff_groups(plan: Plan) -> list[DiffGroup]:
+    """Changed switches grouped by identical diff text, in fabric order of each group's first switch."""
+    groups: dict[str, DiffGroup] = {}
+    for name in plan.changed:
+        sp = plan.switches[name]
+        key = diff_body(sp)
+        if key in groups:
+            groups[key].names.append(name)
+        else:
+            groups[key] = DiffGroup([name], sp.diff, sp.added, sp.removed)
+    return list(groups.values())
+
+
+@dataclass
+class ObjectChange:
+    """Top-level config objects changed the same way on the same set of switches."""
+
+    kind: str  # '+', '-', ' '
+    names: list[str]
+    objects: list[str]
+
+
+def object_changes(plan: Plan) -> list[ObjectChange]:
+    """Top-level objects (sections or lines) added, removed or changed, aggregated across switches.
+
+    Most switches first: what a change does fabric-wide reads before what it does on one switch.
+    """
+    where: dict[tuple[str, str], list[str]] = {}
+    for name in plan.changed:
+        sp = plan.switches[name]
+        for line in sp.diff.splitlines():
+            if line.startswith(("--- ", "+++ ")) or len(line) < 2 or line[1] == " ":
+                continue
+            pattern = re.sub(rf"(?<![\w.-]){re.escape(name)}(?![\w.-])", "\0switch\0", line[1:])
+            where.setdefault((line[0], pattern), []).append(name)
+    grouped: dict[tuple[str, tuple[str, ...]], list[str]] = {}
+    for (kind, pattern), names in where.items():
+        shown = pattern.replace("\0switch\0", "<switch>")
+        grouped.setdefault((kind, tuple(names)), []).append(shown)
+    order = {"+": 0, " ": 1, "-": 2}
+    out = [ObjectChange(kind, list(names), objs) for (kind, names), objs in grouped.items()]
+    out.sort(key=lambda c: (-len(c.names), order[c.kind], c.names, c.objects[0]))
+    return out
+
+
+def tenant_rows(plan: Plan) -> list[dict[str, Any]]:
+    """The plan's tenant changes in review order: added, changed, removed, then affected."""
+    order = {"added": 0, "changed": 1, "removed": 2, "affected": 3}
+    rows = list(plan.changes.get("tenants", []))
+    rows.sort(key=lambda t: (order.get(t["change"], 9), t["name"]))
+    return rows
+
+
+def gpu_text(row: dict[str, Any]) -> str:
+    """'8', '8 -> 16', '8 -> 0' (GPU count, before -> after when it moved)."""
+    before, after = row.get("gpus_before"), row["gpus"]
+    if before is None or before == after:
+        return str(after)
+    return f"{before} -> {after}"
+
+
+def basis(plan: Plan) -> tuple[str, str]:
+    """(REF, short commit) the plan's tenant summary compares against; ('', '') for the running fabric."""
+    if plan.changed_since:
+        return plan.changed_since, (plan.changed_since_commit or "")[:12]
+    return "", ""
