@@ -139,6 +139,21 @@ class LabDevice:
         self._startup = self.running_text()
         self.store.write(self.name, STARTUP, self._startup)
 
+    def replace_config(self, text: str) -> None:
+        """Comware `configuration replace file`: running becomes exactly the file's config.
+
+        The device undoes lines missing from the file and adds the file's new lines; the
+        resulting running config lists them as the file does. Physical ports cannot be
+        deleted: a port the file omits stays, emptied, at its hardware position. A line the
+        grammar rejects raises InvalidInput and leaves running untouched.
+        """
+        tree = self.parse(text)
+        hardware = list(self.hardware().children.values())
+        for i, port in enumerate(hardware):
+            if port.text not in tree.children:
+                _insert_port(tree, port, [h.text for h in hardware[:i]], [h.text for h in hardware[i + 1 :]])
+        self.set_running(tree)
+
     def write_file(self, name: str, text: str) -> None:
         """Store a flash file (`copy ... flash:<name>`)."""
         self.files[name] = text
@@ -159,3 +174,14 @@ class LabDevice:
         self.store.clear(self.name)
         self._running = self._startup = self._files = None
         _ = self.running, self.startup
+
+
+def _insert_port(tree: Node, port: Node, before: list[str], after: list[str]) -> None:
+    """Put a hardware block after the nearest earlier port present, else before the next one."""
+    keys = list(tree.children)
+    prev = next((k for k in reversed(before) if k in tree.children), None)
+    nxt = next((k for k in after if k in tree.children), None)
+    at = keys.index(prev) + 1 if prev is not None else keys.index(nxt) if nxt is not None else len(keys)
+    items = list(tree.children.items())
+    items.insert(at, (port.text, port.copy()))
+    tree.children = dict(items)

@@ -4,15 +4,44 @@ from __future__ import annotations
 
 import asyncio
 import re
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
 
 from fabricctl.lab import sessions
 from fabricctl.lab.config_tree import COMWARE_VERSION
 from fabricctl.lab.device import LabDevice
 from fabricctl.lab.dialect import CliError, CliSession, Logout, Output, command, word_column
-from fabricctl.lab.editor import Editor
+from fabricctl.lab.editor import Editor, InvalidInput
 
 SAVED = "Validating file. Please wait...\nSaved the current configuration to mainboard device successfully."
 UNRECOGNIZED = " % Unrecognized command found at '^' position."
+#: `save <file>` and `configuration replace file <file>` wording follows the Comware V7 command
+#: reference examples as far as known; the overwrite question is an assumption ([U]).
+SAVED_FILE = (
+    "Now saving current configuration to the device.\n"
+    "Saving configuration {url}. Please wait...\n"
+    "Configuration is saved to device successfully."
+)
+REPLACED = (
+    "Now replacing the current configuration. Please wait...\n"
+    "Succeeded in replacing current configuration with the file {name}."
+)
+
+
+@dataclass
+class Question:
+    """A pending `[Y/N]:` question: shown instead of the prompt; the next line answers it."""
+
+    text: str
+    on_answer: Callable[[bool], Awaitable[Output]]
+
+
+def flash_name(url: str) -> str | None:
+    """`flash:/x.cfg`, `flash:x.cfg` or `x.cfg` -> `x.cfg`; None for other media or folders."""
+    name = url[len("flash:") :].lstrip("/") if url.startswith("flash:") else url
+    if not name or "/" in name or ":" in name:
+        return None
+    return name
 
 
 class ComwareCli(CliSession):
@@ -20,6 +49,7 @@ class ComwareCli(CliSession):
 
     def __init__(self, dev: LabDevice) -> None:
         super().__init__(dev)
+        self.question: Question | None = None
 
     @property
     def mode(self) -> str:
@@ -32,6 +62,8 @@ class ComwareCli(CliSession):
         return self.dev.name
 
     def prompt(self) -> str:
+        if self.question is not None:
+            return self.question.text
         host = self.sysname()
         if self.editor is None:
             return f"<{host}>"
@@ -52,9 +84,23 @@ class ComwareCli(CliSession):
         return CliError(f"{caret}\n{UNRECOGNIZED}", eapi=UNRECOGNIZED.strip())
 
     async def execute(self, line: str, as_json: bool = False) -> Output:
+        if self.question is not None:
+            return await self._answer(line.strip().lower())
         if line.strip().startswith("#"):
             return ""
         return await super().execute(line, as_json)
+
+    def ask(self, text: str, on_answer: Callable[[bool], Awaitable[Output]]) -> Output:
+        """Show `text` (ending in `[Y/N]:`) as the prompt; the next line is the answer."""
+        self.question = Question(text, on_answer)
+        return ""
+
+    async def _answer(self, answer: str) -> Output:
+        assert self.question is not None
+        if answer not in ("y", "yes", "n", "no"):
+            return ""  # asked again (the question stays the prompt)
+        pending, self.question = self.question, None
+        return await pending.on_answer(answer.startswith("y"))
 
     async def config_line(self, line: str) -> None:
         self.apply_config(line)
@@ -117,6 +163,50 @@ class ComwareCli(CliSession):
     async def _save(self, m: re.Match[str], as_json: bool) -> Output:
         self.dev.save()
         return SAVED
+
+    @command(r"save (?!force$)(\S+)", "user system")
+    async def _save_file(self, m: re.Match[str], as_json: bool) -> Output:
+        """`save <file>`: running -> a flash file; the next-startup file is not changed."""
+        name = flash_name(m[1])
+        if name is None or not name.endswith(".cfg"):
+            raise CliError(" % The file name must end with .cfg and be on flash: (lab).")
+        url = f"flash:/{name}"
+
+        async def write(yes: bool) -> Output:
+            if not yes:
+                return ""
+            self.dev.write_file(name, self.dev.running_text())
+            return SAVED_FILE.format(url=url)
+
+        async def confirm(yes: bool) -> Output:
+            if not yes:
+                return ""
+            if name in self.dev.files:
+                return self.ask(f"{url} exists, overwrite? [Y/N]:", write)
+            return await write(True)
+
+        return self.ask(f"The current configuration will be saved to {url}. Continue? [Y/N]:", confirm)
+
+    @command(r"configuration replace file (\S+)", "system")
+    async def _replace_file(self, m: re.Match[str], as_json: bool) -> Output:
+        """Running := the file's config (undo for lines it lacks, add its new ones)."""
+        name = flash_name(m[1])
+        text = self.dev.files.get(name) if name is not None else None
+        if name is None or text is None:
+            raise CliError(f" % The file {m[1]} does not exist.")
+
+        async def replace(yes: bool) -> Output:
+            if yes:
+                raise CliError(" % Saving before the replace is not modelled in the lab; answer N.")
+            try:
+                self.dev.replace_config(text)
+            except InvalidInput as exc:
+                raise CliError(f" % Failed to replace the configuration: {' '.join(exc.words)}") from None
+            if self.editor is not None:
+                self.editor.reset()
+            return REPLACED.format(name=name)
+
+        return self.ask("Current configuration will be lost, save current configuration? [Y/N]:", replace)
 
     @command(r"configuration commit delay (\d+)", "system")
     async def _commit_delay(self, m: re.Match[str], as_json: bool) -> Output:

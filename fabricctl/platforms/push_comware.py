@@ -1,21 +1,25 @@
 """Push protocol for H3C Comware V7 over SSH (netmiko `hp_comware`).
 
-Comware has no candidate config: lines take effect as they are entered. Safety comes from
-`configuration commit delay N` (the switch rolls back to the config it had when the command
-was given unless `configuration commit` arrives within N minutes) plus an explicit restore:
+Comware has no candidate config: lines take effect as they are entered. Safety comes from a
+checkpoint file, `configuration replace file` and `configuration commit delay N` (the switch
+rolls back to the config it had when the command was given unless `configuration commit`
+arrives within N minutes):
 
 1. connect; `display current-configuration`; refuse if it is not what the plan was made from;
-2. `system-view`; `configuration commit delay <ceil(confirm_timeout / 60)>`;
+2. `system-view`; `save flash:/fabricctl-rollback.cfg` (checkpoint of running; `save <file>`
+   does not change the next-startup file); `configuration commit delay <ceil(confirm_timeout/60)>`;
 3. paste the remediation in chunks and check every reply against the error pattern (netmiko's
    per-line `cmd_verify` costs ~10 ms a line; a 1,300-line first push would take 14 s);
 4. re-read the running config: the remediation must now be empty (the device's own verdict);
 5. `configuration commit` (confirm), `save force`.
 
-On any error after step 2 the switch is restored at once by pushing the inverse remediation
-(running now -> running before, computed by the same diff engine, on a new connection when
-the old one died) and the commit-delay timer is left running: when it fires the switch returns
-to the exact snapshot it had at step 2 even if the restore could not be sent. Both mechanisms
-exist on real Comware V7 and in the lab.
+On any error after step 2 the switch is restored at once, on a new connection (the old one
+may be dead or hung): `configuration replace file flash:/fabricctl-rollback.cfg` (the device
+undoes what the push added and re-adds what it removed), then the running config must be
+byte-identical to the one read in step 1; only then `configuration commit` cancels the
+pending timer, so it cannot fire later and roll back a change made after this run. When the
+replace cannot be done, the inverse remediation is pushed instead and the timer is left armed:
+it returns the switch to the step-2 snapshot even if nothing else could be sent.
 """
 
 from __future__ import annotations
@@ -36,6 +40,7 @@ from fabricctl.deploy.transport import (
     PROMPT_AT_END,
     PushRequest,
     PushResult,
+    Stage,
     StageError,
     Target,
     normalize_running,
@@ -45,6 +50,15 @@ from fabricctl.diff import diff_device
 
 SHOW = "display current-configuration"
 CHUNK = 64
+CHECKPOINT = "flash:/fabricctl-rollback.cfg"
+_QUESTION = re.compile(r"\[Y/N\]:\s*$")
+_PROMPT_OR_QUESTION = r"\[Y/N\]:\s*$|[\]>]\s*$"
+#: How fabricctl answers the confirmation questions of `save <file>` / `configuration replace`.
+ANSWERS: tuple[tuple[re.Pattern[str], str], ...] = (
+    (re.compile(r"save current configuration\?", re.I), "N"),  # replace: no extra save first
+    (re.compile(r"overwrite\?", re.I), "Y"),  # save <file>: the checkpoint is ours to replace
+    (re.compile(r"Continue\?", re.I), "Y"),  # save <file>
+)
 _PROMPT = re.compile(r"(?m)^[<\[][^\]>\r\n]+[\]>]")
 _ERROR = re.compile(ERROR_PATTERN)
 
@@ -72,7 +86,9 @@ def _show(conn: BaseConnection, target: Target) -> str:
     """The full running config: a listing always ends with `return`; a cut one is read again."""
     text = ""
     for _ in range(3):
-        text = str(conn.send_command(SHOW, expect_string=PROMPT_AT_END["comware"], read_timeout=target.timeout))
+        text = str(
+            conn.send_command(SHOW, expect_string=PROMPT_AT_END["comware"], read_timeout=target.timeout)
+        )
         if normalize_running(text).endswith("return\n"):
             return text
         conn.clear_buffer()
@@ -100,6 +116,29 @@ def _command(conn: BaseConnection, line: str, target: Target) -> str:
     if _ERROR.search(out):
         raise StageError("load", f"{line!r} rejected: {_first_error(out)}")
     return out
+
+
+def _interactive(conn: BaseConnection, line: str, target: Target, stage: Stage) -> str:
+    """Send a command that may ask `[Y/N]:` questions; answer the known ones, refuse others."""
+    output = ""
+    for _ in range(4):
+        out = str(
+            conn.send_command(
+                line, expect_string=_PROMPT_OR_QUESTION, strip_prompt=False, read_timeout=target.timeout
+            )
+        )
+        output += out
+        if _ERROR.search(out):
+            raise StageError(stage, f"{line!r} rejected: {_first_error(out)}")
+        if not _QUESTION.search(out):
+            return output
+        question = out.strip().splitlines()[-1]
+        answer = next((a for pattern, a in ANSWERS if pattern.search(question)), None)
+        if answer is None:
+            conn.send_command("N", expect_string=_PROMPT_OR_QUESTION, read_timeout=target.timeout)
+            raise StageError(stage, f"unexpected question from the switch: {redact(question)!r}")
+        line = answer
+    raise StageError(stage, f"too many questions from the switch after {line!r}")
 
 
 def _first_error(output: str) -> str:
@@ -147,6 +186,7 @@ def push(target: Target, request: PushRequest) -> PushResult:
             return PushResult("unchanged", before=before, seconds=time.monotonic() - started)
         try:
             conn.config_mode()
+            _interactive(conn, f"save {CHECKPOINT}", target, "load")
             minutes = max(1, math.ceil(request.confirm_timeout / 60))
             _command(conn, f"configuration commit delay {minutes}", target)
             armed = True
@@ -185,24 +225,50 @@ def push(target: Target, request: PushRequest) -> PushResult:
 
 
 def restore(target: Target, conn: BaseConnection | None, before: str, request: PushRequest) -> str:
-    """Push the inverse remediation now, on a fresh session (the old one may be dead or hung)."""
+    """Put the switch back to `before` now, on a fresh session (the old one may be dead or hung).
+
+    First choice: `configuration replace file <checkpoint>`, verified byte-identical, then
+    `configuration commit` to cancel the timer. Fallback: the inverse remediation, timer armed.
+    """
     _close(conn)
     conn = None
     try:
         conn = connect(target)
-        current = normalize_running(_show(conn, target))
-        back = diff_device(target.name, current, before, request.dialect)
-        if back.commands:
-            conn.config_mode()
-            paste(conn, back.commands, target.timeout)
+        conn.config_mode()
+        try:
+            _interactive(conn, f"configuration replace file {CHECKPOINT}", target, "load")
             current = normalize_running(_show(conn, target))
-            conn.exit_config_mode()
-        if diff_device(target.name, current, before, request.dialect).changed:
-            return "restore incomplete; the commit-delay timer will roll the switch back"
-        return "restored to the previous config (the commit-delay timer is also armed)"
+        except StageError as exc:
+            return _restore_inverse(conn, target, before, request, f"replace failed ({exc.message}); ")
+        if current != before:
+            return _restore_inverse(conn, target, before, request, "replace left differences; ")
+        try:
+            _command(conn, "configuration commit", target)
+        except Exception as exc:
+            why = exc.message if isinstance(exc, StageError) else describe_error(exc)
+            return (
+                f"restored exactly from {CHECKPOINT}; cancelling the commit-delay timer failed ({why}), "
+                "it will roll back to the same config"
+            )
+        conn.exit_config_mode()
+        return f"restored exactly from {CHECKPOINT} (configuration replace); commit-delay timer cancelled"
     except StageError as exc:
         return f"restore failed ({exc.message}); the commit-delay timer will roll the switch back"
     except Exception as exc:
         return f"restore failed ({describe_error(exc)}); the commit-delay timer will roll the switch back"
     finally:
         _close(conn)
+
+
+def _restore_inverse(
+    conn: BaseConnection, target: Target, before: str, request: PushRequest, why: str
+) -> str:
+    """Fallback restore: push running-now -> before; the commit-delay timer stays armed."""
+    current = normalize_running(_show(conn, target))
+    back = diff_device(target.name, current, before, request.dialect)
+    if back.commands:
+        paste(conn, back.commands, target.timeout)
+        current = normalize_running(_show(conn, target))
+    if diff_device(target.name, current, before, request.dialect).changed:
+        return why + "restore incomplete; the commit-delay timer will roll the switch back"
+    return why + "restored by the inverse change (the commit-delay timer is also armed)"

@@ -7,9 +7,6 @@ import time
 
 import pytest
 
-from fabricctl.diff import diff_device
-from fabricctl.platforms import get_platform
-
 from .conftest import PASSWORD, LabRoot
 
 
@@ -46,10 +43,11 @@ def test_reference_first_apply_replan_and_comware_restore(
     code, out, _ = lab.run("apply", "--lab", "--auto-approve", "--json", "--limit", victim, capsys=capsys)
     assert code == 1
     sw = json.loads(out)["switches"][victim]
-    assert (sw["status"], sw["stage"]) == ("failed", "load") and "restored" in sw["message"]
-    owned = diff_device(victim, lab.running(victim), before, get_platform("comware").dialect)
-    assert not owned.changed  # restored at once (owned scope); byte-exact once the timer fires
-    time.sleep(2.6)  # the commit-delay timer fires: still (exactly) as before
+    assert (sw["status"], sw["stage"]) == ("failed", "load") and "restored exactly" in sw["message"]
+    assert lab.running(victim) == before  # byte-identical at once (configuration replace file)
+    dev = lab.lab.device(victim)
+    assert lab.lab.call(lambda: dev.raw.commit_delay) is None  # the timer was cancelled
+    time.sleep(2.6)  # past the commit-delay deadline: nothing fires, still exactly as before
     assert lab.running(victim) == before
     lab.lab.clear_faults()
     assert lab.run("apply", "--lab", "--auto-approve", "--confirm-timeout", "3000", capsys=capsys)[0] == 0
