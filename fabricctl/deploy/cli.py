@@ -3,13 +3,17 @@
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from fabricctl.deploy.credentials import CredentialError, redact
 from fabricctl.deploy.plan import Plan, PlanError
+
+if TYPE_CHECKING:
+    from fabricctl.deploy.fetch import Fetched
 
 root_option = click.option(
     "--root",
@@ -51,31 +55,45 @@ def _prepare(root: Path, limit: tuple[str, ...]) -> Any:
         raise _fail(str(exc)) from None
 
 
-def compute_plan(
-    root: Path, lab: bool, limit: tuple[str, ...], timeout: float, changed_since: str | None = None
+#: Reads running configs of the named switches: name -> Fetched (a switch that cannot be read is data).
+Fetcher = Callable[[list[str]], "dict[str, Fetched]"]
+
+
+def build_plan(
+    root: Path, limit: tuple[str, ...], fetch: Fetcher, changed_since: str | None = None
 ) -> tuple[Plan, Any]:
-    """Compile, verify, fetch and diff: the plan and the prepared inputs it rests on.
+    """Compile + verify the whole fabric, pick the switches, read them with `fetch`, diff, annotate.
 
     With `changed_since`, only switches whose intent differs from the fabric at that git REF
-    are read and diffed; the whole working tree is still compiled and verified.
+    are read and diffed. Tests pass a fetcher of saved configs; the CLI passes Nornir's.
     """
-    from fabricctl.deploy.context import open_fabric
-    from fabricctl.deploy.fetch import fetch_running
     from fabricctl.deploy.impact import annotate
     from fabricctl.deploy.plan import make_plan
 
     prepared = _prepare(root, limit)
     ref = _select_since(root, prepared, changed_since) if changed_since else None
-    fetched = {}
-    if prepared.names:  # nothing selected: no login, no lab, no connection at all
-        try:
-            with open_fabric(root, lab, set(prepared.names)) as nr:
-                fetched = fetch_running(nr, timeout)
-        except CredentialError as exc:
-            raise _fail(str(exc)) from None
+    # Nothing selected: no login, no lab, no connection at all.
+    fetched = fetch(list(prepared.names)) if prepared.names else {}
     plan = make_plan(prepared, fetched, list(limit))
     annotate(plan, prepared.compiled, ref)
     return plan, prepared
+
+
+def compute_plan(
+    root: Path, lab: bool, limit: tuple[str, ...], timeout: float, changed_since: str | None = None
+) -> tuple[Plan, Any]:
+    """The plan of the switches (or the lab) and the prepared inputs it rests on."""
+    from fabricctl.deploy.context import open_fabric
+    from fabricctl.deploy.fetch import fetch_running
+
+    def fetch(names: list[str]) -> dict[str, Fetched]:
+        try:
+            with open_fabric(root, lab, set(names)) as nr:
+                return fetch_running(nr, timeout)
+        except CredentialError as exc:
+            raise _fail(str(exc)) from None
+
+    return build_plan(root, limit, fetch, changed_since)
 
 
 def _select_since(root: Path, prepared: Any, ref: str) -> Any:

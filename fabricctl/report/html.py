@@ -44,6 +44,7 @@ PALETTE = [
     "#17becf",
 ]
 FREE_COLOR = "#e8e8e8"
+FOLD_ROWS = 16  # longer tables start folded so the fabric picture stays on the first screen
 
 CSS = """
 body{font:14px/1.4 system-ui,-apple-system,Segoe UI,Roboto,sans-serif;margin:16px 24px;color:#222}
@@ -59,7 +60,7 @@ svg text{font:11px system-ui,sans-serif;fill:#333} svg .lbl-changed{font-weight:
 svg .port{stroke:#fff;stroke-width:.5} svg .port:hover{stroke:#000;stroke-width:1.5}
 svg .outline{fill:none;stroke:#cf222e;stroke-width:2} svg .outline.unreachable{stroke:#bf8700;stroke-dasharray:4 2}
 svg .spine{stroke:#888;stroke-width:.5} svg .leaf-row,svg .spine{cursor:pointer}
-details{margin:4px 0} summary{cursor:pointer}
+details{margin:4px 0} summary{cursor:pointer} details.table>summary{font-weight:600}
 pre{background:#f6f8fa;padding:8px;overflow:auto;font:12px/1.35 ui-monospace,Menlo,Consolas,monospace;margin:4px 0}
 pre .a{color:#1a7f37} pre .r{color:#cf222e} pre .h{color:#57606a}
 .muted{color:#666} button{font-size:12px}
@@ -109,38 +110,57 @@ def _summary(plan: Plan) -> list[str]:
     ]
     rows = tenant_rows(plan)
     if rows:
-        out.append(
-            '<table class="tenants"><tr><th>tenant</th><th>change</th><th>GPUs</th><th>switches</th></tr>'
-        )
+        counts: dict[str, int] = {}
         for r in rows:
-            fields = f" ({_e(', '.join(r['fields']))})" if r.get("fields") else ""
-            leaves = r.get("leaves") or []
-            where = f"{_e(switch_noun(plan, leaves))}: {_e(span(leaves, 12))}" if leaves else "-"
-            out.append(
-                f'<tr class="tenant-change"><td><code>{_e(r["name"])}</code></td>'
-                f'<td class="{_e(r["change"])}">{_e(r["change"])}{fields}</td>'
-                f'<td class="n">{_e(gpu_text(r))}</td><td>{where}</td></tr>'
-            )
-        out.append("</table>")
-    for key, what in (("fabric_wide", "Fabric-wide lines change on"), ("freed_ports", "GPU ports freed on")):
+            counts[r["change"]] = counts.get(r["change"], 0) + 1
+        what = ", ".join(f"{n} {change}" for change, n in counts.items())
+        out.append(_fold(len(rows) <= FOLD_ROWS, f"Tenants: {what}", _tenant_table(plan, rows)))
+    for key, what in (
+        ("fabric_wide", "Fabric-wide lines change on"),
+        ("freed_ports", "Free GPU ports (secure default: shut down) change on"),
+    ):
         names = plan.changes.get(key) or []
         if names:
             out.append(f"<p>{what} {_e(switch_noun(plan, names))}: {_e(span(names, 12))}</p>")
     shown = [n for n, sp in plan.switches.items() if sp.status != "unchanged"]
     if shown:
-        out.append(
-            '<table class="switches"><tr><th>switch</th><th>status</th><th>+</th><th>&minus;</th></tr>'
-        )
-        for n in shown:
-            sp = plan.switches[n]
-            status = sp.status + (f": {sp.error}" if sp.error else "")
-            out.append(
-                f'<tr class="switch-row"><td><a href="#diff-{_e(n)}">{_e(n)}</a></td><td>{_e(status)}</td>'
-                f'<td class="n">{sp.added}</td><td class="n">{sp.removed}</td></tr>'
-            )
-        out.append("</table>")
+        title = f"Switches: {len(shown)} to change or unreachable"
+        out.append(_fold(len(shown) <= FOLD_ROWS, title, _switch_table(plan, shown)))
     out.append("</section>")
     return out
+
+
+def _fold(open_: bool, title: str, inner: str) -> str:
+    """A table behind a <details> summary: open when short, folded when long (hundreds of tenants)."""
+    return f'<details class="table"{" open" if open_ else ""}><summary>{_e(title)}</summary>{inner}</details>'
+
+
+def _tenant_table(plan: Plan, rows: list[dict[str, Any]]) -> str:
+    out = ['<table class="tenants"><tr><th>tenant</th><th>change</th><th>GPUs</th><th>switches</th></tr>']
+    for r in rows:
+        fields = f" ({_e(', '.join(r['fields']))})" if r.get("fields") else ""
+        leaves = r.get("leaves") or []
+        where = f"{_e(switch_noun(plan, leaves))}: {_e(span(leaves, 12))}" if leaves else "-"
+        out.append(
+            f'<tr class="tenant-change"><td><code>{_e(r["name"])}</code></td>'
+            f'<td class="{_e(r["change"])}">{_e(r["change"])}{fields}</td>'
+            f'<td class="n">{_e(gpu_text(r))}</td><td>{where}</td></tr>'
+        )
+    out.append("</table>")
+    return "".join(out)
+
+
+def _switch_table(plan: Plan, shown: list[str]) -> str:
+    out = ['<table class="switches"><tr><th>switch</th><th>status</th><th>+</th><th>&minus;</th></tr>']
+    for n in shown:
+        sp = plan.switches[n]
+        status = sp.status + (f": {sp.error}" if sp.error else "")
+        out.append(
+            f'<tr class="switch-row"><td><a href="#diff-{_e(n)}">{_e(n)}</a></td><td>{_e(status)}</td>'
+            f'<td class="n">{sp.added}</td><td class="n">{sp.removed}</td></tr>'
+        )
+    out.append("</table>")
+    return "".join(out)
 
 
 def _fabric(plan: Plan, compiled: Compiled) -> list[str]:
@@ -185,8 +205,12 @@ def _fabric(plan: Plan, compiled: Compiled) -> list[str]:
             f'<text x="{x + sw_w / 2:.1f}" y="25" text-anchor="middle"{lbl}>{_e(_short(name, sw_w))}</text></g>'
         )
     svg.append("</g>")
-    for col in range(0, ports_per_leaf, 8):
-        svg.append(f'<text class="col" x="{label_w + col * cell}" y="{top - 6}">port {col + 1}</text>')
+    first = next(
+        (compiled.topology.gpu_ports[lf] for lf in leaves if compiled.topology.gpu_ports.get(lf)), []
+    )
+    for col in range(0, len(first), 8):
+        label = ("port " if col == 0 else "") + first[col].key
+        svg.append(f'<text class="col" x="{label_w + col * cell}" y="{top - 6}">{_e(label)}</text>')
     y = top
     for r, leaf in enumerate(leaves):
         if r and r % per_pod == 0:

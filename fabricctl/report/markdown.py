@@ -134,12 +134,13 @@ def _tenants(plan: Plan, budget: _Budget, limit: int) -> list[str]:
         )
     if freed:
         notes.append(
-            f"- GPU ports return to the free pool (shut down) on {switch_noun(plan, freed)}: {span(freed)}"
+            f"- free GPU ports (secure default: shut down) change on {switch_noun(plan, freed)}: {span(freed)}"
         )
     out.append("")
-    for note in notes:
-        budget.take(out, note)
-    out.append("")
+    if notes:
+        for note in notes:
+            budget.take(out, note)
+        out.append("")
     return out
 
 

@@ -144,6 +144,8 @@ def tenant_rows(plan: Plan) -> list[dict[str, Any]]:
 def gpu_text(row: dict[str, Any]) -> str:
     """'8', '8 -> 16', '8 -> 0' (GPU count, before -> after when it moved)."""
     before, after = row.get("gpus_before"), row["gpus"]
+    if row["change"] == "removed" and before is None:
+        return "-"  # read from the diff only: how many GPUs it had is not known
     if before is None or before == after:
         return str(after)
     return f"{before} -> {after}"

@@ -1,0 +1,132 @@
+"""The PR comment: goldens for a one-tenant PR and a REF-less plan; the size cap at 48 switches."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from fabricctl.deploy import credentials
+from fabricctl.report.markdown import MARKER, MAX_CHARS, plan_markdown
+from tests.conftest import EOS_SMALL, REFERENCE, assert_golden, copy_fabric
+
+from .conftest import (
+    GOLDEN_GITOPS,
+    breakout_fabric,
+    factory_fetch,
+    git,
+    offline_plan,
+    rendered_fetch,
+    scratch_repo,
+    write_tenant,
+)
+
+NEWCO = {
+    "name": "newco",
+    "id": 301,
+    "description": "New customer, one whole server",
+    "isolation": "l3",
+    "address_block": "10.31.0.0/28",
+    "gpus": [{"servers": ["gpu100"]}],
+}
+
+
+def test_one_tenant_pr_on_the_reference_fabric(tmp_path: Path, git_identity: None) -> None:
+    root = scratch_repo(REFERENCE, tmp_path / "fabric")
+    running = rendered_fetch(root)  # main is what the switches run
+    git(root, "checkout", "-q", "-b", "add-newco")
+    write_tenant(root, NEWCO)
+    git(root, "add", "tenants")
+    git(root, "commit", "-q", "-m", "tenant newco")
+    plan, prepared = offline_plan(root, running, changed_since="main")
+    leaves = sorted({gp.leaf for gp in prepared.compiled.topology.by_server["gpu100"]})
+    assert plan.selected == leaves and plan.changed == leaves and len(leaves) == 8
+    assert plan.changed_since == "main"
+    assert plan.changed_since_commit == git(root, "rev-parse", "main").strip()
+    tenants = plan.changes["tenants"]
+    assert [(t["name"], t["change"], t["gpus"]) for t in tenants] == [("newco", "added", 8)]
+    text = plan_markdown(plan, artifact="https://ci.example.invalid/runs/1")
+    assert text.startswith(MARKER + "\n")
+    # Eight leaves, one shape of change: aggregated once, not eight times.
+    bullet = next(
+        ln for ln in text.splitlines() if ln.startswith("- **added** on 8 leaves (leaf25..leaf32): ")
+    )
+    assert "`ip vpn-instance newco`" in bullet and "`acl advanced name newco-in`" in bullet
+    assert_golden(GOLDEN_GITOPS / "reference-add-tenant.md", text)
+
+
+def test_running_fabric_basis_derives_tenants_from_the_diff(tmp_path: Path) -> None:
+    root = copy_fabric(EOS_SMALL, tmp_path / "fabric")
+    running = rendered_fetch(root)
+    (root / "tenants" / "intern-01.yaml").unlink()
+    team = root / "tenants" / "team-llm.yaml"
+    team.write_text(
+        re.sub(r"description: .*", "description: LLM team, now 5 servers", team.read_text()), encoding="utf-8"
+    )
+    plan, _ = offline_plan(root, running)
+    got = {t["name"]: (t["change"], t["leaves"]) for t in plan.changes["tenants"]}
+    assert got == {
+        "intern-01": ("removed", ["leaf3"]),
+        "team-llm": ("changed", ["leaf1", "leaf2", "leaf3", "leaf4"]),
+    }
+    assert plan.changes["fabric_wide"] == []  # nothing outside tenant objects changes
+    text = plan_markdown(plan)
+    assert "vs the running fabric" in text
+    assert_golden(GOLDEN_GITOPS / "eos-small-running-basis.md", text)
+
+
+def _sections(text: str) -> list[str]:
+    return re.findall(r"^#### (.+)$", text, flags=re.M)
+
+
+def test_first_plan_of_all_48_switches_stays_under_the_cap(tmp_path: Path) -> None:
+    root = copy_fabric(REFERENCE, tmp_path / "fabric")
+    plan, _ = offline_plan(root, factory_fetch(root))
+    assert len(plan.changed) == 48
+    full = sum(len(sp.diff) for sp in plan.switches.values())
+    assert full > 10 * MAX_CHARS  # the case the cap exists for
+    text = plan_markdown(plan)
+    assert len(text) < MAX_CHARS
+    assert _sections(text)[:3] == [
+        "Tenants (vs the running fabric)",
+        "Switches",
+        "Changes by object (aggregated across switches)",
+    ]
+    table = re.findall(r"^\| `((?:leaf|spine)\d+)` \| changed \|", text, flags=re.M)
+    assert sorted(table) == sorted(plan.changed)  # the table is never cut at this size
+    assert ":scissors:" in text and "Full plan: the `plan.json` / `plan.html` artifact" in text
+    assert text.count("<details>") == text.count("</details>") >= 1
+
+
+def test_hundreds_of_tenants_keep_summary_and_pointer_under_the_cap(tmp_path: Path) -> None:
+    root = breakout_fabric(tmp_path / "fabric", singles=400)
+    plan, _ = offline_plan(root, factory_fetch(root))
+    text = plan_markdown(plan, artifact="https://ci.example.invalid/runs/2")
+    assert len(text) < MAX_CHARS
+    assert re.search(r"\| \.\.\. \| \d+ more tenants in the full plan \|", text)
+    assert "#### Switches" in text
+    assert "Full plan: [plan.json / plan.html artifact](https://ci.example.invalid/runs/2)." in text
+
+
+def test_cap_holds_for_any_budget(tmp_path: Path) -> None:
+    root = copy_fabric(EOS_SMALL, tmp_path / "fabric")
+    plan, _ = offline_plan(root, factory_fetch(root))
+    for cap in (4_000, 8_000, 20_000):
+        text = plan_markdown(plan, max_chars=cap)
+        assert len(text) <= cap, cap
+        assert text.startswith(MARKER) and "Full plan:" in text
+
+
+def test_no_secret_reaches_the_comment(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(credentials, "_secrets", set())
+    root = copy_fabric(EOS_SMALL, tmp_path / "fabric")
+    running = rendered_fetch(root)
+    team = root / "tenants" / "team-llm.yaml"
+    team.write_text(
+        re.sub(r"description: .*", "description: key Sw0rdf1sh-42", team.read_text()), encoding="utf-8"
+    )
+    credentials.register_secret("Sw0rdf1sh-42")
+    plan, _ = offline_plan(root, running)
+    text = plan_markdown(plan)
+    assert "Sw0rdf1sh-42" not in text and credentials.REDACTED in text
