@@ -1,4 +1,4 @@
-"""One apply per fabric at a time: `<root>/.fabricctl/lock.json`, created with O_EXCL.
+"""One apply per fabric at a time: `<root>/.fabricctl/lock.json`, published atomically (link).
 
 The lock says who holds it (user, host, pid, since when, which plan). A lock is stale when
 its pid is dead on this host or it is older than the TTL; a stale lock is taken over, a live
@@ -7,6 +7,7 @@ one is a clear refusal. `fabricctl force-unlock` removes any lock by hand.
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 import getpass
 import json
@@ -65,14 +66,41 @@ def remove_lock(root: Path) -> None:
 
 
 def _create(path: Path, info: LockInfo) -> bool:
+    """Publish a complete lock file atomically: write a private temp file, hard-link it into place.
+
+    `os.link` fails when the lock exists (like O_EXCL), and a reader never sees a half-written
+    lock (which it would take for a crashed, stale one and replace).
+    """
+    tmp = path.with_name(f".lock.{os.getpid()}.{time.monotonic_ns()}.tmp")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
     try:
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
-    except FileExistsError:
-        return False
-    with os.fdopen(fd, "w", encoding="utf-8") as fh:
-        json.dump(asdict(info), fh, indent=2)
-        fh.write("\n")
-    return True
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            json.dump(asdict(info), fh, indent=2)
+            fh.write("\n")
+        try:
+            os.link(tmp, path)
+        except FileExistsError:
+            return False
+        return True
+    finally:
+        tmp.unlink(missing_ok=True)
+
+
+def _take_over(path: Path, stale: LockInfo) -> None:
+    """Move the stale lock aside; if a racer's fresh lock was moved instead, put it back."""
+    aside = path.with_name(f".lock.stale.{os.getpid()}.{time.monotonic_ns()}")
+    try:
+        os.replace(path, aside)
+    except FileNotFoundError:
+        return
+    try:
+        moved = LockInfo(**json.loads(aside.read_text(encoding="utf-8")))
+    except (OSError, ValueError, TypeError):
+        moved = LockInfo("unknown", "unknown", 0, 0.0, "")
+    if moved != stale:
+        with contextlib.suppress(FileExistsError):
+            os.link(aside, path)
+    aside.unlink(missing_ok=True)
 
 
 def acquire(root: Path, plan_hash: str, ttl: float = TTL_SECONDS) -> LockInfo:
@@ -95,13 +123,7 @@ def acquire(root: Path, plan_hash: str, ttl: float = TTL_SECONDS) -> LockInfo:
                 f"another apply holds the fabric lock: {held.describe()}; "
                 f"wait for it, or run 'fabricctl force-unlock' if it is gone"
             )
-        # Stale: replace atomically only if nobody else did meanwhile.
-        stale_name = path.with_name(f"lock.stale.{os.getpid()}")
-        try:
-            os.replace(path, stale_name)
-            stale_name.unlink(missing_ok=True)
-        except FileNotFoundError:
-            pass
+        _take_over(path, held)
     raise LockHeld("could not take the fabric lock (contended); try again")
 
 

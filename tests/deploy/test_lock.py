@@ -1,0 +1,151 @@
+"""The fabric apply lock: atomic create, clear refusal, stale takeover, force-unlock."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import multiprocessing
+import os
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from fabricctl.cli import main
+from fabricctl.deploy import lock
+from fabricctl.deploy.lock import LockHeld, LockInfo, acquire, fabric_lock, lock_path, read_lock, release
+
+PLAN = "ab" * 32
+
+
+def _write(root: Path, **fields: object) -> None:
+    data = {"user": "alice", "host": socket.gethostname(), "pid": os.getpid(), "created": time.time()}
+    data |= {"plan_hash": "cd" * 32, **fields}
+    path = lock_path(root)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(data), encoding="utf-8")
+
+
+def _dead_pid() -> int:
+    proc = subprocess.Popen([sys.executable, "-c", "pass"])
+    proc.wait()
+    return proc.pid
+
+
+def test_acquire_writes_holder_details_and_release_removes(tmp_path: Path) -> None:
+    info = acquire(tmp_path, PLAN)
+    data = json.loads(lock_path(tmp_path).read_text(encoding="utf-8"))
+    assert data == {
+        "user": info.user,
+        "host": socket.gethostname(),
+        "pid": os.getpid(),
+        "created": info.created,
+        "plan_hash": PLAN,
+    }
+    assert abs(info.created - time.time()) < 5
+    release(tmp_path, info)
+    assert not lock_path(tmp_path).exists()
+
+
+def test_second_holder_refused_with_who_when_pid(tmp_path: Path) -> None:
+    created = float(int(time.time()) - 90)
+    _write(tmp_path, user="alice", host="build-7", pid=4242, created=created)
+    with pytest.raises(LockHeld) as err:
+        acquire(tmp_path, PLAN)
+    msg = str(err.value)
+    since = dt.datetime.fromtimestamp(created, dt.UTC).isoformat()
+    for part in ("alice@build-7", "pid 4242", f"since {since}", "plan cdcdcdcdcdcd", "force-unlock"):
+        assert part in msg
+    assert read_lock(tmp_path).user == "alice"  # type: ignore[union-attr]  # untouched
+
+
+def test_own_live_lock_is_not_stale(tmp_path: Path) -> None:
+    held = acquire(tmp_path, PLAN)
+    with pytest.raises(LockHeld, match=f"pid {os.getpid()}"):
+        acquire(tmp_path, PLAN)
+    assert read_lock(tmp_path) == held
+
+
+def test_dead_pid_on_this_host_is_stale_and_taken_over(tmp_path: Path) -> None:
+    _write(tmp_path, pid=_dead_pid())
+    info = acquire(tmp_path, PLAN)
+    assert read_lock(tmp_path) == info and info.pid == os.getpid()
+
+
+def test_live_pid_elsewhere_is_held_until_the_ttl(tmp_path: Path) -> None:
+    """Another host's pid cannot be checked: only age makes its lock stale."""
+    _write(tmp_path, host="other-host", pid=1, created=time.time() - 60)
+    with pytest.raises(LockHeld, match="other-host"):
+        acquire(tmp_path, PLAN)
+    with pytest.raises(LockHeld):
+        acquire(tmp_path, PLAN, ttl=120)
+    info = acquire(tmp_path, PLAN, ttl=30)  # the same lock, now older than the TTL
+    assert read_lock(tmp_path) == info
+
+
+def test_default_ttl_is_six_hours(tmp_path: Path) -> None:
+    _write(tmp_path, host="other-host", created=time.time() - lock.TTL_SECONDS + 60)
+    with pytest.raises(LockHeld):
+        acquire(tmp_path, PLAN)
+    _write(tmp_path, host="other-host", created=time.time() - lock.TTL_SECONDS - 60)
+    assert acquire(tmp_path, PLAN).pid == os.getpid()
+    assert lock.TTL_SECONDS == 6 * 3600
+
+
+def test_unreadable_lock_is_stale(tmp_path: Path) -> None:
+    lock_path(tmp_path).parent.mkdir(parents=True)
+    lock_path(tmp_path).write_text("{half", encoding="utf-8")
+    assert read_lock(tmp_path) == LockInfo("unknown", "unknown", 0, 0.0, "")
+    assert acquire(tmp_path, PLAN).plan_hash == PLAN
+
+
+def test_release_keeps_someone_elses_lock(tmp_path: Path) -> None:
+    mine = acquire(tmp_path, PLAN)
+    lock_path(tmp_path).unlink()
+    _write(tmp_path, user="bob", pid=os.getpid(), created=mine.created + 1)
+    release(tmp_path, mine)
+    assert read_lock(tmp_path).user == "bob"  # type: ignore[union-attr]
+
+
+def test_context_manager_releases_on_error(tmp_path: Path) -> None:
+    with pytest.raises(RuntimeError), fabric_lock(tmp_path, PLAN):
+        assert lock_path(tmp_path).exists()
+        raise RuntimeError("push blew up")
+    assert not lock_path(tmp_path).exists()
+
+
+def _contend(root: str, barrier: multiprocessing.synchronize.Barrier, out: multiprocessing.Queue) -> None:  # type: ignore[type-arg]
+    barrier.wait()
+    try:
+        info = acquire(Path(root), PLAN)
+        out.put(("won", info.pid))
+        time.sleep(1.0)  # hold it while the others try
+    except LockHeld:
+        out.put(("refused", os.getpid()))
+
+
+def test_exactly_one_of_racing_processes_wins(tmp_path: Path) -> None:
+    ctx = multiprocessing.get_context("fork")
+    n = 6
+    barrier = ctx.Barrier(n)
+    out = ctx.Queue()
+    procs = [ctx.Process(target=_contend, args=(str(tmp_path), barrier, out)) for _ in range(n)]
+    for p in procs:
+        p.start()
+    results = [out.get(timeout=20) for _ in range(n)]
+    for p in procs:
+        p.join(20)
+    assert sorted(r[0] for r in results).count("won") == 1, results
+
+
+def test_force_unlock_cli(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["force-unlock", "--yes", "--root", str(tmp_path)]) in (0, None)
+    assert "no lock held" in capsys.readouterr().out
+    _write(tmp_path, user="alice", host="build-7", pid=4242)
+    assert main(["force-unlock", "--yes", "--root", str(tmp_path)]) in (0, None)
+    out = capsys.readouterr().out
+    assert "alice@build-7 pid 4242" in out and "lock removed" in out
+    assert not lock_path(tmp_path).exists()
