@@ -66,11 +66,11 @@ def changed_lines(diff: str) -> Iterator[tuple[str, list[str]]]:
             yield kind, [p for _, p in path]
 
 
-def removed_vrfs(diff: str) -> set[str]:
-    """Names of VRFs a diff removes whole (top-level '-' headers)."""
+def whole_vrfs(diff: str, kind: str) -> set[str]:
+    """Names of VRFs a diff adds ('+') or removes ('-') whole (top-level headers)."""
     out = set()
-    for kind, path in changed_lines(diff):
-        m = _VRF_HEADER.match(path[0]) if kind == "-" and len(path) == 1 else None
+    for k, path in changed_lines(diff):
+        m = _VRF_HEADER.match(path[0]) if k == kind and len(path) == 1 else None
         if m:
             out.add(m.group(1))
     return out
@@ -102,7 +102,7 @@ class Impact:
 
 def _switch_tokens(intent: DeviceIntent | None, diff: str, defined: set[str]) -> dict[str, set[str]]:
     tokens = tenant_tokens(intent) if intent is not None else {}
-    for gone in removed_vrfs(diff) - defined:
+    for gone in whole_vrfs(diff, "-") - defined:
         tokens.setdefault(gone, set()).update({gone, f"{gone}-in"})
     if intent is not None:
         free = {i.name for i in intent.interfaces if i.role == "gpu" and not i.tenant}
@@ -114,8 +114,8 @@ def _switch_tokens(intent: DeviceIntent | None, diff: str, defined: set[str]) ->
 def impact_of(compiled: Compiled, plan: Plan, known: Iterable[str] | None = None) -> Impact:
     """Attribute every changed line of the plan.
 
-    Without REF (`known` None) a tenant still defined is `added` when every line of it is new,
-    else `changed`; a VRF that is only removed names a tenant no longer defined (`removed`).
+    Without REF (`known` None) a tenant still defined is `added` when its VRF is created on
+    every switch it touches (or every line of it is new), else `changed`; a VRF that is only removed names a tenant no longer defined (`removed`).
     With REF, `known` are the tenants whose files changed (reported from git, left out here);
     any other tenant whose objects change is `affected` (a peer's ACL rule, a template change).
     """
@@ -124,9 +124,13 @@ def impact_of(compiled: Compiled, plan: Plan, known: Iterable[str] | None = None
     kinds: dict[str, set[str]] = {}
     leaves: dict[str, set[str]] = {}
     result = Impact()
+    new_vrf: dict[str, bool] = {}  # tenant -> its VRF is created on every switch it touches
     for name in plan.changed:
         diff = plan.switches[name].diff
         owners = attribute(diff, _switch_tokens(compiled.intents.get(name), diff, set(gpus)))
+        created = whole_vrfs(diff, "+")
+        for tenant in owners:
+            new_vrf[tenant] = new_vrf.get(tenant, True) and tenant in created
         if "" in owners:
             result.fabric_wide.append(name)
         if FREE in owners:
@@ -141,7 +145,7 @@ def impact_of(compiled: Compiled, plan: Plan, known: Iterable[str] | None = None
         elif tenant not in gpus:
             change = "removed"
         else:
-            change = "added" if kinds[tenant] == {"+"} else "changed"
+            change = "added" if kinds[tenant] == {"+"} or new_vrf.get(tenant) else "changed"
         result.tenants.append(TenantChange(tenant, change, gpus.get(tenant, 0), None, sorted(leaves[tenant])))
     return result
 

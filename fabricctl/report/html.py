@@ -53,7 +53,7 @@ table{border-collapse:collapse;margin:6px 0} td,th{border:1px solid #ddd;padding
 th{background:#f4f4f4} td.n{text-align:right}
 .added{color:#1a7f37} .removed{color:#cf222e} .changed{color:#9a6700} .affected{color:#57606a}
 .legend{list-style:none;padding:0;margin:4px 0;display:flex;flex-wrap:wrap;gap:2px 12px;
- max-height:120px;overflow:auto;font-size:12px}
+ max-height:96px;overflow:auto;font-size:12px}
 .legend li{white-space:nowrap} .legend li.touched{font-weight:700}
 .swatch{display:inline-block;width:10px;height:10px;margin-right:4px;border:1px solid #0003;vertical-align:-1px}
 svg text{font:11px system-ui,sans-serif;fill:#333} svg .lbl-changed{font-weight:700;fill:#cf222e}
@@ -110,11 +110,14 @@ def _summary(plan: Plan) -> list[str]:
     ]
     rows = tenant_rows(plan)
     if rows:
-        counts: dict[str, int] = {}
+        by: dict[str, list[str]] = {}
         for r in rows:
-            counts[r["change"]] = counts.get(r["change"], 0) + 1
-        what = ", ".join(f"{n} {change}" for change, n in counts.items())
-        out.append(_fold(len(rows) <= FOLD_ROWS, f"Tenants: {what}", _tenant_table(plan, rows)))
+            by.setdefault(r["change"], []).append(r["name"])
+        parts = [
+            f"{len(names)} {change} ({_e(', '.join(names[:6]))}{', ...' if len(names) > 6 else ''})"
+            for change, names in by.items()
+        ]
+        out.append(f"<p><b>Tenants:</b> {'; '.join(parts)}</p>")
     for key, what in (
         ("fabric_wide", "Fabric-wide lines change on"),
         ("freed_ports", "Free GPU ports (secure default: shut down) change on"),
@@ -122,6 +125,20 @@ def _summary(plan: Plan) -> list[str]:
         names = plan.changes.get(key) or []
         if names:
             out.append(f"<p>{what} {_e(switch_noun(plan, names))}: {_e(span(names, 12))}</p>")
+    out.append("</section>")
+    return out
+
+
+def _changes(plan: Plan) -> list[str]:
+    """Tenant and switch tables (after the picture: long ones start folded)."""
+    out = ['<section id="changes">', "<h2>Changes</h2>"]
+    rows = tenant_rows(plan)
+    if rows:
+        counts: dict[str, int] = {}
+        for r in rows:
+            counts[r["change"]] = counts.get(r["change"], 0) + 1
+        what = ", ".join(f"{n} {change}" for change, n in counts.items())
+        out.append(_fold(len(rows) <= FOLD_ROWS, f"Tenants: {what}", _tenant_table(plan, rows)))
     shown = [n for n, sp in plan.switches.items() if sp.status != "unchanged"]
     if shown:
         title = f"Switches: {len(shown)} to change or unreachable"
@@ -238,7 +255,7 @@ def _fabric(plan: Plan, compiled: Compiled) -> list[str]:
     svg.append("</svg>")
     gpus = {a.name: len(a.ports) for a in alloc.tenants}
     legend = ['<ul class="legend">']
-    for name in names:
+    for name in sorted(names, key=lambda n: n not in touched):  # tenants this plan touches first
         cls = "legend-entry touched" if name in touched else "legend-entry"
         legend.append(
             f'<li class="{cls}" data-tenant="{_e(name)}"><span class="swatch" style="background:{colors[name]}">'
@@ -323,6 +340,7 @@ def plan_html(plan: Plan, compiled: Compiled | None) -> str:
     body += _summary(plan)
     if compiled is not None:
         body += _fabric(plan, compiled)
+    body += _changes(plan)
     body += _diffs(plan)
     page = [
         "<!DOCTYPE html>",
