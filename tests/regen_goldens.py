@@ -1,4 +1,4 @@
-"""Rewrite every golden file: error texts, intent YAML and rendered configs.
+"""Rewrite every golden file: error texts, intent YAML, rendered configs and PR-comment Markdown.
 
     python tests/regen_goldens.py            # all goldens
     python tests/regen_goldens.py -k leaf1   # extra arguments go to pytest
@@ -15,18 +15,18 @@ import sys
 from pathlib import Path
 
 TESTS = Path(__file__).resolve().parent
-GOLDEN_TESTS = ["test_errors.py", "test_goldens.py"]
+GOLDEN_TESTS = ["tests/test_errors.py", "tests/test_goldens.py", "tests/gitops/test_markdown.py"]
 
 
 def main(argv: list[str]) -> int:
     """Run the golden tests in regen mode, then once more normally to prove they now pass."""
     args = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *GOLDEN_TESTS, *argv]
     env = {**os.environ, "FABRICCTL_REGEN": "1"}
-    code = subprocess.call(args, cwd=TESTS, env=env)
+    code = subprocess.call(args, cwd=TESTS.parent, env=env)
     if code != 0:
         return code
     env.pop("FABRICCTL_REGEN")
-    return subprocess.call(args, cwd=TESTS, env=env)
+    return subprocess.call(args, cwd=TESTS.parent, env=env)
 
 
 if __name__ == "__main__":

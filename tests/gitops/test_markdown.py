@@ -12,6 +12,7 @@ from fabricctl.report.markdown import MARKER, MAX_CHARS, plan_markdown
 from tests.conftest import EOS_SMALL, REFERENCE, assert_golden, copy_fabric
 
 from .conftest import (
+    GOLDEN_FILES,
     GOLDEN_GITOPS,
     breakout_fabric,
     factory_fetch,
@@ -53,7 +54,7 @@ def test_one_tenant_pr_on_the_reference_fabric(tmp_path: Path, git_identity: Non
         ln for ln in text.splitlines() if ln.startswith("- **added** on 8 leaves (leaf25..leaf32): ")
     )
     assert "`ip vpn-instance newco`" in bullet and "`acl advanced name newco-in`" in bullet
-    assert_golden(GOLDEN_GITOPS / "reference-add-tenant.md", text)
+    assert_golden(GOLDEN_GITOPS / GOLDEN_FILES[0], text)
 
 
 def test_running_fabric_basis_derives_tenants_from_the_diff(tmp_path: Path) -> None:
@@ -73,7 +74,7 @@ def test_running_fabric_basis_derives_tenants_from_the_diff(tmp_path: Path) -> N
     assert plan.changes["fabric_wide"] == []  # nothing outside tenant objects changes
     text = plan_markdown(plan)
     assert "vs the running fabric" in text
-    assert_golden(GOLDEN_GITOPS / "eos-small-running-basis.md", text)
+    assert_golden(GOLDEN_GITOPS / GOLDEN_FILES[1], text)
 
 
 def _sections(text: str) -> list[str]:
@@ -130,3 +131,8 @@ def test_no_secret_reaches_the_comment(tmp_path: Path, monkeypatch: pytest.Monke
     plan, _ = offline_plan(root, running)
     text = plan_markdown(plan)
     assert "Sw0rdf1sh-42" not in text and credentials.REDACTED in text
+
+
+def test_no_stale_gitops_goldens() -> None:
+    """Every file under tests/golden/gitops/ is written by a test here."""
+    assert sorted(p.name for p in GOLDEN_GITOPS.iterdir()) == sorted(GOLDEN_FILES)
