@@ -1,4 +1,4 @@
-"""Human and machine forms of plans and run reports: text, markdown, json.
+"""Human and machine forms of plans and run reports: text, markdown (PR comments), json, html.
 
 Every function returns redacted text: the renderers are the last stop before a terminal,
 a file or a PR comment.
