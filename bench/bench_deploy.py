@@ -21,7 +21,9 @@ REPO = Path(__file__).resolve().parent.parent
 
 def fabricctl(root: Path, *args: str) -> float:
     start = time.monotonic()
-    proc = subprocess.run([sys.executable, "-m", "fabricctl", *args, "--root", str(root)], capture_output=True)
+    proc = subprocess.run(
+        [sys.executable, "-m", "fabricctl", *args, "--root", str(root)], capture_output=True
+    )
     if proc.returncode not in (0, 2):
         sys.exit(f"fabricctl {' '.join(args)} failed: {proc.stderr.decode()[-500:]}")
     return time.monotonic() - start
@@ -47,7 +49,9 @@ def main() -> None:
     root = Path(tempfile.mkdtemp(prefix="fabricctl-bench-"))
     for folder in ("inventory", "tenants"):
         shutil.copytree(REPO / folder, root / folder)
-    subprocess.run([sys.executable, "-m", "fabricctl", "lab", "up", "--detach", "--root", str(root)], check=True)
+    subprocess.run(
+        [sys.executable, "-m", "fabricctl", "lab", "up", "--detach", "--root", str(root)], check=True
+    )
     try:
         results = [one_run(root) for _ in range(runs)]
     finally:

@@ -5,73 +5,17 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 import click
 from rich.console import Console
 from rich.table import Table
 
+from fabricctl.cli_common import compile_root, limit_option, root_option, select_switches
 from fabricctl.model.problems import InputError
-
-if TYPE_CHECKING:
-    from fabricctl.compile.build import Compiled
-    from fabricctl.compile.intent import DeviceIntent
 
 # Piped output (CI logs, files) gets wide tables instead of rich's 80-column default.
 out = Console(highlight=False, soft_wrap=True, width=None if sys.stdout.isatty() else 200)
 err = Console(stderr=True, highlight=False, soft_wrap=True, width=None if sys.stderr.isatty() else 200)
-
-
-class CliError(click.ClickException):
-    """A user mistake found by the CLI itself (flags, names): one line, exit 1."""
-
-
-root_option = click.option(
-    "--root",
-    type=click.Path(path_type=Path, file_okay=False),
-    default=Path("."),
-    show_default="current directory",
-    help="Fabric repository (holds inventory/ and tenants/).",
-)
-
-
-def _root(root: Path) -> Path:
-    if not (root / "inventory").is_dir():
-        raise CliError(
-            f"--root {root}: no inventory/ folder here (allowed: a fabric repository with inventory/ and tenants/)"
-        )
-    return root
-
-
-def compile_root(root: Path) -> Compiled:
-    from fabricctl.compile.build import compile_fabric
-
-    return compile_fabric(_root(root))
-
-
-def select_switches(compiled: Compiled, limits: tuple[str, ...]) -> dict[str, DeviceIntent]:
-    """--limit NAME|ROLE (repeatable or comma-separated) -> the selected intents, fabric order."""
-    if not limits:
-        return compiled.intents
-    wanted = [w for item in limits for w in item.split(",") if w]
-    chosen: set[str] = set()
-    for w in wanted:
-        hits = {n for n, i in compiled.intents.items() if n == w or i.role == w}
-        if not hits:
-            names = list(compiled.intents)
-            raise CliError(
-                f"--limit {w}: no such switch or role (allowed: spine, leaf, {names[0]}..{names[-1]})"
-            )
-        chosen |= hits
-    return {n: i for n, i in compiled.intents.items() if n in chosen}
-
-
-limit_option = click.option(
-    "--limit",
-    multiple=True,
-    metavar="NAME|ROLE",
-    help="Switch name or role (spine, leaf); repeatable.",
-)
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})

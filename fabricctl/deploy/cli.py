@@ -44,7 +44,7 @@ def _fail(msg: str) -> click.ClickException:
 
 
 def _prepare(root: Path, limit: tuple[str, ...]) -> Any:
-    from fabricctl.cli import compile_root, select_switches
+    from fabricctl.cli_common import compile_root, select_switches
     from fabricctl.deploy.plan import prepare
 
     compiled = compile_root(root)

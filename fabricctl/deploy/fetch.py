@@ -15,7 +15,7 @@ from nornir_netmiko.tasks import netmiko_send_command
 
 from fabricctl.deploy.credentials import describe_error
 from fabricctl.deploy.nornir_inv import fabric_platform
-from fabricctl.deploy.transport import PROMPT_AT_END
+from fabricctl.platforms.push import PROMPT_AT_END
 
 SHOW_RUNNING = {"eos": "show running-config", "comware": "display current-configuration"}
 

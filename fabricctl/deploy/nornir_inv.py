@@ -18,7 +18,7 @@ from nornir.core import Nornir
 from nornir.core.inventory import ConnectionOptions, Host
 
 from fabricctl.deploy.credentials import Credentials
-from fabricctl.deploy.transport import Target
+from fabricctl.platforms.push import Target
 
 if TYPE_CHECKING:
     from fabricctl.lab import Endpoint

@@ -16,9 +16,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from fabricctl.deploy.fetch import Fetched
-from fabricctl.deploy.transport import normalize_running, running_hash
 from fabricctl.diff import diff_device
 from fabricctl.platforms import get_platform
+from fabricctl.platforms.push import normalize_running, running_hash
 
 if TYPE_CHECKING:
     from fabricctl.compile.build import Compiled
@@ -229,13 +229,24 @@ def stale_reasons(plan: Plan, prepared: Prepared, fetched: dict[str, Fetched]) -
     reasons: list[str] = []
     if plan.inputs_hash != prepared.inputs_hash:
         reasons.append("the inputs changed since the plan (inventory/, tenants/ or templates)")
-    changed = []
+    changed, edited = [], []
     for name, sp in plan.switches.items():
         got = fetched.get(name)
         if sp.status == "unreachable" or got is None or got.text is None:
             continue
         if running_hash(got.text) != sp.running_hash:
             changed.append(name)
+        elif name in prepared.configs:
+            # Same inputs, same running config: the commands must be exactly what they give, so
+            # a plan file edited after review (hashes intact) is never pushed.
+            dialect = get_platform(prepared.platforms[name]).dialect
+            fresh = diff_device(name, normalize_running(got.text), prepared.configs[name], dialect)
+            if fresh.commands != sp.commands:
+                edited.append(name)
     if changed:
         reasons.append(f"running config changed on {', '.join(changed)} since the plan")
+    if edited:
+        reasons.append(
+            f"the plan's commands for {', '.join(edited)} are not what the inputs give (edited after review?)"
+        )
     return reasons

@@ -35,7 +35,8 @@ from netmiko.base_connection import BaseConnection
 from netmiko.exceptions import NetmikoAuthenticationException
 
 from fabricctl.deploy.credentials import describe_error, redact
-from fabricctl.deploy.transport import (
+from fabricctl.diff import diff_device
+from fabricctl.platforms.push import (
     ERROR_PATTERN,
     PROMPT_AT_END,
     PushRequest,
@@ -46,7 +47,6 @@ from fabricctl.deploy.transport import (
     normalize_running,
     running_hash,
 )
-from fabricctl.diff import diff_device
 
 SHOW = "display current-configuration"
 CHUNK = 64

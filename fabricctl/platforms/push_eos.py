@@ -22,7 +22,8 @@ from typing import Any
 from napalm import get_network_driver
 
 from fabricctl.deploy.credentials import describe_error, redact
-from fabricctl.deploy.transport import (
+from fabricctl.diff import diff_device
+from fabricctl.platforms.push import (
     PushRequest,
     PushResult,
     StageError,
@@ -30,7 +31,6 @@ from fabricctl.deploy.transport import (
     normalize_running,
     running_hash,
 )
-from fabricctl.diff import diff_device
 
 SEPARATORS = {"", "!", "end"}
 

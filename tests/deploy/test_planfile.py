@@ -25,8 +25,8 @@ from fabricctl.deploy.plan import (
     save_plan,
     stale_reasons,
 )
-from fabricctl.deploy.transport import running_hash
 from fabricctl.lab.factory import DeviceSpec, eos_factory
+from fabricctl.platforms.push import running_hash
 from tests.conftest import EOS_SMALL, copy_fabric
 
 SHA256 = re.compile(r"[0-9a-f]{64}")
@@ -149,11 +149,6 @@ def test_switch_changed_since_plan_is_named(plan: Plan, fabric: tuple[Prepared, 
     assert stale_reasons(plan, prepared, moved) == [f"running config changed on {name} since the plan"]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="gap in fabricctl/deploy/plan.py: edited commands/diff with intact hashes are not detected "
-    "(apply would push them); owner of plan.py to add a check, e.g. recompute the diff in stale_reasons",
-)
 def test_tampered_commands_are_refused(
     plan: Plan, fabric: tuple[Prepared, dict[str, Fetched]], tmp_path: Path
 ) -> None:
@@ -164,7 +159,9 @@ def test_tampered_commands_are_refused(
         data["switches"][name]["commands"].append("username backdoor privilege 15 secret 0 x")
 
     tampered = load_plan(_saved(plan, tmp_path, edit))
-    assert stale_reasons(tampered, prepared, fetched)
+    assert stale_reasons(tampered, prepared, fetched) == [
+        f"the plan's commands for {name} are not what the inputs give (edited after review?)"
+    ]
 
 
 def test_inputs_hash_covers_input_files_and_rendered_configs(

@@ -1,4 +1,4 @@
-"""The small interface between the deploy stage and the per-platform push protocols.
+"""The push protocol contract: what deploy hands a platform and what the platform gives back.
 
 deploy builds a `Target` (where and how to log in) and a `PushRequest` (what to change and
 what the switch must look like afterwards); `fabricctl.platforms.push_<platform>` does the
@@ -8,6 +8,7 @@ protocol and returns a `PushResult`. Failures are data (stage + message), never 
 from __future__ import annotations
 
 import hashlib
+import importlib
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
@@ -85,14 +86,12 @@ class Pusher(Protocol):
     def fetch(self, target: Target) -> str: ...
 
 
+# Platform name -> module implementing `Pusher` (imported on first use: netmiko/NAPALM are heavy).
+PUSH_MODULES = {"eos": "fabricctl.platforms.push_eos", "comware": "fabricctl.platforms.push_comware"}
+
+
 def get_pusher(platform: str) -> Pusher:
     """The push protocol module of a platform."""
-    if platform == "eos":
-        from fabricctl.platforms import push_eos
-
-        return push_eos  # type: ignore[return-value]
-    if platform == "comware":
-        from fabricctl.platforms import push_comware
-
-        return push_comware  # type: ignore[return-value]
-    raise ValueError(f"no push protocol for platform {platform!r}")
+    if platform not in PUSH_MODULES:
+        raise ValueError(f"no push protocol for platform {platform!r}")
+    return importlib.import_module(PUSH_MODULES[platform])  # type: ignore[return-value]
