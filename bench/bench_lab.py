@@ -4,7 +4,7 @@
    the real nornir_netmiko plugin fetches every running config: median of 5 runs, lab RSS.
 2. One lab process serving 500 generated devices: start time, RSS, fetch from a sample.
 
-Run: python bench/bench_lab.py [--root /work/main]
+Run: python bench/bench_lab.py [--root DIR]   (default: this repository)
 """
 
 from __future__ import annotations

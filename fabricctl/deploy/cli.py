@@ -9,23 +9,14 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
+from fabricctl.cli_common import limit_option, root_option
 from fabricctl.deploy.credentials import CredentialError, redact
 from fabricctl.deploy.plan import Plan, PlanError
 
 if TYPE_CHECKING:
     from fabricctl.deploy.fetch import Fetched
 
-root_option = click.option(
-    "--root",
-    type=click.Path(path_type=Path, file_okay=False),
-    default=Path("."),
-    show_default="current directory",
-    help="Fabric repository (holds inventory/ and tenants/).",
-)
 lab_option = click.option("--lab", is_flag=True, help="Target the lab fabric (lab login and endpoints).")
-limit_option = click.option(
-    "--limit", multiple=True, metavar="NAME|ROLE", help="Switch name or role (spine, leaf); repeatable."
-)
 timeout_option = click.option(
     "--timeout",
     type=click.FloatRange(min=1),

@@ -12,6 +12,7 @@ import importlib
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
+from fabricctl.diff import diff_device
 from fabricctl.platforms.dialect import Dialect
 
 Stage = Literal["connect", "auth", "load", "commit", "verify"]
@@ -95,3 +96,10 @@ def get_pusher(platform: str) -> Pusher:
     if platform not in PUSH_MODULES:
         raise ValueError(f"no push protocol for platform {platform!r}")
     return importlib.import_module(PUSH_MODULES[platform])  # type: ignore[return-value]
+
+
+def require_converged(name: str, running: str, request: PushRequest, when: str) -> None:
+    """After a push the owned scope must equal the intent; anything left over fails `verify`."""
+    left = diff_device(name, running, request.intended, request.dialect)
+    if left.changed:
+        raise StageError("verify", f"{len(left.commands)} line(s) still differ {when}:\n{left.diff}")

@@ -45,6 +45,7 @@ from fabricctl.platforms.push import (
     StageError,
     Target,
     normalize_running,
+    require_converged,
     running_hash,
 )
 
@@ -196,11 +197,7 @@ def push(target: Target, request: PushRequest) -> PushResult:
             raise
         except Exception as exc:
             raise StageError("load", describe_error(exc)) from None
-        left = diff_device(target.name, now, request.intended, request.dialect)
-        if left.changed:
-            raise StageError(
-                "verify", f"{len(left.commands)} line(s) still differ after loading:\n{left.diff}"
-            )
+        require_converged(target.name, now, request, "after loading")
         try:
             _command(conn, "configuration commit", target)
         except StageError as exc:

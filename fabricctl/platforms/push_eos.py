@@ -22,13 +22,13 @@ from typing import Any
 from napalm import get_network_driver
 
 from fabricctl.deploy.credentials import describe_error, redact
-from fabricctl.diff import diff_device
 from fabricctl.platforms.push import (
     PushRequest,
     PushResult,
     StageError,
     Target,
     normalize_running,
+    require_converged,
     running_hash,
 )
 
@@ -142,11 +142,7 @@ def push(target: Target, request: PushRequest) -> PushResult:
             now = _running(driver)
         except Exception as exc:
             raise StageError("verify", describe_error(exc)) from None
-        left = diff_device(target.name, now, request.intended, request.dialect)
-        if left.changed:
-            raise StageError(
-                "verify", f"{len(left.commands)} line(s) still differ after commit:\n{left.diff}"
-            )
+        require_converged(target.name, now, request, "after commit")
         try:
             driver.confirm_commit()
         except Exception as exc:
