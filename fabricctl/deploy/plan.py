@@ -60,11 +60,9 @@ def inputs_hash(root: Path, configs: dict[str, str]) -> str:
 
 
 def verify_or_refuse(compiled: Compiled, configs: dict[str, str]) -> None:
-    """Run the verify stage when it is installed; a violating intent is never planned or pushed."""
-    try:
-        from fabricctl.verify.api import verify_fabric
-    except ImportError:  # verify stage not built yet: nothing to prove against
-        return
+    """Prove isolation and lossless consistency first: a violating intent is never planned or pushed."""
+    from fabricctl.verify.api import verify_fabric
+
     report = verify_fabric(compiled, configs)
     if not report.ok:
         lines = [f"  {v.switch}: {v.check}: {v.message}" for v in report.violations[:10]]
