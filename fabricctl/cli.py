@@ -151,30 +151,19 @@ def show_allocations(root: Path) -> None:
     out.print(table)
 
 
-def _mount_optional() -> None:
-    """Command groups of later stages, mounted when present."""
-    try:
-        from fabricctl.lab.cli import lab_app
+def _mount_stages() -> None:
+    """Command groups of the later stages (imported here: they build on the commands above)."""
+    from fabricctl.deploy.cli import deploy_commands
+    from fabricctl.lab.cli import lab_app
+    from fabricctl.verify.cli import verify_command
 
-        app.add_command(lab_app, name="lab")
-    except ImportError:
-        pass
-    try:
-        from fabricctl.verify.cli import verify_command
-
-        app.add_command(verify_command, name="verify")
-    except ImportError:
-        pass
-    try:
-        from fabricctl.deploy.cli import deploy_commands
-
-        for command in deploy_commands():
-            app.add_command(command)
-    except ImportError:
-        pass
+    app.add_command(lab_app, name="lab")
+    app.add_command(verify_command, name="verify")
+    for command in deploy_commands():
+        app.add_command(command)
 
 
-_mount_optional()
+_mount_stages()
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -17,28 +17,15 @@ from fabricctl.verify.api import Fetch, read_configs, render_configs, verify_fab
 from fabricctl.verify.report import render_text, to_json
 
 #: Names `fabricctl.lab` may export for `--lab`: a callable (switch names) -> {switch: running config}.
-LAB_FETCH_NAMES = ("fetch_configs", "fetch_running_configs", "fetch")
 
 
-def lab_fetch(root: Path) -> Fetch | None:
-    """A fetcher of the lab's running configs: one fabricctl.lab exports, else deploy's read-only fetch.
+def lab_fetch(root: Path) -> Fetch:
+    """Read the lab's running configs with deploy's read-only fetch (no session, no lock).
 
-    None when neither exists yet. A switch that cannot be read is simply absent from the result, and
-    verify reports it as `config-missing`.
+    A switch that cannot be read is absent from the result; verify reports it as `config-missing`.
     """
-    try:
-        import fabricctl.lab as lab
-    except ImportError:
-        return None
-    for name in LAB_FETCH_NAMES:
-        fn = getattr(lab, name, None)
-        if callable(fn):
-            return fn  # type: ignore[no-any-return]
-    try:
-        from fabricctl.deploy.context import open_fabric
-        from fabricctl.deploy.fetch import fetch_running
-    except ImportError:
-        return None
+    from fabricctl.deploy.context import open_fabric
+    from fabricctl.deploy.fetch import fetch_running
 
     def fetch(names: list[str]) -> dict[str, str]:
         with open_fabric(root, True, set(names)) as nr:
@@ -110,11 +97,4 @@ def verify_command(root: Path, configs_dir: Path | None, lab: bool, fmt: str) ->
         if configs_dir is not None:
             raise click.UsageError("use either --configs or --lab, not both")
         fetch = lab_fetch(root)
-        if fetch is None:
-            click.echo(
-                "verify --lab: fabricctl.lab offers no config fetcher yet "
-                f"(expected one of {', '.join(LAB_FETCH_NAMES)}); use --configs DIR with saved configs",
-                err=True,
-            )
-            sys.exit(1)
     sys.exit(run_verify(root, configs_dir, fetch, fmt))

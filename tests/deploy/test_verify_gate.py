@@ -44,3 +44,12 @@ def test_leaky_template_is_refused_before_any_switch_is_contacted(
     assert "refusing to plan or push" in err
     assert "acl-leak" in err and "Traceback" not in err
     assert not (root / ".fabricctl" / "lab" / "state").exists()  # no lab switch was even started
+
+
+def test_verify_lab_reads_what_the_switches_run(eos_lab, capsys: pytest.CaptureFixture[str]) -> None:
+    """Factory switches fail the proofs (GPU ports up, no VRFs); after apply they pass."""
+    code, out, _ = eos_lab.run("verify", "--lab", "--format", "json", capsys=capsys)
+    assert code == 1 and '"port-not-shut"' in out
+    assert eos_lab.run("apply", "--lab", "--auto-approve", capsys=capsys)[0] == 0
+    code, out, _ = eos_lab.run("verify", "--lab", "--format", "json", capsys=capsys)
+    assert code == 0 and '"ok": true' in out

@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import pytest
 from click.testing import CliRunner
 from rich.console import Console
 
@@ -64,13 +63,6 @@ def test_missing_config_file_is_a_violation(rendered, tmp_path: Path) -> None:
     )
     assert result.exit_code == 1
     assert [v["check"] for v in json.loads(result.output)["violations"]] == ["config-missing"]
-
-
-def test_lab_without_fetcher_exits_1_with_a_clear_message(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr("fabricctl.verify.cli.lab_fetch", lambda root: None)
-    result = CliRunner().invoke(verify_command, ["--root", str(FABRICS["eos"]), "--lab"])
-    assert result.exit_code == 1
-    assert "offers no config fetcher" in result.output
 
 
 def test_fetch_hook_is_used(rendered) -> None:
