@@ -124,13 +124,12 @@ def _remediate(run: Node, want: Node, dialect: Dialect, top: bool) -> tuple[list
 
 @dataclass
 class DeviceDiff:
-    """The plan for one switch: commands to send, a diff to read, and the hashes it rests on."""
+    """The plan for one switch: commands to send, a diff to read, and the intended hash."""
 
     commands: list[str]
     diff: str
     added: int
     removed: int
-    running_hash: str
     intended_hash: str
 
     @property
@@ -190,6 +189,5 @@ def diff_device(name: str, running_text: str, intended_text: str, dialect: Diale
         diff="\n".join(header + body) + ("\n" if body else ""),
         added=added,
         removed=removed,
-        running_hash=config_hash(running_text),
         intended_hash=config_hash(canonical_text(owned_view(intended, dialect), dialect)),
     )

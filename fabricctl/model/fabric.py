@@ -7,7 +7,6 @@ error, not a silently ignored setting.
 from __future__ import annotations
 
 import difflib
-import re
 from ipaddress import IPv4Network
 from typing import Annotated, Literal
 
@@ -193,6 +192,3 @@ class Switch(Strict):
     model: str = ""
     file: str = ""
     line: int = 0
-
-
-SAFE_NAME = re.compile(r"^[a-z][a-z0-9-]{0,30}$")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 import difflib
+import functools
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -14,7 +15,7 @@ from pydantic import BaseModel, ValidationError
 from fabricctl.model.fabric import FabricSettings, Switch
 from fabricctl.model.problems import ProblemLog
 from fabricctl.model.tenant import Tenant
-from fabricctl.model.yamlsource import PathKey, YamlDoc, dotted, load_yaml
+from fabricctl.model.yamlsource import YamlDoc, dotted, load_yaml
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -43,12 +44,9 @@ class Fabric:
     def switch(self, name: str) -> Switch | None:
         return self._by_name.get(name)
 
-    @property
+    @functools.cached_property
     def _by_name(self) -> dict[str, Switch]:
-        cache = self.__dict__.get("_cache")
-        if cache is None:
-            cache = self.__dict__["_cache"] = {s.name: s for s in self.switches}
-        return cache
+        return {s.name: s for s in self.switches}
 
 
 @dataclass
@@ -58,7 +56,6 @@ class TenantDoc:
     tenant: Tenant
     doc: YamlDoc
     file: str
-    lines: dict[PathKey, int] = field(repr=False, default_factory=dict)
 
     def line(self, *path: str | int) -> int:
         return self.doc.line_of(path)

@@ -103,3 +103,10 @@ def require_converged(name: str, running: str, request: PushRequest, when: str) 
     left = diff_device(name, running, request.intended, request.dialect)
     if left.changed:
         raise StageError("verify", f"{len(left.commands)} line(s) still differ {when}:\n{left.diff}")
+
+
+def nothing_to_send(before: str, request: PushRequest) -> bool:
+    """Refuse a switch whose running config moved since the plan; True when the plan is empty."""
+    if request.expected_running_hash and running_hash(before) != request.expected_running_hash:
+        raise StageError("load", "running config changed since the plan; run plan again")
+    return not request.commands

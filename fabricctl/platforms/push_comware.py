@@ -45,8 +45,8 @@ from fabricctl.platforms.push import (
     StageError,
     Target,
     normalize_running,
+    nothing_to_send,
     require_converged,
-    running_hash,
 )
 
 SHOW = "display current-configuration"
@@ -181,9 +181,7 @@ def push(target: Target, request: PushRequest) -> PushResult:
             before = normalize_running(_show(conn, target))
         except Exception as exc:
             raise StageError("connect", describe_error(exc)) from None
-        if request.expected_running_hash and running_hash(before) != request.expected_running_hash:
-            raise StageError("load", "running config changed since the plan; run plan again")
-        if not request.commands:
+        if nothing_to_send(before, request):
             return PushResult("unchanged", before=before, seconds=time.monotonic() - started)
         try:
             conn.config_mode()
