@@ -15,13 +15,13 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from fabricctl.deploy.fetch import Fetched
 from fabricctl.diff import diff_device
 from fabricctl.platforms import get_platform
 from fabricctl.platforms.push import normalize_running, running_hash
 
 if TYPE_CHECKING:
     from fabricctl.compile.build import Compiled
+    from fabricctl.deploy.fetch import Fetched
 
 FORMAT_VERSION = 1
 INPUT_DIRS = ("inventory", "tenants", "templates")

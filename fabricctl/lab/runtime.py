@@ -7,11 +7,13 @@ import json
 import os
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from fabricctl.lab.server import Endpoint, LabFabric
 from fabricctl.lab.state import atomic_write, lab_dir
 from fabricctl.procs import pid_alive
+
+if TYPE_CHECKING:  # the SSH server (asyncssh) loads only when a lab is actually started
+    from fabricctl.lab.server import Endpoint, LabFabric
 
 
 def lab_json(root: Path) -> Path:
@@ -42,6 +44,8 @@ def running_lab(root: Path) -> dict[str, Any] | None:
 
 
 def endpoints_from_json(data: dict[str, Any]) -> dict[str, Endpoint]:
+    from fabricctl.lab.server import Endpoint
+
     return {
         d["name"]: Endpoint(d["name"], d["platform"], d["host"], d["port"], d.get("eapi_port"))
         for d in data["devices"]
@@ -56,5 +60,7 @@ def lab_endpoints(root: Path) -> Iterator[dict[str, Endpoint]]:
     if data is not None:
         yield endpoints_from_json(data)
         return
+    from fabricctl.lab.server import LabFabric
+
     with LabFabric.from_inventory(Path(root)) as fabric:
         yield fabric.endpoints()
