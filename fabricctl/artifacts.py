@@ -1,11 +1,16 @@
 """Write the reviewable artifacts of a compile: <switch>.intent.yaml and <switch>.cfg.
 
-A switch whose intent is byte-identical to what is already on disk is not rendered again, so a
-one-tenant change re-renders only the switches that tenant lands on.
+A switch is rendered again only when something that shapes its config changed: its intent, a
+template its platform uses (built-in or the fabric's own) or the fabricctl version. What each
+file was made from is kept in `.fabricctl-render.json` beside them, with the hash of each file as
+written, so a hand-edited or deleted file is rewritten too. A one-tenant change re-renders only
+the switches that tenant lands on; a template edit re-renders every switch of that platform.
 """
 
 from __future__ import annotations
 
+import hashlib
+import json
 import os
 import re
 from dataclasses import dataclass, field
@@ -161,6 +166,13 @@ def _seq(node: list, indent: str, first: str, out: list[str], seen: set[int]) ->
             out.append(dash + _scalar(item) + "\n")
 
 
+MANIFEST = ".fabricctl-render.json"
+
+
+def _sha(text: str) -> str:
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
 def _write_if_changed(path: Path, text: str) -> bool:
     if path.is_file() and path.read_text(encoding="utf-8") == text:
         return False
@@ -168,6 +180,21 @@ def _write_if_changed(path: Path, text: str) -> bool:
     tmp.write_text(text, encoding="utf-8")
     os.replace(tmp, path)
     return True
+
+
+def _read_manifest(out: Path) -> dict[str, dict[str, str]]:
+    try:
+        data = json.loads((out / MANIFEST).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}  # none yet, or unreadable: every switch is rendered
+    return data if isinstance(data, dict) else {}
+
+
+def _on_disk(path: Path) -> str | None:
+    try:
+        return _sha(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError):
+        return None
 
 
 @dataclass
@@ -180,23 +207,33 @@ class RenderStats:
 def write_artifacts(
     intents: dict[str, DeviceIntent], renderer: Renderer, out: Path, force: bool = False
 ) -> RenderStats:
-    """Render changed switches into `out`; skip those whose intent file already matches."""
-    out.mkdir(parents=True, exist_ok=True)
+    """Render into `out` the switches whose inputs or files changed; skip the rest.
+
+    Every switch is rendered before anything is written, so a template error leaves `out` as
+    it was (a half-written folder would mix configs of two template versions).
+    """
+    manifest = _read_manifest(out)
     stats = RenderStats()
+    todo: list[tuple[str, str, str, str]] = []  # name, inputs digest, config, intent YAML
     for name, intent in intents.items():
         intent_text = intent_yaml(intent)
-        cfg, intent_file = out / f"{name}.cfg", out / f"{name}.intent.yaml"
+        made_from = _sha(renderer.template_digest(intent.platform) + "\0" + intent_text)
+        seen = manifest.get(name, {})
         if (
             not force
-            and cfg.is_file()
-            and intent_file.is_file()
-            and intent_file.read_text(encoding="utf-8") == intent_text
+            and seen.get("inputs") == made_from
+            and seen.get("cfg") == _on_disk(out / f"{name}.cfg")
+            and seen.get("intent") == _on_disk(out / f"{name}.intent.yaml")
         ):
             stats.unchanged.append(name)
             continue
-        text = renderer.render(intent)
-        _write_if_changed(cfg, text)
-        _write_if_changed(intent_file, intent_text)  # last: a failed render is retried next time
+        todo.append((name, made_from, renderer.render(intent), intent_text))
+    out.mkdir(parents=True, exist_ok=True)
+    for name, made_from, text, intent_text in todo:
+        _write_if_changed(out / f"{name}.cfg", text)
+        _write_if_changed(out / f"{name}.intent.yaml", intent_text)
+        manifest[name] = {"inputs": made_from, "cfg": _sha(text), "intent": _sha(intent_text)}
         stats.rendered.append(name)
         stats.lines += text.count("\n")
+    _write_if_changed(out / MANIFEST, json.dumps(manifest, indent=1, sort_keys=True) + "\n")
     return stats

@@ -5,7 +5,8 @@ made by the compile stage and arrives as DeviceIntent fields. This module only p
 Jinja environment and a few filters that *format* values (addresses, MACs, queue names).
 
 Search path: `<fabric root>/templates` first, so a fabric repo can override any template file
-(for example `templates/eos/bgp.j2`), then the built-in templates shipped in `templates/`.
+(for example `templates/eos/bgp.j2`), then the built-in templates (the repository's top-level
+`templates/`, shipped in the wheel as the package `fabricctl.templates`).
 
 Template context: every DeviceIntent field as a top-level name (`interfaces`, `bgp`, `qos`, ...)
 plus `intent` itself. Undefined names fail the render (StrictUndefined), and any value holding a
@@ -15,25 +16,31 @@ newline or control character is refused, so free text can never add a CLI line.
 from __future__ import annotations
 
 import functools
+import hashlib
+import importlib.resources
 import math
+import os
 from collections.abc import Callable
 from ipaddress import IPv4Interface
 from pathlib import Path
 from typing import Any
 
 import jinja2
+import jinja2.meta
 from jinja2.sandbox import SandboxedEnvironment
 
+from fabricctl import __version__
 from fabricctl.compile.intent import DeviceIntent, Node
+from fabricctl.errors import StageError
 
 #: Templates shipped with fabricctl (`templates/<platform>/device.j2` + per-feature files).
-BUILTIN_TEMPLATES = Path(__file__).resolve().parent.parent / "templates"
+BUILTIN_TEMPLATES = Path(str(importlib.resources.files("fabricctl.templates")))
 
 #: Comware queue names for local precedence 0..7 (`qos wrr <name> ...`).
 COMWARE_QUEUES = ("be", "af1", "af2", "af3", "af4", "ef", "cs6", "cs7")
 
 
-class RenderError(Exception):
+class RenderError(StageError):
     """A template could not be rendered for one device; the message names device and template."""
 
 
@@ -107,6 +114,29 @@ def _one_line(value: Any) -> Any:
     return value
 
 
+class _OverridableLoader(jinja2.FileSystemLoader):
+    """FileSystemLoader whose cached templates also go stale when an override appears earlier in
+    the search path (or disappears): Jinja alone re-checks only the file a template came from."""
+
+    def get_source(
+        self, environment: jinja2.Environment, template: str
+    ) -> tuple[str, str, Callable[[], bool]]:
+        source, filename, uptodate = super().get_source(environment, template)
+
+        def still_current() -> bool:
+            return uptodate() and self._resolve(template) == filename
+
+        return source, filename, still_current
+
+    def _resolve(self, template: str) -> str | None:
+        pieces = jinja2.loaders.split_template_path(template)
+        for folder in self.searchpath:
+            candidate = os.path.join(folder, *pieces)
+            if os.path.isfile(candidate):
+                return os.path.normpath(candidate)
+        return None
+
+
 class _IntentSandbox(SandboxedEnvironment):
     """Field reads on DeviceIntent nodes skip the per-access sandbox checks; all else is unchanged."""
 
@@ -120,7 +150,7 @@ class _IntentSandbox(SandboxedEnvironment):
 def _environment(search_path: tuple[str, ...]) -> SandboxedEnvironment:
     """One environment per search path: Jinja caches compiled templates on it."""
     env = _IntentSandbox(
-        loader=jinja2.FileSystemLoader(list(search_path)),
+        loader=_OverridableLoader(list(search_path)),
         undefined=jinja2.StrictUndefined,
         trim_blocks=True,
         lstrip_blocks=True,
@@ -142,11 +172,13 @@ class Renderer:
     """Renders DeviceIntents with the fabric's own templates first, then the built-in ones."""
 
     def __init__(self, root: Path | None = None) -> None:
-        paths = [] if root is None else [Path(root).resolve() / "templates"]
+        self.own = None if root is None else Path(root).resolve() / "templates"
+        paths = [] if self.own is None else [self.own]
         paths.append(BUILTIN_TEMPLATES)
         # dict.fromkeys: the fabricctl repo itself is a fabric root whose templates/ is built in.
         self.search_path: tuple[str, ...] = tuple(dict.fromkeys(str(p) for p in paths))
         self.env = _environment(self.search_path)
+        self._digests: dict[str, str] = {}
 
     def render(self, intent: DeviceIntent) -> str:
         """The full configuration fabricctl owns on this switch, as the switch would print it."""
@@ -155,24 +187,84 @@ class Renderer:
         try:
             text = self.env.get_template(name).render(intent=intent, **context)
         except jinja2.TemplateNotFound as exc:
+            searched = ", then ".join(self._place(p) for p in self.search_path)
             raise RenderError(
-                f"{intent.name}: no template {exc.name!r} for platform {intent.platform!r} "
-                f"(searched {', '.join(self.search_path)})"
-            ) from exc
-        except (jinja2.TemplateError, ValueError, IndexError) as exc:
-            raise RenderError(f"{intent.name} ({name}{_where(exc)}): {exc}") from exc
+                f"{intent.name}: no template {exc.name!r} for platform {intent.platform!r} (searched {searched})"
+            ) from None
+        except (jinja2.TemplateError, ValueError, IndexError, TypeError, AttributeError, KeyError) as exc:
+            raise RenderError(f"{intent.name}: {self._where(exc, name)}: {_one_line_error(exc)}") from None
         return normalise(text)
 
+    def _place(self, path: str) -> str:
+        """A template file or folder as a user names it: `templates/...` or `built-in ...`."""
+        for base, label in ((self.own, "templates"), (BUILTIN_TEMPLATES, "built-in templates")):
+            if base is None:
+                continue
+            try:
+                rel = Path(path).resolve().relative_to(base.resolve()).as_posix()
+            except ValueError:
+                continue
+            return label + "/" if rel == "." else f"{label}/{rel}"
+        return path
 
-def _where(exc: BaseException) -> str:
-    """' line N of file' from the template frame of a traceback, when Jinja left one."""
-    if isinstance(exc, jinja2.TemplateSyntaxError) and exc.lineno:
-        return f", {exc.filename or exc.name} line {exc.lineno}"
-    tb = exc.__traceback__
-    found = ""
-    while tb is not None:
-        filename = tb.tb_frame.f_code.co_filename
-        if filename.endswith(".j2"):
-            found = f", {filename} line {tb.tb_lineno}"
-        tb = tb.tb_next
-    return found
+    def _where(self, exc: BaseException, top: str) -> str:
+        """'templates/eos/acl.j2 line 3': the template frame nearest the error, if Jinja left one."""
+        if isinstance(exc, jinja2.TemplateSyntaxError) and exc.lineno:
+            return f"{self._place(exc.filename) if exc.filename else exc.name} line {exc.lineno}"
+        tb = exc.__traceback__
+        found = top
+        while tb is not None:
+            filename = tb.tb_frame.f_code.co_filename
+            if filename.endswith(".j2"):
+                found = f"{self._place(filename)} line {tb.tb_lineno}"
+            tb = tb.tb_next
+        return found
+
+    def template_digest(self, platform: str) -> str:
+        """sha256 over fabricctl's version and every template `<platform>/device.j2` pulls in.
+
+        Whatever shapes a rendered config besides the intent: a switch is re-rendered when this
+        changes (a template edited, a fabric override added, another fabricctl release).
+        """
+        if platform not in self._digests:  # once per run: the templates do not change during it
+            digest = hashlib.sha256(f"fabricctl {__version__}\0".encode())
+            for name, source in sorted(self._sources(f"{platform}/device.j2").items()):
+                digest.update(f"{name}\0{source}\0".encode())
+            self._digests[platform] = digest.hexdigest()
+        return self._digests[platform]
+
+    def _sources(self, top: str) -> dict[str, str]:
+        """Template name -> source for `top` and everything it includes or extends, transitively.
+
+        A template name built at render time cannot be followed, so then every template of the
+        platform counts (a change anywhere re-renders: never a stale config).
+        """
+        loader = self.env.loader
+        assert loader is not None
+        found: dict[str, str] = {}
+        todo = [top]
+        while todo:
+            name = todo.pop()
+            if name in found:
+                continue
+            try:
+                source = loader.get_source(self.env, name)[0]
+            except jinja2.TemplateNotFound:
+                found[name] = "(missing)"  # render() reports it; the digest only has to differ
+                continue
+            found[name] = source
+            try:
+                refs = list(jinja2.meta.find_referenced_templates(self.env.parse(source)))
+            except jinja2.TemplateSyntaxError:
+                continue  # render() reports it
+            if None in refs:
+                platform = top.split("/", 1)[0]
+                refs = [n for n in self.env.list_templates() if n.startswith(f"{platform}/")]
+            todo.extend(r for r in refs if r is not None)
+        return found
+
+
+def _one_line_error(exc: BaseException) -> str:
+    """An exception as one line: its message, or its type when the message is empty."""
+    text = " ".join(str(exc).split())
+    return text or type(exc).__name__

@@ -6,7 +6,8 @@ import difflib
 import os
 import shutil
 import socket
-from collections.abc import Iterator
+import time
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -131,3 +132,16 @@ def reference() -> Compiled:
 def eos_small() -> Compiled:
     """The eos-small example fabric, compiled once per session. Treat as read-only."""
     return compile_fabric(EOS_SMALL)
+
+
+def wait_until(predicate: Callable[[], object], what: str, timeout: float = 60.0) -> None:
+    """Poll `predicate` until it holds; fail naming `what` after a generous `timeout` (wall seconds).
+
+    For conditions another thread or process brings about: never a fixed sleep, which is either
+    too short on a slow machine or wasted time on a fast one.
+    """
+    deadline = time.monotonic() + timeout
+    while not predicate():
+        if time.monotonic() > deadline:
+            pytest.fail(f"gave up after {timeout:.0f} s waiting for {what}")
+        time.sleep(0.01)

@@ -20,12 +20,12 @@ from nornir.core import Nornir
 from nornir.core.task import Result, Task
 from nornir.plugins.runners import ThreadedRunner
 
-from fabricctl.deploy.credentials import describe_error, redact
 from fabricctl.deploy.nornir_inv import target_of
 from fabricctl.deploy.plan import Plan, Prepared
 from fabricctl.diff import diff_device
 from fabricctl.platforms import get_platform
 from fabricctl.platforms.push import PushRequest, PushResult, get_pusher
+from fabricctl.secrets import describe_error, redact
 
 
 @dataclass

@@ -19,12 +19,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from fabricctl.deploy.plan import INPUT_DIRS
+from fabricctl.errors import StageError
 
 if TYPE_CHECKING:
     from fabricctl.compile.build import Compiled
 
 
-class ChangedSinceError(Exception):
+class ChangedSinceError(StageError):
     """REF cannot be used (no git repository, unknown revision, git failed)."""
 
 

@@ -1,26 +1,23 @@
-"""Logins for real switches or the lab, and the redactor that keeps them out of every output.
+"""Logins for real switches or the lab.
 
 Passwords come from the environment (FABRICCTL_USERNAME / FABRICCTL_PASSWORD) or a YAML
 secrets file named by FABRICCTL_SECRETS_FILE; never from inventory files. Every secret that is
-loaded is registered with the redactor, and every text fabricctl prints, writes or raises goes
-through `redact` first.
+loaded is registered with the redactor (fabricctl/secrets.py).
 """
 
 from __future__ import annotations
 
 import os
-import threading
 from dataclasses import dataclass
 from pathlib import Path
 
 import yaml
 
-REDACTED = "********"
-_lock = threading.Lock()
-_secrets: set[str] = set()
+from fabricctl.errors import StageError
+from fabricctl.secrets import REDACTED, register_secret
 
 
-class CredentialError(Exception):
+class CredentialError(StageError):
     """No usable login was configured (the message says where fabricctl looked)."""
 
 
@@ -33,31 +30,8 @@ class Credentials:
         return f"Credentials(username={self.username!r}, password={REDACTED!r})"
 
 
-def register_secret(secret: str | None) -> None:
-    """Remember a secret so `redact` removes it from any text."""
-    if secret and len(secret) >= 3:
-        with _lock:
-            _secrets.add(secret)
-
-
-def redact(text: str) -> str:
-    """`text` with every registered secret replaced (longest first, so overlaps stay hidden)."""
-    with _lock:
-        secrets = sorted(_secrets, key=len, reverse=True)
-    for secret in secrets:
-        text = text.replace(secret, REDACTED)
-    return text
-
-
-def describe_error(exc: BaseException) -> str:
-    """One redacted line for an exception (type and first line of its message)."""
-    msg = str(exc).strip().splitlines()
-    first = msg[0] if msg else ""
-    return redact(f"{type(exc).__name__}: {first}" if first else type(exc).__name__)
-
-
 def lab_login() -> Credentials:
-    from fabricctl.lab import lab_credentials
+    from fabricctl.lab.runtime import lab_credentials
 
     user, password = lab_credentials()
     register_secret(password)

@@ -13,9 +13,9 @@ from nornir.core import Nornir
 from nornir.core.task import Result, Task
 from nornir_netmiko.tasks import netmiko_send_command
 
-from fabricctl.deploy.credentials import describe_error
 from fabricctl.deploy.nornir_inv import fabric_platform
 from fabricctl.platforms.push import PROMPT_AT_END
+from fabricctl.secrets import describe_error
 
 SHOW_RUNNING = {"eos": "show running-config", "comware": "display current-configuration"}
 

@@ -19,12 +19,13 @@ from contextlib import contextmanager
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
+from fabricctl.errors import StageError
 from fabricctl.procs import pid_alive
 
 TTL_SECONDS = 6 * 3600
 
 
-class LockHeld(Exception):
+class LockHeld(StageError):
     """Another apply holds the fabric lock."""
 
 

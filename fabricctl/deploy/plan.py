@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from fabricctl.diff import diff_device
+from fabricctl.errors import StageError
 from fabricctl.platforms import get_platform
 from fabricctl.platforms.push import normalize_running, running_hash
 
@@ -27,7 +28,7 @@ FORMAT_VERSION = 1
 INPUT_DIRS = ("inventory", "tenants", "templates")
 
 
-class PlanError(Exception):
+class PlanError(StageError):
     """The plan cannot be made or used (bad file, verify violations, stale plan)."""
 
 

@@ -2,26 +2,37 @@
 
 Public API::
 
-    LabFabric(specs, state_dir=None, host="127.0.0.1", time_scale=None, faults=None)
+    LabFabric(specs, state_dir=None, host="127.0.0.1", clock=None, faults=None)
+    LabClock.frozen() (tests: time moves only on lab.advance(seconds))
     LabFabric.from_inventory(root) ; .start() / .stop() / with LabFabric(...) as lab
     lab.endpoints() -> dict[str, Endpoint] ; lab.device(name) -> DeviceHandle
     lab.set_faults(name, Faults(...) | **changes) ; lab.clear_faults() ; lab.load_faults(path)
     lab.reset(name=None) ; lab_endpoints(root) context manager
+
+Names load on first use: the SSH server (asyncssh) only when a lab is actually built.
 """
 
-from fabricctl.lab.factory import DeviceSpec
-from fabricctl.lab.faults import FaultFileError, Faults, load_faults
-from fabricctl.lab.runtime import lab_endpoints
-from fabricctl.lab.server import DeviceHandle, Endpoint, LabFabric, lab_credentials
+from __future__ import annotations
 
-__all__ = [
-    "DeviceHandle",
-    "DeviceSpec",
-    "Endpoint",
-    "FaultFileError",
-    "Faults",
-    "LabFabric",
-    "lab_credentials",
-    "lab_endpoints",
-    "load_faults",
-]
+import importlib
+from typing import Any
+
+_EXPORTS = {
+    "DeviceHandle": "fabricctl.lab.server",
+    "DeviceSpec": "fabricctl.lab.factory",
+    "Endpoint": "fabricctl.lab.server",
+    "FaultFileError": "fabricctl.lab.faults",
+    "Faults": "fabricctl.lab.faults",
+    "LabClock": "fabricctl.lab.clock",
+    "LabFabric": "fabricctl.lab.server",
+    "lab_credentials": "fabricctl.lab.runtime",
+    "lab_endpoints": "fabricctl.lab.runtime",
+    "load_faults": "fabricctl.lab.faults",
+}
+__all__ = sorted(_EXPORTS)
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _EXPORTS:
+        raise AttributeError(f"module 'fabricctl.lab' has no attribute {name!r}")
+    return getattr(importlib.import_module(_EXPORTS[name]), name)

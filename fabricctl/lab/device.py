@@ -6,11 +6,10 @@ hundreds of devices starts fast and only touches the files of devices actually u
 
 from __future__ import annotations
 
-import asyncio
-import time
 from dataclasses import dataclass, field
 
 from fabricctl.lab import grammar_comware, grammar_eos
+from fabricctl.lab.clock import LabClock, Timer
 from fabricctl.lab.config_tree import Node, render_comware, render_eos
 from fabricctl.lab.editor import Editor
 from fabricctl.lab.factory import DeviceSpec, factory_text, hardware_text
@@ -31,7 +30,7 @@ class EosSession:
     state: str = "pending"  # pending | pendingCommitTimer | completed
     commit_by: float | None = None
     snapshot: Node | None = None
-    timer: asyncio.TimerHandle | None = None
+    timer: Timer | None = None
 
 
 @dataclass
@@ -39,8 +38,8 @@ class CommitDelay:
     """A pending Comware `configuration commit delay`: rollback target and timer."""
 
     snapshot: Node
-    timer: asyncio.TimerHandle | None = None
-    deadline: float = 0.0
+    timer: Timer | None = None
+    deadline: float = 0.0  # lab time
 
 
 @dataclass
@@ -50,10 +49,10 @@ class LabDevice:
     spec: DeviceSpec
     store: StateStore
     faults: Faults = field(default_factory=Faults)
-    time_scale: float = 1.0
+    clock: LabClock = field(default_factory=LabClock)
     sessions: dict[str, EosSession] = field(default_factory=dict)
     commit_delay: CommitDelay | None = None
-    boot: float = field(default_factory=time.monotonic)
+    boot: float = 0.0  # lab time of the last boot
     _running: Node | None = None
     _startup: str | None = None
     _files: dict[str, str] | None = None
@@ -70,9 +69,12 @@ class LabDevice:
     def grammar(self) -> Grammar:
         return grammar_eos.GRAMMAR if self.platform == "eos" else grammar_comware.GRAMMAR
 
+    def __post_init__(self) -> None:
+        self.boot = self.clock.now()
+
     def uptime(self) -> float:
-        """Seconds since the device booted (EOS reports commit timers against this)."""
-        return time.monotonic() - self.boot
+        """Lab seconds since the device booted (EOS reports commit timers against this)."""
+        return self.clock.now() - self.boot
 
     def parse(self, text: str, base: Node | None = None) -> Node:
         """Config text -> tree through the grammar (raises InvalidInput)."""

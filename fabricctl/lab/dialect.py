@@ -102,6 +102,8 @@ class CliSession:
             words = stripped.split()
             index = 0
             raise self.invalid(line, words, index, prompt)
+        if self.dev.faults.config_latency:
+            await self.dev.clock.sleep(self.dev.faults.config_latency)
         try:
             await self.config_line(stripped)
         except InvalidInput as exc:

@@ -33,7 +33,7 @@ async def run_cmds(dev: LabDevice, request: dict[str, Any]) -> dict[str, Any]:
     for i, item in enumerate(cmds):
         cmd = item["cmd"] if isinstance(item, dict) else str(item)
         if dev.faults.latency:
-            await asyncio.sleep(dev.faults.latency)
+            await dev.clock.sleep(dev.faults.latency)
         try:
             out = await cli.execute(cmd, as_json=fmt == "json")
         except Logout:

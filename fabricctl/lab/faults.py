@@ -14,8 +14,10 @@ from typing import Any
 
 import yaml
 
+from fabricctl.errors import StageError
 
-class FaultFileError(ValueError):
+
+class FaultFileError(StageError, ValueError):
     """The fault file is unreadable or names unknown devices/settings."""
 
 
@@ -24,7 +26,8 @@ class Faults:
     """What goes wrong on one device. All off by default.
 
     unreachable: SSH and eAPI ports closed. auth_failure: every login is refused.
-    latency: seconds added before each command reply. disconnect_after: drop the
+    latency: lab seconds added before each command reply. config_latency: lab seconds added
+    before each configuration line takes effect (a busy config agent). disconnect_after: drop the
     connection when config line N+1 arrives. reject: config lines matching this regex are
     rejected with the platform error. commit_failure: commits fail, running untouched.
     hang_on_commit: commits never answer.
@@ -33,6 +36,7 @@ class Faults:
     unreachable: bool = False
     auth_failure: bool = False
     latency: float = 0.0
+    config_latency: float = 0.0
     disconnect_after: int | None = None
     reject: str | None = None
     commit_failure: bool = False

@@ -1,4 +1,4 @@
-"""Detached-lab bookkeeping: `.fabricctl/lab/lab.json` (pid + endpoints) and `lab_endpoints`."""
+"""The client side of the lab: its login, `.fabricctl/lab/lab.json` (pid + endpoints), `lab_endpoints`."""
 
 from __future__ import annotations
 
@@ -14,6 +14,17 @@ from fabricctl.procs import pid_alive
 
 if TYPE_CHECKING:  # the SSH server (asyncssh) loads only when a lab is actually started
     from fabricctl.lab.server import Endpoint, LabFabric
+
+DEFAULT_USERNAME = "admin"
+DEFAULT_PASSWORD = "fabricctl-lab"  # documented lab-only default, never a real credential
+
+
+def lab_credentials() -> tuple[str, str]:
+    """Lab login from FABRICCTL_LAB_USERNAME / FABRICCTL_LAB_PASSWORD (lab defaults)."""
+    return (
+        os.environ.get("FABRICCTL_LAB_USERNAME", DEFAULT_USERNAME),
+        os.environ.get("FABRICCTL_LAB_PASSWORD", DEFAULT_PASSWORD),
+    )
 
 
 def lab_json(root: Path) -> Path:

@@ -19,7 +19,9 @@ from typing import Any, TypeVar
 
 import asyncssh
 
+from fabricctl.errors import StageError
 from fabricctl.lab import eapi
+from fabricctl.lab.clock import LabClock
 from fabricctl.lab.device import LabDevice
 from fabricctl.lab.dialect import CliError, CliSession, Disconnect, Logout
 from fabricctl.lab.dialect_comware import ComwareCli
@@ -27,19 +29,22 @@ from fabricctl.lab.dialect_eos import EosCli, to_text
 from fabricctl.lab.editor import Editor
 from fabricctl.lab.factory import DeviceSpec
 from fabricctl.lab.faults import Faults, load_faults
+from fabricctl.lab.runtime import lab_credentials
 from fabricctl.lab.state import StateStore, lab_dir
 
 T = TypeVar("T")
-DEFAULT_USERNAME = "admin"
-DEFAULT_PASSWORD = "fabricctl-lab"  # documented lab-only default, never a real credential
 
 
-def lab_credentials() -> tuple[str, str]:
-    """Lab login from FABRICCTL_LAB_USERNAME / FABRICCTL_LAB_PASSWORD (lab defaults)."""
-    return (
-        os.environ.get("FABRICCTL_LAB_USERNAME", DEFAULT_USERNAME),
-        os.environ.get("FABRICCTL_LAB_PASSWORD", DEFAULT_PASSWORD),
-    )
+def env_time_scale() -> float:
+    """FABRICCTL_LAB_TIME_SCALE: wall seconds per lab second (0.05: lab time runs 20x faster)."""
+    raw = os.environ.get("FABRICCTL_LAB_TIME_SCALE", "1")
+    try:
+        value = float(raw)
+    except ValueError:
+        value = 0.0
+    if not 0 < value <= 1000:
+        raise StageError(f"FABRICCTL_LAB_TIME_SCALE={raw!r}: allowed a number above 0 (0.05 = 20x faster)")
+    return value
 
 
 @dataclass(frozen=True)
@@ -132,8 +137,9 @@ async def _shell(dev: LabDevice, process: asyncssh.SSHServerProcess[str]) -> Non
                 line, buf = buf[:cut], buf[cut + 1 :]
                 if buf.startswith("\n") and data[cut] == "\r":
                     buf = buf[1:]
+                write(f"{line}\r\n")  # the echo comes at once, like a terminal's; the answer may not
                 if dev.faults.latency:
-                    await asyncio.sleep(dev.faults.latency)
+                    await dev.clock.sleep(dev.faults.latency)
                 try:
                     out = to_text(await cli.execute(line))
                 except CliError as exc:
@@ -145,7 +151,7 @@ async def _shell(dev: LabDevice, process: asyncssh.SSHServerProcess[str]) -> Non
                     process.get_extra_info("connection").abort()
                     return
                 body = out.replace("\n", "\r\n") + "\r\n" if out else ""
-                write(f"{line}\r\n{body}{cli.prompt()}")
+                write(f"{body}{cli.prompt()}")
     except (asyncssh.Error, ConnectionError, asyncssh.TerminalSizeChanged):
         pass
     process.exit(0)
@@ -159,15 +165,14 @@ class LabFabric:
         specs: Iterable[DeviceSpec],
         state_dir: Path | None = None,
         host: str = "127.0.0.1",
-        time_scale: float | None = None,
+        clock: LabClock | None = None,
         faults: dict[str, Faults] | None = None,
     ) -> None:
-        if time_scale is None:
-            time_scale = float(os.environ.get("FABRICCTL_LAB_TIME_SCALE", "1"))
         self.host = host
+        self.clock = clock if clock is not None else LabClock(scale=env_time_scale())
         self.store = StateStore(state_dir)
         self.devices: dict[str, LabDevice] = {
-            s.name: LabDevice(s, self.store, time_scale=time_scale) for s in specs
+            s.name: LabDevice(s, self.store, clock=self.clock) for s in specs
         }
         for name, f in (faults or {}).items():
             self._dev(name).faults = f
@@ -188,15 +193,9 @@ class LabFabric:
         kwargs.setdefault("state_dir", lab_dir(root) / "state")
         return cls(specs_from_inventory(Path(root)), **kwargs)
 
-    @property
-    def time_scale(self) -> float:
-        """Multiplier for commit timers (EOS seconds, Comware minutes); <1 in tests."""
-        return next(iter(self.devices.values())).time_scale if self.devices else 1.0
-
-    @time_scale.setter
-    def time_scale(self, value: float) -> None:
-        for dev in self.devices.values():
-            dev.time_scale = value
+    def advance(self, seconds: float) -> None:
+        """Move a manual lab clock forward; commit timers that fall due fire before this returns."""
+        self.call(lambda: self.clock.advance(seconds))
 
     def _dev(self, name: str) -> LabDevice:
         try:

@@ -1,13 +1,12 @@
 """Transactions: EOS config sessions with commit timers, Comware `configuration commit delay`.
 
-Both arm a real timer on the lab loop; on expiry running is restored to the snapshot
+Both arm a timer on the lab clock (lab/clock.py); on expiry running is restored to the snapshot
 taken at commit time (EOS) or at `commit delay` time (Comware) and persisted.
 """
 
 from __future__ import annotations
 
 import asyncio
-import time
 
 from fabricctl.lab.device import CommitDelay, EosSession, LabDevice
 
@@ -72,8 +71,7 @@ async def commit_session(dev: LabDevice, name: str, timer: float | None = None) 
         sess.timer.cancel()
     sess.state = "pendingCommitTimer"
     sess.commit_by = dev.uptime() + timer
-    loop = asyncio.get_running_loop()
-    sess.timer = loop.call_later(timer * dev.time_scale, _revert_session, dev, name)
+    sess.timer = dev.clock.call_later(timer, _revert_session, dev, name)
 
 
 def _revert_session(dev: LabDevice, name: str) -> None:
@@ -115,10 +113,9 @@ def comware_commit_delay(dev: LabDevice, minutes: int) -> None:
         snapshot = dev.commit_delay.snapshot
     else:
         snapshot = dev.running.copy()
-    seconds = minutes * 60 * dev.time_scale
-    loop = asyncio.get_running_loop()
-    delay = CommitDelay(snapshot, deadline=time.monotonic() + seconds)
-    delay.timer = loop.call_later(seconds, _revert_delay, dev, delay)
+    seconds = minutes * 60
+    delay = CommitDelay(snapshot, deadline=dev.clock.now() + seconds)
+    delay.timer = dev.clock.call_later(seconds, _revert_delay, dev, delay)
     dev.commit_delay = delay
 
 

@@ -34,7 +34,6 @@ from netmiko import ConnectHandler
 from netmiko.base_connection import BaseConnection
 from netmiko.exceptions import NetmikoAuthenticationException
 
-from fabricctl.deploy.credentials import describe_error, redact
 from fabricctl.diff import diff_device
 from fabricctl.platforms.push import (
     ERROR_PATTERN,
@@ -48,6 +47,7 @@ from fabricctl.platforms.push import (
     nothing_to_send,
     require_converged,
 )
+from fabricctl.secrets import describe_error, redact
 
 SHOW = "display current-configuration"
 CHUNK = 64

@@ -21,7 +21,6 @@ from typing import Any
 
 from napalm import get_network_driver
 
-from fabricctl.deploy.credentials import describe_error, redact
 from fabricctl.platforms.push import (
     PushRequest,
     PushResult,
@@ -31,6 +30,7 @@ from fabricctl.platforms.push import (
     nothing_to_send,
     require_converged,
 )
+from fabricctl.secrets import describe_error, redact
 
 SEPARATORS = {"", "!", "end"}
 

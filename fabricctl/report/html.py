@@ -13,8 +13,8 @@ import colorsys
 import html
 from typing import TYPE_CHECKING, Any
 
-from fabricctl.deploy.credentials import redact
 from fabricctl.report.summary import basis, diff_groups, gpu_text, span, switch_noun, tenant_rows
+from fabricctl.secrets import redact
 
 if TYPE_CHECKING:
     from fabricctl.compile.build import Compiled

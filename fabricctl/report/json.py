@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from fabricctl.deploy.credentials import redact
+from fabricctl.secrets import redact
 
 
 def dumps(data: Any) -> str:

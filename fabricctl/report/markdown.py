@@ -13,7 +13,6 @@ import html
 import re
 from typing import TYPE_CHECKING
 
-from fabricctl.deploy.credentials import redact
 from fabricctl.report.summary import (
     KIND_WORD,
     basis,
@@ -25,6 +24,7 @@ from fabricctl.report.summary import (
     switch_noun,
     tenant_rows,
 )
+from fabricctl.secrets import redact
 
 if TYPE_CHECKING:
     from fabricctl.deploy.plan import Plan

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from fabricctl.deploy.credentials import redact
+from fabricctl.secrets import redact
 
 if TYPE_CHECKING:
     from fabricctl.deploy.apply import RunReport

@@ -10,12 +10,11 @@ from pathlib import Path
 import pytest
 
 from fabricctl.cli import main
-from fabricctl.lab import LabFabric
+from fabricctl.lab import LabClock, LabFabric
 from fabricctl.lab.runtime import lab_json, write_lab_json
 from tests.conftest import EOS_SMALL, REFERENCE, copy_fabric
 
 PASSWORD = "fabricctl-lab"
-TIME_SCALE = 0.02  # commit timers: 120 s -> 2.4 s, Comware 2 min -> 2.4 s
 
 
 @dataclass
@@ -51,7 +50,7 @@ def _lab_root(src: Path, tmp: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator
     monkeypatch.delenv("FABRICCTL_LAB_USERNAME", raising=False)
     monkeypatch.delenv("FABRICCTL_LAB_PASSWORD", raising=False)
     root = copy_fabric(src, tmp / "fabric")
-    lab = LabFabric.from_inventory(root, time_scale=TIME_SCALE)
+    lab = LabFabric.from_inventory(root, clock=LabClock.frozen())  # timers fire on lab.advance only
     with lab:
         write_lab_json(root, lab)  # `--lab` finds this in-process lab (our pid is alive)
         yield LabRoot(root, lab, [])

@@ -7,16 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from fabricctl.deploy import credentials
-from fabricctl.deploy.credentials import (
-    REDACTED,
-    CredentialError,
-    Credentials,
-    describe_error,
-    login,
-    real_login,
-    redact,
-)
+from fabricctl import secrets
+from fabricctl.deploy.credentials import CredentialError, Credentials, login, real_login
+from fabricctl.secrets import REDACTED, describe_error, redact
 
 ENV = ("FABRICCTL_USERNAME", "FABRICCTL_PASSWORD", "FABRICCTL_SECRETS_FILE")
 
@@ -111,10 +104,10 @@ def test_describe_error_redacts_and_keeps_one_line(monkeypatch: pytest.MonkeyPat
 
 def test_redact_longest_first_and_short_values_ignored() -> None:
     base = secret()
-    credentials.register_secret(base)
-    credentials.register_secret(base + "-longer")
+    secrets.register_secret(base)
+    secrets.register_secret(base + "-longer")
     assert redact(f"{base}-longer") == REDACTED  # no `********-longer` leftover
-    credentials.register_secret("ab")  # too short to redact safely (would mangle every text)
+    secrets.register_secret("ab")  # too short to redact safely (would mangle every text)
     assert redact("abc") == "abc"
 
 

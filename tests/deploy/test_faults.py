@@ -3,18 +3,18 @@
 from __future__ import annotations
 
 import json
-import time
 
 import pytest
 
 from fabricctl.lab import Faults
+from tests.conftest import wait_until
 
 from .conftest import PASSWORD, LabRoot
 
 CASES = {
     "unreachable": (Faults(unreachable=True), "failed", "connect"),
     "auth": (Faults(auth_failure=True), "failed", "auth"),
-    "slow": (Faults(latency=0.05), "failed", "load"),  # 500 lines x 50 ms > --timeout 3
+    "slow": (Faults(config_latency=60), "failed", "load"),  # a config line waits past --timeout 3
     "disconnect": (Faults(disconnect_after=5), "failed", "load"),
     "rejected": (Faults(reject=r"^ip access-list"), "failed", "load"),
     "commit": (Faults(commit_failure=True), "failed", "commit"),
@@ -43,8 +43,10 @@ def test_fault_leaves_switch_as_before(
     eos_lab.lab.clear_faults()
     if status == "failed":
         assert eos_lab.running("leaf2") == before
-        time.sleep(0.3)
-        assert set(eos_lab.lab.device("leaf2").sessions().values()) <= {"completed"}
+        wait_until(
+            lambda: set(eos_lab.lab.device("leaf2").sessions().values()) <= {"completed"},
+            "leaf2's sessions to be committed or gone",
+        )
     assert eos_lab.run("apply", "--lab", "--auto-approve", capsys=capsys)[0] == 0
     assert eos_lab.run("plan", "--lab", "--detailed-exitcode", capsys=capsys)[0] == 0
     assert PASSWORD not in eos_lab.all_text()

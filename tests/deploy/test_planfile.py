@@ -10,8 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from fabricctl.cli import compile_root
-from fabricctl.deploy.credentials import register_secret
+from fabricctl.cli.common import compile_root
 from fabricctl.deploy.fetch import Fetched
 from fabricctl.deploy.plan import (
     FORMAT_VERSION,
@@ -27,6 +26,7 @@ from fabricctl.deploy.plan import (
 )
 from fabricctl.lab.factory import DeviceSpec, eos_factory
 from fabricctl.platforms.push import running_hash
+from fabricctl.secrets import register_secret
 from tests.conftest import EOS_SMALL, copy_fabric
 
 SHA256 = re.compile(r"[0-9a-f]{64}")

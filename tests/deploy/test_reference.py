@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import time
 
 import pytest
 
@@ -23,7 +22,7 @@ def test_reference_first_apply_replan_and_comware_restore(
         "48",
         "--confirm-timeout",
         "3000",
-        capsys=capsys,  # lab time x0.02: Comware's delay covers the load too
+        capsys=capsys,
     )
     assert code == 0, {
         n: (s["status"], s["stage"], s["message"][:300])
@@ -47,7 +46,7 @@ def test_reference_first_apply_replan_and_comware_restore(
     assert lab.running(victim) == before  # byte-identical at once (configuration replace file)
     dev = lab.lab.device(victim)
     assert lab.lab.call(lambda: dev.raw.commit_delay) is None  # the timer was cancelled
-    time.sleep(2.6)  # past the commit-delay deadline: nothing fires, still exactly as before
+    lab.lab.advance(3600)  # past every commit-delay deadline: nothing fires, still exactly as before
     assert lab.running(victim) == before
     lab.lab.clear_faults()
     assert lab.run("apply", "--lab", "--auto-approve", "--confirm-timeout", "3000", capsys=capsys)[0] == 0

@@ -16,9 +16,10 @@ from pathlib import Path
 import pytest
 import yaml
 
-from fabricctl.deploy.cli import build_plan
+from fabricctl.compile.build import compile_fabric
 from fabricctl.deploy.fetch import Fetched
 from fabricctl.deploy.plan import Plan
+from fabricctl.deploy.service import build_plan
 from fabricctl.lab.factory import factory_text
 from fabricctl.lab.inventory import specs_from_inventory
 from tests.conftest import REFERENCE, copy_fabric
@@ -74,7 +75,6 @@ def factory_fetch(root: Path) -> Fetcher:
 
 def rendered_fetch(root: Path) -> Fetcher:
     """Every switch running exactly what `root` renders (as if that fabric had been applied)."""
-    from fabricctl.compile.build import compile_fabric
     from fabricctl.render import Renderer
 
     compiled = compile_fabric(root)
@@ -85,7 +85,8 @@ def rendered_fetch(root: Path) -> Fetcher:
 
 def offline_plan(root: Path, fetch: Fetcher, changed_since: str | None = None) -> tuple[Plan, object]:
     """`fabricctl plan [--changed-since REF]` without SSH: (plan, prepared)."""
-    return build_plan(root, (), fetch, changed_since)
+    compiled = compile_fabric(root)
+    return build_plan(compiled, root, list(compiled.intents), [], fetch, changed_since)
 
 
 def write_tenant(root: Path, data: dict[str, object]) -> Path:

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from fabricctl.deploy import credentials
+from fabricctl import secrets
 from fabricctl.report.markdown import MARKER, MAX_CHARS, plan_markdown
 from tests.conftest import EOS_SMALL, REFERENCE, assert_golden, copy_fabric
 
@@ -120,17 +120,17 @@ def test_cap_holds_for_any_budget(tmp_path: Path) -> None:
 
 
 def test_no_secret_reaches_the_comment(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(credentials, "_secrets", set())
+    monkeypatch.setattr(secrets, "_secrets", set())
     root = copy_fabric(EOS_SMALL, tmp_path / "fabric")
     running = rendered_fetch(root)
     team = root / "tenants" / "team-llm.yaml"
     team.write_text(
         re.sub(r"description: .*", "description: key Sw0rdf1sh-42", team.read_text()), encoding="utf-8"
     )
-    credentials.register_secret("Sw0rdf1sh-42")
+    secrets.register_secret("Sw0rdf1sh-42")
     plan, _ = offline_plan(root, running)
     text = plan_markdown(plan)
-    assert "Sw0rdf1sh-42" not in text and credentials.REDACTED in text
+    assert "Sw0rdf1sh-42" not in text and secrets.REDACTED in text
 
 
 def test_no_stale_gitops_goldens() -> None:

@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 
-from fabricctl.lab import LabFabric
+from fabricctl.lab import LabClock, LabFabric
 from fabricctl.lab import server as lab_server
 from fabricctl.lab.runtime import lab_json, write_lab_json
 from fabricctl.report.markdown import MARKER
@@ -62,7 +62,7 @@ class Lab:
 def eos_repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Lab]:
     root = scratch_repo(EOS_SMALL, tmp_path / "fabric")
     lab = Lab(root, monkeypatch)
-    with LabFabric.from_inventory(root, time_scale=0.02) as fabric:
+    with LabFabric.from_inventory(root, clock=LabClock.frozen()) as fabric:
         write_lab_json(root, fabric)  # child processes find this in-process lab
         yield lab
         lab_json(root).unlink(missing_ok=True)
@@ -136,7 +136,7 @@ def test_one_tenant_pr_on_the_reference_fabric_reads_only_its_leaves(
     git(root, "add", "tenants")
     git(root, "commit", "-q", "-m", "tenant newco")
     lab = Lab(root, monkeypatch)
-    with LabFabric.from_inventory(root, time_scale=0.02) as fabric:
+    with LabFabric.from_inventory(root, clock=LabClock.frozen()) as fabric:
         write_lab_json(root, fabric)
         got = lab.fabricctl("plan", "--changed-since", "main", "--lab", "--format", "json")
         lab_json(root).unlink(missing_ok=True)

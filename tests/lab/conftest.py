@@ -10,7 +10,7 @@ import pytest
 from netmiko import ConnectHandler
 from netmiko.base_connection import BaseConnection
 
-from fabricctl.lab import DeviceSpec, LabFabric
+from fabricctl.lab import DeviceSpec, LabClock, LabFabric
 
 USER, PASSWORD = "admin", "fabricctl-lab"
 PORTS = 8  # small boxes keep configs short; the factory layout is the same as 64-port
@@ -38,7 +38,7 @@ def state_dir(tmp_path: Path) -> Path:
 
 @pytest.fixture
 def lab(state_dir: Path) -> Iterator[LabFabric]:
-    fabric = LabFabric(make_specs(), state_dir=state_dir, time_scale=0.02)
+    fabric = LabFabric(make_specs(), state_dir=state_dir, clock=LabClock.frozen())
     with fabric:
         yield fabric
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 
 import pytest
@@ -123,7 +122,6 @@ def test_replace_refusals_leave_running(lab: LabFabric) -> None:
 def test_commit_delay_rolls_back_to_its_own_snapshot(lab: LabFabric, commit_after_replace: bool) -> None:
     """The timer returns to the config at `commit delay` time; `configuration commit` after the
     replace cancels it, so a later change survives (without it the later change is lost)."""
-    lab.time_scale = 0.01  # one "minute" = 0.6 s
     dev = lab.device("spine01")
     conn = connect(lab, "spine01")
     conn.config_mode()
@@ -136,7 +134,7 @@ def test_commit_delay_rolls_back_to_its_own_snapshot(lab: LabFabric, commit_afte
         ask(conn, "configuration commit")
     conn.send_config_set(["vlan 600"], exit_config_mode=False)  # a later, wanted change
     conn.disconnect()
-    time.sleep(1.0)
+    lab.advance(60)  # the one-minute delay runs out
     assert ("vlan 600" in dev.running_config()) is commit_after_replace
     if not commit_after_replace:
         assert dev.running_config() == at_delay
@@ -190,7 +188,6 @@ def test_push_failure_restores_byte_identical_at_once(lab: LabFabric, fault: dic
 
 def test_push_restore_falls_back_to_inverse_change(lab: LabFabric, monkeypatch: pytest.MonkeyPatch) -> None:
     """Without a usable replace the inverse change restores the owned scope; the timer stays armed."""
-    lab.time_scale = 0.01
     real = push_comware._interactive
 
     def no_replace(conn: BaseConnection, line: str, target: Target, stage: str) -> str:
@@ -208,5 +205,5 @@ def test_push_restore_falls_back_to_inverse_change(lab: LabFabric, monkeypatch: 
     assert "replace failed" in res.message and "inverse change" in res.message, res.message
     assert not diff_device("spine01", dev.running_config(), before, CW).changed
     assert lab.call(lambda: dev.raw.commit_delay) is not None  # last resort still armed
-    time.sleep(1.0)
+    lab.advance(120)  # the push's two-minute delay runs out
     assert dev.running_config() == before  # the timer made it byte-exact

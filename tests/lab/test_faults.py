@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import time
+import threading
 from pathlib import Path
 
 import pytest
@@ -15,6 +15,7 @@ from netmiko.exceptions import (
 from pyeapi.eapilib import ConnectionError as EapiConnectionError
 
 from fabricctl.lab import FaultFileError, Faults, LabFabric
+from tests.conftest import wait_until
 
 from .conftest import connect, napalm_eos
 
@@ -40,12 +41,22 @@ def test_auth_failure(lab: LabFabric) -> None:
         napalm_eos(lab, "leaf01")
 
 
-def test_latency_slows_each_command(lab: LabFabric) -> None:
+def test_latency_holds_each_reply_for_lab_seconds(lab: LabFabric) -> None:
     conn = connect(lab, "leaf01")
-    lab.set_faults("leaf01", latency=0.3)
-    start = time.monotonic()
-    conn.send_command("show version")
-    assert time.monotonic() - start >= 0.3
+    lab.set_faults("leaf01", latency=30)
+    reply: list[str] = []
+    worker = threading.Thread(
+        target=lambda: reply.append(
+            conn.send_command("show version", expect_string=r"leaf01#", read_timeout=120)
+        )
+    )
+    worker.start()
+    wait_until(lambda: lab.call(lab.clock.pending) == 1, "the lab to hold the reply")
+    lab.advance(29)
+    assert worker.is_alive() and lab.call(lab.clock.pending) == 1  # 29 of 30 lab seconds: no reply yet
+    lab.advance(1)
+    worker.join(120)
+    assert not worker.is_alive() and "Software image version" in reply[0]
     conn.disconnect()
 
 
@@ -110,7 +121,6 @@ def test_commit_failure_eos_session_and_eapi(lab: LabFabric) -> None:
 
 
 def test_commit_failure_comware_still_rolls_back(lab: LabFabric) -> None:
-    lab.time_scale = 0.01
     lab.set_faults("spine01", commit_failure=True)
     conn = connect(lab, "spine01")
     out = conn.send_config_set(
@@ -118,7 +128,7 @@ def test_commit_failure_comware_still_rolls_back(lab: LabFabric) -> None:
         exit_config_mode=False,
     )
     assert "Failed to commit" in out
-    time.sleep(1.0)
+    lab.advance(60)
     conn.disconnect()
     assert "vlan 600" not in lab.device("spine01").running_config()
 

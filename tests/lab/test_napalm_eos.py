@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import time
-
 import pytest
 from napalm.base.exceptions import MergeConfigException
 
@@ -48,26 +46,24 @@ def test_replace_candidate_keeps_only_given_config(lab: LabFabric) -> None:
 
 
 def test_commit_revert_in_reverts_when_not_confirmed(lab: LabFabric) -> None:
-    lab.time_scale = 0.3
     before = lab.device("leaf01").running_config()
     dev = napalm_eos(lab, "leaf01")
     dev.load_merge_candidate(config="vlan 70\n")
     dev.commit_config(revert_in=1)
     assert dev.has_pending_commit()
     assert "vlan 70" in lab.device("leaf01").running_config()
-    time.sleep(0.7)
+    lab.advance(1)
     assert not dev.has_pending_commit()
     assert lab.device("leaf01").running_config() == before
     dev.close()
 
 
 def test_commit_revert_in_confirmed_stays(lab: LabFabric) -> None:
-    lab.time_scale = 0.3
     dev = napalm_eos(lab, "leaf01")
     dev.load_merge_candidate(config="vlan 71\n")
     dev.commit_config(revert_in=1)
     dev.confirm_commit()
-    time.sleep(0.7)
+    lab.advance(1)
     dev.close()
     assert "vlan 71" in lab.device("leaf01").running_config()
 

@@ -8,7 +8,7 @@ from pathlib import Path
 from click.testing import CliRunner
 from rich.console import Console
 
-from fabricctl.verify.cli import run_verify, verify_command
+from fabricctl.cli.verify import run_verify, verify_command
 
 from .conftest import FABRICS
 

@@ -1,7 +1,4 @@
-"""`fabricctl lab ...`: start, inspect, stop and reset the lab fabric.
-
-The main CLI mounts this click group as `fabricctl lab`.
-"""
+"""`fabricctl lab ...`: start, inspect, stop and reset the lab fabric."""
 
 from __future__ import annotations
 
@@ -16,7 +13,7 @@ from typing import NoReturn
 
 import click
 
-from fabricctl.lab.faults import FaultFileError, load_faults
+from fabricctl.cli.common import CliError
 from fabricctl.lab.runtime import lab_json, running_lab
 from fabricctl.lab.state import StateStore, lab_dir
 
@@ -36,7 +33,7 @@ START_TIMEOUT = 60.0
 
 
 def _fail(msg: str) -> NoReturn:
-    raise click.ClickException(msg)
+    raise CliError(msg)
 
 
 def _specs(root: Path) -> list:  # type: ignore[type-arg]
@@ -58,13 +55,12 @@ def _specs(root: Path) -> list:  # type: ignore[type-arg]
 @root_option
 def up(detach: bool, faults: Path | None, root: Path) -> None:
     """Start the lab for the inventory under ROOT."""
+    from fabricctl.lab.faults import load_faults
+
     root = root.resolve()
     specs = _specs(root)
     if faults is not None:
-        try:
-            load_faults(faults, {s.name for s in specs})
-        except FaultFileError as exc:
-            _fail(str(exc))
+        load_faults(faults, {s.name for s in specs})  # a bad file fails here, before anything starts
     live = running_lab(root)
     if live is not None:
         _fail(f"a lab is already running for {root} (pid {live['pid']})")

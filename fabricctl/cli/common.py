@@ -1,23 +1,30 @@
-"""Pieces every command group shares: the --root/--limit options and compiling a fabric root.
+"""Pieces every command shares: options, compiling a fabric root, output that is redacted.
 
-Kept apart from cli.py so command groups of later stages (deploy, verify) can use them without
-importing the top-level CLI that mounts them.
+Only click is imported here: this module loads for every command, `--help` included.
 """
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import click
 
 if TYPE_CHECKING:
+    from rich.console import Console
+
     from fabricctl.compile.build import Compiled
     from fabricctl.compile.intent import DeviceIntent
 
 
 class CliError(click.ClickException):
-    """A user mistake found by the CLI itself (flags, names): one line, exit 1."""
+    """A user mistake or a stage failure found by the CLI itself: one line, exit 1."""
+
+    def __init__(self, message: str) -> None:
+        from fabricctl.secrets import redact
+
+        super().__init__(redact(message))
 
 
 root_option = click.option(
@@ -27,9 +34,38 @@ root_option = click.option(
     show_default="current directory",
     help="Fabric repository (holds inventory/ and tenants/).",
 )
+limit_option = click.option(
+    "--limit",
+    multiple=True,
+    metavar="NAME|ROLE",
+    help="Switch name or role (spine, leaf); repeatable.",
+)
+lab_option = click.option("--lab", is_flag=True, help="Target the lab fabric (lab login and endpoints).")
+timeout_option = click.option(
+    "--timeout",
+    type=click.FloatRange(min=1),
+    default=30.0,
+    show_default=True,
+    help="Per-command timeout (s).",
+)
 
 
-def _root(root: Path) -> Path:
+def echo(text: str, err: bool = False) -> None:
+    """Print redacted text as is (no newline added, no markup)."""
+    from fabricctl.secrets import redact
+
+    click.echo(redact(text), nl=False, err=err)
+
+
+def console(err: bool = False) -> Console:
+    """A rich console; piped output (CI logs, files) gets 200 columns instead of rich's 80."""
+    from rich.console import Console
+
+    stream = sys.stderr if err else sys.stdout
+    return Console(stderr=err, highlight=False, soft_wrap=True, width=None if stream.isatty() else 200)
+
+
+def fabric_root(root: Path) -> Path:
     if not (root / "inventory").is_dir():
         raise CliError(
             f"--root {root}: no inventory/ folder here (allowed: a fabric repository with inventory/ and tenants/)"
@@ -40,7 +76,7 @@ def _root(root: Path) -> Path:
 def compile_root(root: Path) -> Compiled:
     from fabricctl.compile.build import compile_fabric
 
-    return compile_fabric(_root(root))
+    return compile_fabric(fabric_root(root))
 
 
 def select_switches(compiled: Compiled, limits: tuple[str, ...]) -> dict[str, DeviceIntent]:
@@ -58,11 +94,3 @@ def select_switches(compiled: Compiled, limits: tuple[str, ...]) -> dict[str, De
             )
         chosen |= hits
     return {n: i for n, i in compiled.intents.items() if n in chosen}
-
-
-limit_option = click.option(
-    "--limit",
-    multiple=True,
-    metavar="NAME|ROLE",
-    help="Switch name or role (spine, leaf); repeatable.",
-)

@@ -8,17 +8,17 @@ from typing import Any
 
 import click
 
-from fabricctl.deploy.cli import (
-    _echo,
-    _fail,
-    _prepare,
-    compute_plan,
+from fabricctl.cli.common import (
+    CliError,
+    compile_root,
+    echo,
     lab_option,
     limit_option,
     root_option,
+    select_switches,
     timeout_option,
 )
-from fabricctl.deploy.credentials import CredentialError
+from fabricctl.cli.deploy import compute_plan
 
 
 def _progress(as_json: bool, total: int) -> tuple[Any, Any]:
@@ -97,57 +97,50 @@ def apply_cmd(
     from fabricctl.deploy.apply import ApplyOptions, apply_plan, write_report
     from fabricctl.deploy.context import open_fabric
     from fabricctl.deploy.fetch import fetch_running
-    from fabricctl.deploy.lock import LockHeld, fabric_lock
-    from fabricctl.deploy.plan import PlanError, load_plan, stale_reasons
+    from fabricctl.deploy.lock import fabric_lock
+    from fabricctl.deploy.plan import load_plan, prepare, stale_reasons
     from fabricctl.report.json import dumps
     from fabricctl.report.text import plan_text, run_text
 
     if plan_file is not None:
-        try:
-            plan = load_plan(plan_file)
-        except PlanError as exc:
-            raise _fail(str(exc)) from None
-        prepared = _prepare(root, tuple(plan.limit))
-        prepared.names = list(plan.switches)
+        plan = load_plan(plan_file)
+        compiled = compile_root(root)
+        select_switches(compiled, tuple(plan.limit))  # the plan's --limit must still name switches
+        prepared = prepare(root, compiled, list(plan.switches))
     else:
         plan, prepared = compute_plan(root, lab, limit, timeout)
-        _echo(plan_text(plan), err=as_json)
+        echo(plan_text(plan), err=as_json)
         if not plan.changed and not plan.unreachable:
             if as_json:
-                _echo(dumps({"changed": 0, "switches": {}}))
+                echo(dumps({"changed": 0, "switches": {}}))
             return
         if not auto_approve:
             if not sys.stdin.isatty():
-                raise _fail("refusing to apply without confirmation: no terminal; pass --auto-approve")
+                raise CliError("refusing to apply without confirmation: no terminal; pass --auto-approve")
             if not click.confirm("Apply these changes?", default=False, err=True):
-                raise _fail("apply cancelled")
+                raise CliError("apply cancelled")
     opts = ApplyOptions(
         parallelism, canary, batch_size, max_failures, confirm_timeout, rollback_on_failure, timeout
     )
-    try:
-        with fabric_lock(root, plan.digest()), open_fabric(root, lab, set(plan.switches), parallelism) as nr:
-            if plan_file is not None:
-                fetched = fetch_running(nr, timeout)
-                reasons = stale_reasons(plan, prepared, fetched)
-                if reasons:
-                    raise _fail(
-                        "stale plan, not applied: " + "; ".join(reasons) + "; run 'fabricctl plan' again"
-                    )
-            callback, progress = _progress(as_json, len(plan.changed))
-            if progress is not None:
-                with progress:
-                    report = apply_plan(plan, prepared, nr, opts, callback)
-            else:
+    with fabric_lock(root, plan.digest()), open_fabric(root, lab, set(plan.switches), parallelism) as nr:
+        if plan_file is not None:
+            fetched = fetch_running(nr, timeout)
+            reasons = stale_reasons(plan, prepared, fetched)
+            if reasons:
+                raise CliError(
+                    "stale plan, not applied: " + "; ".join(reasons) + "; run 'fabricctl plan' again"
+                )
+        callback, progress = _progress(as_json, len(plan.changed))
+        if progress is not None:
+            with progress:
                 report = apply_plan(plan, prepared, nr, opts, callback)
-    except LockHeld as exc:
-        raise _fail(str(exc)) from None
-    except CredentialError as exc:
-        raise _fail(str(exc)) from None
+        else:
+            report = apply_plan(plan, prepared, nr, opts, callback)
     path = write_report(root, report)
     if as_json:
-        _echo(dumps(report.to_dict()))
+        echo(dumps(report.to_dict()))
     else:
-        _echo(run_text(report))
-        _echo(f"report: {path}\n", err=True)
+        echo(run_text(report))
+        echo(f"report: {path}\n", err=True)
     if report.failed:
-        raise _fail(f"{len(report.failed)} switch(es) failed: {', '.join(report.failed)}")
+        raise CliError(f"{len(report.failed)} switch(es) failed: {', '.join(report.failed)}")

@@ -1,112 +1,38 @@
-"""`fabricctl plan | apply | drift | force-unlock`: thin click shells over the deploy stage."""
+"""`fabricctl plan | drift | force-unlock`: thin click shells over the deploy stage."""
 
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import click
 
-from fabricctl.cli_common import limit_option, root_option
-from fabricctl.deploy.credentials import CredentialError, redact
-from fabricctl.deploy.plan import Plan, PlanError
-
-if TYPE_CHECKING:
-    from fabricctl.deploy.fetch import Fetched
-
-lab_option = click.option("--lab", is_flag=True, help="Target the lab fabric (lab login and endpoints).")
-timeout_option = click.option(
-    "--timeout",
-    type=click.FloatRange(min=1),
-    default=30.0,
-    show_default=True,
-    help="Per-command timeout (s).",
+from fabricctl.cli.common import (
+    CliError,
+    compile_root,
+    echo,
+    lab_option,
+    limit_option,
+    root_option,
+    select_switches,
+    timeout_option,
 )
 
-
-def _echo(text: str, err: bool = False) -> None:
-    click.echo(redact(text), nl=False, err=err)
-
-
-def _fail(msg: str) -> click.ClickException:
-    return click.ClickException(redact(msg))
-
-
-def _prepare(root: Path, limit: tuple[str, ...]) -> Any:
-    from fabricctl.cli_common import compile_root, select_switches
-    from fabricctl.deploy.plan import prepare
-
-    compiled = compile_root(root)
-    names = list(select_switches(compiled, limit))
-    try:
-        return prepare(root, compiled, names)
-    except PlanError as exc:
-        raise _fail(str(exc)) from None
-
-
-#: Reads running configs of the named switches: name -> Fetched (a switch that cannot be read is data).
-Fetcher = Callable[[list[str]], "dict[str, Fetched]"]
-
-
-def build_plan(
-    root: Path, limit: tuple[str, ...], fetch: Fetcher, changed_since: str | None = None
-) -> tuple[Plan, Any]:
-    """Compile + verify the whole fabric, pick the switches, read them with `fetch`, diff, annotate.
-
-    With `changed_since`, only switches whose intent differs from the fabric at that git REF
-    are read and diffed. Tests pass a fetcher of saved configs; the CLI passes Nornir's.
-    """
-    from fabricctl.deploy.impact import annotate
-    from fabricctl.deploy.plan import make_plan
-
-    prepared = _prepare(root, limit)
-    ref = _select_since(root, prepared, changed_since) if changed_since else None
-    # Nothing selected: no login, no lab, no connection at all.
-    fetched = fetch(list(prepared.names)) if prepared.names else {}
-    plan = make_plan(prepared, fetched, list(limit))
-    annotate(plan, prepared.compiled, ref)
-    return plan, prepared
+if TYPE_CHECKING:
+    from fabricctl.deploy.plan import Plan, Prepared
 
 
 def compute_plan(
     root: Path, lab: bool, limit: tuple[str, ...], timeout: float, changed_since: str | None = None
-) -> tuple[Plan, Any]:
-    """The plan of the switches (or the lab) and the prepared inputs it rests on."""
-    from fabricctl.deploy.context import open_fabric
-    from fabricctl.deploy.fetch import fetch_running
+) -> tuple[Plan, Prepared]:
+    """The plan of the selected switches (real or lab) and the prepared inputs it rests on."""
+    from fabricctl.deploy.service import build_plan, nornir_fetcher
 
-    def fetch(names: list[str]) -> dict[str, Fetched]:
-        try:
-            with open_fabric(root, lab, set(names)) as nr:
-                return fetch_running(nr, timeout)
-        except CredentialError as exc:
-            raise _fail(str(exc)) from None
-
-    return build_plan(root, limit, fetch, changed_since)
-
-
-def _select_since(root: Path, prepared: Any, ref: str) -> Any:
-    """Narrow `prepared.names` to the switches whose intent or config differs from REF."""
-    from fabricctl.deploy.changed import ChangedSinceError, fingerprints, load_ref, select_changed
-
-    try:
-        before = load_ref(root, ref)
-    except ChangedSinceError as exc:
-        raise _fail(str(exc)) from None
-    if before.problem:
-        _echo(f"warning: {before.problem}\nwarning: planning every selected switch\n", err=True)
-    now = fingerprints(prepared.compiled, prepared.configs)
-    total = len(prepared.names)
-    prepared.names = select_changed(before, now, prepared.names)
-    _echo(
-        f"changed since {ref} ({before.commit[:12]}): {len(prepared.names)} of {total} switches selected"
-        + (f": {', '.join(prepared.names)}" if 0 < len(prepared.names) <= 16 else "")
-        + "\n",
-        err=True,
-    )
-    return before
+    compiled = compile_root(root)
+    names = list(select_switches(compiled, limit))
+    fetch = nornir_fetcher(root, lab, timeout)
+    return build_plan(compiled, root, names, list(limit), fetch, changed_since, lambda m: echo(m, err=True))
 
 
 def render_plan(plan: Plan, fmt: str, compiled: Any = None, artifact: str | None = None) -> str:
@@ -188,13 +114,13 @@ def plan_cmd(
 ) -> None:
     """Diff every switch's running config against the intent (read-only); optionally save the plan."""
     plan, prepared = compute_plan(root, lab, limit, timeout, changed_since)
-    _echo(render_plan(plan, fmt, prepared.compiled, artifact_url))
+    echo(render_plan(plan, fmt, prepared.compiled, artifact_url))
     if out_paths:
         write_outputs(plan, out_paths, prepared.compiled, artifact_url)
         if fmt not in ("json", "html", "markdown"):
-            _echo(f"plan saved to {', '.join(map(str, out_paths))}\n", err=True)
+            echo(f"plan saved to {', '.join(map(str, out_paths))}\n", err=True)
     if plan.unreachable:
-        raise _fail(
+        raise CliError(
             f"plan incomplete: {len(plan.unreachable)} switch(es) unreachable: {', '.join(plan.unreachable)}"
         )
     if detailed_exitcode and plan.changed:
@@ -218,15 +144,15 @@ def drift_cmd(root: Path, lab: bool, limit: tuple[str, ...], as_json: bool, time
             "switches": {n: plan.switches[n].diff for n in plan.changed},
             "unreachable": {n: plan.switches[n].error for n in plan.unreachable},
         }
-        _echo(dumps(data))
+        echo(dumps(data))
     else:
         for name in plan.changed:
-            _echo(plan.switches[name].diff)
+            echo(plan.switches[name].diff)
         for name in plan.unreachable:
-            _echo(f"! {name}: unreachable ({plan.switches[name].error})\n")
-        _echo(f"drift: {', '.join(plan.changed)}\n" if plan.changed else "no drift\n")
+            echo(f"! {name}: unreachable ({plan.switches[name].error})\n")
+        echo(f"drift: {', '.join(plan.changed)}\n" if plan.changed else "no drift\n")
     if plan.unreachable:
-        raise _fail(f"{len(plan.unreachable)} switch(es) could not be read: {', '.join(plan.unreachable)}")
+        raise CliError(f"{len(plan.unreachable)} switch(es) could not be read: {', '.join(plan.unreachable)}")
     if plan.changed:
         sys.exit(2)  # click in non-standalone mode drops Exit codes; main() lets SystemExit through
 
@@ -240,18 +166,12 @@ def force_unlock_cmd(root: Path, yes: bool) -> None:
 
     info = read_lock(root)
     if info is None:
-        _echo("no lock held\n")
+        echo("no lock held\n")
         return
-    _echo(f"lock held by {info.describe()}\n")
+    echo(f"lock held by {info.describe()}\n")
     if not yes:
         if not sys.stdin.isatty():
-            raise _fail("force-unlock needs --yes when not on a terminal")
+            raise CliError("force-unlock needs --yes when not on a terminal")
         click.confirm("Remove it?", abort=True)
     remove_lock(root)
-    _echo("lock removed\n")
-
-
-def deploy_commands() -> list[click.Command]:
-    from fabricctl.deploy.apply_cli import apply_cmd
-
-    return [plan_cmd, apply_cmd, drift_cmd, force_unlock_cmd]
+    echo("lock removed\n")

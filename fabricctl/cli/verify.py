@@ -1,4 +1,4 @@
-"""`fabricctl verify`: a thin shell over `verify_fabric` (mounted by fabricctl/cli.py).
+"""`fabricctl verify`: a thin shell over `verify_fabric`.
 
 Exit 0 when every proof holds, 1 on any violation or input error, so CI and plan/apply can gate on it.
 """
@@ -7,16 +7,18 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
-from rich.console import Console
 
-from fabricctl.compile.build import compile_fabric
+from fabricctl.cli.common import console as make_console
+from fabricctl.cli.common import fabric_root, root_option
 from fabricctl.model.problems import InputError
-from fabricctl.verify.api import Fetch, read_configs, render_configs, verify_fabric
-from fabricctl.verify.report import render_text, to_json
 
-#: Names `fabricctl.lab` may export for `--lab`: a callable (switch names) -> {switch: running config}.
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from fabricctl.verify.api import Fetch
 
 
 def lab_fetch(root: Path) -> Fetch:
@@ -43,9 +45,13 @@ def run_verify(
     console: Console | None = None,
 ) -> int:
     """Compile, get configs (folder, fetch, or fresh render), verify, print; return the exit code."""
-    console = console or Console(highlight=False, soft_wrap=True, width=None if sys.stdout.isatty() else 200)
+    from fabricctl.compile.build import compile_fabric
+    from fabricctl.verify.api import read_configs, render_configs, verify_fabric
+    from fabricctl.verify.report import render_text, to_json
+
+    console = console or make_console()
     try:
-        compiled = compile_fabric(root)
+        compiled = compile_fabric(fabric_root(root))
     except InputError as exc:
         if fmt == "json":
             click.echo(to_json_error(exc.render()))
@@ -74,13 +80,7 @@ def to_json_error(message: str) -> str:
 
 
 @click.command("verify")
-@click.option(
-    "--root",
-    type=click.Path(path_type=Path, file_okay=False),
-    default=Path("."),
-    show_default="current directory",
-    help="Fabric repository (holds inventory/ and tenants/).",
-)
+@root_option
 @click.option(
     "--configs",
     "configs_dir",

@@ -1,0 +1,138 @@
+"""The fabricctl command line: a thin shell over the pipeline stages.
+
+Commands load lazily: `fabricctl --help` and `fabricctl <command> --help` import click and the
+one module that defines the command, never a stage, SSH, Nornir or the lab. Engineers run the
+CLI dozens of times in a change window and CI runs it on every push, so start-up counts.
+"""
+
+from __future__ import annotations
+
+import importlib
+import sys
+
+import click
+
+from fabricctl.errors import StageError
+from fabricctl.model.problems import InputError
+
+#: name -> (module, attribute, the one-line help `fabricctl --help` shows without importing it).
+#: tests/test_cli_start.py checks each line against the command's own docstring.
+COMMANDS: dict[str, tuple[str, str, str]] = {
+    "validate": (
+        "fabricctl.cli.fabric",
+        "validate",
+        "Check inventory and every tenant; report every problem at once (exit 1 if any).",
+    ),
+    "render": (
+        "fabricctl.cli.fabric",
+        "render",
+        "Compile and write <switch>.intent.yaml + <switch>.cfg for each switch.",
+    ),
+    "schema": (
+        "fabricctl.cli.fabric",
+        "schema",
+        "Print the JSON Schema of tenant files (or fabric.yaml) for editors.",
+    ),
+    "show": ("fabricctl.cli.fabric", "show", "Tables of what the fabric holds."),
+    "verify": (
+        "fabricctl.cli.verify",
+        "verify_command",
+        "Prove tenant isolation, lossless consistency and capacity; exit 1 on any violation.",
+    ),
+    "plan": (
+        "fabricctl.cli.deploy",
+        "plan_cmd",
+        "Diff every switch's running config against the intent (read-only); optionally save the plan.",
+    ),
+    "apply": (
+        "fabricctl.cli.apply",
+        "apply_cmd",
+        "Push a plan safely: per switch load, device diff, commit with confirm timer, verify, confirm, save.",
+    ),
+    "drift": (
+        "fabricctl.cli.deploy",
+        "drift_cmd",
+        "Read-only: exit 2 when a switch's owned config differs from the intent (0 none, 1 error).",
+    ),
+    "force-unlock": (
+        "fabricctl.cli.deploy",
+        "force_unlock_cmd",
+        "Remove the apply lock of this fabric (after making sure no apply is running).",
+    ),
+    "lab": (
+        "fabricctl.cli.lab",
+        "lab_app",
+        "Mock switches over real SSH: the default target for demos and tests.",
+    ),
+}
+
+
+def load_command(name: str) -> click.Command:
+    module, attribute, _ = COMMANDS[name]
+    command: click.Command = getattr(importlib.import_module(module), attribute)
+    return command
+
+
+class LazyGroup(click.Group):
+    """A group whose commands are imported only when one of them is run (or asked for help)."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return list(COMMANDS)
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        return load_command(cmd_name) if cmd_name in COMMANDS else None
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        with formatter.section("Commands"):
+            formatter.write_dl([(name, short) for name, (_, _, short) in COMMANDS.items()])
+
+
+@click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(package_name="fabricctl")
+def app() -> None:
+    """Declarative multi-tenant configuration for AI/GPU RoCEv2 spine/leaf fabrics."""
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point: user mistakes and stage failures exit 1 with one clear message, no traceback."""
+    try:
+        app.main(args=argv, prog_name="fabricctl", standalone_mode=False)
+    except InputError as exc:
+        _error(exc.render())
+        return 1
+    except click.exceptions.NoArgsIsHelpError as exc:
+        click.echo(exc.ctx.get_help() if exc.ctx else exc.format_message())
+        return 0
+    except click.UsageError as exc:
+        hint = f" (see '{exc.ctx.command_path} --help')" if exc.ctx else ""
+        _error(f"error: {exc.format_message()}{hint}")
+        return 1
+    except click.ClickException as exc:
+        _error(f"error: {exc.format_message()}")
+        return 1
+    except click.exceptions.Exit as exc:
+        return exc.exit_code
+    except click.Abort:
+        _error("aborted")
+        return 1
+    except KeyboardInterrupt:
+        _error("interrupted")
+        return 130
+    except StageError as exc:
+        _error(f"error: {exc}")
+        return 1
+    except OSError as exc:
+        where = f" {exc.filename}" if exc.filename else ""
+        _error(f"error: cannot use{where}: {exc.strerror or exc}")
+        return 1
+    return 0
+
+
+def _error(text: str) -> None:
+    from fabricctl.secrets import redact
+
+    click.echo(redact(text), err=True)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

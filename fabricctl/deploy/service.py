@@ -1,0 +1,80 @@
+"""Plan orchestration shared by the CLI, the GitOps commands and tests: compile, verify, select,
+fetch, diff, annotate. It prints nothing; what a person should hear goes through `notify`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from fabricctl.deploy.plan import Plan, Prepared, make_plan, prepare
+
+if TYPE_CHECKING:
+    from fabricctl.compile.build import Compiled
+    from fabricctl.deploy.changed import RefFabric
+    from fabricctl.deploy.fetch import Fetched
+
+#: Reads running configs of the named switches: name -> Fetched (a switch that cannot be read is data).
+Fetcher = Callable[[list[str]], "dict[str, Fetched]"]
+Notify = Callable[[str], None]
+
+
+def _quiet(message: str) -> None:
+    """The default `notify`: nobody is listening."""
+
+
+def build_plan(
+    compiled: Compiled,
+    root: Path,
+    names: list[str],
+    limit: list[str],
+    fetch: Fetcher,
+    changed_since: str | None = None,
+    notify: Notify = _quiet,
+) -> tuple[Plan, Prepared]:
+    """Verify the whole fabric, pick the switches, read them with `fetch`, diff and annotate.
+
+    With `changed_since`, only switches whose intent differs from the fabric at that git REF
+    are read and diffed. Tests pass a fetcher of saved configs; the CLI passes Nornir's.
+    """
+    from fabricctl.deploy.impact import annotate
+
+    prepared = prepare(root, compiled, names)
+    ref = select_since(root, prepared, changed_since, notify) if changed_since else None
+    # Nothing selected: no login, no lab, no connection at all.
+    fetched = fetch(list(prepared.names)) if prepared.names else {}
+    plan = make_plan(prepared, fetched, limit)
+    annotate(plan, prepared.compiled, ref)
+    return plan, prepared
+
+
+def nornir_fetcher(root: Path, lab: bool, timeout: float) -> Fetcher:
+    """Read running configs over Nornir, from the lab or from real switches."""
+
+    def fetch(names: list[str]) -> dict[str, Fetched]:
+        from fabricctl.deploy.context import open_fabric
+        from fabricctl.deploy.fetch import fetch_running
+
+        with open_fabric(root, lab, set(names)) as nr:
+            return fetch_running(nr, timeout)
+
+    return fetch
+
+
+def select_since(root: Path, prepared: Prepared, ref: str, notify: Notify = _quiet) -> RefFabric:
+    """Narrow `prepared.names` to the switches whose intent or config differs from REF."""
+    from fabricctl.deploy.changed import fingerprints, load_ref, select_changed
+
+    before = load_ref(root, ref)
+    if before.problem:
+        notify(f"warning: {before.problem}\nwarning: planning every selected switch\n")
+    now = fingerprints(prepared.compiled, prepared.configs)
+    total = len(prepared.names)
+    prepared.names = select_changed(before, now, prepared.names)
+    notify(
+        f"changed since {ref} ({before.commit[:12]}): {len(prepared.names)} of {total} switches selected"
+        + (f": {', '.join(prepared.names)}" if 0 < len(prepared.names) <= 16 else "")
+        + "\n"
+    )
+    return before
