@@ -32,12 +32,11 @@ from jinja2.sandbox import SandboxedEnvironment
 from fabricctl import __version__
 from fabricctl.compile.intent import DeviceIntent, Node
 from fabricctl.errors import StageError
+from fabricctl.platforms import get_platform
+from fabricctl.platforms.base import Platform
 
 #: Templates shipped with fabricctl (`templates/<platform>/device.j2` + per-feature files).
 BUILTIN_TEMPLATES = Path(str(importlib.resources.files("fabricctl.templates")))
-
-#: Comware queue names for local precedence 0..7 (`qos wrr <name> ...`).
-COMWARE_QUEUES = ("be", "af1", "af2", "af3", "af4", "ef", "cs6", "cs7")
 
 
 class RenderError(StageError):
@@ -50,42 +49,18 @@ def cidr_ip(value: str) -> str:
 
 
 def cidr_mask(value: str) -> str:
-    """'10.0.0.1/31' -> '255.255.255.254' (Comware wants dotted masks)."""
+    """'10.0.0.1/31' -> '255.255.255.254' (for CLIs that want dotted masks)."""
     return str(IPv4Interface(value).netmask)
 
 
 def cidr_wildcard(value: str) -> str:
-    """'10.1.0.0/16' -> '0.0.255.255' (Comware ACL rules take wildcard masks)."""
+    """'10.1.0.0/16' -> '0.0.255.255' (for ACL rules that take wildcard masks)."""
     return str(IPv4Interface(value).hostmask)
 
 
 def cidr_network(value: str) -> str:
     """'10.1.2.3/16' -> '10.1.0.0': the network address, for ACL source/destination."""
     return str(IPv4Interface(value).network.network_address)
-
-
-def _mac_digits(value: str) -> str:
-    digits = "".join(c for c in value.lower() if c not in ":-.")
-    if len(digits) != 12 or any(c not in "0123456789abcdef" for c in digits):
-        raise ValueError(f"not a MAC address: {value!r}")
-    return digits
-
-
-def mac_comware(value: str) -> str:
-    """'00:00:5e:00:01:01' -> '0000-5e00-0101'."""
-    d = _mac_digits(value)
-    return f"{d[0:4]}-{d[4:8]}-{d[8:12]}"
-
-
-def mac_eos(value: str) -> str:
-    """'00:00:5e:00:01:01' -> '0000.5e00.0101' (the form `show running-config` prints)."""
-    d = _mac_digits(value)
-    return f"{d[0:4]}.{d[4:8]}.{d[8:12]}"
-
-
-def queue_name_comware(value: int) -> str:
-    """Queue number 0..7 -> Comware queue name (3 -> 'af3', 6 -> 'cs6')."""
-    return COMWARE_QUEUES[value]
 
 
 def num(value: float) -> str:
@@ -95,14 +70,12 @@ def num(value: float) -> str:
     return repr(float(value))
 
 
+#: Formatting every platform's templates may use; each platform adds its own (Platform.filters).
 FILTERS: dict[str, Callable[..., str]] = {
     "cidr_ip": cidr_ip,
     "cidr_mask": cidr_mask,
     "cidr_wildcard": cidr_wildcard,
     "cidr_network": cidr_network,
-    "mac_comware": mac_comware,
-    "mac_eos": mac_eos,
-    "queue_name_comware": queue_name_comware,
     "num": num,
 }
 
@@ -147,8 +120,8 @@ class _IntentSandbox(SandboxedEnvironment):
 
 
 @functools.lru_cache(maxsize=32)
-def _environment(search_path: tuple[str, ...]) -> SandboxedEnvironment:
-    """One environment per search path: Jinja caches compiled templates on it."""
+def _environment(search_path: tuple[str, ...], platform: str) -> SandboxedEnvironment:
+    """One environment per search path and platform (its filters): Jinja caches compiled templates."""
     env = _IntentSandbox(
         loader=_OverridableLoader(list(search_path)),
         undefined=jinja2.StrictUndefined,
@@ -159,6 +132,7 @@ def _environment(search_path: tuple[str, ...]) -> SandboxedEnvironment:
         finalize=_one_line,
     )
     env.filters.update(FILTERS)
+    env.filters.update(get_platform(platform).filters)
     return env
 
 
@@ -177,15 +151,19 @@ class Renderer:
         paths.append(BUILTIN_TEMPLATES)
         # dict.fromkeys: the fabricctl repo itself is a fabric root whose templates/ is built in.
         self.search_path: tuple[str, ...] = tuple(dict.fromkeys(str(p) for p in paths))
-        self.env = _environment(self.search_path)
         self._digests: dict[str, str] = {}
+
+    def environment(self, platform: str) -> SandboxedEnvironment:
+        """The Jinja environment of one platform's templates (its filters added)."""
+        return _environment(self.search_path, platform)
 
     def render(self, intent: DeviceIntent) -> str:
         """The full configuration fabricctl owns on this switch, as the switch would print it."""
-        name = f"{intent.platform}/device.j2"
+        platform = get_platform(intent.platform)
+        name = platform.device_template
         context = {field: getattr(intent, field) for field in type(intent).model_fields}
         try:
-            text = self.env.get_template(name).render(intent=intent, **context)
+            text = self.environment(platform.name).get_template(name).render(intent=intent, **context)
         except jinja2.TemplateNotFound as exc:
             searched = ", then ".join(self._place(p) for p in self.search_path)
             raise RenderError(
@@ -228,38 +206,38 @@ class Renderer:
         """
         if platform not in self._digests:  # once per run: the templates do not change during it
             digest = hashlib.sha256(f"fabricctl {__version__}\0".encode())
-            for name, source in sorted(self._sources(f"{platform}/device.j2").items()):
+            for name, source in sorted(self._sources(get_platform(platform)).items()):
                 digest.update(f"{name}\0{source}\0".encode())
             self._digests[platform] = digest.hexdigest()
         return self._digests[platform]
 
-    def _sources(self, top: str) -> dict[str, str]:
-        """Template name -> source for `top` and everything it includes or extends, transitively.
+    def _sources(self, platform: Platform) -> dict[str, str]:
+        """Template name -> source for the device template and all it includes or extends.
 
         A template name built at render time cannot be followed, so then every template of the
         platform counts (a change anywhere re-renders: never a stale config).
         """
-        loader = self.env.loader
+        env = self.environment(platform.name)
+        loader = env.loader
         assert loader is not None
         found: dict[str, str] = {}
-        todo = [top]
+        todo = [platform.device_template]
         while todo:
             name = todo.pop()
             if name in found:
                 continue
             try:
-                source = loader.get_source(self.env, name)[0]
+                source = loader.get_source(env, name)[0]
             except jinja2.TemplateNotFound:
                 found[name] = "(missing)"  # render() reports it; the digest only has to differ
                 continue
             found[name] = source
             try:
-                refs = list(jinja2.meta.find_referenced_templates(self.env.parse(source)))
+                refs = list(jinja2.meta.find_referenced_templates(env.parse(source)))
             except jinja2.TemplateSyntaxError:
                 continue  # render() reports it
             if None in refs:
-                platform = top.split("/", 1)[0]
-                refs = [n for n in self.env.list_templates() if n.startswith(f"{platform}/")]
+                refs = [n for n in env.list_templates() if n.startswith(f"{platform.template_folder}/")]
             todo.extend(r for r in refs if r is not None)
         return found
 

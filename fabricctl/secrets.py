@@ -7,7 +7,9 @@ protocols, reports and the CLI redact what they emit, without depending on how l
 
 from __future__ import annotations
 
+import json
 import threading
+from typing import Any
 
 REDACTED = "********"
 _lock = threading.Lock()
@@ -35,3 +37,8 @@ def describe_error(exc: BaseException) -> str:
     msg = str(exc).strip().splitlines()
     first = msg[0] if msg else ""
     return redact(f"{type(exc).__name__}: {first}" if first else type(exc).__name__)
+
+
+def redacted_json(data: Any) -> str:
+    """Stable, indented, redacted JSON text with a final newline (plans, run records, reports)."""
+    return redact(json.dumps(data, indent=2, sort_keys=False)) + "\n"

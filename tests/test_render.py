@@ -18,9 +18,7 @@ from fabricctl.compile.intent import (
     Bgp,
     BgpNeighbor,
     Breakout,
-    ComwareQos,
     DeviceIntent,
-    EosQos,
     Interface,
     Loopback,
     Qos,
@@ -28,6 +26,7 @@ from fabricctl.compile.intent import (
     Vrf,
     Vtep,
 )
+from fabricctl.errors import StageError
 from fabricctl.platforms import get_platform
 from fabricctl.render import (
     BUILTIN_TEMPLATES,
@@ -37,10 +36,7 @@ from fabricctl.render import (
     cidr_mask,
     cidr_network,
     cidr_wildcard,
-    mac_comware,
-    mac_eos,
     num,
-    queue_name_comware,
 )
 
 PLATFORMS = ("comware", "eos")
@@ -48,30 +44,7 @@ DESCRIPTION = "gpu001 nic0 | tenant acme: 'big' job #1"
 
 
 def _qos(platform: str) -> Qos:
-    tuning: EosQos | ComwareQos
-    if platform == "eos":
-        tuning = EosQos(
-            ecn_minimum=2000,
-            ecn_maximum=10000,
-            ecn_unit="segments",
-            ecn_max_mark_probability=20,
-            ecn_weight=0,
-            watchdog_timeout=0.2,
-            watchdog_polling_interval=0.1,
-            watchdog_recovery_time=1.0,
-            watchdog_action="drop",
-        )
-    else:
-        tuning = ComwareQos(
-            wred_table="ROCE-ECN",
-            wred_low_limit=1000,
-            wred_high_limit=2000,
-            wred_discard_probability=20,
-            wred_weighting_constant=0,
-            deadlock_precision="high",
-            deadlock_interval=10,
-            deadlock_recover_delay=10,
-        )
+    tuning = get_platform(platform).qos_tuning().model_dump()  # the platform's documented defaults
     return Qos(
         profile_name="ROCE-LOSSLESS",
         dscp_to_class={26: 3, 48: 6},
@@ -275,10 +248,11 @@ def test_filters_only_format() -> None:
     assert cidr_mask("10.0.0.1/31") == "255.255.255.254"
     assert cidr_wildcard("10.0.0.1/31") == "0.0.0.1"
     assert cidr_network("10.1.2.3/16") == "10.1.0.0"
-    assert mac_comware("00:00:5e:00:01:01") == "0000-5e00-0101"
-    assert mac_eos("00:00:5E:00:01:01") == "0000.5e00.0101"
-    assert mac_eos("0000-5e00-0101") == "0000.5e00.0101"
-    assert [queue_name_comware(q) for q in range(8)] == [
+    comware, eos = get_platform("comware").filters, get_platform("eos").filters
+    assert comware["mac"]("00:00:5e:00:01:01") == "0000-5e00-0101"
+    assert eos["mac"]("00:00:5E:00:01:01") == "0000.5e00.0101"
+    assert eos["mac"]("0000-5e00-0101") == "0000.5e00.0101"
+    assert [comware["queue_name"](q) for q in range(8)] == [
         "be",
         "af1",
         "af2",
@@ -290,7 +264,7 @@ def test_filters_only_format() -> None:
     ]
     assert (num(1.0), num(0.2), num(10)) == ("1", "0.2", "10")
     with pytest.raises(ValueError):
-        mac_eos("00:00:5e:00:01")
+        eos["mac"]("00:00:5e:00:01")
 
 
 # --- both platforms --------------------------------------------------------------------------
@@ -350,15 +324,16 @@ def test_user_template_overrides_builtin(platform: str, tmp_path: Path) -> None:
 
 
 def test_environment_is_built_once_per_search_path(tmp_path: Path) -> None:
-    assert Renderer().env is Renderer().env
-    assert Renderer(tmp_path).env is Renderer(tmp_path).env
-    assert Renderer(tmp_path).env is not Renderer().env
+    assert Renderer().environment("eos") is Renderer().environment("eos")
+    assert Renderer(tmp_path).environment("eos") is Renderer(tmp_path).environment("eos")
+    assert Renderer(tmp_path).environment("eos") is not Renderer().environment("eos")
+    assert Renderer().environment("eos") is not Renderer().environment("comware")  # own filters
     assert Renderer(tmp_path).search_path == (str(tmp_path / "templates"), str(BUILTIN_TEMPLATES))
 
 
-def test_unknown_platform_names_the_search_path() -> None:
+def test_unknown_platform_is_a_stage_error() -> None:
     intent = spine("eos").model_copy(update={"platform": "nxos"})
-    with pytest.raises(RenderError, match=r"nxos/device\.j2"):
+    with pytest.raises(StageError, match=r"no platform 'nxos' \(known: comware, eos\)"):
         Renderer().render(intent)
 
 

@@ -99,8 +99,8 @@ def apply_cmd(
     from fabricctl.deploy.fetch import fetch_running
     from fabricctl.deploy.lock import fabric_lock
     from fabricctl.deploy.plan import load_plan, prepare, stale_reasons
-    from fabricctl.report.json import dumps
     from fabricctl.report.text import plan_text, run_text
+    from fabricctl.secrets import redacted_json
 
     if plan_file is not None:
         plan = load_plan(plan_file)
@@ -112,7 +112,7 @@ def apply_cmd(
         echo(plan_text(plan), err=as_json)
         if not plan.changed and not plan.unreachable:
             if as_json:
-                echo(dumps({"changed": 0, "switches": {}}))
+                echo(redacted_json({"changed": 0, "switches": {}}))
             return
         if not auto_approve:
             if not sys.stdin.isatty():
@@ -138,7 +138,7 @@ def apply_cmd(
             report = apply_plan(plan, prepared, nr, opts, callback)
     path = write_report(root, report)
     if as_json:
-        echo(dumps(report.to_dict()))
+        echo(redacted_json(report.to_dict()))
     else:
         echo(run_text(report))
         echo(f"report: {path}\n", err=True)

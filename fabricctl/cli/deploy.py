@@ -37,12 +37,12 @@ def compute_plan(
 
 def render_plan(plan: Plan, fmt: str, compiled: Any = None, artifact: str | None = None) -> str:
     """The plan as text, markdown (PR comment), json (the plan file) or html (needs `compiled`)."""
-    from fabricctl.report.json import dumps
     from fabricctl.report.markdown import plan_markdown
     from fabricctl.report.text import plan_text
+    from fabricctl.secrets import redacted_json
 
     if fmt == "json":
-        return dumps(plan.to_dict())
+        return redacted_json(plan.to_dict())
     if fmt == "markdown":
         return plan_markdown(plan, artifact)
     if fmt == "html":
@@ -135,7 +135,7 @@ def plan_cmd(
 @timeout_option
 def drift_cmd(root: Path, lab: bool, limit: tuple[str, ...], as_json: bool, timeout: float) -> None:
     """Read-only: exit 2 when a switch's owned config differs from the intent (0 none, 1 error)."""
-    from fabricctl.report.json import dumps
+    from fabricctl.secrets import redacted_json
 
     plan, _ = compute_plan(root, lab, limit, timeout)
     if as_json:
@@ -144,7 +144,7 @@ def drift_cmd(root: Path, lab: bool, limit: tuple[str, ...], as_json: bool, time
             "switches": {n: plan.switches[n].diff for n in plan.changed},
             "unreachable": {n: plan.switches[n].error for n in plan.unreachable},
         }
-        echo(dumps(data))
+        echo(redacted_json(data))
     else:
         for name in plan.changed:
             echo(plan.switches[name].diff)

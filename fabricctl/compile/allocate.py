@@ -321,19 +321,6 @@ def allocate(fabric: Fabric, topo: Topology, docs: list[TenantDoc], log: Problem
             f"{block[1]}/{block.prefixlen}" if t.isolation == "l2" and block.num_addresses >= 4 else None
         )
         allocs.append(TenantAllocation(t, td.file, l3vni, l2vni, vlan, rt, l2rt, gateway, assignments))
-        if not t.lossless:
-            continue
-        for gp in unique:
-            caps = get_platform(fabric.switch(gp.leaf).platform).capabilities  # type: ignore[union-attr]
-            if not (caps.pfc and caps.ecn_per_queue):
-                log.add(
-                    td.file,
-                    td.line("lossless"),
-                    "lossless",
-                    f"{gp.leaf} cannot run the lossless class",
-                    "lossless: false",
-                )
-                break
 
     _check_overlaps(docs, log)
     _link_peers(allocs, {td.tenant.name: td for td in docs}, log)

@@ -9,6 +9,7 @@ from pathlib import Path
 from fabricctl.compile import tenants as tenant_objects
 from fabricctl.compile import underlay
 from fabricctl.compile.allocate import Allocation, allocate
+from fabricctl.compile.capabilities import check_capabilities
 from fabricctl.compile.intent import Breakout, DeviceIntent, Interface, Vtep
 from fabricctl.compile.lossless import qos_intent
 from fabricctl.compile.topology import Topology, addr_str, build_topology
@@ -39,6 +40,7 @@ def load_and_check(root: Path) -> tuple[Fabric, list[TenantDoc], Topology, Alloc
     log.check()
     assert topo is not None
     alloc = allocate(fabric, topo, docs, log)
+    check_capabilities(fabric, alloc, docs, log)
     log.check()
     return fabric, docs, topo, alloc
 

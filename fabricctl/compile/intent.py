@@ -74,7 +74,7 @@ class Vrf(Node):
     tenant_id: int
     description: str
     l3vni: int
-    l3vni_interface: int  # Comware Vsi-interface number of the L3VNI (never a VLAN id)
+    l3vni_interface: int  # number of the L3VNI's interface on platforms that need one (never a VLAN id)
     rd: str
     route_targets_import: list[str]
     route_targets_export: list[str]
@@ -122,29 +122,6 @@ class Vtep(Node):
     udp_port: int = 4789
 
 
-class EosQos(Node):
-    ecn_minimum: int
-    ecn_maximum: int
-    ecn_unit: str
-    ecn_max_mark_probability: int
-    ecn_weight: int
-    watchdog_timeout: float
-    watchdog_polling_interval: float
-    watchdog_recovery_time: float
-    watchdog_action: str
-
-
-class ComwareQos(Node):
-    wred_table: str
-    wred_low_limit: int
-    wred_high_limit: int
-    wred_discard_probability: int
-    wred_weighting_constant: int
-    deadlock_precision: str
-    deadlock_interval: int
-    deadlock_recover_delay: int
-
-
 class Qos(Node):
     """The lossless RoCEv2 class as this switch applies it."""
 
@@ -155,7 +132,7 @@ class Qos(Node):
     default_class: int  # everything else
     lossless_bandwidth_percent: int
     mtu: int
-    tuning: EosQos | ComwareQos  # platform-specific values, kept as settings
+    tuning: dict[str, int | float | str]  # the platform's own QoS values (fabric.yaml qos.<platform>)
 
 
 class DeviceIntent(Node):

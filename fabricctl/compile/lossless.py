@@ -2,16 +2,14 @@
 
 from __future__ import annotations
 
-from fabricctl.compile.intent import ComwareQos, EosQos, Qos
+from fabricctl.compile.intent import Qos
 from fabricctl.model.fabric import QosPolicy, Switch
 from fabricctl.platforms import get_platform
 
 
-def qos_intent(policy: QosPolicy, switch: Switch) -> Qos:
+def qos_intent(policy: QosPolicy, switch: Switch) -> Qos:  # type: ignore[valid-type]
     platform = get_platform(switch.platform)
     cnp_class = policy.cnp_class if policy.cnp_class is not None else platform.cnp_class
-    tuning = policy.eos if switch.platform == "eos" else policy.comware
-    tuning_model = EosQos if switch.platform == "eos" else ComwareQos
     return Qos(
         profile_name=policy.profile_name,
         dscp_to_class={policy.roce_dscp: policy.lossless_priority, policy.cnp_dscp: cnp_class},
@@ -20,5 +18,5 @@ def qos_intent(policy: QosPolicy, switch: Switch) -> Qos:
         default_class=0,
         lossless_bandwidth_percent=policy.lossless_bandwidth_percent,
         mtu=policy.mtu,
-        tuning=tuning_model(**tuning.model_dump()),
+        tuning=policy.tuning_for(platform).model_dump(),
     )

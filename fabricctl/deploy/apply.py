@@ -1,6 +1,6 @@
 """Apply a plan: canary switches first, then batches; stop after too many failures; roll back.
 
-Each switch is pushed by its platform's protocol (`transport.get_pusher`), which leaves a
+Each switch is pushed by its platform's protocol (`Platform.pusher()`), which leaves a
 failed switch exactly as it was. This module decides the order and the policy: which switches
 start, when to stop starting new ones, and (with rollback_on_failure) reverting the switches
 this run already changed. Outcomes are plain data (`RunReport`), written as JSON per run.
@@ -20,11 +20,11 @@ from nornir.core import Nornir
 from nornir.core.task import Result, Task
 from nornir.plugins.runners import ThreadedRunner
 
+from fabricctl.config.diff import diff_device
 from fabricctl.deploy.nornir_inv import target_of
 from fabricctl.deploy.plan import Plan, Prepared
-from fabricctl.diff import diff_device
 from fabricctl.platforms import get_platform
-from fabricctl.platforms.push import PushRequest, PushResult, get_pusher
+from fabricctl.platforms.push import PushRequest, PushResult
 from fabricctl.secrets import describe_error, redact
 
 
@@ -138,7 +138,7 @@ class _Runner:
             confirm_timeout=self.opts.confirm_timeout,
         )
         try:
-            res = get_pusher(sp.platform).push(target, request)
+            res = get_platform(sp.platform).pusher().push(target, request)
         except Exception as exc:  # a bug in a protocol must not take the run down
             res = PushResult("failed", "load", describe_error(exc))
         if res.before is not None and res.status == "changed":
@@ -161,8 +161,8 @@ class _Runner:
         name = task.host.name
         sp = self.plan.switches[name]
         target = target_of(task.host, self.opts.timeout)
-        pusher = get_pusher(sp.platform)
-        dialect = get_platform(sp.platform).dialect
+        platform = get_platform(sp.platform)
+        pusher, dialect = platform.pusher(), platform.dialect
         before = self.before[name]
         try:
             current = pusher.fetch(target)
@@ -250,11 +250,11 @@ def apply_plan(
 
 def write_report(root: Path, report: RunReport) -> Path:
     """`<root>/.fabricctl/runs/<run id>.json` (redacted)."""
-    from fabricctl.report.json import dumps
+    from fabricctl.secrets import redacted_json
 
     path = Path(root) / ".fabricctl" / "runs" / f"{report.run_id}.json"
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(dumps(report.to_dict()), encoding="utf-8")
+    tmp.write_text(redacted_json(report.to_dict()), encoding="utf-8")
     tmp.replace(path)
     return path

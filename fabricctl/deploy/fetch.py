@@ -14,10 +14,8 @@ from nornir.core.task import Result, Task
 from nornir_netmiko.tasks import netmiko_send_command
 
 from fabricctl.deploy.nornir_inv import fabric_platform
-from fabricctl.platforms.push import PROMPT_AT_END
+from fabricctl.platforms import get_platform
 from fabricctl.secrets import describe_error
-
-SHOW_RUNNING = {"eos": "show running-config", "comware": "display current-configuration"}
 
 
 @dataclass
@@ -29,12 +27,12 @@ class Fetched:
 
 
 def _fetch_task(task: Task, read_timeout: float) -> Result:
-    platform = fabric_platform(task.host)
+    fetch = get_platform(fabric_platform(task.host)).fetch
     try:
         res = task.run(
             task=netmiko_send_command,
-            command_string=SHOW_RUNNING[platform],
-            expect_string=PROMPT_AT_END[platform],
+            command_string=fetch.show_running,
+            expect_string=fetch.prompt,
             read_timeout=read_timeout,
         )
     finally:

@@ -14,15 +14,15 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from fabricctl.config.rules import Dialect
 from fabricctl.deploy.changed import RefFabric, TenantChange, tenant_changes
+from fabricctl.platforms import get_platform
 
 if TYPE_CHECKING:
     from fabricctl.compile.build import Compiled
     from fabricctl.compile.intent import DeviceIntent
     from fabricctl.deploy.plan import Plan
 
-#: Top-level VRF headers of the supported dialects (EOS, Comware): how a removed tenant is named.
-_VRF_HEADER = re.compile(r"^(?:vrf instance|ip vpn-instance) (\S+)$")
 _EDGE = r"[\w/:.-]"
 FREE = "\0free"  # owner of GPU ports no tenant holds (they return to the secure default)
 
@@ -33,16 +33,15 @@ def _pattern(tokens: Iterable[str]) -> re.Pattern[str]:
 
 
 def tenant_tokens(intent: DeviceIntent) -> dict[str, set[str]]:
-    """tenant -> the names and numbers of its objects on this switch."""
+    """tenant -> the names and numbers of its objects on this switch (as its platform spells them)."""
+    dialect = get_platform(intent.platform).dialect
     out: dict[str, set[str]] = {}
     for vrf in intent.vrfs:
-        out.setdefault(vrf.tenant, set()).update(
-            {vrf.name, str(vrf.l3vni), f"Vsi-interface{vrf.l3vni_interface}"}
-        )
+        names = {f.format(number=vrf.l3vni_interface) for f in dialect.l3vni_objects}
+        out.setdefault(vrf.tenant, set()).update({vrf.name, str(vrf.l3vni), *names})
     for vlan in intent.vlans:
-        out.setdefault(vlan.tenant, set()).update(
-            {vlan.name, str(vlan.l2vni), f"vlan {vlan.id}", f"Vlan{vlan.id}", f"Vsi-interface{vlan.id}"}
-        )
+        names = {f.format(id=vlan.id) for f in dialect.vlan_objects}
+        out.setdefault(vlan.tenant, set()).update({vlan.name, str(vlan.l2vni), *names})
     for acl in intent.acls:
         out.setdefault(acl.tenant, set()).add(acl.name)
     for intf in intent.interfaces:
@@ -66,11 +65,12 @@ def changed_lines(diff: str) -> Iterator[tuple[str, list[str]]]:
             yield kind, [p for _, p in path]
 
 
-def whole_vrfs(diff: str, kind: str) -> set[str]:
+def whole_vrfs(diff: str, kind: str, dialect: Dialect) -> set[str]:
     """Names of VRFs a diff adds ('+') or removes ('-') whole (top-level headers)."""
     out = set()
+    header = re.compile(dialect.vrf_header)
     for k, path in changed_lines(diff):
-        m = _VRF_HEADER.match(path[0]) if k == kind and len(path) == 1 else None
+        m = header.match(path[0]) if k == kind and len(path) == 1 else None
         if m:
             out.add(m.group(1))
     return out
@@ -100,9 +100,11 @@ class Impact:
     fabric_wide: list[str] = field(default_factory=list)  # switches with lines of no tenant
 
 
-def _switch_tokens(intent: DeviceIntent | None, diff: str, defined: set[str]) -> dict[str, set[str]]:
+def _switch_tokens(
+    intent: DeviceIntent | None, diff: str, defined: set[str], dialect: Dialect
+) -> dict[str, set[str]]:
     tokens = tenant_tokens(intent) if intent is not None else {}
-    for gone in whole_vrfs(diff, "-") - defined:
+    for gone in whole_vrfs(diff, "-", dialect) - defined:
         tokens.setdefault(gone, set()).update({gone, f"{gone}-in"})
     if intent is not None:
         free = {i.name for i in intent.interfaces if i.role == "gpu" and not i.tenant}
@@ -127,8 +129,9 @@ def impact_of(compiled: Compiled, plan: Plan, known: Iterable[str] | None = None
     new_vrf: dict[str, bool] = {}  # tenant -> its VRF is created on every switch it touches
     for name in plan.changed:
         diff = plan.switches[name].diff
-        owners = attribute(diff, _switch_tokens(compiled.intents.get(name), diff, set(gpus)))
-        created = whole_vrfs(diff, "+")
+        dialect = get_platform(plan.switches[name].platform).dialect
+        owners = attribute(diff, _switch_tokens(compiled.intents.get(name), diff, set(gpus), dialect))
+        created = whole_vrfs(diff, "+", dialect)
         for tenant in owners:
             new_vrf[tenant] = new_vrf.get(tenant, True) and tenant in created
         if "" in owners:

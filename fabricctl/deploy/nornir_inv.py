@@ -90,7 +90,7 @@ def _prepare_host(host: Host, creds: Credentials, ep: Endpoint | None) -> None:
 
 
 def fabric_platform(host: Host) -> str:
-    """fabricctl's platform name (the inventory's `platform`: comware / eos)."""
+    """fabricctl's platform name (the inventory's `platform`, a package under fabricctl/platforms/)."""
     return str(host.platform)
 
 

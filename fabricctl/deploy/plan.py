@@ -15,7 +15,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from fabricctl.diff import diff_device
+from fabricctl.config.diff import diff_device
 from fabricctl.errors import StageError
 from fabricctl.platforms import get_platform
 from fabricctl.platforms.push import normalize_running, running_hash

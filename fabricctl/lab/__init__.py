@@ -20,13 +20,13 @@ from typing import Any
 _EXPORTS = {
     "DeviceHandle": "fabricctl.lab.server",
     "DeviceSpec": "fabricctl.lab.factory",
-    "Endpoint": "fabricctl.lab.server",
+    "Endpoint": "fabricctl.lab.runtime",
     "FaultFileError": "fabricctl.lab.faults",
     "Faults": "fabricctl.lab.faults",
     "LabClock": "fabricctl.lab.clock",
     "LabFabric": "fabricctl.lab.server",
     "lab_credentials": "fabricctl.lab.runtime",
-    "lab_endpoints": "fabricctl.lab.runtime",
+    "lab_endpoints": "fabricctl.lab.connect",
     "load_faults": "fabricctl.lab.faults",
 }
 __all__ = sorted(_EXPORTS)

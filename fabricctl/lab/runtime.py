@@ -1,19 +1,39 @@
-"""The client side of the lab: its login, `.fabricctl/lab/lab.json` (pid + endpoints), `lab_endpoints`."""
+"""The client side of the lab: its login, its endpoints, `.fabricctl/lab/lab.json` (pid + endpoints).
+
+Nothing here starts a lab, so reading where one listens never loads the SSH server.
+"""
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
-from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from fabricctl.lab.state import atomic_write, lab_dir
 from fabricctl.procs import pid_alive
 
-if TYPE_CHECKING:  # the SSH server (asyncssh) loads only when a lab is actually started
-    from fabricctl.lab.server import Endpoint, LabFabric
+
+@dataclass(frozen=True)
+class Endpoint:
+    """Where a lab device listens."""
+
+    name: str
+    platform: str
+    host: str
+    ssh_port: int
+    eapi_port: int | None
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "platform": self.platform,
+            "host": self.host,
+            "port": self.ssh_port,
+            "eapi_port": self.eapi_port,
+        }
+
 
 DEFAULT_USERNAME = "admin"
 DEFAULT_PASSWORD = "fabricctl-lab"  # documented lab-only default, never a real credential
@@ -31,8 +51,8 @@ def lab_json(root: Path) -> Path:
     return lab_dir(root) / "lab.json"
 
 
-def write_lab_json(root: Path, fabric: LabFabric, extra: dict[str, Any] | None = None) -> None:
-    """Record the running lab (atomic, so readers never see half a file)."""
+def write_lab_json(root: Path, fabric: Any, extra: dict[str, Any] | None = None) -> None:
+    """Record the running lab `fabric` (a LabFabric; atomic, so readers never see half a file)."""
     data = {
         "pid": os.getpid(),
         "root": str(Path(root).resolve()),
@@ -55,23 +75,7 @@ def running_lab(root: Path) -> dict[str, Any] | None:
 
 
 def endpoints_from_json(data: dict[str, Any]) -> dict[str, Endpoint]:
-    from fabricctl.lab.server import Endpoint
-
     return {
         d["name"]: Endpoint(d["name"], d["platform"], d["host"], d["port"], d.get("eapi_port"))
         for d in data["devices"]
     }
-
-
-@contextlib.contextmanager
-def lab_endpoints(root: Path) -> Iterator[dict[str, Endpoint]]:
-    """Endpoints of the detached lab for `root`, or of an in-process lab started on the
-    persisted state for the duration of the block."""
-    data = running_lab(root)
-    if data is not None:
-        yield endpoints_from_json(data)
-        return
-    from fabricctl.lab.server import LabFabric
-
-    with LabFabric.from_inventory(Path(root)) as fabric:
-        yield fabric.endpoints()

@@ -1,7 +1,7 @@
 """LabFabric: N mock switches served from one asyncio process (SSH per device, eAPI per EOS).
 
 The fabric runs on its own event loop, either in a background thread (tests, the
-`lab_endpoints` helper) or as the main loop of `python -m fabricctl.lab`.
+`fabricctl.lab.connect.lab_endpoints` helper) or as the main loop of `python -m fabricctl.lab`.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ import os
 import socket
 import threading
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -29,7 +29,7 @@ from fabricctl.lab.dialect_eos import EosCli, to_text
 from fabricctl.lab.editor import Editor
 from fabricctl.lab.factory import DeviceSpec
 from fabricctl.lab.faults import Faults, load_faults
-from fabricctl.lab.runtime import lab_credentials
+from fabricctl.lab.runtime import Endpoint, lab_credentials
 from fabricctl.lab.state import StateStore, lab_dir
 
 T = TypeVar("T")
@@ -45,26 +45,6 @@ def env_time_scale() -> float:
     if not 0 < value <= 1000:
         raise StageError(f"FABRICCTL_LAB_TIME_SCALE={raw!r}: allowed a number above 0 (0.05 = 20x faster)")
     return value
-
-
-@dataclass(frozen=True)
-class Endpoint:
-    """Where a lab device listens."""
-
-    name: str
-    platform: str
-    host: str
-    ssh_port: int
-    eapi_port: int | None
-
-    def as_dict(self) -> dict[str, Any]:
-        return {
-            "name": self.name,
-            "platform": self.platform,
-            "host": self.host,
-            "port": self.ssh_port,
-            "eapi_port": self.eapi_port,
-        }
 
 
 def _free_port(host: str) -> int:

@@ -10,7 +10,11 @@ import difflib
 from ipaddress import IPv4Network
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, create_model, field_validator, model_validator
+from pydantic_core import PydanticCustomError
+
+from fabricctl.platforms import PLATFORMS
+from fabricctl.platforms.base import Platform, QosTuning
 
 PortRange = Annotated[str, Field(pattern=r"^\d+(-\d+)?(,\d+(-\d+)?)*$")]
 
@@ -51,50 +55,7 @@ class Overlay(Strict):
     tenant_id_max: int = Field(default=9999, ge=1, le=99999)
 
 
-class EosQosTuning(Strict):
-    """EOS ECN and PFC watchdog values: syntax verified, values are site policy (tune per chip)."""
-
-    ecn_minimum: int = Field(default=2000, ge=1)
-    ecn_maximum: int = Field(default=10000, ge=1)
-    ecn_unit: Literal["segments", "bytes", "kbytes", "mbytes"] = "segments"
-    ecn_max_mark_probability: int = Field(default=20, ge=1, le=100)
-    ecn_weight: int = Field(default=0, ge=0, le=15)
-    watchdog_timeout: float = Field(default=0.2, gt=0, le=60)
-    watchdog_polling_interval: float = Field(default=0.1, gt=0, le=10)
-    watchdog_recovery_time: float = Field(default=1.0, gt=0, le=600)
-    watchdog_action: Literal["drop", "no-drop"] = "drop"
-
-    @model_validator(mode="after")
-    def _ordered(self) -> EosQosTuning:
-        if self.ecn_minimum >= self.ecn_maximum:
-            raise ValueError(
-                f"ecn_minimum ({self.ecn_minimum}) must be below ecn_maximum ({self.ecn_maximum})"
-            )
-        return self
-
-
-class ComwareQosTuning(Strict):
-    """Comware WRED/ECN and PFC deadlock values: units unconfirmed on S98xx, so kept as settings."""
-
-    wred_table: str = Field(default="ROCE-ECN", pattern=r"^[A-Z][A-Z0-9-]{0,30}$")
-    wred_low_limit: int = Field(default=1000, ge=0, le=1_000_000)
-    wred_high_limit: int = Field(default=2000, ge=0, le=1_000_000)
-    wred_discard_probability: int = Field(default=20, ge=0, le=100)
-    wred_weighting_constant: int = Field(default=0, ge=0, le=15)
-    deadlock_precision: Literal["high", "normal", "low"] = "high"
-    deadlock_interval: int = Field(default=10, ge=1, le=30)
-    deadlock_recover_delay: int = Field(default=10, ge=1, le=30)
-
-    @model_validator(mode="after")
-    def _ordered(self) -> ComwareQosTuning:
-        if self.wred_low_limit >= self.wred_high_limit:
-            raise ValueError(
-                f"wred_low_limit ({self.wred_low_limit}) must be below wred_high_limit ({self.wred_high_limit})"
-            )
-        return self
-
-
-class QosPolicy(Strict):
+class _QosPolicy(Strict):
     """The lossless RoCEv2 class, fabric-wide; per-platform tuning where syntax differs."""
 
     roce_dscp: int = Field(default=26, ge=0, le=63)
@@ -104,16 +65,28 @@ class QosPolicy(Strict):
     mtu: int = Field(default=9214, ge=1500, le=9416)
     lossless_bandwidth_percent: int = Field(default=50, ge=1, le=99)
     profile_name: str = Field(default="ROCE-LOSSLESS", pattern=r"^[A-Z][A-Z0-9_-]{0,30}$")
-    eos: EosQosTuning = EosQosTuning()
-    comware: ComwareQosTuning = ComwareQosTuning()
 
     @model_validator(mode="after")
-    def _distinct(self) -> QosPolicy:
+    def _distinct(self) -> _QosPolicy:
         if self.roce_dscp == self.cnp_dscp:
             raise ValueError(f"roce_dscp and cnp_dscp must differ (both are {self.roce_dscp})")
         if self.cnp_class is not None and self.cnp_class == self.lossless_priority:
             raise ValueError(f"cnp_class must differ from lossless_priority (both are {self.cnp_class})")
         return self
+
+    def tuning_for(self, platform: Platform) -> QosTuning:
+        """The platform's QoS values: `qos.<platform>` in fabric.yaml, or the platform's defaults."""
+        tuning = getattr(self, platform.name, None)
+        return tuning if isinstance(tuning, QosTuning) else platform.qos_tuning()
+
+
+#: `qos:` of fabric.yaml: the policy, plus one block of tuning values per platform (`qos.<name>`).
+QosPolicy = create_model(
+    "QosPolicy",
+    __base__=_QosPolicy,
+    __doc__=_QosPolicy.__doc__,
+    **{name: (p.qos_tuning, Field(default_factory=p.qos_tuning)) for name, p in PLATFORMS.items()},  # type: ignore[call-overload]
+)
 
 
 class Cabling(Strict):
@@ -162,7 +135,7 @@ class FabricSettings(Strict):
     description: str = Field(default="", max_length=200)
     underlay: Underlay
     overlay: Overlay
-    qos: QosPolicy = QosPolicy()
+    qos: QosPolicy = Field(default_factory=QosPolicy)  # type: ignore[valid-type]
     cabling: Cabling
     limits: dict[str, int] = Field(
         default_factory=dict,
@@ -187,8 +160,18 @@ class Switch(Strict):
 
     name: str = Field(pattern=r"^[a-z][a-z0-9-]{0,31}$")
     role: Literal["spine", "leaf"]
-    platform: Literal["comware", "eos"]
+    platform: str
     index: int = Field(ge=1, le=4096)
     model: str = ""
     file: str = ""
     line: int = 0
+
+    @field_validator("platform")
+    @classmethod
+    def _registered(cls, value: str) -> str:
+        """A platform some package under fabricctl/platforms/ provides (looked up at run time)."""
+        if value not in PLATFORMS:
+            raise PydanticCustomError(
+                "literal_error", "Input should be {expected}", {"expected": ", ".join(PLATFORMS)}
+            )
+        return value

@@ -1,19 +1,42 @@
-"""What fabricctl knows about a NOS, as data: names, capabilities and limits.
+"""What fabricctl knows about one NOS, as one object: the only place a platform name is looked up.
 
-Compile and validate ask the platform instead of branching on its name; the CLI dialect rules for
-diff and push live next to these facts in the same module.
+Every stage asks the switch's `Platform` for its part instead of branching on a name: compile and
+validate read capabilities, limits and port names; render takes the template folder and filters;
+verify takes the parser; plan takes the remediation rules; deploy takes the fetch command and
+the push protocol. Adding a NOS means adding one package under platforms/ (docs/architecture.md).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import importlib
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, fields
+from typing import TYPE_CHECKING
 
-from fabricctl.platforms.dialect import Dialect
+from pydantic import BaseModel, ConfigDict
+
+from fabricctl.config.readback import SwitchConfig
+from fabricctl.config.rules import Dialect
+
+if TYPE_CHECKING:
+    from fabricctl.platforms.push import Pusher
+
+
+class QosTuning(BaseModel):
+    """Base of a platform's QoS values (fabric.yaml `qos.<platform>`): site policy, not syntax."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
 
 
 @dataclass(frozen=True)
 class Capabilities:
-    """Features a tenant or the QoS policy may need; a missing one fails at validate."""
+    """What a RoCE fabric needs from a NOS; validate refuses a switch or tenant that needs a missing one.
+
+    pfc, pfc_watchdog, ecn_per_queue and strict_priority_queue: the lossless class runs on every
+    fabric link, so every switch needs them. evpn_type5: every tenant VRF is an L3VNI. evpn_symmetric_irb:
+    l2 tenants (L2VNI + anycast gateway). commit_confirm: apply pushes only under a confirm timer.
+    breakouts: the `cabling.gpu_port_breakout` modes a leaf can split its GPU ports into.
+    """
 
     pfc: bool
     pfc_watchdog: bool
@@ -22,7 +45,7 @@ class Capabilities:
     evpn_type5: bool
     evpn_symmetric_irb: bool
     commit_confirm: bool
-    config_sessions: bool
+    breakouts: tuple[str, ...]
 
 
 @dataclass(frozen=True)
@@ -36,24 +59,51 @@ class Limits:
 
 
 @dataclass(frozen=True)
+class Fetch:
+    """How a running config is read over SSH: the command and the prompt that ends its output.
+
+    `prompt` matches only at the very end of the output: netmiko's default (the bare hostname
+    anywhere) stops reading at a `sysname spine01` or `description to spine01` inside the listing.
+    """
+
+    show_running: str
+    prompt: str
+    netmiko_device_type: str
+
+
+@dataclass(frozen=True)
 class Platform:
-    """One NOS: how its ports are named and what it can do."""
+    """One NOS: everything fabricctl knows about it (see the module docstring)."""
 
     name: str
-    netmiko_device_type: str
+    title: str
     capabilities: Capabilities
     limits: Limits
-    cnp_class: int
-    port_prefix_400g: str
-    port_prefix_200g: str
-    dialect: Dialect
-    port_count: int = 64
+    cnp_class: int  # the CNP traffic class when the fabric's QoS policy does not set one
+    port_count: int
+    port_name: Callable[[int, int | None], str]  # front-panel port (1-based), breakout lane or None
+    qos_tuning: type[QosTuning]
+    filters: Mapping[str, Callable[..., str]]  # the Jinja filters its templates use
+    parse: Callable[[str, str], SwitchConfig]  # (switch name, config text) -> neutral read-back model
+    dialect: Dialect  # remediation rules: owned scope, negations, order
+    fetch: Fetch
+    push_module: str  # implements `Pusher`; imported on first use (netmiko / NAPALM load slowly)
 
-    def port_name(self, port: int, lane: int | None = None) -> str:
-        """Front-panel port `port` (1-based), or breakout lane `lane` (1-based) of it."""
-        raise NotImplementedError
+    @property
+    def template_folder(self) -> str:
+        """Its folder under templates/ (built-in, and in a fabric repo's own templates/)."""
+        return self.name
 
-    def limits_with(self, overrides: dict[str, int]) -> Limits:
+    @property
+    def device_template(self) -> str:
+        """The template that renders a whole switch (it includes the per-feature ones)."""
+        return f"{self.template_folder}/device.j2"
+
+    def pusher(self) -> Pusher:
+        """The push protocol module (connect, fetch, push with commit-confirm, restore)."""
+        return importlib.import_module(self.push_module)  # type: ignore[return-value]
+
+    def limits_with(self, overrides: Mapping[str, int]) -> Limits:
         """Datasheet limits with the fabric's own overrides applied."""
-        known = {k: v for k, v in overrides.items() if hasattr(self.limits, k)}
-        return Limits(**{**self.limits.__dict__, **known})
+        known = {f.name for f in fields(Limits)}
+        return Limits(**{**self.limits.__dict__, **{k: v for k, v in overrides.items() if k in known}})

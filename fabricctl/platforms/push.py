@@ -1,29 +1,22 @@
 """The push protocol contract: what deploy hands a platform and what the platform gives back.
 
 deploy builds a `Target` (where and how to log in) and a `PushRequest` (what to change and
-what the switch must look like afterwards); `fabricctl.platforms.push_<platform>` does the
-protocol and returns a `PushResult`. Failures are data (stage + message), never exceptions.
+what the switch must look like afterwards); the platform's push module (`Platform.pusher()`,
+e.g. fabricctl/platforms/comware/push.py) does the protocol and returns a `PushResult`.
+Failures are data (stage + message), never exceptions.
 """
 
 from __future__ import annotations
 
 import hashlib
-import importlib
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
-from fabricctl.diff import diff_device
-from fabricctl.platforms.dialect import Dialect
+from fabricctl.config.diff import diff_device
+from fabricctl.config.rules import Dialect
 
 Stage = Literal["connect", "auth", "load", "commit", "verify"]
 Status = Literal["unchanged", "changed", "failed", "skipped", "rolled back"]
-ERROR_PATTERN = r"% Unrecognized|% Incomplete|% Too many|% Wrong|% Invalid|Error"
-#: The CLI prompt at the very end of the output. netmiko's default (the bare hostname anywhere)
-#: stops reading at ` sysname spine01` or `description to spine01` inside a config listing.
-PROMPT_AT_END = {
-    "comware": r"[<\[][^\]>\r\n]+[\]>]\s*$",
-    "eos": r"[\w.\-]+(?:\([^)\r\n]*\))?[#>]\s*$",
-}
 
 
 def normalize_running(text: str) -> str:
@@ -85,17 +78,6 @@ class Pusher(Protocol):
     def push(self, target: Target, request: PushRequest) -> PushResult: ...
 
     def fetch(self, target: Target) -> str: ...
-
-
-# Platform name -> module implementing `Pusher` (imported on first use: netmiko/NAPALM are heavy).
-PUSH_MODULES = {"eos": "fabricctl.platforms.push_eos", "comware": "fabricctl.platforms.push_comware"}
-
-
-def get_pusher(platform: str) -> Pusher:
-    """The push protocol module of a platform."""
-    if platform not in PUSH_MODULES:
-        raise ValueError(f"no push protocol for platform {platform!r}")
-    return importlib.import_module(PUSH_MODULES[platform])  # type: ignore[return-value]
 
 
 def require_converged(name: str, running: str, request: PushRequest, when: str) -> None:

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from ipaddress import IPv4Network
 
+from fabricctl.config.readback import Acl, AclRule
 from fabricctl.verify.facts import Facts, TenantFacts
-from fabricctl.verify.model import Acl, AclRule
 
 Leak = tuple[TenantFacts, AclRule]
 

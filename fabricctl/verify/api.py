@@ -6,11 +6,11 @@ from collections.abc import Callable
 from pathlib import Path
 
 from fabricctl.compile.build import Compiled
+from fabricctl.config.readback import SwitchConfig
 from fabricctl.verify.capacity import check_capacity
 from fabricctl.verify.facts import Facts
 from fabricctl.verify.isolation import check_isolation
 from fabricctl.verify.lossless import check_lossless
-from fabricctl.verify.model import SwitchConfig
 from fabricctl.verify.parse import parse_config
 from fabricctl.verify.report import VerifyReport, Violation
 

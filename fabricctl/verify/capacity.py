@@ -8,8 +8,8 @@ the fabric's overrides.
 from __future__ import annotations
 
 from fabricctl.compile.build import Compiled
+from fabricctl.config.readback import SwitchConfig
 from fabricctl.platforms import get_platform
-from fabricctl.verify.model import SwitchConfig
 from fabricctl.verify.report import CapacityRow, Violation
 
 PORT_GBPS = 400

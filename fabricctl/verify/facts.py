@@ -63,7 +63,7 @@ class Facts:
         return bool(ta and tb and b in ta.peers and a in tb.peers)
 
     def segment_owner(self, key: str, label: str = "") -> TenantFacts | None:
-        """EOS segments are VLAN ids, Comware VSIs are named after the tenant."""
+        """A segment keyed by a VLAN id belongs to that VLAN's tenant; a named one to the tenant it names."""
         if key.isdigit():
             return self.by_vlan.get(key)
         return self.tenants.get(key) or self.tenants.get(label)

@@ -15,9 +15,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from fabricctl.compile.build import Compiled
+from fabricctl.config.readback import At, Interface, RtHolder, Src, SwitchConfig
 from fabricctl.verify.acl_eval import AclCache
 from fabricctl.verify.facts import Facts, TenantFacts
-from fabricctl.verify.model import At, Interface, RtHolder, Src, SwitchConfig
 from fabricctl.verify.report import AllowedException, Violation
 
 

@@ -14,7 +14,7 @@ from fabricctl.compile.build import Compiled
 from fabricctl.compile.intent import Qos
 from fabricctl.compile.lossless import qos_intent
 from fabricctl.compile.topology import FabricLink, GpuPort
-from fabricctl.verify.model import Interface, Src, SwitchConfig
+from fabricctl.config.readback import Interface, Src, SwitchConfig
 from fabricctl.verify.report import Violation
 
 

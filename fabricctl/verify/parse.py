@@ -1,16 +1,11 @@
-"""Pick the parser for a switch's platform."""
+"""Read a switch's config text back with its platform's parser."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
-from fabricctl.verify.model import SwitchConfig
-from fabricctl.verify.parse_comware import parse_comware
-from fabricctl.verify.parse_eos import parse_eos
-
-PARSERS: dict[str, Callable[[str, str], SwitchConfig]] = {"comware": parse_comware, "eos": parse_eos}
+from fabricctl.config.readback import SwitchConfig
+from fabricctl.platforms import get_platform
 
 
 def parse_config(name: str, platform: str, text: str) -> SwitchConfig:
-    """Config text of switch `name` -> neutral model; unknown platforms are a KeyError (a bug upstream)."""
-    return PARSERS[platform](name, text)
+    """Config text of switch `name` -> the neutral read-back model."""
+    return get_platform(platform).parse(name, text)

@@ -7,8 +7,8 @@ import re
 
 import pytest
 
+from fabricctl.config.diff import owned_view, parse_config
 from fabricctl.deploy.lock import acquire, lock_path
-from fabricctl.diff import owned_view, parse_config
 from fabricctl.platforms import get_platform
 
 from .conftest import PASSWORD, LabRoot, report_of
@@ -18,7 +18,7 @@ EOS = get_platform("eos").dialect
 
 def _not_owned(text: str) -> list[str]:
     """The running config minus fabricctl's owned top-level sections (factory lines etc.)."""
-    tree = parse_config(text, EOS)
+    tree = parse_config(text)
     owned = set(owned_view(tree, EOS).children)
     return [line for line in tree.children if line not in owned]
 

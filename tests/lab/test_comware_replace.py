@@ -7,9 +7,10 @@ from pathlib import Path
 import pytest
 from netmiko.base_connection import BaseConnection
 
-from fabricctl.diff import diff_device
+from fabricctl.config.diff import diff_device
 from fabricctl.lab import LabFabric
-from fabricctl.platforms import get_platform, push_comware
+from fabricctl.platforms import get_platform
+from fabricctl.platforms.comware import push as push_comware
 from fabricctl.platforms.push import PushRequest, StageError, Target, normalize_running
 
 from .conftest import PASSWORD, USER, connect

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
+from fabricctl.platforms.eos.parse import parse_eos
 from fabricctl.verify.acl_eval import acl_leaks
 from fabricctl.verify.facts import Facts
-from fabricctl.verify.parse_eos import parse_eos
 
 # team-llm 172.20.11.0/27 (peer: storage 172.20.90.0/29), team-hpc 172.20.12.0/27, intern-01 172.20.21.0/31
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from ipaddress import IPv4Network
 
-from fabricctl.verify.addr import wildcard_network
-from fabricctl.verify.parse_comware import parse_comware
-from fabricctl.verify.parse_eos import parse_eos
+from fabricctl.config.addr import wildcard_network
+from fabricctl.platforms.comware.parse import parse_comware
+from fabricctl.platforms.eos.parse import parse_eos
 
 COMWARE = """\
 #

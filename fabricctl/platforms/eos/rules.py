@@ -1,17 +1,14 @@
-"""Arista EOS (7060X5/7800R): facts from reference/platforms.md section 1."""
+"""What fabricctl owns on an EOS switch and how each owned line is removed (remediation rules).
+
+Anything else (hostname, users, Management1, NTP, SNMP, ...) is never touched.
+"""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from fabricctl.config.rules import Dialect, Negation
 
-from fabricctl.platforms.base import Capabilities, Limits, Platform
-from fabricctl.platforms.dialect import Dialect, Negation
-
-# What fabricctl owns on an EOS switch and how each owned line is removed. Anything else
-# (hostname, users, Management1, NTP, SNMP, ...) is never touched.
 DIALECT = Dialect(
     indent=3,
-    separators=("!", "end"),
     negate_prefix="no ",
     exit_command="exit",
     owned=(
@@ -80,34 +77,6 @@ DIALECT = Dialect(
         r"vrf instance ",
         r"ip access-list ",
     ),
-)
-
-
-@dataclass(frozen=True)
-class Eos(Platform):
-    def port_name(self, port: int, lane: int | None = None) -> str:
-        if lane is None:
-            return f"{self.port_prefix_400g}{port}"
-        # 400G-8 ports split into 2 x 200G-4: lanes 1 and 5.
-        return f"{self.port_prefix_200g}{port}/{1 + (lane - 1) * 4}"
-
-
-EOS = Eos(
-    name="eos",
-    netmiko_device_type="arista_eos",
-    capabilities=Capabilities(
-        pfc=True,
-        pfc_watchdog=True,
-        ecn_per_queue=True,
-        strict_priority_queue=True,
-        evpn_type5=True,
-        evpn_symmetric_irb=True,
-        commit_confirm=True,  # `configure session NAME commit timer`
-        config_sessions=True,
-    ),
-    limits=Limits(max_vrfs=1024, max_vlans=4094, max_vnis=16000, max_acl_entries=12288),
-    cnp_class=6,
-    port_prefix_400g="Ethernet",
-    port_prefix_200g="Ethernet",
-    dialect=DIALECT,
+    vrf_header=r"^vrf instance (\S+)$",
+    vlan_objects=("vlan {id}", "Vlan{id}"),
 )

@@ -51,9 +51,9 @@ class Interface:
     vrf: At[str] | None = None
     ipv4: list[At[IPv4Interface]] = field(default_factory=list)
     acl_in: At[str] | None = None
-    segment: At[str] | None = None  # L2 segment key: EOS VLAN id, Comware VSI name
+    segment: At[str] | None = None  # L2 segment key: a VLAN id, or the segment's name
     mtu: At[int] | None = None
-    l3vni: At[int] | None = None  # Comware Vsi-interface l3-vni
+    l3vni: At[int] | None = None  # an L3VNI bound to this interface (platforms that use one)
     qos: PortQos = field(default_factory=PortQos)
 
 
@@ -72,7 +72,7 @@ class RtHolder:
 
 @dataclass
 class Segment(RtHolder):
-    """An L2 segment (EOS VLAN, Comware VSI) with its anycast gateway interface."""
+    """An L2 segment (a VLAN or a named VSI) with its anycast gateway interface."""
 
     label: str = ""  # VLAN name / VSI name, for messages
     gateway: At[str] | None = None  # SVI interface name
@@ -112,7 +112,7 @@ class SwitchConfig:
     vrfs: dict[str, RtHolder] = field(default_factory=dict)
     segments: dict[str, Segment] = field(default_factory=dict)
     acls: dict[str, Acl] = field(default_factory=dict)
-    dscp_map: dict[int, At[int]] = field(default_factory=dict)  # DSCP -> class (EOS TC, Comware dot1p)
+    dscp_map: dict[int, At[int]] = field(default_factory=dict)  # DSCP -> class (traffic class or dot1p)
     class_queue: dict[int, At[int]] = field(default_factory=dict)  # class -> queue where remapped
     bgp_neighbors: dict[str, At[int]] = field(default_factory=dict)  # peer ip -> remote AS
     lines: int = 0

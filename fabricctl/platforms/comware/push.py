@@ -34,10 +34,9 @@ from netmiko import ConnectHandler
 from netmiko.base_connection import BaseConnection
 from netmiko.exceptions import NetmikoAuthenticationException
 
-from fabricctl.diff import diff_device
+from fabricctl.config.diff import diff_device
+from fabricctl.platforms.comware.terminal import ERROR_PATTERN, FETCH, PROMPT_LINE
 from fabricctl.platforms.push import (
-    ERROR_PATTERN,
-    PROMPT_AT_END,
     PushRequest,
     PushResult,
     Stage,
@@ -49,7 +48,6 @@ from fabricctl.platforms.push import (
 )
 from fabricctl.secrets import describe_error, redact
 
-SHOW = "display current-configuration"
 CHUNK = 64
 CHECKPOINT = "flash:/fabricctl-rollback.cfg"
 _QUESTION = re.compile(r"\[Y/N\]:\s*$")
@@ -60,7 +58,7 @@ ANSWERS: tuple[tuple[re.Pattern[str], str], ...] = (
     (re.compile(r"overwrite\?", re.I), "Y"),  # save <file>: the checkpoint is ours to replace
     (re.compile(r"Continue\?", re.I), "Y"),  # save <file>
 )
-_PROMPT = re.compile(r"(?m)^[<\[][^\]>\r\n]+[\]>]")
+_PROMPT = re.compile(PROMPT_LINE)
 _ERROR = re.compile(ERROR_PATTERN)
 
 
@@ -69,7 +67,7 @@ def connect(target: Target) -> BaseConnection:
     extras: dict[str, Any] = {"global_cmd_verify": True, **target.netmiko_extras}
     try:
         return ConnectHandler(
-            device_type="hp_comware",
+            device_type=FETCH.netmiko_device_type,
             host=target.hostname,
             port=target.port,
             username=target.username,
@@ -88,7 +86,7 @@ def _show(conn: BaseConnection, target: Target) -> str:
     text = ""
     for _ in range(3):
         text = str(
-            conn.send_command(SHOW, expect_string=PROMPT_AT_END["comware"], read_timeout=target.timeout)
+            conn.send_command(FETCH.show_running, expect_string=FETCH.prompt, read_timeout=target.timeout)
         )
         if normalize_running(text).endswith("return\n"):
             return text

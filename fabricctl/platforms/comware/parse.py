@@ -10,12 +10,10 @@ from __future__ import annotations
 import contextlib
 from ipaddress import IPv4Interface, IPv4Network
 
-from fabricctl.verify.addr import wildcard_network
-from fabricctl.verify.model import Acl, AclRule, At, Interface, RtHolder, Segment, Src, SwitchConfig
-from fabricctl.verify.tree import Node, parse_tree
-
-#: `qos wrr <name>` queue names, by queue number.
-QUEUE_NAMES = {"be": 0, "af1": 1, "af2": 2, "af3": 3, "af4": 4, "ef": 5, "cs6": 6, "cs7": 7}
+from fabricctl.config.addr import wildcard_network
+from fabricctl.config.readback import Acl, AclRule, At, Interface, RtHolder, Segment, Src, SwitchConfig
+from fabricctl.config.tree import Node, parse_tree
+from fabricctl.platforms.comware.qos import QUEUE_NUMBER
 
 
 def _src(node: Node) -> Src:
@@ -112,8 +110,8 @@ def _interface(intf: Interface, node: Node, wred_apply: dict[str, At[str]]) -> N
                     q.no_drop[int(p)] = s
         elif t == "priority-flow-control deadlock enable":
             q.watchdog = s
-        elif t.startswith("qos wrr ") and len(words) >= 4 and words[2] in QUEUE_NAMES:
-            n = QUEUE_NAMES[words[2]]
+        elif t.startswith("qos wrr ") and len(words) >= 4 and words[2] in QUEUE_NUMBER:
+            n = QUEUE_NUMBER[words[2]]
             if words[3:] == ["group", "sp"]:
                 q.strict_queues[n] = s
             else:

@@ -1,6 +1,6 @@
 """Running vs intended -> remediation commands and a reviewable diff, within the owned scope.
 
-Both configs are parsed into indentation trees. Only top-level sections the platform's dialect
+Both configs are parsed into line trees (config/tree.py). Only top-level sections the platform's dialect
 says fabricctl owns are compared; every other line of the running config is left alone. The
 remediation removes what is no longer intended (negations inside a section first, whole
 sections last and in dependency order), replaces single-valued settings without negating them,
@@ -13,34 +13,30 @@ import hashlib
 import re
 from dataclasses import dataclass, field
 
-from fabricctl.platforms.dialect import Dialect
+from fabricctl.config.rules import Dialect
+from fabricctl.config.tree import Node as TreeNode
+from fabricctl.config.tree import parse_tree
 
 
 @dataclass
 class Node:
+    """A config line with its children keyed by text (a repeated block merges, as on a switch)."""
+
     line: str
     children: dict[str, Node] = field(default_factory=dict)
 
 
-def parse_config(text: str, dialect: Dialect) -> Node:
-    """Indentation tree of a config; separators, blank lines and trailing spaces dropped."""
+def parse_config(text: str) -> Node:
+    """The config's line tree (config/tree.py) with children keyed by text."""
     root = Node("")
-    stack: list[tuple[int, Node]] = [(-1, root)]
-    for raw in text.splitlines():
-        if dialect.is_separator(raw):
-            if raw[:1].strip():
-                # A column-0 separator ends every section: Comware then prints its global
-                # commands indented by one space (` sysname x`), which must stay top-level.
-                del stack[1:]
-            continue
-        line = raw.rstrip()
-        depth = len(line) - len(line.lstrip(" "))
-        while stack[-1][0] >= depth:
-            stack.pop()
-        parent = stack[-1][1]
-        node = parent.children.setdefault(line.strip(), Node(line.strip()))
-        stack.append((depth, node))
+    _merge(root, parse_tree(text))
     return root
+
+
+def _merge(into: Node, nodes: list[TreeNode]) -> None:
+    for node in nodes:
+        child = into.children.setdefault(node.text, Node(node.text))
+        _merge(child, node.children)
 
 
 def owned_view(root: Node, dialect: Dialect) -> Node:
@@ -179,8 +175,8 @@ def diff_text(ops: list[Op], dialect: Dialect, depth: int = 0) -> tuple[list[str
 
 def diff_device(name: str, running_text: str, intended_text: str, dialect: Dialect) -> DeviceDiff:
     """Everything `plan` needs for one switch."""
-    running = parse_config(running_text, dialect)
-    intended = parse_config(intended_text, dialect)
+    running = parse_config(running_text)
+    intended = parse_config(intended_text)
     ops = remediation(running, intended, dialect)
     body, added, removed = diff_text(ops, dialect)
     header = [f"--- {name} running (owned scope)", f"+++ {name} intended"] if body else []

@@ -19,7 +19,6 @@ class Dialect:
     """Text conventions of one CLI and the ownership/negation/ordering rules fabricctl applies."""
 
     indent: int
-    separators: tuple[str, ...]  # lines that only separate sections ('#', '!', 'end', 'return')
     negate_prefix: str  # 'no ' / 'undo '
     exit_command: str  # leaves one level in config mode ('exit' / 'quit')
     owned: tuple[str, ...]  # top-level lines fabricctl owns (regex, matched at line start)
@@ -30,9 +29,10 @@ class Dialect:
     # (changed line, lines to re-send): binding a port to another VRF clears its addresses
     rebind: tuple[tuple[str, str], ...] = ()
     removal_order: tuple[str, ...] = field(default_factory=tuple)  # top-level removals, in this order
-
-    def is_separator(self, line: str) -> bool:
-        return line.strip() in self.separators or not line.strip()
+    # How tenant objects are spelled, so a plan's diff lines can be traced back to their tenant:
+    vrf_header: str = r"$^"  # a tenant VRF's top-level line; group 1 is the VRF's name
+    vlan_objects: tuple[str, ...] = ()  # names a tenant VLAN gives config objects ({id})
+    l3vni_objects: tuple[str, ...] = ()  # names a VRF's L3VNI gives config objects ({number})
 
     def owns(self, top_line: str) -> bool:
         return any(re.match(p, top_line) for p in self.owned) and not any(

@@ -10,9 +10,19 @@ import contextlib
 import re
 from ipaddress import IPv4Interface, IPv4Network
 
-from fabricctl.verify.addr import wildcard_network
-from fabricctl.verify.model import Acl, AclRule, At, Interface, PortQos, RtHolder, Segment, Src, SwitchConfig
-from fabricctl.verify.tree import Node, parse_tree
+from fabricctl.config.addr import wildcard_network
+from fabricctl.config.readback import (
+    Acl,
+    AclRule,
+    At,
+    Interface,
+    PortQos,
+    RtHolder,
+    Segment,
+    Src,
+    SwitchConfig,
+)
+from fabricctl.config.tree import Node, parse_tree
 
 _ACL_RULE = re.compile(r"^(\d+)\s+(permit|deny)\s+(\S+)\s+(.*)$")
 _QUEUES = range(8)

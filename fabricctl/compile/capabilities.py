@@ -1,0 +1,65 @@
+"""Every capability a platform declares is a requirement some part of the fabric has: a switch or
+tenant that needs a missing one is refused at validate, never found halfway through a push."""
+
+from __future__ import annotations
+
+from fabricctl.compile.allocate import Allocation
+from fabricctl.model.load import Fabric, TenantDoc
+from fabricctl.model.problems import ProblemLog
+from fabricctl.platforms import get_platform
+
+#: Needed by every switch: (capability flag, what it is, why every switch needs it).
+EVERY_SWITCH = (
+    ("pfc", "PFC", "every fabric link carries the lossless RoCE class"),
+    ("pfc_watchdog", "a PFC watchdog", "a pause storm must not wedge the fabric"),
+    ("ecn_per_queue", "ECN marking per queue", "the lossless queue marks ECN (DCQCN)"),
+    ("strict_priority_queue", "a strict-priority queue", "CNPs go in a strict-priority queue"),
+    ("commit_confirm", "a commit-confirm timer", "apply pushes only under a confirm timer"),
+)
+
+
+def check_capabilities(fabric: Fabric, alloc: Allocation, docs: list[TenantDoc], log: ProblemLog) -> None:
+    """Switches against what the fabric always needs; leaves against the tenants and cabling they carry."""
+    hosts = fabric.root / "inventory" / "hosts.yaml"
+    for sw in fabric.switches:
+        platform = get_platform(sw.platform)
+        for flag, what, why in EVERY_SWITCH:
+            if not getattr(platform.capabilities, flag):
+                log.add(
+                    hosts,
+                    sw.line,
+                    sw.name,
+                    f"{platform.title} ({sw.platform}) lacks {what}, and {why}",
+                    f"a platform with {flag}",
+                )
+    breakout = fabric.settings.cabling.gpu_port_breakout
+    if breakout != "none":
+        for leaf in fabric.leaves:
+            platform = get_platform(leaf.platform)
+            if breakout not in platform.capabilities.breakouts:
+                log.add(
+                    fabric.root / "inventory" / "fabric.yaml",
+                    fabric.settings_line("cabling", "gpu_port_breakout"),
+                    "cabling.gpu_port_breakout",
+                    f"{leaf.name} ({platform.title}) cannot split its GPU ports {breakout}",
+                    ", ".join(("none", *platform.capabilities.breakouts)),
+                )
+    by_name = {td.tenant.name: td for td in docs}
+    for a in alloc.tenants:
+        needs = [("evpn_type5", "EVPN type-5 routes for the tenant VRF")]
+        if a.tenant.isolation == "l2":
+            needs.append(("evpn_symmetric_irb", "EVPN symmetric IRB for an l2 tenant"))
+        for leaf_name in a.leaves:
+            leaf = fabric.switch(leaf_name)
+            assert leaf is not None
+            platform = get_platform(leaf.platform)
+            for flag, what in needs:
+                if not getattr(platform.capabilities, flag):
+                    td = by_name[a.name]
+                    log.add(
+                        td.file,
+                        td.line("gpus"),
+                        "gpus",
+                        f"{leaf_name} ({platform.title}) lacks {what}",
+                        f"leaves whose platform has {flag}",
+                    )

@@ -1,0 +1,43 @@
+"""H3C Comware V7 (S9825-64D / S9855): every part fabricctl needs, as one Platform object."""
+
+from __future__ import annotations
+
+from fabricctl.platforms.base import Capabilities, Limits, Platform
+from fabricctl.platforms.comware.filters import FILTERS
+from fabricctl.platforms.comware.parse import parse_comware
+from fabricctl.platforms.comware.qos import ComwareQosTuning
+from fabricctl.platforms.comware.rules import DIALECT
+from fabricctl.platforms.comware.terminal import FETCH
+
+
+def port_name(port: int, lane: int | None = None) -> str:
+    """FourHundredGigE1/0/<port>, or TwoHundredGigE1/0/<port>:<lane> after a 2 x 200G breakout."""
+    if lane is None:
+        return f"FourHundredGigE1/0/{port}"
+    return f"TwoHundredGigE1/0/{port}:{lane}"
+
+
+PLATFORM = Platform(
+    name="comware",
+    title="H3C Comware V7",
+    capabilities=Capabilities(
+        pfc=True,
+        pfc_watchdog=True,  # "PFC deadlock detection"
+        ecn_per_queue=True,  # WRED queue table + `queue N ecn`
+        strict_priority_queue=True,
+        evpn_type5=True,
+        evpn_symmetric_irb=True,
+        commit_confirm=True,  # `configuration commit delay N`
+        breakouts=("2x200G",),
+    ),
+    limits=Limits(max_vrfs=1024, max_vlans=4094, max_vnis=16000, max_acl_entries=8192),
+    cnp_class=6,
+    port_count=64,
+    port_name=port_name,
+    qos_tuning=ComwareQosTuning,
+    filters=FILTERS,
+    parse=parse_comware,
+    dialect=DIALECT,
+    fetch=FETCH,
+    push_module="fabricctl.platforms.comware.push",
+)

@@ -1,0 +1,43 @@
+"""Arista EOS (7060X5 / 7800R): every part fabricctl needs, as one Platform object."""
+
+from __future__ import annotations
+
+from fabricctl.platforms.base import Capabilities, Limits, Platform
+from fabricctl.platforms.eos.filters import FILTERS
+from fabricctl.platforms.eos.parse import parse_eos
+from fabricctl.platforms.eos.qos import EosQosTuning
+from fabricctl.platforms.eos.rules import DIALECT
+from fabricctl.platforms.eos.terminal import FETCH
+
+
+def port_name(port: int, lane: int | None = None) -> str:
+    """Ethernet<port>; a 400G-8 port split into 2 x 200G-4 gives lanes 1 and 5 (Ethernet<port>/1, /5)."""
+    if lane is None:
+        return f"Ethernet{port}"
+    return f"Ethernet{port}/{1 + (lane - 1) * 4}"
+
+
+PLATFORM = Platform(
+    name="eos",
+    title="Arista EOS",
+    capabilities=Capabilities(
+        pfc=True,
+        pfc_watchdog=True,
+        ecn_per_queue=True,
+        strict_priority_queue=True,
+        evpn_type5=True,
+        evpn_symmetric_irb=True,
+        commit_confirm=True,  # `configure session NAME commit timer`
+        breakouts=("2x200G",),
+    ),
+    limits=Limits(max_vrfs=1024, max_vlans=4094, max_vnis=16000, max_acl_entries=12288),
+    cnp_class=6,
+    port_count=64,
+    port_name=port_name,
+    qos_tuning=EosQosTuning,
+    filters=FILTERS,
+    parse=parse_eos,
+    dialect=DIALECT,
+    fetch=FETCH,
+    push_module="fabricctl.platforms.eos.push",
+)

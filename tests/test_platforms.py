@@ -1,0 +1,148 @@
+"""Every registered platform provides every part, and every capability it declares is enforced.
+
+A third NOS is one package under fabricctl/platforms/; this test says what it must bring. Each
+capability flag has a case here: a platform without it makes `validate` refuse the switch or the
+tenant that needs it (never a push that fails halfway).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import inspect
+from pathlib import Path
+
+import jinja2
+import jinja2.nodes
+import pytest
+
+from fabricctl.compile.build import compile_fabric
+from fabricctl.config.readback import SwitchConfig
+from fabricctl.config.rules import Dialect
+from fabricctl.model.problems import InputError
+from fabricctl.platforms import PLATFORMS, get_platform
+from fabricctl.platforms.base import Capabilities, Limits, Platform, QosTuning
+from fabricctl.render import BUILTIN_TEMPLATES, FILTERS, Renderer
+from tests.conftest import EOS_SMALL, REFERENCE, copy_fabric
+
+EXAMPLES = {"comware": REFERENCE, "eos": EOS_SMALL}
+
+
+def test_every_platform_has_an_example_fabric() -> None:
+    assert set(PLATFORMS) == set(EXAMPLES)
+
+
+@pytest.mark.parametrize("name", list(PLATFORMS))
+def test_platform_provides_every_part(name: str) -> None:
+    p = get_platform(name)
+    assert isinstance(p, Platform) and p.name == name and p.title
+    assert isinstance(p.capabilities, Capabilities) and isinstance(p.limits, Limits)
+    assert 0 <= p.cnp_class <= 7 and p.port_count > 0
+    names = {p.port_name(n, None) for n in range(1, p.port_count + 1)}
+    assert len(names) == p.port_count, "port names are unique"
+    for mode in p.capabilities.breakouts:
+        lanes = int(mode.split("x")[0])
+        assert len({p.port_name(1, lane) for lane in range(1, lanes + 1)} - names) == lanes
+    assert issubclass(p.qos_tuning, QosTuning)
+    p.qos_tuning()  # every value has a default
+    assert all(callable(f) for f in p.filters.values())
+    assert (BUILTIN_TEMPLATES / p.device_template).is_file()
+    assert isinstance(p.dialect, Dialect) and p.dialect.owned
+    assert p.fetch.show_running and p.fetch.prompt and p.fetch.netmiko_device_type
+    pusher = p.pusher()
+    assert callable(pusher.push) and callable(pusher.fetch)
+    compiled = compile_fabric(EXAMPLES[name])
+    renderer = Renderer(EXAMPLES[name])
+    intent = next(i for i in compiled.intents.values() if i.platform == name)
+    parsed = p.parse(intent.name, renderer.render(intent))
+    assert isinstance(parsed, SwitchConfig) and parsed.platform == name and parsed.interfaces
+
+
+@pytest.mark.parametrize("name", list(PLATFORMS))
+def test_templates_use_only_their_platforms_filters(name: str) -> None:
+    p = get_platform(name)
+    env = jinja2.Environment()
+    known = set(FILTERS) | set(p.filters)
+    for path in sorted((BUILTIN_TEMPLATES / p.template_folder).glob("*.j2")):
+        used = {
+            node.name for node in env.parse(path.read_text(encoding="utf-8")).find_all(jinja2.nodes.Filter)
+        }
+        builtin = set(jinja2.Environment().filters)
+        assert used - known - builtin == set(), f"{path.name} uses filters {name} does not have"
+
+
+# --- every capability flag is enforced -------------------------------------------------------------
+
+#: flag -> (fabric change that needs it, expected fragment of the validate error).
+CASES = {
+    "pfc": ("", "lacks PFC, and every fabric link carries the lossless RoCE class"),
+    "pfc_watchdog": ("", "lacks a PFC watchdog, and a pause storm must not wedge the fabric"),
+    "ecn_per_queue": ("", "lacks ECN marking per queue"),
+    "strict_priority_queue": ("", "lacks a strict-priority queue, and CNPs go in a strict-priority queue"),
+    "commit_confirm": ("", "lacks a commit-confirm timer, and apply pushes only under a confirm timer"),
+    "evpn_type5": ("", "lacks EVPN type-5 routes for the tenant VRF"),
+    "evpn_symmetric_irb": ("", "lacks EVPN symmetric IRB for an l2 tenant"),
+    "breakouts": ("2x200G", "cannot split its GPU ports 2x200G"),
+}
+
+
+def test_every_capability_has_a_case() -> None:
+    assert set(CASES) == {f.name for f in dataclasses.fields(Capabilities)}
+
+
+@pytest.fixture
+def without(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):  # type: ignore[no-untyped-def]
+    """A copy of eos-small whose switches run a platform like EOS that lacks one capability."""
+
+    def make(flag: str) -> Path:
+        eos = get_platform("eos")
+        value: object = () if flag == "breakouts" else False
+        caps = dataclasses.replace(eos.capabilities, **{flag: value})
+        monkeypatch.setitem(PLATFORMS, "lesser", dataclasses.replace(eos, name="lesser", capabilities=caps))
+        root = copy_fabric(EOS_SMALL, tmp_path / flag)
+        groups = root / "inventory" / "groups.yaml"
+        groups.write_text(groups.read_text(encoding="utf-8").replace("platform: eos", "platform: lesser"))
+        if CASES[flag][0]:
+            fabric = root / "inventory" / "fabric.yaml"
+            text = fabric.read_text(encoding="utf-8")
+            fabric.write_text(
+                text.replace("leaf_gpu_ports: 9-16", "leaf_gpu_ports: 9-16\n  gpu_port_breakout: 2x200G")
+            )
+        return root
+
+    return make
+
+
+@pytest.mark.parametrize("flag", list(CASES))
+def test_missing_capability_fails_validate(flag: str, without) -> None:  # type: ignore[no-untyped-def]
+    root = without(flag)
+    with pytest.raises(InputError) as err:
+        compile_fabric(root)
+    text = err.value.render()
+    assert CASES[flag][1] in text, text
+    assert "(allowed: " in text and flag.rstrip("s") in text
+
+
+def test_the_same_fabric_validates_with_every_capability(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    eos = get_platform("eos")
+    monkeypatch.setitem(PLATFORMS, "lesser", dataclasses.replace(eos, name="lesser"))
+    root = copy_fabric(EOS_SMALL, tmp_path / "full")
+    groups = root / "inventory" / "groups.yaml"
+    groups.write_text(groups.read_text(encoding="utf-8").replace("platform: eos", "platform: lesser"))
+    assert compile_fabric(root).intents
+
+
+def test_no_part_of_fabricctl_outside_platforms_names_a_platform() -> None:
+    """Only platforms/ (and the lab, an independent device model) may know a NOS by name."""
+    package = Path(inspect.getfile(Platform)).parent.parent
+    hits = []
+    for path in sorted(package.rglob("*.py")):
+        rel = path.relative_to(package).as_posix()
+        if rel.startswith(("platforms/", "lab/")):
+            continue
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+            lowered = line.lower()
+            if any(word in lowered for word in ("comware", "h3c", "arista", '"eos"', "'eos'", " eos ")):
+                hits.append(f"{rel}:{number}: {line.strip()}")
+    assert not hits, "\n".join(hits)
