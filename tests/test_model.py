@@ -208,3 +208,88 @@ def test_show_never_prints_an_internal_repr(value: object, shown: str) -> None:
 
 def test_limit_names_match_the_platform_limits() -> None:
     assert set(LIMIT_NAMES) == {f.name for f in dataclasses.fields(Limits)}
+
+
+# --- the inventory, as Nornir reads it ------------------------------------------------------------
+
+
+def _fabric_with(
+    tmp_path: Path,
+    groups: str | None = None,
+    hosts_edit: tuple[str, str] | None = None,
+    defaults: str | None = None,
+) -> Path:
+    root = copy_fabric(EOS_SMALL, tmp_path / "fabric")
+    inv = root / "inventory"
+    if groups is not None:
+        (inv / "groups.yaml").write_text(
+            (inv / "groups.yaml").read_text(encoding="utf-8") + groups, encoding="utf-8"
+        )
+    if hosts_edit is not None:
+        text = (inv / "hosts.yaml").read_text(encoding="utf-8")
+        assert hosts_edit[0] in text
+        (inv / "hosts.yaml").write_text(text.replace(hosts_edit[0], hosts_edit[1]), encoding="utf-8")
+    if defaults is not None:
+        (inv / "defaults.yaml").write_text(defaults, encoding="utf-8")
+    return root
+
+
+def _problems(root: Path) -> list[str]:
+    log = ProblemLog(root)
+    load_fabric(root, log)
+    return [p.render() for p in log.problems]
+
+
+def test_nested_groups_resolve_as_nornir_resolves_them(tmp_path: Path) -> None:
+    root = _fabric_with(
+        tmp_path,
+        groups="eos-spine:\n  groups: [spine, eos]\n",
+        hosts_edit=(
+            "  groups: [spine, eos]\n  data:\n    index: 1\n",
+            "  groups: [eos-spine]\n  data:\n    index: 1\n",
+        ),
+    )
+    log = ProblemLog(root)
+    fabric = load_fabric(root, log)
+    assert not log.problems and fabric is not None
+    spine1 = fabric.switch("spine1")
+    assert spine1 is not None and (spine1.role, spine1.platform, spine1.model) == (
+        "spine",
+        "eos",
+        "7060X5-64",
+    )
+
+
+def test_defaults_reach_every_host(tmp_path: Path) -> None:
+    root = _fabric_with(tmp_path, defaults="---\nport: 22\ndata:\n  model: from-defaults\n  role: leaf\n")
+    groups = root / "inventory" / "groups.yaml"
+    groups.write_text(
+        groups.read_text(encoding="utf-8").replace("    model: 7060X5-64\n", ""), encoding="utf-8"
+    )
+    log = ProblemLog(root)
+    fabric = load_fabric(root, log)
+    assert fabric is not None and {s.model for s in fabric.switches} == {"from-defaults"}
+
+
+@pytest.mark.parametrize(
+    ("groups", "defaults", "expected"),
+    [
+        (
+            "loop-a:\n  groups: [loop-b]\nloop-b:\n  groups: [loop-a]\n",
+            None,
+            "groups loop: loop-a -> loop-b -> loop-a",
+        ),
+        ("bad:\n  data: [1, 2]\n", None, "bad.data: must be a mapping of keys"),
+        ("bad:\n  groups: spine\n", None, "bad.groups: must be a list"),
+        ("bad:\n  platfrom: eos\n", None, "bad.platfrom: unknown key; did you mean 'platform'?"),
+        (None, "- just\n- a list\n", "defaults.yaml must be a mapping of keys"),
+        (None, "---\nport: twenty-two\n", "port: 'twenty-two' must be a whole number"),
+        (None, "---\ndata: [x]\n", "data: must be a mapping of keys"),
+    ],
+)
+def test_what_nornir_cannot_load_is_a_located_error(
+    tmp_path: Path, groups: str | None, defaults: str | None, expected: str
+) -> None:
+    problems = _problems(_fabric_with(tmp_path, groups=groups, defaults=defaults))
+    assert any(expected in p for p in problems), problems
+    assert all(p.startswith("inventory/") for p in problems)

@@ -1,4 +1,5 @@
-"""The Nornir object for a fabric root: SimpleInventory, then per-host overrides in code.
+"""The Nornir object for a fabric root: its SimpleInventory (model/inventory.py), then per-host
+logins and lab endpoints in code.
 
 Per host we set the login, the lab endpoint (when --lab) and fresh connection options whose
 `extras` are deep copies: nornir-napalm 0.6 mutates the shared group-level extras when it
@@ -18,6 +19,7 @@ from nornir.core import Nornir
 from nornir.core.inventory import ConnectionOptions, Host
 
 from fabricctl.deploy.credentials import Credentials
+from fabricctl.model.inventory import inventory_options
 from fabricctl.platforms.push import Target
 
 if TYPE_CHECKING:
@@ -44,13 +46,9 @@ def build_nornir(
 ) -> Nornir:
     """InitNornir on `<root>/inventory`, every host made ready to connect."""
     _quiet_loggers()
-    inv = Path(root) / "inventory"
-    options = {"host_file": str(inv / "hosts.yaml"), "group_file": str(inv / "groups.yaml")}
-    if (inv / "defaults.yaml").is_file():
-        options["defaults_file"] = str(inv / "defaults.yaml")
     nr = InitNornir(
         runner={"plugin": "threaded", "options": {"num_workers": max(1, workers)}},
-        inventory={"plugin": "SimpleInventory", "options": options},
+        inventory={"plugin": "SimpleInventory", "options": inventory_options(Path(root))},
         logging={"enabled": False},
     )
     if names is not None:
@@ -74,10 +72,7 @@ def _prepare_host(host: Host, creds: Credentials, ep: Endpoint | None) -> None:
         if plugin == "netmiko":
             extras = {**NETMIKO_TIMEOUTS, **extras}
         if plugin == "napalm" and ep is not None:
-            optional = dict(extras.get("optional_args") or {})
-            optional.update(transport="http", port=ep.eapi_port)
-            extras["optional_args"] = optional
-            port = ep.eapi_port
+            port = ep.eapi_port  # the lab's eAPI (HTTPS, as the inventory's transport says)
         fresh[plugin] = ConnectionOptions(
             hostname=host.hostname,
             port=port if plugin == "napalm" and ep is not None else host.port,

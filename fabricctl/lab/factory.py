@@ -59,7 +59,6 @@ def eos_factory(spec: DeviceSpec) -> str:
         f"ip route 0.0.0.0/0 {_gateway(spec.mgmt_ip)}",
         "!",
         "management api http-commands",
-        "   protocol http",
         "   no shutdown",
         "!",
     ]

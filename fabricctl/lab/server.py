@@ -8,12 +8,16 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import errno
+import hashlib
 import hmac
 import os
 import socket
 import threading
-from collections.abc import Callable, Iterable
+import uuid
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import replace
+from ipaddress import IPv4Network
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -31,6 +35,7 @@ from fabricctl.lab.factory import DeviceSpec
 from fabricctl.lab.faults import Faults, load_faults
 from fabricctl.lab.runtime import Endpoint, lab_credentials
 from fabricctl.lab.state import StateStore, lab_dir
+from fabricctl.lab.tls import server_context
 
 T = TypeVar("T")
 
@@ -47,10 +52,34 @@ def env_time_scale() -> float:
     return value
 
 
-def _free_port(host: str) -> int:
+def _blocks(seed: str) -> Iterator[IPv4Network]:
+    """Candidate /16 blocks of 127.0.0.0/8 for one lab, in the same order for the same seed.
+
+    Each device gets its own loopback address in the block and listens on the same ports as
+    every other device, like switches with management addresses: the endpoints of a fabric's
+    lab are the same after every restart, and clients that keep one port per platform (such as
+    nornir-napalm, which shares its options between hosts) reach every device.
+    """
+    first = int(hashlib.sha256(seed.encode()).hexdigest(), 16) % len(_SECOND_OCTETS)
+    for k in range(len(_SECOND_OCTETS)):
+        yield IPv4Network(f"127.{_SECOND_OCTETS[(first + k) % len(_SECOND_OCTETS)]}.0.0/16")
+
+
+_SECOND_OCTETS = range(64, 254)
+
+
+def _port(variable: str, default: int) -> int:
+    raw = os.environ.get(variable, str(default))
+    if not raw.isdigit() or not 1 <= int(raw) <= 65535:
+        raise StageError(f"{variable}={raw!r}: allowed a TCP port number, 1-65535")
+    return int(raw)
+
+
+def _probe(address: str, port: int) -> None:
+    """Raise EADDRINUSE when another lab listens where a silent (unreachable) device would."""
     with socket.socket() as sock:
-        sock.bind((host, 0))
-        return int(sock.getsockname()[1])
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind((address, port))
 
 
 class _SshServer(asyncssh.SSHServer):
@@ -144,11 +173,13 @@ class LabFabric:
         self,
         specs: Iterable[DeviceSpec],
         state_dir: Path | None = None,
-        host: str = "127.0.0.1",
         clock: LabClock | None = None,
         faults: dict[str, Faults] | None = None,
+        seed: str | None = None,
     ) -> None:
-        self.host = host
+        self.seed = seed if seed is not None else uuid.uuid4().hex  # a fabric root: stable endpoints
+        self.ssh_port = _port("FABRICCTL_LAB_SSH_PORT", 20022)
+        self.eapi_port = _port("FABRICCTL_LAB_EAPI_PORT", 20443)
         self.clock = clock if clock is not None else LabClock(scale=env_time_scale())
         self.store = StateStore(state_dir)
         self.devices: dict[str, LabDevice] = {
@@ -156,7 +187,7 @@ class LabFabric:
         }
         for name, f in (faults or {}).items():
             self._dev(name).faults = f
-        self._ports: dict[str, tuple[int, int | None]] = {}
+        self._addresses: dict[str, str] = {}
         self._servers: dict[str, list[Any]] = {}
         self._loop: asyncio.AbstractEventLoop | None = None
         self._thread: threading.Thread | None = None
@@ -171,6 +202,7 @@ class LabFabric:
         from fabricctl.lab.inventory import specs_from_inventory
 
         kwargs.setdefault("state_dir", lab_dir(root) / "state")
+        kwargs.setdefault("seed", str(Path(root).resolve()))
         return cls(specs_from_inventory(Path(root)), **kwargs)
 
     def advance(self, seconds: float) -> None:
@@ -189,15 +221,29 @@ class LabFabric:
         self._loop = asyncio.get_running_loop()
         self._stopped = asyncio.Event()
         self._key = asyncssh.generate_private_key("ssh-ed25519")
-        for dev in self.devices.values():
-            ssh_port = _free_port(self.host)
-            eapi_port = _free_port(self.host) if dev.platform == "eos" else None
-            self._ports[dev.name] = (ssh_port, eapi_port)
-            if not dev.faults.unreachable:
-                await self._listen(dev)
+        for block in _blocks(self.seed):
+            if len(self.devices) >= block.num_addresses - 2:
+                raise StageError(f"a lab serves at most {block.num_addresses - 2} devices")
+            self._addresses = {name: str(block[i + 1]) for i, name in enumerate(self.devices)}
+            try:
+                for dev in self.devices.values():
+                    if not dev.faults.unreachable:
+                        await self._listen(dev)
+                    else:
+                        _probe(self._addresses[dev.name], self.ssh_port)
+                return
+            except OSError as exc:
+                if exc.errno != errno.EADDRINUSE:
+                    raise
+                for name in list(self._servers):  # another lab holds this block: try the next
+                    await self._unlisten(name)
+        raise StageError(
+            f"no free loopback block for the lab: ports {self.ssh_port}/{self.eapi_port} are taken "
+            "on all of 127.64-253.x.x (set FABRICCTL_LAB_SSH_PORT / FABRICCTL_LAB_EAPI_PORT)"
+        )
 
     async def _listen(self, dev: LabDevice) -> None:
-        ssh_port, eapi_port = self._ports[dev.name]
+        address = self._addresses[dev.name]
         creds = lab_credentials()
 
         async def handle(process: asyncssh.SSHServerProcess[str]) -> None:
@@ -205,24 +251,24 @@ class LabFabric:
 
         ssh = await asyncssh.create_server(
             lambda: _SshServer(dev, creds, self._conns),
-            self.host,
-            ssh_port,
+            address,
+            self.ssh_port,
             server_host_keys=[self._key],
             process_factory=handle,
             line_editor=False,
             encoding="utf-8",
             reuse_address=True,
         )
-        servers: list[Any] = [ssh]
-        if eapi_port is not None:
-            http = await asyncio.start_server(
+        self._servers[dev.name] = [ssh]
+        if dev.platform == "eos":
+            https = await asyncio.start_server(
                 lambda r, w: eapi.serve_connection(dev, lab_credentials, r, w),
-                self.host,
-                eapi_port,
+                address,
+                self.eapi_port,
                 reuse_address=True,
+                ssl=server_context(),
             )
-            servers.append(http)
-        self._servers[dev.name] = servers
+            self._servers[dev.name].append(https)
 
     async def _unlisten(self, name: str) -> None:
         for server in self._servers.pop(name, []):
@@ -309,10 +355,16 @@ class LabFabric:
 
     # --- queries / test API -----------------------------------------------------------------
     def endpoints(self) -> dict[str, Endpoint]:
-        """name -> Endpoint (ports are kept even while a device is unreachable)."""
+        """name -> Endpoint (kept while a device is unreachable: its address is only silent)."""
         return {
-            name: Endpoint(name, self.devices[name].platform, self.host, ssh, eapi_port)
-            for name, (ssh, eapi_port) in self._ports.items()
+            name: Endpoint(
+                name,
+                self.devices[name].platform,
+                address,
+                self.ssh_port,
+                self.eapi_port if self.devices[name].platform == "eos" else None,
+            )
+            for name, address in self._addresses.items()
         }
 
     def device(self, name: str) -> DeviceHandle:
@@ -325,7 +377,7 @@ class LabFabric:
         new = replace(faults if faults is not None else dev.faults, **changes)
         was_unreachable = dev.faults.unreachable
         dev.faults = new
-        if new.unreachable != was_unreachable and self._ports:
+        if new.unreachable != was_unreachable and self._addresses:
             if new.unreachable:
                 self._acall(lambda: self._unlisten(name))
             else:

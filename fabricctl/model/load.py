@@ -13,6 +13,7 @@ from typing import Any, TypeVar
 from pydantic import BaseModel, ValidationError
 
 from fabricctl.model.fabric import FabricSettings, Switch
+from fabricctl.model.inventory import check_inventory, load_inventory
 from fabricctl.model.problems import ProblemLog
 from fabricctl.model.tenant import Tenant
 from fabricctl.model.yamlsource import YamlDoc, dotted, load_yaml
@@ -273,82 +274,44 @@ def _pattern_help(model: type[BaseModel], loc: tuple[Any, ...]) -> str:
 
 def load_fabric(root: Path, log: ProblemLog) -> Fabric | None:
     """inventory/{hosts,groups,defaults,fabric}.yaml -> Fabric (None after logging problems)."""
-    inv = root / "inventory"
-    docs = {}
-    for name in ("hosts", "groups", "fabric"):
-        path = inv / f"{name}.yaml"
-        if not path.is_file():
-            log.add(path, 0, "", "file is missing")
-            continue
-        docs[name] = load_yaml(path, log)
-    if any(d is None for d in docs.values()) or len(docs) < 3:
+    docs = check_inventory(root, log)
+    path = root / "inventory" / "fabric.yaml"
+    fabric_doc = load_yaml(path, log) if path.is_file() else None
+    if not path.is_file():
+        log.add(path, 0, "", "file is missing")
+    if docs is None or fabric_doc is None:
         return None
-    settings = validate_doc(docs["fabric"], FabricSettings, log)
-    switches = _switches(docs["hosts"], docs["groups"], log)
+    settings = validate_doc(fabric_doc, FabricSettings, log)
+    switches = _switches(root, docs["hosts"], log)
     if settings is None or switches is None:
         return None
-    return Fabric(root=root, settings=settings, switches=switches, settings_doc=docs["fabric"])
+    return Fabric(root=root, settings=settings, switches=switches, settings_doc=fabric_doc)
 
 
-def _switches(hosts: YamlDoc, groups: YamlDoc, log: ProblemLog) -> list[Switch] | None:
-    """Resolve role/platform/model through groups, the way Nornir's inheritance does."""
-    if not isinstance(hosts.data, dict) or not isinstance(groups.data, dict):
-        log.add(hosts.file, 1, "", "hosts.yaml and groups.yaml must be mappings")
+def _switches(root: Path, hosts: YamlDoc, log: ProblemLog) -> list[Switch] | None:
+    """Each host's role, platform, index and model as Nornir resolves them (groups, nesting, defaults)."""
+    try:
+        inventory = load_inventory(root)
+    except Exception as exc:  # what the located checks let through and Nornir still refused
+        log.add(hosts.file, 1, "", f"Nornir cannot read the inventory ({type(exc).__name__}: {exc})")
         return None
     out: list[Switch] = []
-    for name, host in hosts.data.items():
-        line = hosts.line_of((name,))
-        if not isinstance(host, dict):
-            log.add(hosts.file, line, str(name), "must be a mapping of keys")
-            continue
-        merged: dict[str, Any] = {}
-        host_groups = host.get("groups") or []
-        if not isinstance(host_groups, list):
-            log.add(
-                hosts.file,
-                hosts.line_of((name, "groups")),
-                f"{name}.groups",
-                "must be a list",
-                "names of groups in groups.yaml",
-            )
-            continue
-        unknown_group = False
-        for g_pos, group in enumerate(host_groups):
-            g = groups.data.get(group)
-            if not isinstance(g, dict):
-                close = difflib.get_close_matches(str(group), [str(k) for k in groups.data], n=1)
-                log.add(
-                    hosts.file,
-                    hosts.line_of((name, "groups", g_pos)),
-                    f"{name}.groups[{g_pos}]",
-                    f"unknown group {show(group)}" + (f"; did you mean '{close[0]}'?" if close else ""),
-                    ", ".join(str(k) for k in groups.data),
-                )
-                unknown_group = True
-                continue
-            if g.get("platform") and "platform" not in merged:
-                merged["platform"] = g["platform"]
-            for key, value in (g.get("data") or {}).items():
-                merged.setdefault(key, value)
-        if unknown_group:
-            continue  # its role/platform are unknown too; the group error says why
-        if host.get("platform"):
-            merged["platform"] = host["platform"]
-        merged.update(host.get("data") or {})
+    for name, host in inventory.hosts.items():
         record = {
             "name": str(name),
-            "role": merged.get("role"),
-            "platform": merged.get("platform"),
-            "index": merged.get("index"),
-            "model": str(merged.get("model", "")),
+            "role": host.get("role"),
+            "platform": host.platform,
+            "index": host.get("index"),
+            "model": str(host.get("model") or ""),
             "file": log.relative(hosts.file),
-            "line": line,
+            "line": hosts.line_of((name,)),
         }
         try:
             out.append(Switch.model_validate(record))
         except ValidationError as exc:
+            groups = [g.name for g in host.groups]
             for err in exc.errors(include_url=False):
-                _switch_problem(hosts, log, str(name), host_groups, record, err)
+                _switch_problem(hosts, log, str(name), groups, record, err)
     seen: dict[tuple[str, int], str] = {}
     for sw in out:
         key = (sw.role, sw.index)

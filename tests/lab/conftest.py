@@ -60,7 +60,7 @@ def connect(lab: LabFabric, name: str, **kwargs: Any) -> BaseConnection:
 
 
 def napalm_eos(lab: LabFabric, name: str, timeout: int = 10) -> Any:
-    """Real NAPALM eos driver over the lab eAPI (plain HTTP)."""
+    """Real NAPALM eos driver over the lab eAPI (HTTPS, as on a switch)."""
     from napalm import get_network_driver
 
     ep = lab.endpoints()[name]
@@ -70,7 +70,7 @@ def napalm_eos(lab: LabFabric, name: str, timeout: int = 10) -> Any:
         USER,
         PASSWORD,
         timeout=timeout,
-        optional_args={"transport": "http", "port": ep.eapi_port},
+        optional_args={"transport": "https", "port": ep.eapi_port},
     )
     dev.open()
     return dev

@@ -1,0 +1,152 @@
+"""The Nornir inventory of a fabric root, resolved by Nornir itself (SimpleInventory), for every use.
+
+validate reads switches from it, deploy runs Nornir on it, the lab builds its devices from it:
+groups, nested groups and defaults mean exactly what they mean to Nornir. fabricctl's own YAML
+reader sees the same files first, only to point at file and line when something is wrong, and to
+refuse what would make Nornir itself fail (a missing or looping group, a list where a mapping
+belongs) with a located error instead of a traceback.
+"""
+
+from __future__ import annotations
+
+import difflib
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from fabricctl.model.problems import ProblemLog
+from fabricctl.model.yamlsource import YamlDoc, dotted, load_yaml
+
+if TYPE_CHECKING:
+    from nornir.core.inventory import Inventory
+
+FILES = {"host_file": "hosts.yaml", "group_file": "groups.yaml", "defaults_file": "defaults.yaml"}
+#: Keys Nornir reads from a host, group or defaults entry (anything else is ignored by Nornir).
+ENTRY_KEYS = ("hostname", "port", "username", "password", "platform", "groups", "data", "connection_options")
+
+
+def inventory_options(root: Path) -> dict[str, str]:
+    """SimpleInventory's options for `<root>/inventory` (groups and defaults only when present)."""
+    inv = Path(root) / "inventory"
+    return {
+        key: str(inv / name) for key, name in FILES.items() if key == "host_file" or (inv / name).is_file()
+    }
+
+
+def load_inventory(root: Path) -> Inventory:
+    """Nornir's own reading of the inventory (call `check_inventory` first for located errors)."""
+    from nornir.plugins.inventory.simple import SimpleInventory
+
+    return SimpleInventory(**inventory_options(root)).load()
+
+
+def check_inventory(root: Path, log: ProblemLog) -> dict[str, YamlDoc] | None:
+    """Read hosts/groups/defaults with line numbers and refuse, located, what Nornir cannot load.
+
+    Returns the documents by file stem, or None when a problem was logged.
+    """
+    inv = Path(root) / "inventory"
+    docs: dict[str, YamlDoc] = {}
+    problems = len(log.problems)
+    for name in ("hosts", "groups", "defaults"):
+        path = inv / f"{name}.yaml"
+        if not path.is_file():
+            if name != "defaults":
+                log.add(path, 0, "", "file is missing")
+            continue
+        doc = load_yaml(path, log)
+        if doc is not None:
+            docs[name] = doc
+    if len(log.problems) > problems or "hosts" not in docs or "groups" not in docs:
+        return None
+    groups = docs["groups"].data or {}
+    for name, doc in docs.items():
+        if doc.data is not None and not isinstance(doc.data, dict):
+            log.add(doc.file, 1, "", f"{name}.yaml must be a mapping of keys", _allowed(name))
+    if len(log.problems) > problems:
+        return None
+    if "defaults" in docs:
+        _check_entry(docs["defaults"], (), docs["defaults"].data or {}, log, groups)
+    for key in ("groups", "hosts"):
+        doc = docs[key]
+        for name, entry in (doc.data or {}).items():
+            if not isinstance(entry, dict):
+                log.add(
+                    doc.file,
+                    doc.line_of((name,)),
+                    str(name),
+                    "must be a mapping of keys",
+                    ", ".join(ENTRY_KEYS),
+                )
+                continue
+            _check_entry(doc, (str(name),), entry, log, groups)
+    _check_group_loops(docs["groups"], groups, log)
+    return docs if len(log.problems) == problems else None
+
+
+def _allowed(name: str) -> str:
+    return "host names" if name == "hosts" else "group names" if name == "groups" else ", ".join(ENTRY_KEYS)
+
+
+def _check_entry(
+    doc: YamlDoc, at: tuple[str, ...], entry: dict[str, Any], log: ProblemLog, groups: dict[str, Any]
+) -> None:
+    def add(path: tuple[str | int, ...], message: str, allowed: str) -> None:
+        log.add(doc.file, doc.line_of((*at, *path)), dotted((*at, *path)), message, allowed)
+
+    for key, value in entry.items():
+        if key not in ENTRY_KEYS:
+            close = difflib.get_close_matches(str(key), ENTRY_KEYS, n=1)
+            add(
+                (key,),
+                "unknown key" + (f"; did you mean '{close[0]}'?" if close else ""),
+                ", ".join(ENTRY_KEYS),
+            )
+        elif key in ("data", "connection_options") and value is not None and not isinstance(value, dict):
+            add((key,), "must be a mapping of keys", f"{key} as key: value lines")
+        elif key == "groups" and value is not None:
+            if not isinstance(value, list):
+                add((key,), "must be a list", "names of groups in groups.yaml")
+                continue
+            for i, group in enumerate(value):
+                if group not in groups:
+                    close = difflib.get_close_matches(str(group), [str(g) for g in groups], n=1)
+                    hint = f"; did you mean '{close[0]}'?" if close else ""
+                    add((key, i), f"unknown group {group!r}{hint}", ", ".join(str(g) for g in groups))
+        elif key == "connection_options" and isinstance(value, dict):
+            for plugin, options in value.items():
+                if not isinstance(options, dict):
+                    add(
+                        (key, plugin),
+                        "must be a mapping of keys",
+                        "hostname, port, username, password, platform, extras",
+                    )
+        elif key == "port" and value is not None and (isinstance(value, bool) or not isinstance(value, int)):
+            add((key,), f"{value!r} must be a whole number", "a TCP port, 1-65535")
+
+
+def _check_group_loops(doc: YamlDoc, groups: dict[str, Any], log: ProblemLog) -> None:
+    """A group that is its own ancestor would send Nornir's inheritance round in circles."""
+    state: dict[str, int] = {}  # 1 visiting, 2 done
+
+    def visit(name: str, trail: list[str]) -> None:
+        if state.get(name) == 2:
+            return
+        if state.get(name) == 1:
+            loop = [*trail[trail.index(name) :], name]
+            log.add(
+                doc.file,
+                doc.line_of((name, "groups")),
+                f"{name}.groups",
+                f"groups loop: {' -> '.join(loop)}",
+                "groups that do not include themselves",
+            )
+            return
+        state[name] = 1
+        entry = groups.get(name)
+        for parent in (entry.get("groups") or []) if isinstance(entry, dict) else []:
+            if isinstance(parent, str) and parent in groups:
+                visit(parent, [*trail, name])
+        state[name] = 2
+
+    for name in groups:
+        visit(str(name), [])
