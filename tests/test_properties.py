@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml
 from conftest import EOS_SMALL, REFERENCE, copy_fabric
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -298,3 +299,11 @@ def test_accepted_descriptions_are_single_safe_lines(text: str) -> None:
 def test_injection_attempts_are_rejected(text: str) -> None:
     with pytest.raises(ValidationError):
         Tenant.model_validate({**BASE_TENANT, "description": text})
+
+
+@PROPERTY_SETTINGS
+@given(scenarios())
+def test_intent_yaml_reads_back_as_the_intent(scenario: Scenario) -> None:
+    """The hand-laid YAML emitter (artifacts.py) round-trips through a YAML parser, every time."""
+    for intent in compile_specs(scenario.tenants).intents.values():
+        assert yaml.safe_load(intent_yaml(intent)) == intent.model_dump(mode="json"), intent.name

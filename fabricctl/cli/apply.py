@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import sys
 from pathlib import Path
 from typing import Any
@@ -94,19 +95,15 @@ def apply_cmd(
     timeout: float,
 ) -> None:
     """Push a plan safely: per switch load, device diff, commit with confirm timer, verify, confirm, save."""
-    from fabricctl.deploy.apply import ApplyOptions, apply_plan, write_report
-    from fabricctl.deploy.context import open_fabric
-    from fabricctl.deploy.fetch import fetch_running
-    from fabricctl.deploy.lock import fabric_lock
-    from fabricctl.deploy.plan import load_plan, prepare, stale_reasons
+    from fabricctl.deploy.apply import ApplyOptions
+    from fabricctl.deploy.service import apply_safely, load_reviewed
     from fabricctl.report.text import plan_text, run_text
     from fabricctl.secrets import redacted_json
 
     if plan_file is not None:
-        plan = load_plan(plan_file)
         compiled = compile_root(root)
+        plan, prepared = load_reviewed(compiled, root, plan_file)
         select_switches(compiled, tuple(plan.limit))  # the plan's --limit must still name switches
-        prepared = prepare(root, compiled, list(plan.switches))
     else:
         plan, prepared = compute_plan(root, lab, limit, timeout)
         echo(plan_text(plan), err=as_json)
@@ -122,21 +119,9 @@ def apply_cmd(
     opts = ApplyOptions(
         parallelism, canary, batch_size, max_failures, confirm_timeout, rollback_on_failure, timeout
     )
-    with fabric_lock(root, plan.digest()), open_fabric(root, lab, set(plan.switches), parallelism) as nr:
-        if plan_file is not None:
-            fetched = fetch_running(nr, timeout)
-            reasons = stale_reasons(plan, prepared, fetched)
-            if reasons:
-                raise CliError(
-                    "stale plan, not applied: " + "; ".join(reasons) + "; run 'fabricctl plan' again"
-                )
-        callback, progress = _progress(as_json, len(plan.changed))
-        if progress is not None:
-            with progress:
-                report = apply_plan(plan, prepared, nr, opts, callback)
-        else:
-            report = apply_plan(plan, prepared, nr, opts, callback)
-    path = write_report(root, report)
+    callback, progress = _progress(as_json, len(plan.changed))
+    with progress if progress is not None else contextlib.nullcontext():
+        report, path = apply_safely(root, plan, prepared, lab, opts, plan_file is not None, callback)
     if as_json:
         echo(redacted_json(report.to_dict()))
     else:

@@ -1,5 +1,6 @@
-"""Plan orchestration shared by the CLI, the GitOps commands and tests: compile, verify, select,
-fetch, diff, annotate. It prints nothing; what a person should hear goes through `notify`.
+"""Plan and apply orchestration shared by the CLI, the GitOps commands and tests: compile, verify,
+select, fetch, diff, annotate; lock, re-check, push, record. It prints nothing and asks nothing:
+what a person should hear goes through `notify` / `progress`, and approval is the caller's.
 """
 
 from __future__ import annotations
@@ -8,10 +9,11 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from fabricctl.deploy.plan import Plan, Prepared, make_plan, prepare
+from fabricctl.deploy.plan import Plan, PlanError, Prepared, load_plan, make_plan, prepare, stale_reasons
 
 if TYPE_CHECKING:
     from fabricctl.compile.build import Compiled
+    from fabricctl.deploy.apply import ApplyOptions, Progress, RunReport
     from fabricctl.deploy.changed import RefFabric
     from fabricctl.deploy.fetch import Fetched
 
@@ -78,3 +80,35 @@ def select_since(root: Path, prepared: Prepared, ref: str, notify: Notify = _qui
         + "\n"
     )
     return before
+
+
+def load_reviewed(compiled: Compiled, root: Path, plan_file: Path) -> tuple[Plan, Prepared]:
+    """A saved plan and the inputs as they are now (rendered and verified again)."""
+    plan = load_plan(plan_file)
+    return plan, prepare(root, compiled, list(plan.switches))
+
+
+def apply_safely(
+    root: Path,
+    plan: Plan,
+    prepared: Prepared,
+    lab: bool,
+    opts: ApplyOptions,
+    reviewed: bool,
+    progress: Progress | None = None,
+) -> tuple[RunReport, Path]:
+    """Under the fabric lock: refuse a stale reviewed plan, push, and write the run record."""
+    from fabricctl.deploy.apply import apply_plan, write_report
+    from fabricctl.deploy.context import open_fabric
+    from fabricctl.deploy.fetch import fetch_running
+    from fabricctl.deploy.lock import fabric_lock
+
+    with fabric_lock(root, plan.digest()), open_fabric(root, lab, set(plan.switches), opts.parallelism) as nr:
+        if reviewed:
+            reasons = stale_reasons(plan, prepared, fetch_running(nr, opts.timeout))
+            if reasons:
+                raise PlanError(
+                    "stale plan, not applied: " + "; ".join(reasons) + "; run 'fabricctl plan' again"
+                )
+        report = apply_plan(plan, prepared, nr, opts, progress)
+    return report, write_report(root, report)
