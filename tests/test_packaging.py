@@ -33,3 +33,27 @@ def test_builtin_templates_are_the_repositorys_templates_folder() -> None:
     assert BUILTIN_TEMPLATES.resolve() == (REPO / "templates").resolve()
     for platform in ("comware", "eos"):
         assert (BUILTIN_TEMPLATES / platform / "device.j2").is_file()
+
+
+#: Import name -> the distribution that provides it (pydantic_core comes with pydantic).
+DISTRIBUTION = {"yaml": "pyyaml", "ruamel": "ruamel.yaml", "pydantic_core": "pydantic"}
+
+
+def test_declared_dependencies_are_exactly_what_fabricctl_imports() -> None:
+    """Declare only what is imported; import only what is declared (tests bring their own)."""
+    import ast
+    import re
+    import sys
+
+    config = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    declared = {re.split(r"[<>=!~ ]", d)[0].lower() for d in config["dependencies"]}
+    imported: set[str] = set()
+    for path in (REPO / "fabricctl").rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            names = [a.name for a in node.names] if isinstance(node, ast.Import) else []
+            if isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+                names = [node.module]
+            imported |= {n.split(".")[0] for n in names}
+    third_party = {n for n in imported if n not in sys.stdlib_module_names and n != "fabricctl"}
+    wanted = {DISTRIBUTION.get(n, n.replace("_", "-")) for n in third_party}
+    assert wanted == declared

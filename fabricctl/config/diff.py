@@ -84,15 +84,19 @@ def _remediate(run: Node, want: Node, dialect: Dialect, top: bool) -> tuple[list
     changes: list[Op] = []
     removals: list[Op] = []
     wanted_keys = {k for k in (dialect.value_key(line) for line in want.children) if k}
-    resend: list[str] = []
+    # A changed binding (a port moved to another VRF) makes the switch drop these lines itself:
+    # they are re-sent when still wanted, and never negated (they are gone already).
+    resend = [t for line in run.children.keys() ^ want.children.keys() for t in _rebinds(line, dialect)]
     for line in run.children:
         if line in want.children:
             continue
         key = dialect.value_key(line)
-        resend += _rebinds(line, dialect)
         # A section (`vrf X` under `router bgp`) is an object of its own, never a value.
         if key and key in wanted_keys and not run.children[line].children:
             changes.append(Op("-", line, None))
+            continue
+        if any(re.match(pattern, line) for pattern in resend):
+            changes.append(Op("-", line, None))  # cleared by the rebind
             continue
         negation = dialect.negate(line)
         if negation is None:
@@ -102,7 +106,6 @@ def _remediate(run: Node, want: Node, dialect: Dialect, top: bool) -> tuple[list
     added: set[str] = set()
     for line, node in want.children.items():
         if line not in run.children:
-            resend += _rebinds(line, dialect)
             changes.append(Op("+", line, line, _all_added(node)))
             added.add(line)
             continue

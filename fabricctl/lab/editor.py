@@ -107,6 +107,8 @@ class Editor:
             self.stack.append(Frame(block, rule.child, words))
             return
         negs = self.grammar.negations
+        if rule.resets and text not in kids:
+            _clear(node, rule.resets)
         if words[0] in negs:
             _remove_prefix(node, words[1:], keep=False)
         else:
@@ -130,6 +132,9 @@ class Editor:
 
     @staticmethod
     def _unset(node: Node, rule: Rule, words: list[str]) -> None:
+        n = len(words)
+        if rule.resets and any(t.split()[:n] == words for t in node.children):
+            _clear(node, rule.resets)
         _remove_prefix(node, words, keep=rule.keep)
 
 
@@ -141,3 +146,9 @@ def _remove_prefix(node: Node, words: list[str], keep: bool) -> None:
             node.children[text].children.clear()
         else:
             del node.children[text]
+
+
+def _clear(node: Node, prefixes: tuple[str, ...]) -> None:
+    """Drop the children a changed setting invalidates (a VRF rebind drops the addresses)."""
+    for text in [t for t in node.children if t.startswith(prefixes)]:
+        del node.children[text]

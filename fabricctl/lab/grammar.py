@@ -56,7 +56,8 @@ class Rule:
     the whole line is its own key). neg: fewest tokens a negation may give (default: key,
     or the whole line). child: mode entered when the line opens a block. keep: the block
     is hardware (physical port) and negation only clears it. hidden: the positive default
-    form, accepted but never shown (EOS `switchport`).
+    form, accepted but never shown (EOS `switchport`). resets: prefixes of sibling lines the
+    device clears when this setting changes (binding a port to another VRF drops its addresses).
     """
 
     pattern: str
@@ -65,6 +66,7 @@ class Rule:
     neg: int | None = None
     keep: bool = False
     hidden: bool = False
+    resets: tuple[str, ...] = ()
     tokens: tuple[re.Pattern[str] | None, ...] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:

@@ -10,7 +10,7 @@ from fabricctl.lab.grammar import Grammar, Mode, Rule
 _DESC = Rule("description <text>", key=1)
 _SHUT = Rule("shutdown")
 _IPADDR = Rule("ip address <ip> <mask>", key=2)
-_BIND = Rule("ip binding vpn-instance <name>", key=3)
+_BIND = Rule("ip binding vpn-instance <name>", key=3, resets=("ip address ",))  # a rebind clears L3 config
 _PFILTER = Rule("packet-filter name <name> inbound", neg=2)
 _VPN_TARGET = Rule("vpn-target <rd> {import-extcommunity|export-extcommunity}", neg=1)
 _QUEUES = "{be|af1|af2|af3|af4|ef|cs6|cs7}"

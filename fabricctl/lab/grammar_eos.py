@@ -23,7 +23,7 @@ def _if_prompt(words: list[str]) -> str:
 _DESC = Rule("description <text>", key=1)
 _SHUT = Rule("shutdown")
 _MTU = Rule("mtu <int>", key=1)
-_VRF = Rule("vrf <name>", key=1)
+_VRF = Rule("vrf <name>", key=1, resets=("ip address ",))  # a VRF change removes the addresses
 _IPADDR = Rule("ip address <cidr>", key=2)
 _ACCESS_GROUP = Rule("ip access-group <name> {in|out}", neg=2)
 

@@ -143,6 +143,9 @@ def load_yaml(file: Path, log: ProblemLog, fast: bool = True) -> YamlDoc | None:
             message += "; indent with spaces, not tabs"
         log.add(file, mark.line + 1 if mark else 0, "", message)
         return None
+    except Exception as exc:  # the YAML library itself failed on odd input: still one located line
+        log.add(file, 1, "", f"invalid YAML: the reader failed ({type(exc).__name__}); simplify the document")
+        return None
     lines: dict[PathKey, int] = {(): 1}
     try:
         data = _plain(raw, (), lines)
