@@ -96,36 +96,40 @@ def apply_cmd(
 ) -> None:
     """Push a plan safely: per switch load, device diff, commit with confirm timer, verify, confirm, save."""
     from fabricctl.deploy.apply import ApplyOptions
-    from fabricctl.deploy.service import apply_safely, load_reviewed
+    from fabricctl.deploy.service import apply_safely, load_reviewed, locked
     from fabricctl.report.text import plan_text, run_text
     from fabricctl.secrets import redacted_json
 
-    if plan_file is not None:
-        compiled = compile_root(root)
-        plan, prepared = load_reviewed(compiled, root, plan_file)
-        select_switches(compiled, tuple(plan.limit))  # the plan's --limit must still name switches
-    else:
-        plan, prepared = compute_plan(root, lab, limit, timeout)
-        echo(plan_text(plan), err=as_json)
-        if not plan.changed and not plan.unreachable:
-            if as_json:
-                echo(redacted_json({"changed": 0, "switches": {}}))
-            return
-        if not auto_approve:
-            if not sys.stdin.isatty():
-                raise CliError("refusing to apply without confirmation: no terminal; pass --auto-approve")
-            if not click.confirm("Apply these changes?", default=False, err=True):
-                raise CliError("apply cancelled")
     opts = ApplyOptions(
         parallelism, canary, batch_size, max_failures, confirm_timeout, rollback_on_failure, timeout
     )
-    callback, progress = _progress(as_json, len(plan.changed))
-    with progress if progress is not None else contextlib.nullcontext():
-        report, path = apply_safely(root, plan, prepared, lab, opts, plan_file is not None, callback)
+    with locked(root, lambda message: echo(message, err=True)):  # also when there is nothing to change
+        if plan_file is not None:
+            compiled = compile_root(root)
+            plan, prepared = load_reviewed(compiled, root, plan_file)
+            select_switches(compiled, tuple(plan.limit))  # the plan's --limit must still name switches
+        else:
+            plan, prepared = compute_plan(root, lab, limit, timeout)
+            echo(plan_text(plan), err=as_json)
+            if not plan.changed and not plan.unreachable:
+                if as_json:
+                    echo(redacted_json({"changed": 0, "switches": {}}))
+                return
+            if not auto_approve:
+                if not sys.stdin.isatty():
+                    raise CliError("refusing to apply without confirmation: no terminal; pass --auto-approve")
+                if not click.confirm("Apply these changes?", default=False, err=True):
+                    raise CliError("apply cancelled")
+        callback, progress = _progress(as_json, len(plan.changed))
+        with progress if progress is not None else contextlib.nullcontext():
+            report, path = apply_safely(root, plan, prepared, lab, opts, plan_file is not None, callback)
     if as_json:
         echo(redacted_json(report.to_dict()))
     else:
         echo(run_text(report))
         echo(f"report: {path}\n", err=True)
+    if report.stopped_reason.startswith("interrupted"):
+        echo("interrupted: no new switch was started; the record says which ones changed\n", err=True)
+        sys.exit(130)
     if report.failed:
         raise CliError(f"{len(report.failed)} switch(es) failed: {', '.join(report.failed)}")

@@ -85,7 +85,7 @@ class RunReport:
         }
 
 
-def _now() -> str:
+def timestamp() -> str:
     return dt.datetime.now(dt.UTC).isoformat(timespec="milliseconds")
 
 
@@ -100,13 +100,20 @@ class _Runner:
     """State shared by the push tasks of one run (threads: guarded by a lock)."""
 
     def __init__(
-        self, plan: Plan, prepared: Prepared, opts: ApplyOptions, report: RunReport, progress: Progress | None
+        self,
+        plan: Plan,
+        prepared: Prepared,
+        opts: ApplyOptions,
+        report: RunReport,
+        progress: Progress | None,
+        stop: threading.Event,
     ) -> None:
         self.plan = plan
         self.prepared = prepared
         self.opts = opts
         self.report = report
         self.progress = progress
+        self.stop = stop
         self.lock = threading.Lock()
         self.failures = 0
         self.before: dict[str, str] = {}
@@ -129,6 +136,9 @@ class _Runner:
         if self.too_many_failures():
             self.record(SwitchOutcome(name, "skipped", message="not started: failure limit reached"))
             return Result(host=task.host)
+        if self.stop.is_set():
+            self.record(SwitchOutcome(name, "skipped", message="not started: the run was interrupted"))
+            return Result(host=task.host)
         target = target_of(task.host, self.opts.timeout)
         request = PushRequest(
             commands=sp.commands,
@@ -136,9 +146,11 @@ class _Runner:
             dialect=get_platform(sp.platform).dialect,
             expected_running_hash=sp.running_hash,
             confirm_timeout=self.opts.confirm_timeout,
+            run_id=self.report.run_id,
         )
+        pusher = get_platform(sp.platform).pusher()
         try:
-            res = get_platform(sp.platform).pusher().push(target, request)
+            res = pusher.recover(target, request) if sp.status == "pending" else pusher.push(target, request)
         except Exception as exc:  # a bug in a protocol must not take the run down
             res = PushResult("failed", "load", describe_error(exc))
         if res.before is not None and res.status == "changed":
@@ -168,7 +180,10 @@ class _Runner:
             current = pusher.fetch(target)
             back = diff_device(name, current, before, dialect)
             res = pusher.push(
-                target, PushRequest(back.commands, before, dialect, None, self.opts.confirm_timeout)
+                target,
+                PushRequest(
+                    back.commands, before, dialect, None, self.opts.confirm_timeout, self.report.run_id
+                ),
             )
         except Exception as exc:
             res = PushResult("failed", "connect", describe_error(exc))
@@ -199,16 +214,27 @@ def _waves(names: list[str], opts: ApplyOptions) -> list[list[str]]:
     return waves
 
 
+def new_report(plan: Plan, opts: ApplyOptions) -> RunReport:
+    return RunReport(new_run_id(), plan.fabric, plan.digest(), timestamp(), options=asdict(opts))
+
+
 def apply_plan(
     plan: Plan,
     prepared: Prepared,
     nr: Nornir,
     opts: ApplyOptions,
     progress: Progress | None = None,
+    stop: threading.Event | None = None,
+    report: RunReport | None = None,
 ) -> RunReport:
-    """Push every changed switch of `plan` under the failure policy; the report says what happened."""
-    report = RunReport(new_run_id(), plan.fabric, plan.digest(), _now(), options=asdict(opts))
-    run = _Runner(plan, prepared, opts, report, progress)
+    """Push every changed switch of `plan` under the failure policy; the report says what happened.
+
+    Once `stop` is set (SIGINT / SIGTERM) no switch starts; the ones in flight finish their push,
+    each ending changed or exactly as before. `report` is filled in place as switches finish.
+    """
+    report = report if report is not None else new_report(plan, opts)
+    stop = stop if stop is not None else threading.Event()
+    run = _Runner(plan, prepared, opts, report, progress, stop)
     for name, sp in plan.switches.items():
         if sp.status == "unchanged":
             run.record(SwitchOutcome(name, "unchanged"))
@@ -219,6 +245,8 @@ def apply_plan(
     for i, wave in enumerate(waves):
         if run.too_many_failures():
             report.stopped_reason = f"{run.failures} failure(s), more than --max-failures {opts.max_failures}"
+            break
+        if stop.is_set():
             break
         members = set(wave)
         nr.data.reset_failed_hosts()
@@ -235,7 +263,9 @@ def apply_plan(
             report.switches[name] = SwitchOutcome(name, "skipped", message="not started: run stopped")
             if progress is not None:
                 progress(report.switches[name])
-    if not report.stopped_reason and run.too_many_failures():
+    if stop.is_set():
+        report.stopped_reason = "interrupted: switches in flight finished, no new one was started"
+    elif not report.stopped_reason and run.too_many_failures():
         report.stopped_reason = f"{run.failures} failure(s), more than --max-failures {opts.max_failures}"
     if opts.rollback_on_failure and report.failed and run.before:
         done = set(run.before)
@@ -244,7 +274,7 @@ def apply_plan(
             task=run.revert_task, on_failed=True
         )
     report.switches = {n: report.switches[n] for n in plan.switches if n in report.switches}
-    report.finished = _now()
+    report.finished = timestamp()
     return report
 
 

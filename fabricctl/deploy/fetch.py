@@ -1,7 +1,9 @@
 """Read-only fetch of running configs, concurrently with Nornir + nornir_netmiko.
 
-Only `show running-config` / `display current-configuration` is sent: no config mode, no
-session, no lock. A switch that cannot be read is data (its error), not an exception.
+Only the platform's read-only commands are sent: the running and the saved config (and, where
+the platform needs one, the command that shows an armed commit timer): no config mode, no
+session, no lock. A switch that
+cannot be read is data (its error), not an exception.
 """
 
 from __future__ import annotations
@@ -24,20 +26,30 @@ class Fetched:
     text: str | None
     error: str | None = None
     stage: str | None = None  # connect / auth when the switch could not be read
+    pending: str | None = None  # what an interrupted push left armed on the switch (Platform.pending)
+    saved: str | None = None  # the next-startup config
 
 
 def _fetch_task(task: Task, read_timeout: float) -> Result:
-    fetch = get_platform(fabric_platform(task.host)).fetch
-    try:
-        res = task.run(
-            task=netmiko_send_command,
-            command_string=fetch.show_running,
-            expect_string=fetch.prompt,
-            read_timeout=read_timeout,
+    platform = get_platform(fabric_platform(task.host))
+    fetch = platform.fetch
+
+    def show(command: str) -> str:
+        return str(
+            task.run(
+                task=netmiko_send_command,
+                command_string=command,
+                expect_string=fetch.prompt,
+                read_timeout=read_timeout,
+            ).result
         )
+
+    try:
+        running, saved = show(fetch.show_running), show(fetch.show_saved)
+        extra = show(fetch.pending_command) if fetch.pending_command else None
     finally:
         task.host.close_connections()
-    return Result(host=task.host, result=res.result)
+    return Result(host=task.host, result=(running, saved, platform.pending(running, saved, extra)))
 
 
 def fetch_running(nr: Nornir, read_timeout: float = 30.0) -> dict[str, Fetched]:
@@ -50,7 +62,8 @@ def fetch_running(nr: Nornir, read_timeout: float = 30.0) -> dict[str, Fetched]:
     for name in nr.inventory.hosts:
         multi = results[name]
         if not multi.failed:
-            out[name] = Fetched(name, str(multi[0].result))
+            running, saved, pending = multi[0].result
+            out[name] = Fetched(name, running, pending=pending, saved=saved)
             continue
         exc = next((r.exception for r in multi if r.exception is not None), None)
         if exc is None:

@@ -14,7 +14,7 @@ import json
 import os
 import socket
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -104,8 +104,13 @@ def _take_over(path: Path, stale: LockInfo) -> None:
     aside.unlink(missing_ok=True)
 
 
-def acquire(root: Path, plan_hash: str, ttl: float = TTL_SECONDS) -> LockInfo:
-    """Take the lock or raise LockHeld naming the holder; a stale lock is replaced."""
+def acquire(
+    root: Path,
+    plan_hash: str,
+    ttl: float = TTL_SECONDS,
+    on_takeover: Callable[[LockInfo], None] | None = None,
+) -> LockInfo:
+    """Take the lock or raise LockHeld naming the holder; a stale lock is replaced (and said so)."""
     path = lock_path(root)
     path.parent.mkdir(parents=True, exist_ok=True)
     try:
@@ -124,6 +129,8 @@ def acquire(root: Path, plan_hash: str, ttl: float = TTL_SECONDS) -> LockInfo:
                 f"another apply holds the fabric lock: {held.describe()}; "
                 f"wait for it, or run 'fabricctl force-unlock' if it is gone"
             )
+        if on_takeover is not None:
+            on_takeover(held)
         _take_over(path, held)
     raise LockHeld("could not take the fabric lock (contended); try again")
 
@@ -136,8 +143,10 @@ def release(root: Path, info: LockInfo) -> None:
 
 
 @contextmanager
-def fabric_lock(root: Path, plan_hash: str) -> Iterator[LockInfo]:
-    info = acquire(root, plan_hash)
+def fabric_lock(
+    root: Path, plan_hash: str, on_takeover: Callable[[LockInfo], None] | None = None
+) -> Iterator[LockInfo]:
+    info = acquire(root, plan_hash, on_takeover=on_takeover)
     try:
         yield info
     finally:

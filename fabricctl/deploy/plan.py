@@ -90,7 +90,7 @@ def prepare(root: Path, compiled: Compiled, names: list[str]) -> Prepared:
 class SwitchPlan:
     name: str
     platform: str
-    status: str  # changed / unchanged / unreachable
+    status: str  # changed / unchanged / unreachable / pending (an interrupted push left a timer armed)
     running_hash: str | None = None
     intended_hash: str | None = None
     commands: list[str] = field(default_factory=list)
@@ -99,6 +99,7 @@ class SwitchPlan:
     removed: int = 0
     error: str | None = None
     role: str = ""  # spine / leaf (for "added on 8 leaves" in reports)
+    pending: str | None = None  # what an interrupted push left armed; apply confirms or restores it
 
 
 @dataclass
@@ -121,7 +122,12 @@ class Plan:
 
     @property
     def changed(self) -> list[str]:
-        return [n for n, s in self.switches.items() if s.status == "changed"]
+        """Switches apply must touch: a change to push, or an interrupted push to settle."""
+        return [n for n, s in self.switches.items() if s.status in ("changed", "pending")]
+
+    @property
+    def pending(self) -> list[str]:
+        return [n for n, s in self.switches.items() if s.status == "pending"]
 
     @property
     def unreachable(self) -> list[str]:
@@ -130,6 +136,7 @@ class Plan:
     def summary(self) -> dict[str, Any]:
         return {
             "changed": len(self.changed),
+            "pending": len(self.pending),
             "unchanged": sum(1 for s in self.switches.values() if s.status == "unchanged"),
             "unreachable": len(self.unreachable),
             "added": sum(s.added for s in self.switches.values()),
@@ -171,13 +178,22 @@ def make_plan(prepared: Prepared, fetched: dict[str, Fetched], limit: list[str] 
             error = got.error if got is not None else "not in the inventory"
             switches[name] = SwitchPlan(name, platform, "unreachable", error=error, role=role)
             continue
-        dd = diff_device(
-            name, normalize_running(got.text), prepared.configs[name], get_platform(platform).dialect
+        dialect = get_platform(platform).dialect
+        running = normalize_running(got.text)
+        dd = diff_device(name, running, prepared.configs[name], dialect)
+        pending = got.pending
+        unsaved = (
+            pending is None
+            and not dd.changed
+            and got.saved is not None
+            and diff_device(name, normalize_running(got.saved), running, dialect).changed
         )
+        if unsaved:
+            pending = "it runs the intended config but has not saved it (an interrupted apply?)"
         switches[name] = SwitchPlan(
             name,
             platform,
-            "changed" if dd.changed else "unchanged",
+            "pending" if pending else "changed" if dd.changed else "unchanged",
             running_hash=running_hash(got.text),
             intended_hash=dd.intended_hash,
             commands=dd.commands,
@@ -185,6 +201,7 @@ def make_plan(prepared: Prepared, fetched: dict[str, Fetched], limit: list[str] 
             added=dd.added,
             removed=dd.removed,
             role=role,
+            pending=pending,
         )
     now = dt.datetime.now(dt.UTC).replace(microsecond=0).isoformat()
     fabric = prepared.compiled.fabric.settings.name

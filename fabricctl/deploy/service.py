@@ -5,7 +5,10 @@ what a person should hear goes through `notify` / `progress`, and approval is th
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import contextlib
+import signal
+import threading
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -16,6 +19,7 @@ if TYPE_CHECKING:
     from fabricctl.deploy.apply import ApplyOptions, Progress, RunReport
     from fabricctl.deploy.changed import RefFabric
     from fabricctl.deploy.fetch import Fetched
+    from fabricctl.deploy.lock import LockInfo
 
 #: Reads running configs of the named switches: name -> Fetched (a switch that cannot be read is data).
 Fetcher = Callable[[list[str]], "dict[str, Fetched]"]
@@ -88,6 +92,43 @@ def load_reviewed(compiled: Compiled, root: Path, plan_file: Path) -> tuple[Plan
     return plan, prepare(root, compiled, list(plan.switches))
 
 
+@contextlib.contextmanager
+def locked(root: Path, notify: Notify = _quiet) -> Iterator[None]:
+    """The fabric lock around a whole apply (planning included); a dead holder's lock is taken over, aloud."""
+    from fabricctl.deploy.lock import fabric_lock
+
+    def took_over(held: LockInfo) -> None:
+        notify(f"warning: took over a stale lock ({held.describe()}): its process is gone or it is too old\n")
+
+    with fabric_lock(root, "apply", on_takeover=took_over):
+        yield
+
+
+@contextlib.contextmanager
+def interruptible() -> Iterator[threading.Event]:
+    """SIGINT / SIGTERM set the event: no new switch starts, the ones in flight finish their push.
+
+    A second signal stops at once: the commit-confirm timers armed on the switches in flight,
+    and the mark each push leaves, let the next plan and apply find and settle them.
+    """
+    stop = threading.Event()
+    if threading.current_thread() is not threading.main_thread():
+        yield stop
+        return
+
+    def first(signum: int, frame: object) -> None:
+        if stop.is_set():
+            raise KeyboardInterrupt
+        stop.set()
+
+    previous = {sig: signal.signal(sig, first) for sig in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        yield stop
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+
+
 def apply_safely(
     root: Path,
     plan: Plan,
@@ -97,18 +138,28 @@ def apply_safely(
     reviewed: bool,
     progress: Progress | None = None,
 ) -> tuple[RunReport, Path]:
-    """Under the fabric lock: refuse a stale reviewed plan, push, and write the run record."""
-    from fabricctl.deploy.apply import apply_plan, write_report
+    """Refuse a stale reviewed plan, push, and write the run record, whatever happens.
+
+    The caller holds the fabric lock (`locked`). The record is written even when the run is
+    interrupted or fails outright, with what each switch reached.
+    """
+    from fabricctl.deploy.apply import apply_plan, new_report, timestamp, write_report
     from fabricctl.deploy.context import open_fabric
     from fabricctl.deploy.fetch import fetch_running
-    from fabricctl.deploy.lock import fabric_lock
 
-    with fabric_lock(root, plan.digest()), open_fabric(root, lab, set(plan.switches), opts.parallelism) as nr:
-        if reviewed:
-            reasons = stale_reasons(plan, prepared, fetch_running(nr, opts.timeout))
-            if reasons:
-                raise PlanError(
-                    "stale plan, not applied: " + "; ".join(reasons) + "; run 'fabricctl plan' again"
-                )
-        report = apply_plan(plan, prepared, nr, opts, progress)
+    report = new_report(plan, opts)
+    try:
+        with interruptible() as stop, open_fabric(root, lab, set(plan.switches), opts.parallelism) as nr:
+            if reviewed:
+                reasons = stale_reasons(plan, prepared, fetch_running(nr, opts.timeout))
+                if reasons:
+                    raise PlanError(
+                        "stale plan, not applied: " + "; ".join(reasons) + "; run 'fabricctl plan' again"
+                    )
+            apply_plan(plan, prepared, nr, opts, progress, stop, report)
+    except BaseException as exc:  # interrupted twice, a stale plan, a lost lab: still a record
+        report.stopped_reason = report.stopped_reason or f"stopped: {type(exc).__name__}: {exc}".rstrip(": ")
+        report.finished = report.finished or timestamp()
+        write_report(root, report)
+        raise
     return report, write_report(root, report)

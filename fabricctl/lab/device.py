@@ -6,6 +6,7 @@ hundreds of devices starts fast and only touches the files of devices actually u
 
 from __future__ import annotations
 
+import asyncio
 from dataclasses import dataclass, field
 
 from fabricctl.lab import grammar_comware, grammar_eos
@@ -53,6 +54,8 @@ class LabDevice:
     sessions: dict[str, EosSession] = field(default_factory=dict)
     commit_delay: CommitDelay | None = None
     boot: float = 0.0  # lab time of the last boot
+    holding: str | None = None  # the command a `hold` fault keeps waiting
+    _release: asyncio.Event | None = None
     _running: Node | None = None
     _startup: str | None = None
     _files: dict[str, str] | None = None
@@ -71,6 +74,19 @@ class LabDevice:
 
     def __post_init__(self) -> None:
         self.boot = self.clock.now()
+
+    async def held(self, line: str) -> None:
+        """Wait, unanswered, until the test releases this device (the `hold` fault)."""
+        self.holding = line
+        self._release = asyncio.Event()
+        try:
+            await self._release.wait()
+        finally:
+            self.holding = None
+
+    def release(self) -> None:
+        if self._release is not None:
+            self._release.set()
 
     def uptime(self) -> float:
         """Lab seconds since the device booted (EOS reports commit timers against this)."""

@@ -68,6 +68,9 @@ class CliSession:
         self.dev = dev
         self.config_lines = 0
         self.editor: Editor | None = None
+        #: True once the client's session is gone: a line still waiting then is dropped, as a
+        #: switch drops the queued input of a VTY that closed.
+        self.gone: Callable[[], bool] = lambda: False
 
     @property
     def mode(self) -> str:
@@ -93,6 +96,9 @@ class CliSession:
         stripped = line.strip()
         if not stripped:
             return ""
+        hold = self.dev.faults.hold
+        if hold and re.search(hold, stripped):
+            await self.dev.held(stripped)
         for cmd in self.COMMANDS:
             if self.mode in cmd.modes:
                 m = cmd.pattern.fullmatch(stripped)
@@ -104,6 +110,8 @@ class CliSession:
             raise self.invalid(line, words, index, prompt)
         if self.dev.faults.config_latency:
             await self.dev.clock.sleep(self.dev.faults.config_latency)
+            if self.gone():
+                raise Disconnect()
         try:
             await self.config_line(stripped)
         except InvalidInput as exc:

@@ -20,7 +20,9 @@ from fabricctl.lab.dialect_eos import EosCli
 Credentials = Callable[[], tuple[str, str]]
 
 
-async def run_cmds(dev: LabDevice, request: dict[str, Any]) -> dict[str, Any]:
+async def run_cmds(
+    dev: LabDevice, request: dict[str, Any], gone: Callable[[], bool] = lambda: False
+) -> dict[str, Any]:
     """Execute one JSON-RPC request; raises Disconnect for the fault."""
     rid = request.get("id")
     params = request.get("params") or {}
@@ -29,6 +31,7 @@ async def run_cmds(dev: LabDevice, request: dict[str, Any]) -> dict[str, Any]:
     if request.get("method") != "runCmds" or fmt not in ("json", "text"):
         return {"jsonrpc": "2.0", "id": rid, "error": {"code": -32601, "message": "bad request"}}
     cli = EosCli(dev)
+    cli.gone = gone
     results: list[Any] = []
     for i, item in enumerate(cmds):
         cmd = item["cmd"] if isinstance(item, dict) else str(item)
@@ -96,7 +99,7 @@ async def serve_connection(
                     payload = json.loads(body)
                 except ValueError:
                     payload = {}
-                result = await run_cmds(dev, payload)
+                result = await run_cmds(dev, payload, writer.is_closing)
                 writer.write(_response("200 OK", json.dumps(result).encode()))
             await writer.drain()
     except (Disconnect, ConnectionError, asyncio.IncompleteReadError, ValueError):

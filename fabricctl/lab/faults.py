@@ -30,7 +30,9 @@ class Faults:
     before each configuration line takes effect (a busy config agent). disconnect_after: drop the
     connection when config line N+1 arrives. reject: config lines matching this regex are
     rejected with the platform error. commit_failure: commits fail, running untouched.
-    hang_on_commit: commits never answer.
+    hang_on_commit: commits never answer. hold: a command matching this regex waits, unanswered,
+    until the test releases it (`LabFabric.release`): a push frozen at a chosen step, to kill
+    the client there.
     """
 
     unreachable: bool = False
@@ -41,6 +43,7 @@ class Faults:
     reject: str | None = None
     commit_failure: bool = False
     hang_on_commit: bool = False
+    hold: str | None = None
 
     @classmethod
     def from_mapping(cls, device: str, data: Any) -> Faults:
@@ -52,13 +55,15 @@ class Faults:
         if unknown:
             raise FaultFileError(f"{device}: unknown fault(s) {', '.join(unknown)}")
         faults = cls(**data)
-        if faults.reject is not None:
-            import re
+        for key in ("reject", "hold"):
+            pattern = getattr(faults, key)
+            if pattern is not None:
+                import re
 
-            try:
-                re.compile(faults.reject)
-            except re.error as exc:
-                raise FaultFileError(f"{device}: bad reject regex: {exc}") from None
+                try:
+                    re.compile(pattern)
+                except (re.error, TypeError) as exc:
+                    raise FaultFileError(f"{device}: bad {key} regex: {exc}") from None
         return faults
 
 

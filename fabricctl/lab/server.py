@@ -126,6 +126,7 @@ async def _reply(cli: CliSession, line: str) -> str:
 async def _shell(dev: LabDevice, process: asyncssh.SSHServerProcess[str]) -> None:
     """Drive one interactive CLI: echo each line, then output, then the prompt."""
     cli = new_cli(dev)
+    cli.gone = process.channel.is_closing
     write = process.stdout.write
     if process.command:
         write((await _reply(cli, process.command)).replace("\n", "\r\n") + "\r\n")
@@ -383,6 +384,14 @@ class LabFabric:
             else:
                 self._acall(lambda: self._listen(dev))
         return new
+
+    def holding(self, name: str) -> str | None:
+        """The command a `hold` fault keeps `name` waiting on, if any (tests poll this)."""
+        return self.call(lambda: self._dev(name).holding)
+
+    def release(self, name: str) -> None:
+        """Let a held command of `name` go on (the fault stays for the next matching command)."""
+        self.call(self._dev(name).release)
 
     def clear_faults(self) -> None:
         """Every device back to no faults."""

@@ -67,8 +67,11 @@ class Fetch:
     """
 
     show_running: str
+    show_saved: str  # the next-startup config: a committed change must also be saved
     prompt: str
     netmiko_device_type: str
+    #: A further read-only command that reveals an armed commit-confirm (None: the configs do).
+    pending_command: str | None = None
 
 
 @dataclass(frozen=True)
@@ -87,6 +90,8 @@ class Platform:
     parse: Callable[[str, str], SwitchConfig]  # (switch name, config text) -> neutral read-back model
     dialect: Dialect  # remediation rules: owned scope, negations, order
     fetch: Fetch
+    #: (running, saved, output of fetch.pending_command) -> what an interrupted push left, or None
+    pending: Callable[[str, str, str | None], str | None]
     push_module: str  # implements `Pusher`; imported on first use (netmiko / NAPALM load slowly)
 
     @property

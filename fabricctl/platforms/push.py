@@ -53,6 +53,7 @@ class PushRequest:
     dialect: Dialect
     expected_running_hash: str | None  # refuse if the switch changed since the plan
     confirm_timeout: int = 120  # seconds the device waits for the confirm before reverting
+    run_id: str = ""  # names the run in what a push leaves on the switch while it is in flight
 
 
 @dataclass
@@ -78,6 +79,11 @@ class Pusher(Protocol):
     def push(self, target: Target, request: PushRequest) -> PushResult: ...
 
     def fetch(self, target: Target) -> str: ...
+
+    def recover(self, target: Target, request: PushRequest) -> PushResult:
+        """Settle what an interrupted push left armed: confirm it when the switch already runs
+        `request.intended`, else restore what the switch ran before it (status `rolled back`)."""
+        ...
 
 
 def require_converged(name: str, running: str, request: PushRequest, when: str) -> None:

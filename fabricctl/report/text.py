@@ -13,8 +13,9 @@ if TYPE_CHECKING:
 
 def plan_summary_line(plan: Plan) -> str:
     s = plan.summary()
+    pending = f" ({s['pending']} pending from an interrupted apply)" if s["pending"] else ""
     return (
-        f"Plan: {s['changed']} to change, {s['unchanged']} unchanged, {s['unreachable']} unreachable "
+        f"Plan: {s['changed']} to change{pending}, {s['unchanged']} unchanged, {s['unreachable']} unreachable "
         f"(+{s['added']} -{s['removed']} lines)"
     )
 
@@ -23,9 +24,16 @@ def plan_text(plan: Plan) -> str:
     """A unified diff per changed switch, unreachable switches, then the summary."""
     out: list[str] = []
     for sp in plan.switches.values():
-        if sp.status == "changed":
+        if sp.status in ("changed", "pending") and sp.diff:
             out.append(sp.diff.rstrip("\n"))
             out.append("")
+    for name in plan.pending:
+        out.append(
+            f"! {name}: pending: {plan.switches[name].pending}; apply confirms it if the switch runs "
+            "the intended config, else restores the switch's checkpoint"
+        )
+    if plan.pending:
+        out.append("")
     for name in plan.unreachable:
         out.append(f"! {name}: unreachable ({plan.switches[name].error})")
     if plan.unreachable:

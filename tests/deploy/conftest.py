@@ -46,10 +46,15 @@ class LabRoot:
         return "\n".join(texts)
 
 
-def _lab_root(src: Path, tmp: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[LabRoot]:
+def _lab_root(
+    src: Path, tmp: Path, monkeypatch: pytest.MonkeyPatch, platform: str | None = None
+) -> Iterator[LabRoot]:
     monkeypatch.delenv("FABRICCTL_LAB_USERNAME", raising=False)
     monkeypatch.delenv("FABRICCTL_LAB_PASSWORD", raising=False)
     root = copy_fabric(src, tmp / "fabric")
+    if platform is not None:  # the same small fabric, every switch in the `platform` group
+        hosts = root / "inventory" / "hosts.yaml"
+        hosts.write_text(hosts.read_text(encoding="utf-8").replace(", eos]", f", {platform}]"))
     lab = LabFabric.from_inventory(root, clock=LabClock.frozen())  # timers fire on lab.advance only
     with lab:
         write_lab_json(root, lab)  # `--lab` finds this in-process lab (our pid is alive)
@@ -60,6 +65,14 @@ def _lab_root(src: Path, tmp: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator
 @pytest.fixture
 def eos_lab(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[LabRoot]:
     yield from _lab_root(EOS_SMALL, tmp_path, monkeypatch)
+
+
+@pytest.fixture(params=["comware", "eos"])
+def small_lab(
+    request: pytest.FixtureRequest, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> Iterator[LabRoot]:
+    """eos-small's 6 switches on each platform in turn."""
+    yield from _lab_root(EOS_SMALL, tmp_path, monkeypatch, request.param)
 
 
 @pytest.fixture

@@ -7,7 +7,7 @@ from fabricctl.platforms.comware.filters import FILTERS
 from fabricctl.platforms.comware.parse import parse_comware
 from fabricctl.platforms.comware.qos import ComwareQosTuning
 from fabricctl.platforms.comware.rules import DIALECT
-from fabricctl.platforms.comware.terminal import FETCH
+from fabricctl.platforms.comware.terminal import FETCH, pending
 
 
 def port_name(port: int, lane: int | None = None) -> str:
@@ -39,5 +39,6 @@ PLATFORM = Platform(
     parse=parse_comware,
     dialect=DIALECT,
     fetch=FETCH,
+    pending=pending,
     push_module="fabricctl.platforms.comware.push",
 )

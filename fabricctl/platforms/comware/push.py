@@ -8,10 +8,16 @@ arrives within N minutes):
 1. connect; `display current-configuration`; refuse if it is not what the plan was made from;
 2. `system-view`; `save flash:/fabricctl-rollback.cfg` (checkpoint of running; `save <file>`
    does not change the next-startup file); `configuration commit delay <ceil(confirm_timeout/60)>`;
-3. paste the remediation in chunks and check every reply against the error pattern (netmiko's
-   per-line `cmd_verify` costs ~10 ms a line; a 1,300-line first push would take 14 s);
+3. paste the mark (an empty VPN instance `fabricctl-pending` naming the run: Comware shows no
+   armed delay, so the push shows its own) and the remediation, in chunks, checking every reply
+   against the error pattern as it arrives (netmiko's per-line `cmd_verify` costs ~10 ms a line;
+   a 1,300-line first push would take 14 s);
 4. re-read the running config: the remediation must now be empty (the device's own verdict);
-5. `configuration commit` (confirm), `save force`.
+5. `configuration commit` (confirm), `save force`, the mark removed, `save force`.
+
+A run killed anywhere in 3-5 leaves the mark: the next plan reports the switch `pending`, and
+apply settles it (`recover`): it confirms when the switch runs the intended config, else it
+restores the checkpoint. If the delay runs out first, its rollback removes the mark too.
 
 On any error after step 2 the switch is restored at once, on a new connection (the old one
 may be dead or hung): `configuration replace file flash:/fabricctl-rollback.cfg` (the device
@@ -35,7 +41,15 @@ from netmiko.base_connection import BaseConnection
 from netmiko.exceptions import NetmikoAuthenticationException
 
 from fabricctl.config.diff import diff_device
-from fabricctl.platforms.comware.terminal import ERROR_PATTERN, FETCH, PROMPT_LINE
+from fabricctl.platforms.comware.terminal import (
+    ERROR_PATTERN,
+    FETCH,
+    PROMPT_LINE,
+    UNMARK_LINES,
+    mark_lines,
+    marked_run,
+    unmarked,
+)
 from fabricctl.platforms.push import (
     PushRequest,
     PushResult,
@@ -141,9 +155,15 @@ def _interactive(conn: BaseConnection, line: str, target: Target, stage: Stage) 
 
 
 def _first_error(output: str) -> str:
+    """The switch's own error text, after the command it refused when the output shows it."""
+    command = None
     for line in output.splitlines():
-        if _ERROR.search(line):
-            return redact(line.strip())
+        echo = _PROMPT.match(line)
+        if echo:
+            command = line[echo.end() :].strip() or command
+        elif _ERROR.search(line):
+            text = line.strip()
+            return redact(f"{command!r}: {text}" if command else text)
     return "error"
 
 
@@ -159,6 +179,8 @@ def paste(conn: BaseConnection, lines: list[str], timeout: float) -> None:
             if data:
                 buf += data
                 deadline = time.monotonic() + timeout
+                if _ERROR.search(buf):  # seen the moment it arrives, not after the whole chunk
+                    raise StageError("load", f"line rejected: {_first_error(buf)}")
             elif time.monotonic() > deadline:
                 raise StageError("load", f"no reply from the switch within {timeout:.0f} s while loading")
             else:
@@ -187,24 +209,14 @@ def push(target: Target, request: PushRequest) -> PushResult:
             minutes = max(1, math.ceil(request.confirm_timeout / 60))
             _command(conn, f"configuration commit delay {minutes}", target)
             armed = True
-            paste(conn, request.commands, target.timeout)
+            paste(conn, [*mark_lines(request.run_id), *request.commands], target.timeout)
             now = normalize_running(_show(conn, target))
         except StageError:
             raise
         except Exception as exc:
             raise StageError("load", describe_error(exc)) from None
-        require_converged(target.name, now, request, "after loading")
-        try:
-            _command(conn, "configuration commit", target)
-        except StageError as exc:
-            raise StageError("commit", exc.message) from None
-        except Exception as exc:
-            raise StageError("commit", describe_error(exc)) from None
-        try:
-            conn.send_command("save force", expect_string=r"[\]>]\s*$", read_timeout=target.timeout)
-            conn.exit_config_mode()
-        except Exception as exc:
-            raise StageError("commit", f"committed but not saved: {describe_error(exc)}") from None
+        require_converged(target.name, unmarked(now), request, "after loading")
+        _commit_and_save(conn, target, request)
         return PushResult("changed", before=before, seconds=time.monotonic() - started)
     except StageError as exc:
         result = PushResult("failed", exc.stage, redact(exc.message), before=before)
@@ -213,6 +225,72 @@ def push(target: Target, request: PushRequest) -> PushResult:
             conn = None
         result.seconds = time.monotonic() - started
         return result
+    finally:
+        _close(conn)
+
+
+def _commit_and_save(conn: BaseConnection, target: Target, request: PushRequest) -> None:
+    """`configuration commit`, the mark removed, `save force`."""
+    try:
+        _command(conn, "configuration commit", target)
+    except StageError as exc:
+        raise StageError("commit", exc.message) from None
+    except Exception as exc:
+        raise StageError("commit", describe_error(exc)) from None
+    try:
+        # Saved before the mark goes, then again: a run killed in between leaves the mark in running
+        # and startup alike, so the next run still finds it (a committed change is never unsaved).
+        conn.send_command("save force", expect_string=r"[\]>]\s*$", read_timeout=target.timeout)
+        paste(conn, UNMARK_LINES, target.timeout)
+        conn.send_command("save force", expect_string=r"[\]>]\s*$", read_timeout=target.timeout)
+        conn.exit_config_mode()
+    except Exception as exc:
+        why = exc.message if isinstance(exc, StageError) else describe_error(exc)
+        raise StageError("commit", f"committed but not saved: {why}") from None
+
+
+def recover(target: Target, request: PushRequest) -> PushResult:
+    """Settle an interrupted push (the mark is in running): confirm it, or restore the checkpoint."""
+    started = time.monotonic()
+    conn: BaseConnection | None = None
+    try:
+        conn = connect(target)
+        running = normalize_running(_show(conn, target))
+        run = marked_run(running)
+        converged = not diff_device(target.name, unmarked(running), request.intended, request.dialect).changed
+        conn.config_mode()
+        if run is None:  # nothing armed (the delay ran out, or the change was committed)
+            if not converged:
+                return PushResult(
+                    "unchanged", message="nothing to settle any more; plan again", before=running
+                )
+            conn.send_command("save force", expect_string=r"[\]>]\s*$", read_timeout=target.timeout)
+            conn.exit_config_mode()
+            return PushResult("changed", message="saved the intended config it ran unsaved", before=running)
+        if converged:
+            _commit_and_save(conn, target, request)
+            return PushResult(
+                "changed",
+                message=f"confirmed the change interrupted run {run} had left under its commit delay",
+                before=running,
+                seconds=time.monotonic() - started,
+            )
+        _interactive(conn, f"configuration replace file {CHECKPOINT}", target, "load")
+        restored = normalize_running(_show(conn, target))
+        if marked_run(restored) is not None:
+            raise StageError("load", f"{CHECKPOINT} still holds a push mark; restore by hand")
+        _command(conn, "configuration commit", target)  # the restored config stays; the timer is off
+        conn.exit_config_mode()
+        return PushResult(
+            "rolled back",
+            message=f"restored the checkpoint interrupted run {run} had left (its change was incomplete)",
+            before=running,
+            seconds=time.monotonic() - started,
+        )
+    except StageError as exc:
+        return PushResult("failed", exc.stage, redact(exc.message), seconds=time.monotonic() - started)
+    except Exception as exc:
+        return PushResult("failed", "connect", describe_error(exc), seconds=time.monotonic() - started)
     finally:
         _close(conn)
 

@@ -7,7 +7,7 @@ from fabricctl.platforms.eos.filters import FILTERS
 from fabricctl.platforms.eos.parse import parse_eos
 from fabricctl.platforms.eos.qos import EosQosTuning
 from fabricctl.platforms.eos.rules import DIALECT
-from fabricctl.platforms.eos.terminal import FETCH
+from fabricctl.platforms.eos.terminal import FETCH, pending
 
 
 def port_name(port: int, lane: int | None = None) -> str:
@@ -39,5 +39,6 @@ PLATFORM = Platform(
     parse=parse_eos,
     dialect=DIALECT,
     fetch=FETCH,
+    pending=pending,
     push_module="fabricctl.platforms.eos.push",
 )

@@ -15,12 +15,15 @@ request is cleaned up from a new connection; the commit timer is the last line o
 from __future__ import annotations
 
 import contextlib
+import json
 import time
 from collections import Counter
 from typing import Any
 
 from napalm import get_network_driver
 
+from fabricctl.config.diff import diff_device
+from fabricctl.platforms.eos.terminal import session_name, sessions, unsettled
 from fabricctl.platforms.push import (
     PushRequest,
     PushResult,
@@ -126,6 +129,7 @@ def push(target: Target, request: PushRequest) -> PushResult:
         if nothing_to_send(before, request):
             return PushResult("unchanged", before=before, seconds=time.monotonic() - started)
         try:
+            driver.config_session = session_name(request.run_id)  # an abandoned one is known as ours
             driver.load_merge_candidate(config="\n".join(request.commands) + "\n")
             device_diff = str(driver.compare_config())
         except Exception as exc:
@@ -155,6 +159,61 @@ def push(target: Target, request: PushRequest) -> PushResult:
             result.message += "; " + _undo(target, driver, session, committed)
         result.seconds = time.monotonic() - started
         return result
+    finally:
+        _close(driver)
+
+
+def recover(target: Target, request: PushRequest) -> PushResult:
+    """Settle sessions an interrupted push left: one on its commit timer is confirmed when the
+    switch runs the intended config, else aborted (EOS reverts it); one never committed is
+    aborted (running is untouched) and the plan's change is then pushed as usual."""
+    started = time.monotonic()
+    driver: Any = None
+    try:
+        driver = connect(target)
+        output = driver.device.run_commands(["show configuration sessions"], encoding="json")[0]
+        ours, theirs = unsettled(json.dumps(output))
+        if theirs:
+            raise StageError("load", f"session {', '.join(theirs)} is not fabricctl's and waits on its timer")
+        states = sessions(json.dumps(output))
+        timed = [n for n in ours if states[n] == "pendingCommitTimer"]
+        open_only = [n for n in ours if n not in timed]
+        if open_only:
+            driver.device.run_commands([f"configure session {n} abort" for n in open_only], encoding="text")
+        if not timed:
+            running = _running(driver)
+            if (
+                not open_only
+                and not diff_device(target.name, running, request.intended, request.dialect).changed
+            ):
+                driver.device.run_commands(["copy running-config startup-config"], encoding="text")
+                return PushResult(
+                    "changed", message="saved the intended config it ran unsaved", before=running
+                )
+            _close(driver)
+            driver = None
+            result = push(target, request)
+            if open_only and result.status != "failed":
+                result.message = f"aborted abandoned session {', '.join(open_only)}; " + result.message
+            return result
+        running = _running(driver)
+        if not diff_device(target.name, running, request.intended, request.dialect).changed:
+            commands = [f"configure session {n} commit" for n in timed] + [
+                "copy running-config startup-config"
+            ]
+            driver.device.run_commands(commands, encoding="text")
+            status, what = (
+                "changed",
+                f"confirmed session {', '.join(timed)} an interrupted apply left on its timer",
+            )
+        else:
+            driver.device.run_commands([f"configure session {n} abort" for n in timed], encoding="text")
+            status, what = "rolled back", f"aborted session {', '.join(timed)}: its change was incomplete"
+        return PushResult(status, message=what, before=running, seconds=time.monotonic() - started)
+    except StageError as exc:
+        return PushResult("failed", exc.stage, redact(exc.message), seconds=time.monotonic() - started)
+    except Exception as exc:
+        return PushResult("failed", "connect", describe_error(exc), seconds=time.monotonic() - started)
     finally:
         _close(driver)
 

@@ -1,11 +1,54 @@
-"""How an EOS CLI looks over SSH: the running-config command and its prompt."""
+"""How an EOS CLI looks over SSH: the running-config command and its prompt, and how an armed
+commit timer shows (EOS lists it itself, as a session pending on its timer)."""
 
 from __future__ import annotations
+
+import json
+import os
 
 from fabricctl.platforms.base import Fetch
 
 FETCH = Fetch(
     show_running="show running-config",
+    show_saved="show startup-config",
     prompt=r"[\w.\-]+(?:\([^)\r\n]*\))?[#>]\s*$",  # host# / host(config-...)#
     netmiko_device_type="arista_eos",
+    pending_command="show configuration sessions | json",
 )
+
+
+#: Sessions fabricctl opens are named after the run, so an abandoned one is known as fabricctl's.
+SESSION_PREFIX = "fabricctl-"
+
+
+def session_name(run_id: str) -> str:
+    """fabricctl-<run>-<random>: a run's second push to a switch (a rollback) needs its own session."""
+    run = "".join(c if c.isalnum() or c in "-_" else "-" for c in run_id or "unknown")
+    return f"{SESSION_PREFIX}{run}-{os.urandom(3).hex()}"
+
+
+def sessions(output: str | None) -> dict[str, str]:
+    """Session name -> state, from `show configuration sessions | json`."""
+    try:
+        found = json.loads(output or "{}").get("sessions") or {}
+    except (ValueError, AttributeError):
+        return {}
+    return {n: str(s.get("state", "")) for n, s in found.items() if isinstance(s, dict)}
+
+
+def unsettled(output: str | None) -> tuple[list[str], list[str]]:
+    """(fabricctl's sessions left pending or on a timer, other sessions committed on a timer)."""
+    states = sessions(output)
+    ours = sorted(n for n, st in states.items() if n.startswith(SESSION_PREFIX) and st.startswith("pending"))
+    theirs = sorted(
+        n for n, st in states.items() if not n.startswith(SESSION_PREFIX) and st == "pendingCommitTimer"
+    )
+    return ours, theirs
+
+
+def pending(running: str, saved: str, extra: str | None) -> str | None:
+    ours, theirs = unsettled(extra)
+    states = sessions(extra)
+    parts = [f"session {n} ({states[n]}) left by an interrupted apply" for n in ours]
+    parts += [f"session {n} is committed on a timer and not confirmed" for n in theirs]
+    return "; ".join(parts) or None

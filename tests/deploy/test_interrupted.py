@@ -1,0 +1,119 @@
+"""Interrupted pushes are found and finished: kill -9 at each step of the push, SIGTERM mid-run.
+
+The lab holds one switch's push at a chosen command (the `hold` fault); the apply process is
+killed while it waits there. The next plan must not say "No changes" while anything is armed,
+the next apply must settle it (confirm a complete change, restore an incomplete one), and after
+every timer has run out nothing moves: the switch runs, and has saved, the intended config.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+
+import pytest
+
+from fabricctl.lab.runtime import lab_credentials
+from tests.conftest import wait_until
+
+from .conftest import LabRoot
+
+VICTIM = "leaf2"
+#: platform -> step -> (command the push is held at, what the next apply does with the switch)
+STEPS = {
+    "comware": {
+        "just armed": (r"^description run ", "rolled back"),
+        "loading": (r"^rule 10 permit", "rolled back"),
+        "before commit": (r"^configuration commit$", "changed"),
+        "committed, not saved": (r"^save force$", "changed"),
+        "saved, still marked": (r"^undo ip vpn-instance fabricctl-pending$", "changed"),
+    },
+    "eos": {
+        "loading": (r"^ip access-list ", "changed"),  # abandoned session aborted, then the push
+        "on its commit timer": (r"^configure session \S+ commit$", "changed"),
+    },
+}
+CASES = [(platform, step) for platform, steps in STEPS.items() for step in steps]
+
+
+def start_apply(lab: LabRoot, *extra: str) -> subprocess.Popen[str]:
+    """`fabricctl apply` in its own process (so it can be killed), output to files (a full pipe blocks)."""
+    user, password = lab_credentials()
+    env = {**os.environ, "FABRICCTL_LAB_USERNAME": user, "FABRICCTL_LAB_PASSWORD": password}
+    argv = ["apply", "--lab", "--auto-approve", "--json", "--timeout", "60", "--root", str(lab.root), *extra]
+    out = (lab.root.parent / "apply.out").open("w")
+    err = (lab.root.parent / "apply.err").open("w")
+    return subprocess.Popen(
+        [sys.executable, "-m", "fabricctl", *argv], stdout=out, stderr=err, text=True, env=env
+    )
+
+
+def outputs(lab: LabRoot) -> tuple[str, str]:
+    return (lab.root.parent / "apply.out").read_text(), (lab.root.parent / "apply.err").read_text()
+
+
+def settle(lab: LabRoot, capsys: pytest.CaptureFixture[str]) -> None:
+    """Apply until the plan is empty, then run every timer out: nothing may move."""
+    code, out, err = lab.run("apply", "--lab", "--auto-approve", capsys=capsys)
+    assert code == 0, out[-3000:] + err[-1000:]
+    code, out, err = lab.run("plan", "--lab", "--detailed-exitcode", capsys=capsys)
+    assert code == 0, out[-3000:] + err[-1000:]
+    lab.lab.advance(24 * 3600)
+    assert lab.run("plan", "--lab", "--detailed-exitcode", capsys=capsys)[0] == 0
+    for name in lab.lab.devices:
+        assert lab.running(name) == lab.lab.device(name).startup_config(), f"{name} runs what it saved"
+
+
+@pytest.mark.parametrize(
+    ("small_lab", "step"), CASES, ids=[f"{p}-{s}" for p, s in CASES], indirect=["small_lab"]
+)
+def test_kill_9_at_each_step(small_lab: LabRoot, step: str, capsys: pytest.CaptureFixture[str]) -> None:
+    lab = small_lab
+    hold, settled = STEPS[lab.lab.devices[VICTIM].platform][step]
+    lab.lab.set_faults(VICTIM, hold=hold)
+    proc = start_apply(lab, "--parallelism", "6")
+    try:
+        wait_until(
+            lambda: lab.lab.holding(VICTIM) is not None, f"{VICTIM}'s push to reach {hold}", timeout=120
+        )
+    finally:
+        proc.kill()
+        proc.wait(60)
+    lab.lab.clear_faults()  # the held command is never answered: the client died before it
+
+    code, out, _ = lab.run("plan", "--lab", "--format", "json", "--detailed-exitcode", capsys=capsys)
+    plan = json.loads(out)
+    assert code == 2, "a plan never says 'No changes' while a push is unsettled"
+    victim = plan["switches"][VICTIM]
+    assert (victim["status"] == "pending") is (settled is not None), victim
+    code, out, _ = lab.run("apply", "--lab", "--auto-approve", "--json", capsys=capsys)
+    report = json.loads(out)
+    if settled is not None:
+        assert report["switches"][VICTIM]["status"] == settled, report["switches"][VICTIM]
+    settle(lab, capsys)
+
+
+def test_sigterm_finishes_the_switch_in_flight_and_starts_no_other(
+    small_lab: LabRoot, capsys: pytest.CaptureFixture[str]
+) -> None:
+    lab = small_lab
+    lab.lab.set_faults(VICTIM, hold=STEPS[lab.lab.devices[VICTIM].platform]["loading"][0])
+    proc = start_apply(lab, "--parallelism", "1")  # one switch at a time: the others wait their turn
+    wait_until(lambda: lab.lab.holding(VICTIM) is not None, f"{VICTIM}'s push to be held", timeout=120)
+    proc.send_signal(signal.SIGTERM)
+    lab.lab.clear_faults()
+    lab.lab.release(VICTIM)  # the switch in flight goes on and finishes
+    proc.wait(120)
+    out, err = outputs(lab)
+    assert proc.returncode == 130, err[-2000:]
+    report = json.loads(out)
+    statuses = {n: s["status"] for n, s in report["switches"].items()}
+    assert statuses[VICTIM] == "changed"
+    assert "skipped" in statuses.values() and "interrupted" in report["stopped_reason"]
+    assert not (lab.root / ".fabricctl" / "lock.json").exists(), "the lock is released"
+    records = sorted((lab.root / ".fabricctl" / "runs").glob("*.json"))
+    assert records and json.loads(records[-1].read_text())["switches"][VICTIM]["status"] == "changed"
+    settle(lab, capsys)
