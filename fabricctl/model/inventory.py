@@ -13,6 +13,7 @@ import difflib
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from fabricctl.model.bounds import MAX_INVENTORY_FILE_BYTES
 from fabricctl.model.problems import ProblemLog
 from fabricctl.model.yamlsource import YamlDoc, dotted, load_yaml
 
@@ -49,11 +50,11 @@ def check_inventory(root: Path, log: ProblemLog) -> dict[str, YamlDoc] | None:
     problems = len(log.problems)
     for name in ("hosts", "groups", "defaults"):
         path = inv / f"{name}.yaml"
-        if not path.is_file():
+        if not path.is_file() and not path.is_symlink():
             if name != "defaults":
                 log.add(path, 0, "", "file is missing")
             continue
-        doc = load_yaml(path, log)
+        doc = load_yaml(path, log, max_bytes=MAX_INVENTORY_FILE_BYTES)
         if doc is not None:
             docs[name] = doc
     if len(log.problems) > problems or "hosts" not in docs or "groups" not in docs:

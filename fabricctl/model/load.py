@@ -12,11 +12,12 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
+from fabricctl.model.bounds import MAX_INVENTORY_FILE_BYTES, MAX_TENANT_FILE_BYTES, MAX_TENANT_FILES
 from fabricctl.model.fabric import FabricSettings, Switch
 from fabricctl.model.inventory import check_inventory, load_inventory
 from fabricctl.model.problems import ProblemLog
 from fabricctl.model.tenant import Tenant
-from fabricctl.model.yamlsource import YamlDoc, dotted, load_yaml
+from fabricctl.model.yamlsource import YamlDoc, dotted, inside_root, load_yaml
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -124,6 +125,19 @@ def show(value: Any) -> str:
     return f"a value of type {type(value).__name__}"
 
 
+def _kind(value: Any) -> str:
+    """What a value is, without any of its content: 'a list', 'a string', 'a number'."""
+    if isinstance(value, list):
+        return "a list"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, bool):
+        return "true or false"
+    if isinstance(value, (int, float)):
+        return "a number"
+    return f"a value of type {type(value).__name__}"
+
+
 def _describe_char(char: str) -> str:
     if char == "\n" or char == "\r":
         return "a line break"
@@ -165,8 +179,10 @@ def validate_doc(
 ) -> M | None:
     """Validate one YAML document; every pydantic error becomes a Problem with file and line."""
     if not isinstance(doc.data, dict):
+        # Never quote the value: a file that is not a mapping may be anything (a symlinked
+        # /etc/passwd reads as one long string), and its contents must not reach the terminal.
         message = (
-            "the file is empty" if doc.data is None else f"must be a mapping of keys, not {show(doc.data)}"
+            "the file is empty" if doc.data is None else f"must be a mapping of keys, not {_kind(doc.data)}"
         )
         log.add(doc.file, 1, "", message, ", ".join(model.model_fields))
         return None
@@ -276,8 +292,9 @@ def load_fabric(root: Path, log: ProblemLog) -> Fabric | None:
     """inventory/{hosts,groups,defaults,fabric}.yaml -> Fabric (None after logging problems)."""
     docs = check_inventory(root, log)
     path = root / "inventory" / "fabric.yaml"
-    fabric_doc = load_yaml(path, log) if path.is_file() else None
-    if not path.is_file():
+    exists = path.is_file() or path.is_symlink()
+    fabric_doc = load_yaml(path, log, max_bytes=MAX_INVENTORY_FILE_BYTES) if exists else None
+    if not exists:
         log.add(path, 0, "", "file is missing")
     if docs is None or fabric_doc is None:
         return None
@@ -293,7 +310,8 @@ def _switches(root: Path, hosts: YamlDoc, log: ProblemLog) -> list[Switch] | Non
     try:
         inventory = load_inventory(root)
     except Exception as exc:  # what the located checks let through and Nornir still refused
-        log.add(hosts.file, 1, "", f"Nornir cannot read the inventory ({type(exc).__name__}: {exc})")
+        # The type only: Nornir's message may quote the files (and their passwords).
+        log.add(hosts.file, 1, "", f"Nornir cannot read the inventory ({type(exc).__name__})")
         return None
     out: list[Switch] = []
     for name, host in inventory.hosts.items():
@@ -348,14 +366,40 @@ def _switch_problem(
     log.add(hosts.file, hosts.line_of(path), ".".join(path), message, allowed)
 
 
+#: Suffixes of tenant files, compared case-insensitively (alpha.YAML is a tenant file too).
+TENANT_SUFFIXES = (".yaml", ".yml")
+
+
+def tenant_files(folder: Path) -> list[Path]:
+    """The tenant files of tenants/, sorted: *.yaml and *.yml in any case, nothing else
+    (a glob such as *.y*ml would read index.y.html, and *.yaml alone would drop alpha.YAML)."""
+    return sorted(p for p in folder.iterdir() if p.suffix.lower() in TENANT_SUFFIXES)
+
+
 def load_tenants(root: Path, log: ProblemLog) -> list[TenantDoc]:
     """tenants/*.yaml, one tenant per file, sorted by id (deterministic everywhere downstream)."""
     out: list[TenantDoc] = []
     folder = root / "tenants"
-    if not folder.is_dir():
+    if not folder.is_dir() and not folder.is_symlink():
         return out
-    for path in sorted(folder.glob("*.y*ml")):
-        doc = load_yaml(path, log)
+    if inside_root(folder, log) is None:
+        return out
+    try:
+        paths = tenant_files(folder)
+    except OSError as exc:
+        log.add(folder, 0, "", f"cannot read the folder: {exc.strerror or type(exc).__name__}")
+        return out
+    if len(paths) > MAX_TENANT_FILES:
+        log.add(
+            folder,
+            0,
+            "",
+            f"{len(paths)} tenant files, more than tenant ids can number",
+            f"at most {MAX_TENANT_FILES} files",
+        )
+        return out
+    for path in paths:
+        doc = load_yaml(path, log, max_bytes=MAX_TENANT_FILE_BYTES)
         if doc is None:
             continue
         tenant = validate_doc(doc, Tenant, log)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -49,12 +50,24 @@ class ProblemLog:
         self.problems.append(Problem(self.relative(file), line, path, message, allowed))
 
     def relative(self, file: Path | str) -> str:
+        """The file as the user names it under --root: a symlink by its own name, never its target
+        (which may be outside the repository, or loop)."""
         p = Path(file)
-        try:
-            return p.resolve().relative_to(self.root.resolve()).as_posix()
-        except ValueError:
-            return p.as_posix()
+        for base, path in ((self.root.absolute(), p.absolute()), (_real(self.root), _real(p))):
+            try:
+                return Path(os.path.normpath(path)).relative_to(os.path.normpath(base)).as_posix()
+            except ValueError:
+                continue
+        return p.as_posix()
 
     def check(self) -> None:
         if self.problems:
             raise InputError(self.problems)
+
+
+def _real(path: Path) -> Path:
+    """`path` with symlinks resolved where that is possible (a loop is left as written)."""
+    try:
+        return path.resolve()
+    except (OSError, RuntimeError):
+        return path.absolute()
