@@ -84,6 +84,35 @@ def check_inventory(root: Path, log: ProblemLog) -> dict[str, YamlDoc] | None:
     return docs if len(log.problems) == problems else None
 
 
+#: Entry keys Nornir passes on as text, and what each holds.
+_TEXT_KEYS = {
+    "hostname": "an address or DNS name",
+    "username": "a user name",
+    "password": "a password (better: FABRICCTL_PASSWORD)",
+    "platform": "a platform name",
+}
+
+
+def _kind(value: Any) -> str:
+    """What a value is, without its content (which may be a password)."""
+    if isinstance(value, dict):
+        return "a mapping"
+    if isinstance(value, list):
+        return "a list"
+    if isinstance(value, bool):
+        return "true or false"
+    if isinstance(value, str):
+        return "text"
+    return "a number" if isinstance(value, (int, float)) else f"a value of type {type(value).__name__}"
+
+
+def _shown(value: Any) -> str:
+    """A number-like value in an error: true/false, short text quoted, anything else by its kind."""
+    if isinstance(value, bool):
+        return str(value).lower()
+    return repr(value) if isinstance(value, str) and len(value) <= 20 else _kind(value)
+
+
 def _allowed(name: str) -> str:
     return "host names" if name == "hosts" else "group names" if name == "groups" else ", ".join(ENTRY_KEYS)
 
@@ -104,6 +133,8 @@ def _check_entry(
             )
         elif key in ("data", "connection_options") and value is not None and not isinstance(value, dict):
             add((key,), "must be a mapping of keys", f"{key} as key: value lines")
+        elif key == "data" and isinstance(value, dict):
+            _check_data(value, lambda path, message, allowed: add(("data", *path), message, allowed))
         elif key == "groups" and value is not None:
             if not isinstance(value, list):
                 add((key,), "must be a list", "names of groups in groups.yaml")
@@ -122,7 +153,27 @@ def _check_entry(
                         "hostname, port, username, password, platform, extras",
                     )
         elif key == "port" and value is not None and (isinstance(value, bool) or not isinstance(value, int)):
-            add((key,), f"{value!r} must be a whole number", "a TCP port, 1-65535")
+            add((key,), f"{_shown(value)} must be a whole number", "a TCP port, 1-65535")
+        elif key == "port" and isinstance(value, int) and not 1 <= value <= 65535:
+            add((key,), f"{value} is out of range", "a TCP port, 1-65535")
+        elif key in _TEXT_KEYS and value is not None and not isinstance(value, str):
+            add((key,), f"must be text, not {_kind(value)}", _TEXT_KEYS[key])
+
+
+def _check_data(data: dict[str, Any], add: Any) -> None:
+    """The data keys fabricctl reads, typed where they are written (a group, defaults, a host),
+    not where Nornir's inheritance lands them: `index: true` is not 1, a list is no model."""
+    for key, value in data.items():
+        if value is None:
+            continue
+        if key in ("role", "model") and not isinstance(value, str):
+            add(
+                (key,),
+                f"must be text, not {_kind(value)}",
+                "spine or leaf" if key == "role" else "a model name",
+            )
+        elif key == "index" and (isinstance(value, bool) or not isinstance(value, int)):
+            add((key,), f"{_shown(value)} must be a whole number", "a whole number, 1-4096")
 
 
 def _check_group_loops(doc: YamlDoc, groups: dict[str, Any], log: ProblemLog) -> None:

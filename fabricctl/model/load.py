@@ -239,6 +239,10 @@ def _explain(
     elif kind in ("greater_than_equal", "less_than_equal", "greater_than", "less_than"):
         message = f"{show(value)} is out of range"
         allowed = err["msg"].replace("Input should be ", "")
+    elif kind == "too_long" and "max_length" in ctx:
+        # Counted and capped before anything is expanded (model/bounds.py): name the cap.
+        message = f"has {ctx.get('actual_length', 'too many')} items"
+        allowed = f"at most {ctx['max_length']}"
     elif kind in ("too_short", "too_long"):
         message = err["msg"].replace("Value should", "must").replace("List should", "must")
     elif kind == "value_error":
@@ -320,7 +324,8 @@ def _switches(root: Path, hosts: YamlDoc, log: ProblemLog) -> list[Switch] | Non
             "role": host.get("role"),
             "platform": host.platform,
             "index": host.get("index"),
-            "model": str(host.get("model") or ""),
+            "model": host.get("model") if host.get("model") is not None else "",
+            "hostname": host.hostname if isinstance(host.hostname, str) else "",
             "file": log.relative(hosts.file),
             "line": hosts.line_of((name,)),
         }
@@ -361,6 +366,8 @@ def _switch_problem(
     else:
         message = f"{show(value)} is not a valid {field_name}"
     allowed = str(err.get("ctx", {}).get("expected", "")).replace("'", "")
+    if field_name == "index":
+        allowed = "a whole number, 1-4096"
     if not allowed:
         allowed = err["msg"].replace("Input should be ", "").replace("String should match ", "")
     log.add(hosts.file, hosts.line_of(path), ".".join(path), message, allowed)
