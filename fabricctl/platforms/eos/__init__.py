@@ -40,4 +40,6 @@ PLATFORM = Platform(
     dialect=DIALECT,
     fetch=FETCH,
     push_module="fabricctl.platforms.eos.push",
+    # `vrf instance default` is the global table; MGMT is the management VRF (rules.not_owned).
+    reserved_names=("default", "MGMT", "mgmt", "management"),
 )
