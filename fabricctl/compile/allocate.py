@@ -7,6 +7,7 @@ All cross-tenant problems are collected and reported together, each at the line 
 
 from __future__ import annotations
 
+import bisect
 import re
 from dataclasses import dataclass, field
 from ipaddress import IPv4Address, IPv4Network
@@ -317,15 +318,14 @@ def allocate(fabric: Fabric, topo: Topology, docs: list[TenantDoc], log: Problem
                 f"{block} has {block.num_addresses} addresses; {len(unique)} GPUs in isolation {t.isolation} need {need}",
                 f"a prefix of /{32 - (need - 1).bit_length()} or larger",
             )
-        for name, net in reserved:
-            if block.overlaps(net):
-                log.add(
-                    td.file,
-                    td.line("address_block"),
-                    "address_block",
-                    f"{block} overlaps {name}",
-                    "an address block outside the underlay pools and management addresses",
-                )
+        for name in _reserved_hits(block, reserved):
+            log.add(
+                td.file,
+                td.line("address_block"),
+                "address_block",
+                f"{block} overlaps {name}",
+                "an address block outside the underlay pools and management addresses",
+            )
         assignments = []
         for i, gp in enumerate(unique):
             if t.isolation == "l3" and 2 * i + 1 < block.num_addresses:
@@ -369,14 +369,31 @@ def _check_reserved_name(td: TenantDoc, platforms: list[Platform], log: ProblemL
             return
 
 
-def _reserved_networks(fabric: Fabric) -> list[tuple[str, IPv4Network]]:
-    """What no tenant block may overlap, each as an error names it: the underlay pools and the
-    switches' management addresses."""
+@dataclass(frozen=True)
+class _Reserved:
+    """What no tenant block may overlap: the underlay pools (a few networks) and the switches'
+    management addresses (one per switch, sorted, so a block finds its hits by bisection)."""
+
+    pools: list[tuple[str, IPv4Network]]
+    hosts: list[tuple[int, str]]  # (address as int, switch), sorted
+
+
+def _reserved_networks(fabric: Fabric) -> _Reserved:
     pools = [(f"the fabric's {name} {net}", net) for name, net in fabric.settings.underlay.pools()]
-    return pools + [
-        (f"the management address {net.network_address} of {sw} (inventory/hosts.yaml)", net)
-        for sw, net in management_addresses(fabric)
-    ]
+    hosts = sorted((int(net.network_address), sw) for sw, net in management_addresses(fabric))
+    return _Reserved(pools, hosts)
+
+
+def _reserved_hits(block: IPv4Network, reserved: _Reserved) -> list[str]:
+    """How each reserved range `block` overlaps is named in an error, in order."""
+    hits = [name for name, net in reserved.pools if block.overlaps(net)]
+    lo, hi = int(block.network_address), int(block.broadcast_address)
+    i = bisect.bisect_left(reserved.hosts, (lo, ""))
+    while i < len(reserved.hosts) and reserved.hosts[i][0] <= hi:
+        address, sw = reserved.hosts[i]
+        hits.append(f"the management address {IPv4Address(address)} of {sw} (inventory/hosts.yaml)")
+        i += 1
+    return hits
 
 
 def _check_overlaps(docs: list[TenantDoc], log: ProblemLog) -> None:

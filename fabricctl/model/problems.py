@@ -45,6 +45,13 @@ class ProblemLog:
 
     root: Path
     problems: list[Problem] = field(default_factory=list)
+    _folders: dict[Path, Path] = field(default_factory=dict, repr=False, compare=False)
+
+    def real_folder(self, folder: Path) -> Path:
+        """`folder` with symlinks resolved, once per stage (thousands of tenant files share one)."""
+        if folder not in self._folders:
+            self._folders[folder] = folder.resolve(strict=True)
+        return self._folders[folder]
 
     def add(self, file: Path | str, line: int, path: str, message: str, allowed: str = "") -> None:
         self.problems.append(Problem(self.relative(file), line, path, message, allowed))

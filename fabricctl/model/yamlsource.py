@@ -204,11 +204,12 @@ def inside_root(path: Path, log: ProblemLog) -> Path | None:
     """`path` with symlinks resolved, or None after logging that it loops, dangles or leads out
     of the fabric root (what it points to would be read, and could end up in an error)."""
     try:
-        real = path.resolve(strict=True)
+        # A plain file: resolve only its folder, once per run, not every file's whole path.
+        real = path.resolve(strict=True) if path.is_symlink() else log.real_folder(path.parent) / path.name
+        root = log.real_folder(log.root)
     except (OSError, RuntimeError):  # a dangling symlink, a symlink loop, no permission
         log.add(path, 0, "", "cannot read: missing, or a symbolic link that loops or leads nowhere")
         return None
-    root = log.root.resolve()
     if real != root and root not in real.parents:
         log.add(
             path, 0, "", "is a symbolic link leading outside the fabric repository", "files inside --root"
