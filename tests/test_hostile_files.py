@@ -200,3 +200,44 @@ def test_more_tenant_files_than_ids_is_refused_before_reading(
     assert [p.render() for p in log.problems] == [
         "tenants: 4 tenant files, more than tenant ids can number (allowed: at most 3 files)"
     ]
+
+
+# --- large files: the fast reader or a clear refusal, never seconds of the careful one --------------
+
+
+def _large(tail: str) -> str:
+    """A valid-looking 256 KiB inventory-like document (ruamel would take seconds), then `tail`."""
+    entry = "leaf{0:05d}:\n  hostname: 10.{1}.{2}.{3}\n  groups: [leaf, eos]\n  data:\n    index: {0}\n"
+    body = "".join(entry.format(i, i // 65536, i // 256 % 256, i % 256) for i in range(1, 12_000))
+    return body[: MAX_TENANT_FILE_BYTES // 4].rsplit("\nleaf", 1)[0] + "\n" + tail
+
+
+@pytest.mark.parametrize(
+    ("tail", "expected"),
+    [
+        ("extra:\n  enabled: yes\n", "'yes' may read as a number, a date or true/false: quote it"),
+        ("extra: !custom 1\n", "YAML tag !custom is not allowed"),
+        ("leaf00001:\n  hostname: x\n", "duplicate key 'leaf00001'"),
+        ("extra: [1, 2\n", "invalid YAML:"),
+    ],
+    ids=["yaml-1.1-word", "tag", "duplicate-key", "syntax-error"],
+)
+def test_a_large_file_that_is_not_plain_is_refused_quickly(tmp_path: Path, tail: str, expected: str) -> None:
+    path = tmp_path / "hosts.yaml"
+    path.write_text(_large(tail), encoding="utf-8")
+    log = ProblemLog(tmp_path)
+    with cpu_under(1.0):
+        assert load_yaml(path, log) is None
+    ((problem),) = log.problems
+    assert expected in problem.message and "in a file this large" in problem.message, problem.render()
+    assert problem.line > 10_000
+
+
+def test_a_large_plain_file_is_read_quickly(tmp_path: Path) -> None:
+    path = tmp_path / "hosts.yaml"
+    path.write_text(_large("leaf99999:\n  hostname: 10.255.255.254\n"), encoding="utf-8")
+    log = ProblemLog(tmp_path)
+    with cpu_under(1.0):
+        doc = load_yaml(path, log)
+    assert doc is not None and not log.problems
+    assert doc.data["leaf00001"]["hostname"] == "10.0.0.1" and "leaf99999" in doc.data

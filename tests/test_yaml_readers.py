@@ -64,7 +64,12 @@ SCALARS = st.one_of(
     st.booleans(),
     st.none(),
     st.text(st.characters(codec="utf-8", exclude_categories=["Cs", "Cc"]), max_size=12),
-    st.sampled_from(["yes", "no", "on", "off", "1e3", "0x1f", "0o17", "1_000", "12:30", "~", ".inf", "-.5"]),
+    st.sampled_from(
+        [
+            *("yes", "no", "on", "off", "1e3", "0x1f", "0o17", "1_000", "12:30", "~", ".inf", "-.5"),
+            *("10.1.2.3", "10.64.0.0/26", "1.2.3", "1.2.3.4.5", "2024-01-02", "1-32", "0.0.0.0/0"),
+        ]
+    ),
 )
 DOCS = st.recursive(
     SCALARS,

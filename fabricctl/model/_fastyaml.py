@@ -5,8 +5,9 @@ no nesting depth can crash it), into the same (data, lines) as the ruamel round-
 same loop refuses, on either path, what no input file may use: anchors and aliases (a
 "billion laughs" document expands exponentially), merge keys (`<<`, which hide where a key came
 from) and nesting deeper than MAX_DEPTH. Anything else outside a plain subset (tags, YAML 1.1
-words, duplicate keys, several documents) returns None and the caller takes the ruamel path,
-which then produces every error.
+words, number-like text, duplicate keys, several documents, syntax errors) returns None with the
+first reason, and the caller takes the ruamel path, which then produces every error (for files
+small enough for it: see yamlsource.MAX_CAREFUL_CHARS).
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ _Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 _INT = re.compile(r"[-+]?(?:0|[1-9][0-9]*)\Z")
 # plain scalars a YAML 1.2 (ruamel) and a 1.1 reader might read differently, or as non-strings
 _NUMERIC_LIKE = re.compile(r"[-+]?[0-9._:eExXoObB+-]+\Z|[-+]?\.\w+\Z")
+_DOTTED = re.compile(r"[0-9]{1,3}(?:\.[0-9]{1,3}){3}(?:/[0-9]{1,2})?\Z")
 _NULL = frozenset(("", "~", "null", "Null", "NULL"))
 _BOOL = {"true": True, "True": True, "TRUE": True, "false": False, "False": False, "FALSE": False}
 _WORDS_11 = frozenset(
@@ -92,6 +94,8 @@ def _scalar(event: ScalarEvent) -> Any:
         return _BOOL[value]
     if _INT.match(value):
         return int(value)
+    if _DOTTED.match(value):  # an address or network: text in YAML 1.1 and 1.2 alike
+        return value
     if value in _WORDS_11 or _NUMERIC_LIKE.match(value):
         raise _Fallback
     return value
@@ -106,13 +110,16 @@ class _Frame:
         self.key: Any = _NO_KEY
 
 
-def fast_load(text: str, build: bool = True) -> tuple[Any, dict] | None:
+def fast_load(text: str, reasons: list[tuple[int, str]] | None = None) -> tuple[Any, dict] | None:
     """(data, lines) for plain YAML, or None: use the ruamel path (tags, errors, edge scalars).
 
     Raises Refused for an anchor, an alias, a merge key or too deep a nesting, whether or not the
-    document is plain; `build=False` only checks. A syntax error returns None (ruamel reports it).
+    document is plain. On None, `reasons` (when given) receives the first (line, why) the
+    document is not plain, a syntax error included: what to say when ruamel may not read it.
     """
-    exact = build and "!" not in text and "\t" not in text  # tags and the tab hint: ruamel's
+    why: tuple[int, str] | None = None
+    if "\t" in text:  # ruamel names a tab in indentation itself
+        why = (text.count("\n", 0, text.index("\t")) + 1, "a tab (indent with spaces)")
     lines: dict[tuple[str | int, ...], int] = {(): 1}
     stack: list[_Frame] = []
     root: Any = _NO_KEY
@@ -125,7 +132,8 @@ def fast_load(text: str, build: bool = True) -> tuple[Any, dict] | None:
             if kind is MappingEndEvent or kind is SequenceEndEvent:
                 done = stack.pop()
                 if stack:
-                    exact = _place(stack[-1], done.container, exact)
+                    if not _place(stack[-1], done.container) and why is None:
+                        why = (event.start_mark.line + 1, "a list or mapping as a key")
                 else:
                     root = done.container
                 continue
@@ -135,7 +143,8 @@ def fast_load(text: str, build: bool = True) -> tuple[Any, dict] | None:
                     raise Refused(event.start_mark.line + 1, _path_of(top, event, lines), ALIAS)
                 if kind is DocumentStartEvent:
                     documents += 1
-                    exact = exact and documents == 1
+                    if documents > 1 and why is None:
+                        why = (event.start_mark.line + 1, "more than one YAML document in the file")
                 elif kind is StreamEndEvent:
                     break
                 continue  # stream start, document end
@@ -144,47 +153,55 @@ def fast_load(text: str, build: bool = True) -> tuple[Any, dict] | None:
             is_key = top is not None and top.key is _NO_KEY and top.container.__class__ is dict
             if event.anchor is not None:
                 raise Refused(line, _path_of(top, event, lines), ANCHOR)
-            if event.tag is not None:
-                exact = False
+            if event.tag is not None and why is None:
+                why = (line, f"YAML tag {event.tag} is not allowed: write plain values")
             if kind is ScalarEvent:
-                if top is None:
-                    value = _value(event)
-                    exact = exact and value is not _Fallback
-                    root = value
-                elif is_key:
+                if is_key:
+                    assert top is not None
                     if not event.style and event.value == "<<":
                         raise Refused(line, (*top.path, "<<"), MERGE)
                     value = _value(event)
-                    if value is _Fallback or value.__class__ not in _KEY_TYPES or value in top.container:
-                        exact, value = False, object()  # duplicate / odd key: ruamel reports or resolves it
+                    odd = value is _Fallback or value.__class__ not in _KEY_TYPES
+                    if (odd or value in top.container) and why is None:
+                        why = (
+                            line,
+                            f"duplicate key {value!r}" if not odd else "a key that is not plain text",
+                        )
+                    if odd or value in top.container:
+                        value = object()  # ruamel reports the duplicate, or reads the odd key
                     top.key = value
                     lines[(*top.path, str(value))] = line
+                    continue
+                value = _value(event)
+                if value is _Fallback and why is None:
+                    why = (line, f"{event.value[:30]!r} may read as a number, a date or true/false: quote it")
+                if top is None:
+                    root = value
                 else:
                     if top.container.__class__ is list:
                         lines[(*top.path, len(top.container))] = line
-                    value = _value(event)
-                    if value is _Fallback:
-                        exact = False
-                    exact = _place(top, value, exact)
+                    _place(top, value)
                 continue
             path = _path_of(top, event, lines)
             if len(stack) >= MAX_DEPTH:
                 raise Refused(line, path, TOO_DEEP, TOO_DEEP_ALLOWED)
             if is_key:
                 assert top is not None
-                exact, top.key = False, _KEY_BUILDING  # a list or mapping as a key: ruamel's to judge
+                top.key = _KEY_BUILDING  # a list or mapping as a key: ruamel's to judge
             stack.append(_Frame({} if kind is MappingStartEvent else [], path))
     except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        line = mark.line + 1 if mark is not None else 1
         if "nesting depth" in str(getattr(exc, "problem", "")):  # libyaml's own cap (1000) came first
-            mark = getattr(exc, "problem_mark", None)
-            line = mark.line + 1 if mark is not None else 1
             raise Refused(line, stack[-1].path if stack else (), TOO_DEEP, TOO_DEEP_ALLOWED) from None
-        return None
+        why = why or (line, f"invalid YAML: {getattr(exc, 'problem', None) or type(exc).__name__}")
     finally:
         loader.dispose()
-    if not exact or root is _NO_KEY or root is None:
+    if why is not None:
+        if reasons is not None:
+            reasons.append(why)
         return None
-    return root, lines
+    return (None if root is _NO_KEY else root), lines
 
 
 def _value(event: ScalarEvent) -> Any:
@@ -210,14 +227,15 @@ def _path_of(
     return (*top.path, str(top.key))
 
 
-def _place(frame: _Frame, value: Any, exact: bool) -> bool:
-    """Put a finished value into its parent frame; a key's value ends that key's turn."""
-    if isinstance(frame.container, list):
-        frame.container.append(value)
+def _place(frame: _Frame, value: Any) -> bool:
+    """Put a finished value into its parent frame; a key's value ends that key's turn. False when
+    the value was a list or mapping used as a key (not plain)."""
+    if frame.container.__class__ is list:
+        frame.container.append(value)  # type: ignore[union-attr]
     elif frame.key is _KEY_BUILDING:  # a collection used as a key has just ended
         frame.key = object()
         return False
     else:
-        frame.container[frame.key] = value
+        frame.container[frame.key] = value  # type: ignore[index]
         frame.key = _NO_KEY
-    return exact
+    return True

@@ -168,6 +168,12 @@ def load_yaml(
     return None if found else doc
 
 
+#: Files up to this size may use what only the careful (ruamel) reader reads; larger ones must be
+#: plain YAML. A tenant file is a few hundred bytes; a plain hosts.yaml of 3,200 leaves is fine.
+MAX_CAREFUL_CHARS = 64 * 1024
+PLAIN = "plain YAML: quoted text, true/false, whole numbers, no tags or duplicate keys"
+
+
 #: Every character `first_refused_in_file` finds, mapped to a space (only to locate a field).
 _IN_FILE_TRANSLATION = {c: " " for c in [*range(0xA0), 0x2028, 0x2029] if first_refused_in_file(chr(c)) == 0}
 
@@ -253,13 +259,20 @@ def _read_text(file: Path, log: ProblemLog, max_bytes: int) -> str | None:
 
 def _parse(file: Path, text: str, log: ProblemLog, fast: bool) -> YamlDoc | None:
     """Structure check and parse (libyaml when plain, else ruamel); problems go to `log`."""
+    reasons: list[tuple[int, str]] = []
     try:
-        quick = fast_load(text, build=fast)
+        quick = fast_load(text, reasons)
     except Refused as exc:
         log.add(file, exc.line, dotted(exc.path), exc.message, exc.allowed)
         return None
-    if quick is not None:
+    if quick is not None and fast:
         return YamlDoc(file, quick[0], quick[1])
+    if quick is None and len(text) > MAX_CAREFUL_CHARS:
+        # ruamel reads about 100 KiB a second: a large file must be plain (it then takes the fast
+        # path) or it is refused at the first thing that is not, instead of costing seconds.
+        line, why = reasons[0] if reasons else (1, "not plain YAML")
+        log.add(file, line, "", f"{why} (in a file this large, over {MAX_CAREFUL_CHARS // 1024} KiB)", PLAIN)
+        return None
     yaml = YAML(typ="rt")
     yaml.allow_duplicate_keys = False
     try:
