@@ -151,7 +151,7 @@ def test_a_file_that_is_not_a_mapping_is_never_quoted(root: Path) -> None:
     (root / "tenants" / "copy.yaml").write_text(f"root:x:0:0:{SECRET}:/root:/bin/bash\n", encoding="utf-8")
     problems = _problems(root)
     assert problems == [
-        "tenants/copy.yaml:1: must be a mapping of keys, not a string (allowed: name, id, description, "
+        "tenants/copy.yaml:1: must be a mapping of keys, not text (allowed: name, id, description, "
         "isolation, address_block, lossless, gpus, shared_with, overlay)"
     ]
 

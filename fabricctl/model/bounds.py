@@ -14,6 +14,11 @@ MAX_TENANT_FILE_BYTES = 1 * MIB
 #: One inventory file: hosts.yaml of 3,200 leaves + spines is about 0.5 MiB even with a few
 #: data keys per host.
 MAX_INVENTORY_FILE_BYTES = 8 * MIB
+#: Files up to this size may use what only the careful YAML reader (ruamel, about 100 KiB of
+#: text a second) reads: tags to refuse, YAML 1.1 words, syntax errors to explain. Larger files
+#: must be plain YAML, which the fast reader takes at ~3 MiB a second. A tenant file is a few
+#: hundred bytes; a plain hosts.yaml of 3,200 leaves (~0.5 MiB) takes the fast reader.
+MAX_CAREFUL_CHARS = 64 * 1024
 #: Lists and mappings inside lists and mappings: tenant files nest 4 levels, groups.yaml 6.
 MAX_DEPTH = 32
 #: Tenant files in tenants/: ids run 1..overlay.tenant_id_max, which is at most 99,999.

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from fabricctl.model.bounds import MAX_INVENTORY_FILE_BYTES
-from fabricctl.model.problems import ProblemLog
+from fabricctl.model.problems import ProblemLog, kind_of
 from fabricctl.model.yamlsource import YamlDoc, dotted, load_yaml
 
 if TYPE_CHECKING:
@@ -93,24 +93,11 @@ _TEXT_KEYS = {
 }
 
 
-def _kind(value: Any) -> str:
-    """What a value is, without its content (which may be a password)."""
-    if isinstance(value, dict):
-        return "a mapping"
-    if isinstance(value, list):
-        return "a list"
-    if isinstance(value, bool):
-        return "true or false"
-    if isinstance(value, str):
-        return "text"
-    return "a number" if isinstance(value, (int, float)) else f"a value of type {type(value).__name__}"
-
-
 def _shown(value: Any) -> str:
     """A number-like value in an error: true/false, short text quoted, anything else by its kind."""
     if isinstance(value, bool):
         return str(value).lower()
-    return repr(value) if isinstance(value, str) and len(value) <= 20 else _kind(value)
+    return repr(value) if isinstance(value, str) and len(value) <= 20 else kind_of(value)
 
 
 def _allowed(name: str) -> str:
@@ -157,7 +144,7 @@ def _check_entry(
         elif key == "port" and isinstance(value, int) and not 1 <= value <= 65535:
             add((key,), f"{value} is out of range", "a TCP port, 1-65535")
         elif key in _TEXT_KEYS and value is not None and not isinstance(value, str):
-            add((key,), f"must be text, not {_kind(value)}", _TEXT_KEYS[key])
+            add((key,), f"must be text, not {kind_of(value)}", _TEXT_KEYS[key])
 
 
 def _check_data(data: dict[str, Any], add: Any) -> None:
@@ -169,7 +156,7 @@ def _check_data(data: dict[str, Any], add: Any) -> None:
         if key in ("role", "model") and not isinstance(value, str):
             add(
                 (key,),
-                f"must be text, not {_kind(value)}",
+                f"must be text, not {kind_of(value)}",
                 "spine or leaf" if key == "role" else "a model name",
             )
         elif key == "index" and (isinstance(value, bool) or not isinstance(value, int)):

@@ -15,7 +15,7 @@ from pydantic import BaseModel, ValidationError
 from fabricctl.model.bounds import MAX_INVENTORY_FILE_BYTES, MAX_TENANT_FILE_BYTES, MAX_TENANT_FILES
 from fabricctl.model.fabric import FabricSettings, Switch
 from fabricctl.model.inventory import check_inventory, load_inventory
-from fabricctl.model.problems import ProblemLog
+from fabricctl.model.problems import ProblemLog, kind_of
 from fabricctl.model.tenant import Tenant
 from fabricctl.model.yamlsource import YamlDoc, dotted, inside_root, load_yaml
 
@@ -125,19 +125,6 @@ def show(value: Any) -> str:
     return f"a value of type {type(value).__name__}"
 
 
-def _kind(value: Any) -> str:
-    """What a value is, without any of its content: 'a list', 'a string', 'a number'."""
-    if isinstance(value, list):
-        return "a list"
-    if isinstance(value, str):
-        return "a string"
-    if isinstance(value, bool):
-        return "true or false"
-    if isinstance(value, (int, float)):
-        return "a number"
-    return f"a value of type {type(value).__name__}"
-
-
 def _describe_char(char: str) -> str:
     if char == "\n" or char == "\r":
         return "a line break"
@@ -182,7 +169,7 @@ def validate_doc(
         # Never quote the value: a file that is not a mapping may be anything (a symlinked
         # /etc/passwd reads as one long string), and its contents must not reach the terminal.
         message = (
-            "the file is empty" if doc.data is None else f"must be a mapping of keys, not {_kind(doc.data)}"
+            "the file is empty" if doc.data is None else f"must be a mapping of keys, not {kind_of(doc.data)}"
         )
         log.add(doc.file, 1, "", message, ", ".join(model.model_fields))
         return None

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 
 @dataclass(frozen=True, order=True)
@@ -78,3 +79,19 @@ def _real(path: Path) -> Path:
         return path.resolve()
     except (OSError, RuntimeError):
         return path.absolute()
+
+
+def kind_of(value: Any) -> str:
+    """What a value is, without any of its content ('a list', 'text', 'a number'): for errors
+    about a value that may be anything (a password, a whole foreign file read as one string)."""
+    if isinstance(value, dict):
+        return "a mapping"
+    if isinstance(value, list):
+        return "a list"
+    if isinstance(value, bool):
+        return "true or false"
+    if isinstance(value, str):
+        return "text"
+    if isinstance(value, (int, float)):
+        return "a number"
+    return f"a value of type {type(value).__name__}"

@@ -16,7 +16,7 @@ from ruamel.yaml.constructor import DuplicateKeyError
 from ruamel.yaml.error import MarkedYAMLError
 
 from fabricctl.model._fastyaml import ALIAS, MERGE, TOO_DEEP, TOO_DEEP_ALLOWED, Refused, fast_load
-from fabricctl.model.bounds import MAX_DEPTH, MAX_TENANT_FILE_BYTES, size_text
+from fabricctl.model.bounds import MAX_CAREFUL_CHARS, MAX_DEPTH, MAX_TENANT_FILE_BYTES, size_text
 from fabricctl.model.problems import ProblemLog
 from fabricctl.model.text import ALLOWED, describe, first_refused_in_file, is_refused, one_line_problem
 
@@ -168,9 +168,6 @@ def load_yaml(
     return None if found else doc
 
 
-#: Files up to this size may use what only the careful (ruamel) reader reads; larger ones must be
-#: plain YAML. A tenant file is a few hundred bytes; a plain hosts.yaml of 3,200 leaves is fine.
-MAX_CAREFUL_CHARS = 64 * 1024
 PLAIN = "plain YAML: quoted text, true/false, whole numbers, no tags or duplicate keys"
 
 
