@@ -16,6 +16,7 @@ from fabricctl.model.bounds import (
     MAX_SHARED_WITH,
 )
 from fabricctl.model.network import Network
+from fabricctl.model.problems import kind_of
 
 TenantName = Annotated[
     str,
@@ -61,14 +62,12 @@ def _port(value: Any) -> int | str:
         return value
     if isinstance(value, str) and _SUB_PORT.fullmatch(value):
         return value
-    shown = (
-        str(value).lower()
-        if isinstance(value, bool)
-        else repr(value[:20])
-        if isinstance(value, str)
-        else None
-    )
-    what = shown if shown is not None else str(value) if isinstance(value, int) else "this"
+    if isinstance(value, bool):
+        what = str(value).lower()
+    elif isinstance(value, int):
+        what = str(value)
+    else:
+        what = repr(value[:20]) if isinstance(value, str) else kind_of(value)
     raise ValueError(f"{what} is not a port: write a port number 1-{MAX_PORT} (40) or a sub-port ('40:2')")
 
 
