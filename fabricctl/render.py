@@ -32,6 +32,7 @@ from jinja2.sandbox import SandboxedEnvironment
 from fabricctl import __version__
 from fabricctl.compile.intent import DeviceIntent, Node
 from fabricctl.errors import StageError
+from fabricctl.model.text import one_line_problem
 from fabricctl.platforms import get_platform
 from fabricctl.platforms.base import Platform
 
@@ -81,9 +82,15 @@ FILTERS: dict[str, Callable[..., str]] = {
 
 
 def _one_line(value: Any) -> Any:
-    """Refuse any value that would break out of its CLI line (invariant 7: no injection)."""
-    if isinstance(value, str) and any(c in value for c in "\r\n\x00\x1b"):
-        raise ValueError(f"refusing to render a multi-line or control-character value: {value!r}")
+    """Refuse any value that would break out of its CLI line (invariant 7: no injection).
+
+    The same character test validate applies to every input value (model/text.py), so a value
+    that got past validate some other way (a user template, a hand-built intent) stops here.
+    """
+    if isinstance(value, str):
+        problem = one_line_problem(value)
+        if problem is not None:
+            raise ValueError(f"refusing to render a multi-line or control-character value: it {problem}")
     return value
 
 

@@ -93,7 +93,9 @@ def test_unreadable_file_is_a_problem_not_a_crash(tmp_path: Path) -> None:
     path = tmp_path / "bad.yaml"
     path.write_bytes(b"name: \xff\xfe\n")
     assert load_yaml(path, log) is None
-    assert log.problems[0].message == "cannot read file: UnicodeDecodeError"
+    assert [(p.line, p.message) for p in log.problems] == [
+        (1, "cannot read file: not UTF-8 text (an invalid byte at column 7)")
+    ]
 
 
 def test_eos_small_fabric_loads() -> None:

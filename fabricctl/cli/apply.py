@@ -10,6 +10,9 @@ from typing import Any
 import click
 
 from fabricctl.cli.common import (
+    MAX_CONFIRM_TIMEOUT,
+    MAX_PARALLELISM,
+    MAX_SWITCHES,
     CliError,
     compile_root,
     echo,
@@ -53,26 +56,39 @@ def _progress(as_json: bool, total: int) -> tuple[Any, Any]:
 @lab_option
 @limit_option
 @click.option("--auto-approve", is_flag=True, help="Do not ask for confirmation.")
-@click.option("--parallelism", type=click.IntRange(min=1), default=20, show_default=True)
 @click.option(
-    "--canary", type=click.IntRange(min=0), default=0, show_default=True, help="Switches pushed first, alone."
+    "--parallelism",
+    type=click.IntRange(min=1, max=MAX_PARALLELISM),
+    default=20,
+    show_default=True,
+    help=f"Switches pushed at once, 1-{MAX_PARALLELISM}.",
 )
 @click.option(
-    "--batch-size", type=click.IntRange(min=1), default=None, help="Switches per batch [parallelism]."
+    "--canary",
+    type=click.IntRange(min=0, max=MAX_SWITCHES),
+    default=0,
+    show_default=True,
+    help="Switches pushed first, alone.",
+)
+@click.option(
+    "--batch-size",
+    type=click.IntRange(min=1, max=MAX_SWITCHES),
+    default=None,
+    help="Switches per batch [parallelism].",
 )
 @click.option(
     "--max-failures",
-    type=click.IntRange(min=0),
+    type=click.IntRange(min=0, max=MAX_SWITCHES),
     default=0,
     show_default=True,
     help="Stop starting new switches after more failures than this.",
 )
 @click.option(
     "--confirm-timeout",
-    type=click.IntRange(min=1),
+    type=click.IntRange(min=1, max=MAX_CONFIRM_TIMEOUT),
     default=120,
     show_default=True,
-    help="Seconds a switch waits for the confirm before reverting by itself.",
+    help=f"Seconds a switch waits for the confirm before reverting by itself, 1-{MAX_CONFIRM_TIMEOUT}.",
 )
 @click.option(
     "--rollback-on-failure", is_flag=True, help="Revert switches this run changed if any switch fails."

@@ -5,9 +5,11 @@ Only click is imported here: this module loads for every command, `--help` inclu
 
 from __future__ import annotations
 
+import math
+import os
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -41,13 +43,78 @@ limit_option = click.option(
     help="Switch name or role (spine, leaf); repeatable.",
 )
 lab_option = click.option("--lab", is_flag=True, help="Target the lab fabric (lab login and endpoints).")
+
+
+class Seconds(click.FloatRange):
+    """A number of seconds in a range; nan and inf are not numbers of seconds (FloatRange lets
+    nan through: every comparison with it is false)."""
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        number = super().convert(value, param, ctx)
+        if not math.isfinite(number):
+            self.fail(f"{value!r} is not a number of seconds (allowed: {self._describe_range()})", param, ctx)
+        return number
+
+
+#: Upper bounds of the numeric flags: far above any real use, low enough that a typo (10^20)
+#: is an error rather than a run that never ends.
+MAX_TIMEOUT = 3600
+MAX_CONFIRM_TIMEOUT = 86400
+MAX_PARALLELISM = 1000
+MAX_SWITCHES = 8192  # 4096 spines + 4096 leaves: the most switch indexes a fabric can have
+
 timeout_option = click.option(
     "--timeout",
-    type=click.FloatRange(min=1),
+    type=Seconds(min=1, max=MAX_TIMEOUT),
     default=30.0,
     show_default=True,
-    help="Per-command timeout (s).",
+    help=f"Per-command timeout (s), 1-{MAX_TIMEOUT}.",
 )
+
+
+def one_line_flag(flag: str, value: str | None) -> None:
+    """A flag's text value must stay on one line (it is echoed, and written into reports)."""
+    from fabricctl.model.text import one_line_problem
+
+    problem = one_line_problem(value) if value is not None else None
+    if problem is not None:
+        raise CliError(f"{flag}: the value {problem} (allowed: text on one line)")
+
+
+def check_output_file(path: Path, root: Path | None = None) -> None:
+    """Refuse, before anything is read or contacted, an output file that cannot be written: a
+    folder, a path under a file, a folder without write permission, or one of the fabric's own
+    input files (inventory/, tenants/)."""
+    _check_writable(path, want_dir=False)
+    if root is not None:
+        target = Path(os.path.abspath(path))
+        for inputs in ("inventory", "tenants"):
+            folder = Path(os.path.abspath(root / inputs))
+            if target == folder or folder in target.parents:
+                raise CliError(
+                    f"cannot use {path}: it is inside {inputs}/, the fabric's input (allowed: a file elsewhere)"
+                )
+
+
+def check_output_folder(path: Path) -> None:
+    """Refuse, before anything is read, an output folder that cannot be created or written."""
+    _check_writable(path, want_dir=True)
+
+
+def _check_writable(path: Path, want_dir: bool) -> None:
+    if path.exists():
+        if path.is_dir() != want_dir:
+            raise CliError(f"cannot use {path}: {'Not a directory' if want_dir else 'Is a directory'}")
+        if not os.access(path, os.W_OK):
+            raise CliError(f"cannot use {path}: Permission denied")
+        return
+    parent = path.parent
+    while not parent.exists() and parent != parent.parent:
+        parent = parent.parent
+    if parent.exists() and not parent.is_dir():
+        raise CliError(f"cannot use {path}: Not a directory")
+    if parent.is_dir() and not os.access(parent, os.W_OK | os.X_OK):
+        raise CliError(f"cannot use {path}: Permission denied")
 
 
 def echo(text: str, err: bool = False) -> None:
@@ -83,14 +150,17 @@ def select_switches(compiled: Compiled, limits: tuple[str, ...]) -> dict[str, De
     """--limit NAME|ROLE (repeatable or comma-separated) -> the selected intents, fabric order."""
     if not limits:
         return compiled.intents
-    wanted = [w for item in limits for w in item.split(",") if w]
+    names = list(compiled.intents)
+    allowed = f"spine, leaf, {names[0]}..{names[-1]}" if names else "spine, leaf"
+    for item in limits:
+        one_line_flag("--limit", item)
+        if not all(item.split(",")):  # `--limit ,` or `--limit leaf1,` must not select nothing
+            raise CliError(f"--limit {item!r}: an empty switch or role name (allowed: {allowed})")
+    wanted = [w for item in limits for w in item.split(",")]
     chosen: set[str] = set()
     for w in wanted:
         hits = {n for n, i in compiled.intents.items() if n == w or i.role == w}
         if not hits:
-            names = list(compiled.intents)
-            raise CliError(
-                f"--limit {w}: no such switch or role (allowed: spine, leaf, {names[0]}..{names[-1]})"
-            )
+            raise CliError(f"--limit {w}: no such switch or role (allowed: {allowed})")
         chosen |= hits
     return {n: i for n, i in compiled.intents.items() if n in chosen}

@@ -10,10 +10,12 @@ import click
 
 from fabricctl.cli.common import (
     CliError,
+    check_output_file,
     compile_root,
     echo,
     lab_option,
     limit_option,
+    one_line_flag,
     root_option,
     select_switches,
     timeout_option,
@@ -113,6 +115,10 @@ def plan_cmd(
     timeout: float,
 ) -> None:
     """Diff every switch's running config against the intent (read-only); optionally save the plan."""
+    one_line_flag("--changed-since", changed_since)
+    one_line_flag("--artifact-url", artifact_url)
+    for path in out_paths:  # before any switch is read: a plan nobody can save is wasted reads
+        check_output_file(path, root)
     plan, prepared = compute_plan(root, lab, limit, timeout, changed_since)
     echo(render_plan(plan, fmt, prepared.compiled, artifact_url))
     if out_paths:

@@ -8,6 +8,7 @@ from pathlib import Path
 import click
 
 from fabricctl.cli.common import (
+    check_output_folder,
     compile_root,
     console,
     fabric_root,
@@ -48,9 +49,10 @@ def render(root: Path, out_dir: Path | None, limit: tuple[str, ...], force: bool
     from fabricctl.artifacts import write_artifacts
     from fabricctl.render import Renderer
 
+    target = out_dir if out_dir is not None else fabric_root(root) / "out"
+    check_output_folder(target)  # before compiling: nothing is read for a render that cannot land
     compiled = compile_root(root)
     intents = select_switches(compiled, limit)
-    target = out_dir if out_dir is not None else root / "out"
     stats = write_artifacts(intents, Renderer(root), target, force=force)
     click.echo(
         f"rendered {len(stats.rendered)} switches ({stats.lines} config lines), "

@@ -7,16 +7,19 @@ All cross-tenant problems are collected and reported together, each at the line 
 
 from __future__ import annotations
 
+import bisect
 import re
 from dataclasses import dataclass, field
 from ipaddress import IPv4Address, IPv4Network
 
-from fabricctl.compile.topology import GpuPort, Topology
+from fabricctl.compile.topology import GpuPort, Topology, management_addresses
+from fabricctl.model.bounds import MAX_SERVERS
 from fabricctl.model.fabric import expand_ports
 from fabricctl.model.load import Fabric, TenantDoc
 from fabricctl.model.problems import ProblemLog
 from fabricctl.model.tenant import Tenant
 from fabricctl.platforms import get_platform
+from fabricctl.platforms.base import Platform
 
 INTRA_SEQ = 10
 PEER_SEQ_BASE = 1000  # rule for peer tenant p: 1000 + p.id
@@ -98,6 +101,7 @@ def _expand_servers(names: list[str]) -> list[str]:
 def _resolve_gpus(td: TenantDoc, topo: Topology, fabric: Fabric, log: ProblemLog) -> list[GpuPort]:
     """Turn the tenant's GPU selections into leaf ports, in declared order."""
     ports: list[GpuPort] = []
+    named = 0  # server names this tenant's ranges expand to, against MAX_SERVERS
     for i, sel in enumerate(td.tenant.gpus):
         if sel.servers is not None:
             for j, server in enumerate(sel.servers):
@@ -106,6 +110,16 @@ def _resolve_gpus(td: TenantDoc, topo: Topology, fabric: Fabric, log: ProblemLog
                 if m and int(m.group(3)) < int(m.group(2)):
                     log.add(*where, f"range '{server}' runs backwards", "low-high, such as node01-node04")
                     continue
+                size = int(m.group(3)) - int(m.group(2)) + 1 if m else 1
+                named += size
+                if size > MAX_SERVERS or named > MAX_SERVERS:  # checked before a name is made
+                    what = (
+                        f"range '{server}' names {size} servers"
+                        if size > MAX_SERVERS
+                        else (f"with '{server}' this tenant names more than {MAX_SERVERS} servers")
+                    )
+                    log.add(*where, what, f"at most {MAX_SERVERS} servers per tenant")
+                    return ports
                 names = _expand_servers([server])
                 missing = [name for name in names if name not in topo.by_server]
                 if missing:
@@ -195,8 +209,10 @@ def allocate(fabric: Fabric, topo: Topology, docs: list[TenantDoc], log: Problem
     numbers: dict[tuple[str, int | str], tuple[TenantDoc, str]] = {}
     reserved = _reserved_networks(fabric)
 
+    platforms = {get_platform(sw.platform).name: get_platform(sw.platform) for sw in fabric.switches}
     for td in docs:
         t = td.tenant
+        _check_reserved_name(td, list(platforms.values()), log)
         if t.id > ov.tenant_id_max:
             log.add(td.file, td.line("id"), "id", f"{t.id} is out of range", f"1-{ov.tenant_id_max}")
         id_taken = t.id in seen_id
@@ -302,15 +318,14 @@ def allocate(fabric: Fabric, topo: Topology, docs: list[TenantDoc], log: Problem
                 f"{block} has {block.num_addresses} addresses; {len(unique)} GPUs in isolation {t.isolation} need {need}",
                 f"a prefix of /{32 - (need - 1).bit_length()} or larger",
             )
-        for name, net in reserved:
-            if block.overlaps(net):
-                log.add(
-                    td.file,
-                    td.line("address_block"),
-                    "address_block",
-                    f"{block} overlaps the fabric's {name} {net}",
-                    "an address block outside the underlay pools",
-                )
+        for name in _reserved_hits(block, reserved):
+            log.add(
+                td.file,
+                td.line("address_block"),
+                "address_block",
+                f"{block} overlaps {name}",
+                "an address block outside the underlay pools and management addresses",
+            )
         assignments = []
         for i, gp in enumerate(unique):
             if t.isolation == "l3" and 2 * i + 1 < block.num_addresses:
@@ -336,14 +351,49 @@ def allocate(fabric: Fabric, topo: Topology, docs: list[TenantDoc], log: Problem
     return Allocation(allocs, by_leaf, port_owner)
 
 
-def _reserved_networks(fabric: Fabric) -> list[tuple[str, IPv4Network]]:
-    u = fabric.settings.underlay
-    return [
-        ("spine_loopbacks", u.spine_loopbacks),
-        ("leaf_loopbacks", u.leaf_loopbacks),
-        ("vtep_loopbacks", u.vtep_loopbacks),
-        ("p2p_links", u.p2p_links),
-    ]
+def _check_reserved_name(td: TenantDoc, platforms: list[Platform], log: ProblemLog) -> None:
+    """A tenant name becomes VRF, ACL and VSI names on every leaf: refuse one a NOS of this
+    fabric keeps for itself (a tenant `mgmt` would land in the management VRF, outside the
+    owned scope: never pushed, never removed, and verify would not notice)."""
+    for platform in platforms:
+        why = platform.reserved(td.tenant.name)
+        if why is not None:
+            allowed = sorted({n for p in platforms for n in p.reserved_list()})
+            log.add(
+                td.file,
+                td.line("name"),
+                "name",
+                f"{td.tenant.name!r} is reserved: {why}",
+                f"a name other than {', '.join(allowed)}",
+            )
+            return
+
+
+@dataclass(frozen=True)
+class _Reserved:
+    """What no tenant block may overlap: the underlay pools (a few networks) and the switches'
+    management addresses (one per switch, sorted, so a block finds its hits by bisection)."""
+
+    pools: list[tuple[str, IPv4Network]]
+    hosts: list[tuple[int, str]]  # (address as int, switch), sorted
+
+
+def _reserved_networks(fabric: Fabric) -> _Reserved:
+    pools = [(f"the fabric's {name} {net}", net) for name, net in fabric.settings.underlay.pools()]
+    hosts = sorted((int(net.network_address), sw) for sw, net in management_addresses(fabric))
+    return _Reserved(pools, hosts)
+
+
+def _reserved_hits(block: IPv4Network, reserved: _Reserved) -> list[str]:
+    """How each reserved range `block` overlaps is named in an error, in order."""
+    hits = [name for name, net in reserved.pools if block.overlaps(net)]
+    lo, hi = int(block.network_address), int(block.broadcast_address)
+    i = bisect.bisect_left(reserved.hosts, (lo, ""))
+    while i < len(reserved.hosts) and reserved.hosts[i][0] <= hi:
+        address, sw = reserved.hosts[i]
+        hits.append(f"the management address {IPv4Address(address)} of {sw} (inventory/hosts.yaml)")
+        i += 1
+    return hits
 
 
 def _check_overlaps(docs: list[TenantDoc], log: ProblemLog) -> None:
@@ -372,10 +422,22 @@ def _check_overlaps(docs: list[TenantDoc], log: ProblemLog) -> None:
 def _link_peers(allocs: list[TenantAllocation], docs: dict[str, TenantDoc], log: ProblemLog) -> None:
     """A shared_with exception counts only when both tenants list each other."""
     by_name = {a.name: a for a in allocs}
+    declared = {a.name: set(a.tenant.shared_with) for a in allocs}  # sets: 16,384 peers stay linear
     for a in allocs:
         td = docs[a.name]
+        first: dict[str, int] = {}
         for i, peer in enumerate(a.tenant.shared_with):
             other = by_name.get(peer)
+            if peer in first:
+                log.add(
+                    td.file,
+                    td.line("shared_with", i),
+                    f"shared_with[{i}]",
+                    f"{peer!r} is listed twice (first as shared_with[{first[peer]}])",
+                    "each tenant once",
+                )
+                continue
+            first[peer] = i
             if other is None:
                 log.add(
                     td.file,
@@ -392,7 +454,7 @@ def _link_peers(allocs: list[TenantAllocation], docs: dict[str, TenantDoc], log:
                     "a tenant cannot share with itself",
                     "other tenants",
                 )
-            elif a.name not in other.tenant.shared_with:
+            elif a.name not in declared[peer]:
                 log.add(
                     td.file,
                     td.line("shared_with", i),

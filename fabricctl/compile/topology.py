@@ -143,6 +143,7 @@ def build_topology(fabric: Fabric, log: ProblemLog) -> Topology | None:
                 f"a prefix with at least {need} addresses",
             )
             ok = False
+    ok = _check_numbering(fabric, log) and ok
     if not ok:
         return None
 
@@ -212,3 +213,74 @@ def _cable(
                     leaf_ip=base + 1,
                 )
             )
+
+
+#: The highest 4-byte ASN a switch may take (4294967295 is reserved, RFC 7300).
+MAX_ASN = 4294967294
+
+
+def _check_numbering(fabric: Fabric, log: ProblemLog) -> bool:
+    """What the cabling rules and pools imply for the switches of this inventory: every leaf ASN
+    in range and none the spines' own, every cabled port on the switch, no pool holding a
+    management address. Returns False after logging any problem."""
+    und = fabric.settings.underlay
+    cab = fabric.settings.cabling
+    fabric_file = fabric.root / "inventory" / "fabric.yaml"
+    ok = True
+
+    def add(path: str, message: str, allowed: str) -> None:
+        nonlocal ok
+        ok = False
+        log.add(fabric_file, fabric.settings_line(*path.split(".")), path, message, allowed)
+
+    top = max(fabric.leaves, key=lambda s: s.index)
+    if und.leaf_asn_base + top.index > MAX_ASN:
+        add(
+            "underlay.leaf_asn_base",
+            f"{top.name} (index {top.index}) would get ASN {und.leaf_asn_base + top.index}, above {MAX_ASN}",
+            f"leaf_asn_base at most {MAX_ASN - top.index}",
+        )
+    same = [leaf for leaf in fabric.leaves if und.leaf_asn_base + leaf.index == und.spine_asn]
+    if same:
+        add(
+            "underlay.spine_asn",
+            f"{und.spine_asn} is also the ASN of {same[0].name} (leaf_asn_base + index {same[0].index})",
+            f"an ASN outside {und.leaf_asn_base + 1}-{und.leaf_asn_base + top.index}",
+        )
+    for path, spec, switches in (
+        ("cabling.leaf_uplink_ports", cab.leaf_uplink_ports, fabric.leaves),
+        ("cabling.leaf_gpu_ports", cab.leaf_gpu_ports, fabric.leaves),
+        ("cabling.spine_downlink_ports", cab.spine_downlink_ports, fabric.spines),
+    ):
+        highest = max(expand_ports(spec))
+        small = min(switches, key=lambda s: get_platform(s.platform).port_count)
+        count = get_platform(small.platform).port_count
+        if highest > count:
+            add(
+                path,
+                f"port {highest} is not on {small.name}, which has {count} ports ({get_platform(small.platform).title})",
+                f"ports 1-{count}",
+            )
+    managed = management_addresses(fabric)
+    for name, pool in und.pools():
+        for sw, address in managed:
+            if address.overlaps(pool):
+                add(
+                    f"underlay.{name}",
+                    f"{pool} holds the management address {address.network_address} of {sw} (inventory/hosts.yaml)",
+                    "a pool outside the switches' management addresses",
+                )
+                break
+    return ok
+
+
+def management_addresses(fabric: Fabric) -> list[tuple[str, IPv4Network]]:
+    """(switch, /32) for every switch whose inventory hostname is an IPv4 address (a DNS name has
+    none fabricctl can know): the management subnet, as the inventory spells it."""
+    out = []
+    for sw in fabric.switches:
+        try:
+            out.append((sw.name, IPv4Network(sw.hostname)))
+        except ValueError:
+            continue
+    return out

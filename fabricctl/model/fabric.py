@@ -7,16 +7,27 @@ error, not a silently ignored setting.
 from __future__ import annotations
 
 import difflib
-from ipaddress import IPv4Network
+import itertools
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, create_model, field_validator, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    StrictInt,
+    create_model,
+    field_validator,
+    model_validator,
+)
 from pydantic_core import PydanticCustomError
 
+from fabricctl.model.bounds import MAX_PORT
+from fabricctl.model.network import Network
 from fabricctl.platforms import PLATFORMS
 from fabricctl.platforms.base import Platform, QosTuning
 
-PortRange = Annotated[str, Field(pattern=r"^\d+(-\d+)?(,\d+(-\d+)?)*$")]
+#: "1-32,40": at most MAX_PORT ports, each written in at most 4 digits and a separator.
+PortRange = Annotated[str, Field(pattern=r"^\d+(-\d+)?(,\d+(-\d+)?)*$", max_length=5 * MAX_PORT)]
 
 
 class Strict(BaseModel):
@@ -24,7 +35,11 @@ class Strict(BaseModel):
 
 
 def expand_ports(spec: str) -> list[int]:
-    """'1-32,40' -> [1..32, 40]: port lists are written as ranges, like on a switch."""
+    """'1-32,40' -> [1..32, 40]: port lists are written as ranges, like on a switch.
+
+    Only for specs Cabling has validated (numbers 1..MAX_PORT, no port twice), so at most
+    MAX_PORT ports come out.
+    """
     ports: list[int] = []
     for part in spec.split(","):
         lo, _, hi = part.partition("-")
@@ -32,38 +47,113 @@ def expand_ports(spec: str) -> list[int]:
     return ports
 
 
+def check_ports(spec: str) -> None:
+    """Raise ValueError unless `spec` names ports 1..MAX_PORT, low-high, each once.
+
+    Linear and bounded: numbers are checked before any range is expanded, and expansion stops
+    once more ports than MAX_PORT were named (some must then repeat).
+    """
+    seen: set[int] = set()
+    twice: set[int] = set()
+    count = 0
+    for part in spec.split(","):
+        lo, _, hi = part.partition("-")
+        for number in (lo, hi):
+            if number and (len(number) > 4 or int(number) > MAX_PORT):
+                raise ValueError(f"port {number[:12]} is above {MAX_PORT} (ports are numbered 1-{MAX_PORT})")
+        if hi and int(hi) < int(lo):
+            raise ValueError(f"range {part} runs backwards (write low-high)")
+        if int(lo) < 1:
+            raise ValueError("ports are numbered from 1")
+        for port in range(int(lo), int(hi or lo) + 1):
+            (twice if port in seen else seen).add(port)
+            count += 1
+            if count > MAX_PORT:
+                break
+        if count > MAX_PORT:
+            break
+    if twice:
+        raise ValueError(f"port(s) {', '.join(map(str, sorted(twice)))} listed more than once")
+
+
 class Underlay(Strict):
     """eBGP underlay: one ASN for all spines, one per leaf, numbered /31 fabric links."""
 
-    spine_asn: int = Field(ge=1, le=4294967294)
-    leaf_asn_base: int = Field(ge=1, le=4294967294)
-    spine_loopbacks: IPv4Network
-    leaf_loopbacks: IPv4Network
-    vtep_loopbacks: IPv4Network
-    p2p_links: IPv4Network
-    max_paths: int = Field(default=64, ge=1, le=512)
+    spine_asn: StrictInt = Field(ge=1, le=4294967294)
+    leaf_asn_base: StrictInt = Field(ge=1, le=4294967294)
+    spine_loopbacks: Network
+    leaf_loopbacks: Network
+    vtep_loopbacks: Network
+    p2p_links: Network
+    max_paths: StrictInt = Field(default=64, ge=1, le=512)
+
+    @model_validator(mode="after")
+    def _pools_apart(self) -> Underlay:
+        """Each pool numbers its own kind of address: two that overlap give two switches one IP."""
+        for (a, net_a), (b, net_b) in itertools.combinations(self.pools(), 2):
+            if net_a.overlaps(net_b):
+                raise ValueError(f"{b} {net_b} overlaps {a} {net_a} (every pool needs its own range)")
+        return self
+
+    def pools(self) -> list[tuple[str, Network]]:
+        """(field name, network) of every address pool, in the order fabric.yaml lists them."""
+        return [
+            ("spine_loopbacks", self.spine_loopbacks),
+            ("leaf_loopbacks", self.leaf_loopbacks),
+            ("vtep_loopbacks", self.vtep_loopbacks),
+            ("p2p_links", self.p2p_links),
+        ]
 
 
 class Overlay(Strict):
     """EVPN/VXLAN numbering: every tenant number follows from its explicit id."""
 
-    l3vni_base: int = Field(ge=1, le=16_000_000)
-    l2vni_base: int = Field(ge=1, le=16_000_000)
-    vlan_base: int = Field(ge=0, le=4000)
-    route_target_asn: int = Field(ge=1, le=65535)
+    l3vni_base: StrictInt = Field(ge=1, le=16_000_000)
+    l2vni_base: StrictInt = Field(ge=1, le=16_000_000)
+    vlan_base: StrictInt = Field(ge=0, le=4000)
+    route_target_asn: StrictInt = Field(ge=1, le=65535)
     anycast_gateway_mac: str = Field(pattern=r"^[0-9a-f]{2}(:[0-9a-f]{2}){5}$")
-    tenant_id_max: int = Field(default=9999, ge=1, le=99999)
+    tenant_id_max: StrictInt = Field(default=9999, ge=1, le=99999)
+
+    @field_validator("anycast_gateway_mac")
+    @classmethod
+    def _unicast(cls, value: str) -> str:
+        """Hosts answer ARP with this MAC: a group address (I/G bit set) or zero is no host's."""
+        if int(value[:2], 16) & 1:
+            raise ValueError(
+                f"{value} is a multicast MAC (the lowest bit of the first octet is set); "
+                "use a unicast MAC such as 00:1c:73:00:00:99"
+            )
+        if value == "00:00:00:00:00:00":
+            raise ValueError(
+                "00:00:00:00:00:00 is no host's MAC; use a unicast MAC such as 00:1c:73:00:00:99"
+            )
+        return value
+
+    @model_validator(mode="after")
+    def _vni_ranges_apart(self) -> Overlay:
+        """Tenant ids 1..tenant_id_max give L3VNIs and L2VNIs from their bases: the two runs
+        must not meet, or one tenant's L2VNI is another's L3VNI."""
+        l3 = (self.l3vni_base + 1, self.l3vni_base + self.tenant_id_max)
+        l2 = (self.l2vni_base + 1, self.l2vni_base + self.tenant_id_max)
+        if l2[0] <= l3[1] and l3[0] <= l2[1]:
+            raise ValueError(
+                f"l2vni_base {self.l2vni_base} gives L2VNIs {l2[0]}-{l2[1]}, which meet the L3VNIs "
+                f"{l3[0]}-{l3[1]} of l3vni_base {self.l3vni_base} (tenant ids 1-{self.tenant_id_max}); "
+                f"the bases must be at least tenant_id_max ({self.tenant_id_max}) apart"
+            )
+        return self
 
 
 class _QosPolicy(Strict):
     """The lossless RoCEv2 class, fabric-wide; per-platform tuning where syntax differs."""
 
-    roce_dscp: int = Field(default=26, ge=0, le=63)
-    lossless_priority: int = Field(default=3, ge=0, le=7)
-    cnp_dscp: int = Field(default=48, ge=0, le=63)
-    cnp_class: int | None = Field(default=None, ge=0, le=7)
-    mtu: int = Field(default=9214, ge=1500, le=9416)
-    lossless_bandwidth_percent: int = Field(default=50, ge=1, le=99)
+    roce_dscp: StrictInt = Field(default=26, ge=0, le=63)
+    lossless_priority: StrictInt = Field(default=3, ge=0, le=7)
+    cnp_dscp: StrictInt = Field(default=48, ge=0, le=63)
+    cnp_class: StrictInt | None = Field(default=None, ge=0, le=7)
+    mtu: StrictInt = Field(default=9214, ge=1500, le=9416)
+    lossless_bandwidth_percent: StrictInt = Field(default=50, ge=1, le=99)
     profile_name: str = Field(default="ROCE-LOSSLESS", pattern=r"^[A-Z][A-Z0-9_-]{0,30}$")
 
     @model_validator(mode="after")
@@ -80,39 +170,39 @@ class _QosPolicy(Strict):
         return tuning if isinstance(tuning, QosTuning) else platform.qos_tuning()
 
 
+def _strict(tuning: type[QosTuning]) -> type[QosTuning]:
+    """The platform's tuning model, strict: `ecn_minimum: true` is not 1, `"5"` is not 5."""
+    return type(
+        tuning.__name__,
+        (tuning,),
+        {"model_config": ConfigDict(strict=True), "__module__": tuning.__module__, "__doc__": tuning.__doc__},
+    )
+
+
 #: `qos:` of fabric.yaml: the policy, plus one block of tuning values per platform (`qos.<name>`).
 QosPolicy = create_model(
     "QosPolicy",
     __base__=_QosPolicy,
     __doc__=_QosPolicy.__doc__,
-    **{name: (p.qos_tuning, Field(default_factory=p.qos_tuning)) for name, p in PLATFORMS.items()},  # type: ignore[call-overload]
+    **{name: (_strict(p.qos_tuning), Field(default_factory=p.qos_tuning)) for name, p in PLATFORMS.items()},  # type: ignore[call-overload]
 )
 
 
 class Cabling(Strict):
     """Cabling rules instead of hand-written links: uplinks per spine, rail-optimized GPU servers."""
 
-    leaf_uplinks_per_spine: int = Field(ge=1, le=8)
+    leaf_uplinks_per_spine: StrictInt = Field(ge=1, le=8)
     leaf_uplink_ports: PortRange
     leaf_gpu_ports: PortRange
     spine_downlink_ports: PortRange
     gpu_port_breakout: Literal["none", "2x200G"] = "none"
-    nics_per_server: int = Field(default=8, ge=1, le=16)
+    nics_per_server: StrictInt = Field(default=8, ge=1, le=16)
     server_name: str = Field(default="gpu{:03d}", pattern=r"^[a-z][a-z0-9-]*\{:0?\d?d\}$")
 
     @field_validator("leaf_uplink_ports", "leaf_gpu_ports", "spine_downlink_ports")
     @classmethod
     def _increasing(cls, value: str) -> str:
-        for part in value.split(","):
-            lo, _, hi = part.partition("-")
-            if hi and int(hi) < int(lo):
-                raise ValueError(f"range {part} runs backwards (write low-high)")
-        ports = expand_ports(value)
-        if min(ports) < 1:
-            raise ValueError("ports are numbered from 1")
-        if len(set(ports)) != len(ports):
-            twice = sorted({p for p in ports if ports.count(p) > 1})
-            raise ValueError(f"port(s) {', '.join(map(str, twice))} listed more than once")
+        check_ports(value)
         return value
 
     @model_validator(mode="after")
@@ -137,7 +227,7 @@ class FabricSettings(Strict):
     overlay: Overlay
     qos: QosPolicy = Field(default_factory=QosPolicy)  # type: ignore[valid-type]
     cabling: Cabling
-    limits: dict[str, int] = Field(
+    limits: dict[str, StrictInt] = Field(
         default_factory=dict,
         description="Per-leaf budgets overriding the platform's datasheet figures: " + ", ".join(LIMIT_NAMES),
     )
@@ -161,8 +251,9 @@ class Switch(Strict):
     name: str = Field(pattern=r"^[a-z][a-z0-9-]{0,31}$")
     role: Literal["spine", "leaf"]
     platform: str
-    index: int = Field(ge=1, le=4096)
+    index: StrictInt = Field(ge=1, le=4096)
     model: str = ""
+    hostname: str = ""  # the management address (or DNS name) Nornir connects to
     file: str = ""
     line: int = 0
 

@@ -13,7 +13,8 @@ import difflib
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from fabricctl.model.problems import ProblemLog
+from fabricctl.model.bounds import MAX_INVENTORY_FILE_BYTES
+from fabricctl.model.problems import ProblemLog, kind_of
 from fabricctl.model.yamlsource import YamlDoc, dotted, load_yaml
 
 if TYPE_CHECKING:
@@ -49,11 +50,11 @@ def check_inventory(root: Path, log: ProblemLog) -> dict[str, YamlDoc] | None:
     problems = len(log.problems)
     for name in ("hosts", "groups", "defaults"):
         path = inv / f"{name}.yaml"
-        if not path.is_file():
+        if not path.is_file() and not path.is_symlink():
             if name != "defaults":
                 log.add(path, 0, "", "file is missing")
             continue
-        doc = load_yaml(path, log)
+        doc = load_yaml(path, log, max_bytes=MAX_INVENTORY_FILE_BYTES)
         if doc is not None:
             docs[name] = doc
     if len(log.problems) > problems or "hosts" not in docs or "groups" not in docs:
@@ -83,6 +84,22 @@ def check_inventory(root: Path, log: ProblemLog) -> dict[str, YamlDoc] | None:
     return docs if len(log.problems) == problems else None
 
 
+#: Entry keys Nornir passes on as text, and what each holds.
+_TEXT_KEYS = {
+    "hostname": "an address or DNS name",
+    "username": "a user name",
+    "password": "a password (better: FABRICCTL_PASSWORD)",
+    "platform": "a platform name",
+}
+
+
+def _shown(value: Any) -> str:
+    """A number-like value in an error: true/false, short text quoted, anything else by its kind."""
+    if isinstance(value, bool):
+        return str(value).lower()
+    return repr(value) if isinstance(value, str) and len(value) <= 20 else kind_of(value)
+
+
 def _allowed(name: str) -> str:
     return "host names" if name == "hosts" else "group names" if name == "groups" else ", ".join(ENTRY_KEYS)
 
@@ -103,6 +120,8 @@ def _check_entry(
             )
         elif key in ("data", "connection_options") and value is not None and not isinstance(value, dict):
             add((key,), "must be a mapping of keys", f"{key} as key: value lines")
+        elif key == "data" and isinstance(value, dict):
+            _check_data(value, lambda path, message, allowed: add(("data", *path), message, allowed))
         elif key == "groups" and value is not None:
             if not isinstance(value, list):
                 add((key,), "must be a list", "names of groups in groups.yaml")
@@ -121,7 +140,27 @@ def _check_entry(
                         "hostname, port, username, password, platform, extras",
                     )
         elif key == "port" and value is not None and (isinstance(value, bool) or not isinstance(value, int)):
-            add((key,), f"{value!r} must be a whole number", "a TCP port, 1-65535")
+            add((key,), f"{_shown(value)} must be a whole number", "a TCP port, 1-65535")
+        elif key == "port" and isinstance(value, int) and not 1 <= value <= 65535:
+            add((key,), f"{value} is out of range", "a TCP port, 1-65535")
+        elif key in _TEXT_KEYS and value is not None and not isinstance(value, str):
+            add((key,), f"must be text, not {kind_of(value)}", _TEXT_KEYS[key])
+
+
+def _check_data(data: dict[str, Any], add: Any) -> None:
+    """The data keys fabricctl reads, typed where they are written (a group, defaults, a host),
+    not where Nornir's inheritance lands them: `index: true` is not 1, a list is no model."""
+    for key, value in data.items():
+        if value is None:
+            continue
+        if key in ("role", "model") and not isinstance(value, str):
+            add(
+                (key,),
+                f"must be text, not {kind_of(value)}",
+                "spine or leaf" if key == "role" else "a model name",
+            )
+        elif key == "index" and (isinstance(value, bool) or not isinstance(value, int)):
+            add((key,), f"{_shown(value)} must be a whole number", "a whole number, 1-4096")
 
 
 def _check_group_loops(doc: YamlDoc, groups: dict[str, Any], log: ProblemLog) -> None:

@@ -12,11 +12,12 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
+from fabricctl.model.bounds import MAX_INVENTORY_FILE_BYTES, MAX_TENANT_FILE_BYTES, MAX_TENANT_FILES
 from fabricctl.model.fabric import FabricSettings, Switch
 from fabricctl.model.inventory import check_inventory, load_inventory
-from fabricctl.model.problems import ProblemLog
+from fabricctl.model.problems import ProblemLog, kind_of
 from fabricctl.model.tenant import Tenant
-from fabricctl.model.yamlsource import YamlDoc, dotted, load_yaml
+from fabricctl.model.yamlsource import YamlDoc, dotted, inside_root, load_yaml
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -165,8 +166,10 @@ def validate_doc(
 ) -> M | None:
     """Validate one YAML document; every pydantic error becomes a Problem with file and line."""
     if not isinstance(doc.data, dict):
+        # Never quote the value: a file that is not a mapping may be anything (a symlinked
+        # /etc/passwd reads as one long string), and its contents must not reach the terminal.
         message = (
-            "the file is empty" if doc.data is None else f"must be a mapping of keys, not {show(doc.data)}"
+            "the file is empty" if doc.data is None else f"must be a mapping of keys, not {kind_of(doc.data)}"
         )
         log.add(doc.file, 1, "", message, ", ".join(model.model_fields))
         return None
@@ -223,6 +226,10 @@ def _explain(
     elif kind in ("greater_than_equal", "less_than_equal", "greater_than", "less_than"):
         message = f"{show(value)} is out of range"
         allowed = err["msg"].replace("Input should be ", "")
+    elif kind == "too_long" and "max_length" in ctx:
+        # Counted and capped before anything is expanded (model/bounds.py): name the cap.
+        message = f"has {ctx.get('actual_length', 'too many')} items"
+        allowed = f"at most {ctx['max_length']}"
     elif kind in ("too_short", "too_long"):
         message = err["msg"].replace("Value should", "must").replace("List should", "must")
     elif kind == "value_error":
@@ -276,8 +283,9 @@ def load_fabric(root: Path, log: ProblemLog) -> Fabric | None:
     """inventory/{hosts,groups,defaults,fabric}.yaml -> Fabric (None after logging problems)."""
     docs = check_inventory(root, log)
     path = root / "inventory" / "fabric.yaml"
-    fabric_doc = load_yaml(path, log) if path.is_file() else None
-    if not path.is_file():
+    exists = path.is_file() or path.is_symlink()
+    fabric_doc = load_yaml(path, log, max_bytes=MAX_INVENTORY_FILE_BYTES) if exists else None
+    if not exists:
         log.add(path, 0, "", "file is missing")
     if docs is None or fabric_doc is None:
         return None
@@ -293,7 +301,8 @@ def _switches(root: Path, hosts: YamlDoc, log: ProblemLog) -> list[Switch] | Non
     try:
         inventory = load_inventory(root)
     except Exception as exc:  # what the located checks let through and Nornir still refused
-        log.add(hosts.file, 1, "", f"Nornir cannot read the inventory ({type(exc).__name__}: {exc})")
+        # The type only: Nornir's message may quote the files (and their passwords).
+        log.add(hosts.file, 1, "", f"Nornir cannot read the inventory ({type(exc).__name__})")
         return None
     out: list[Switch] = []
     for name, host in inventory.hosts.items():
@@ -302,7 +311,8 @@ def _switches(root: Path, hosts: YamlDoc, log: ProblemLog) -> list[Switch] | Non
             "role": host.get("role"),
             "platform": host.platform,
             "index": host.get("index"),
-            "model": str(host.get("model") or ""),
+            "model": host.get("model") if host.get("model") is not None else "",
+            "hostname": host.hostname if isinstance(host.hostname, str) else "",
             "file": log.relative(hosts.file),
             "line": hosts.line_of((name,)),
         }
@@ -343,19 +353,47 @@ def _switch_problem(
     else:
         message = f"{show(value)} is not a valid {field_name}"
     allowed = str(err.get("ctx", {}).get("expected", "")).replace("'", "")
+    if field_name == "index":
+        allowed = "a whole number, 1-4096"
     if not allowed:
         allowed = err["msg"].replace("Input should be ", "").replace("String should match ", "")
     log.add(hosts.file, hosts.line_of(path), ".".join(path), message, allowed)
+
+
+#: Suffixes of tenant files, compared case-insensitively (alpha.YAML is a tenant file too).
+TENANT_SUFFIXES = (".yaml", ".yml")
+
+
+def tenant_files(folder: Path) -> list[Path]:
+    """The tenant files of tenants/, sorted: *.yaml and *.yml in any case, nothing else
+    (a glob such as *.y*ml would read index.y.html, and *.yaml alone would drop alpha.YAML)."""
+    return sorted(p for p in folder.iterdir() if p.suffix.lower() in TENANT_SUFFIXES)
 
 
 def load_tenants(root: Path, log: ProblemLog) -> list[TenantDoc]:
     """tenants/*.yaml, one tenant per file, sorted by id (deterministic everywhere downstream)."""
     out: list[TenantDoc] = []
     folder = root / "tenants"
-    if not folder.is_dir():
+    if not folder.is_dir() and not folder.is_symlink():
         return out
-    for path in sorted(folder.glob("*.y*ml")):
-        doc = load_yaml(path, log)
+    if inside_root(folder, log) is None:
+        return out
+    try:
+        paths = tenant_files(folder)
+    except OSError as exc:
+        log.add(folder, 0, "", f"cannot read the folder: {exc.strerror or type(exc).__name__}")
+        return out
+    if len(paths) > MAX_TENANT_FILES:
+        log.add(
+            folder,
+            0,
+            "",
+            f"{len(paths)} tenant files, more than tenant ids can number",
+            f"at most {MAX_TENANT_FILES} files",
+        )
+        return out
+    for path in paths:
+        doc = load_yaml(path, log, max_bytes=MAX_TENANT_FILE_BYTES)
         if doc is None:
             continue
         tenant = validate_doc(doc, Tenant, log)

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 
 @dataclass(frozen=True, order=True)
@@ -44,17 +46,52 @@ class ProblemLog:
 
     root: Path
     problems: list[Problem] = field(default_factory=list)
+    _folders: dict[Path, Path] = field(default_factory=dict, repr=False, compare=False)
+
+    def real_folder(self, folder: Path) -> Path:
+        """`folder` with symlinks resolved, once per stage (thousands of tenant files share one)."""
+        if folder not in self._folders:
+            self._folders[folder] = folder.resolve(strict=True)
+        return self._folders[folder]
 
     def add(self, file: Path | str, line: int, path: str, message: str, allowed: str = "") -> None:
         self.problems.append(Problem(self.relative(file), line, path, message, allowed))
 
     def relative(self, file: Path | str) -> str:
+        """The file as the user names it under --root: a symlink by its own name, never its target
+        (which may be outside the repository, or loop)."""
         p = Path(file)
-        try:
-            return p.resolve().relative_to(self.root.resolve()).as_posix()
-        except ValueError:
-            return p.as_posix()
+        for base, path in ((self.root.absolute(), p.absolute()), (_real(self.root), _real(p))):
+            try:
+                return Path(os.path.normpath(path)).relative_to(os.path.normpath(base)).as_posix()
+            except ValueError:
+                continue
+        return p.as_posix()
 
     def check(self) -> None:
         if self.problems:
             raise InputError(self.problems)
+
+
+def _real(path: Path) -> Path:
+    """`path` with symlinks resolved where that is possible (a loop is left as written)."""
+    try:
+        return path.resolve()
+    except (OSError, RuntimeError):
+        return path.absolute()
+
+
+def kind_of(value: Any) -> str:
+    """What a value is, without any of its content ('a list', 'text', 'a number'): for errors
+    about a value that may be anything (a password, a whole foreign file read as one string)."""
+    if isinstance(value, dict):
+        return "a mapping"
+    if isinstance(value, list):
+        return "a list"
+    if isinstance(value, bool):
+        return "true or false"
+    if isinstance(value, str):
+        return "text"
+    if isinstance(value, (int, float)):
+        return "a number"
+    return f"a value of type {type(value).__name__}"

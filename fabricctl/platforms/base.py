@@ -28,6 +28,13 @@ class QosTuning(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
 
+#: Names no tenant takes on any NOS: the default VRF and the usual management VRF names (a tenant
+#: named so would bind its ports to the management VRF, which fabricctl never touches).
+COMMON_RESERVED_NAMES = ("default", "mgmt", "management")
+#: fabricctl names its own objects (checkpoints, sessions) with this prefix.
+RESERVED_PREFIX = "fabricctl"
+
+
 @dataclass(frozen=True)
 class Capabilities:
     """What a RoCE fabric needs from a NOS; validate refuses a switch or tenant that needs a missing one.
@@ -93,6 +100,23 @@ class Platform:
     #: (running, saved, output of fetch.pending_command) -> what an interrupted push left, or None
     pending: Callable[[str, str, str | None], str | None]
     push_module: str  # implements `Pusher`; imported on first use (netmiko / NAPALM load slowly)
+    #: VRF, ACL and VSI names the NOS keeps for itself (its default and management VRFs):
+    #: tenant names become these names, so a tenant may not take one, in any letter case.
+    reserved_names: tuple[str, ...] = ()
+
+    def reserved(self, name: str) -> str | None:
+        """Why `name` cannot name a tenant's VRF, ACL or VSI on this NOS, or None."""
+        folded = name.casefold()
+        if folded.startswith(RESERVED_PREFIX):
+            return f"names starting with '{RESERVED_PREFIX}' are kept for fabricctl's own objects"
+        if folded in (n.casefold() for n in (*COMMON_RESERVED_NAMES, *self.reserved_names)):
+            return f"{self.title} reserves it (a default or management VRF, outside what fabricctl owns)"
+        return None
+
+    def reserved_list(self) -> list[str]:
+        """Every reserved name, lower-cased, for the 'allowed' part of an error."""
+        names = {n.casefold() for n in (*COMMON_RESERVED_NAMES, *self.reserved_names)}
+        return [*sorted(names), f"{RESERVED_PREFIX}*"]
 
     @property
     def template_folder(self) -> str:

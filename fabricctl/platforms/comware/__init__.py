@@ -41,4 +41,6 @@ PLATFORM = Platform(
     fetch=FETCH,
     pending=pending,
     push_module="fabricctl.platforms.comware.push",
+    # The management vpn-instance goes by these names on S98xx (rules.not_owned).
+    reserved_names=("mgmt", "Mgmt", "MGMT", "management"),
 )

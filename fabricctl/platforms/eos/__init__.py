@@ -41,4 +41,6 @@ PLATFORM = Platform(
     fetch=FETCH,
     pending=pending,
     push_module="fabricctl.platforms.eos.push",
+    # `vrf instance default` is the global table; MGMT is the management VRF (rules.not_owned).
+    reserved_names=("default", "MGMT", "mgmt", "management"),
 )
