@@ -10,6 +10,9 @@ import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
+import hypothesis  # noqa: F401  # loaded now: its plugin imports it lazily at the end of a run, and
+
+# CPython 3.11.7 can fail that late ast.parse ("AST constructor recursion depth mismatch")
 import pytest
 
 from fabricctl.cli import main

@@ -7,6 +7,7 @@ hundreds of devices starts fast and only touches the files of devices actually u
 from __future__ import annotations
 
 import asyncio
+import re
 from dataclasses import dataclass, field
 
 from fabricctl.lab import grammar_comware, grammar_eos
@@ -18,6 +19,8 @@ from fabricctl.lab.faults import Faults
 from fabricctl.lab.grammar import Grammar
 from fabricctl.lab.state import StateStore
 
+#: What a lab flash file may be called: one plain name, so nothing is written outside the device's state.
+FLASH_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
 RUNNING = "running-config"
 STARTUP = "startup-config"
 
@@ -173,7 +176,9 @@ class LabDevice:
         self.set_running(tree)
 
     def write_file(self, name: str, text: str) -> None:
-        """Store a flash file (`copy ... flash:<name>`)."""
+        """Store a flash file (`copy ... flash:<name>`); a name is one plain file name, never a path."""
+        if not FLASH_NAME.fullmatch(name):
+            raise ValueError(f"not a flash file name: {name!r}")
         self.files[name] = text
         self.store.write(self.name, f"flash/{name}", text)
 

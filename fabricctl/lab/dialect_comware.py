@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 from fabricctl.lab import sessions
 from fabricctl.lab.config_tree import COMWARE_VERSION
-from fabricctl.lab.device import LabDevice
+from fabricctl.lab.device import FLASH_NAME, LabDevice
 from fabricctl.lab.dialect import CliError, CliSession, Logout, Output, command, word_column
 from fabricctl.lab.editor import Editor, InvalidInput
 
@@ -37,11 +37,9 @@ class Question:
 
 
 def flash_name(url: str) -> str | None:
-    """`flash:/x.cfg`, `flash:x.cfg` or `x.cfg` -> `x.cfg`; None for other media or folders."""
+    """`flash:/x.cfg`, `flash:x.cfg` or `x.cfg` -> `x.cfg`; None for other media, folders or odd names."""
     name = url[len("flash:") :].lstrip("/") if url.startswith("flash:") else url
-    if not name or "/" in name or ":" in name:
-        return None
-    return name
+    return name if FLASH_NAME.fullmatch(name) else None
 
 
 class ComwareCli(CliSession):

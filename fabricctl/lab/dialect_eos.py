@@ -190,7 +190,10 @@ class EosCli(CliSession):
     @command(r"copy (startup|running)-config flash:(\S+)", "exec config session")
     async def _copy_flash(self, m: re.Match[str], as_json: bool) -> Output:
         text = self.dev.startup if m[1] == "startup" else self.dev.running_text()
-        self.dev.write_file(m[2].lstrip("/"), text)
+        try:
+            self.dev.write_file(m[2].lstrip("/"), text)
+        except ValueError:
+            raise CliError(f"% Error copying {m[1]}-config to flash:{m[2]} (Invalid file name)") from None
         return COPY_OK
 
     def _url_text(self, url: str) -> str:
@@ -202,12 +205,6 @@ class EosCli(CliSession):
             text = self.dev.files.get(url[len("flash:") :].lstrip("/"))
             if text is not None:
                 return text
-        elif url.startswith("file:"):
-            try:
-                with open(url[len("file:") :], encoding="utf-8") as fh:
-                    return fh.read()
-            except OSError:
-                pass
         raise CliError(f"% Error copying {url} to running-config (No such file or directory)")
 
     @command(r"configure replace (\S+)(?: force)?", "exec config")

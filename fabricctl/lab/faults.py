@@ -54,6 +54,9 @@ class Faults:
         unknown = sorted(set(data) - known)
         if unknown:
             raise FaultFileError(f"{device}: unknown fault(s) {', '.join(unknown)}")
+        for f in fields(cls):
+            if f.name in data:
+                _check_value(device, f.name, data[f.name])
         faults = cls(**data)
         for key in ("reject", "hold"):
             pattern = getattr(faults, key)
@@ -65,6 +68,30 @@ class Faults:
                 except (re.error, TypeError) as exc:
                     raise FaultFileError(f"{device}: bad {key} regex: {exc}") from None
         return faults
+
+
+_FLAGS = ("unreachable", "auth_failure", "commit_failure", "hang_on_commit")
+_SECONDS = ("latency", "config_latency")
+
+
+def _check_value(device: str, key: str, value: Any) -> None:
+    """Each setting's type and range: a fault file is input like any other."""
+    if key in _FLAGS and not isinstance(value, bool):
+        raise FaultFileError(f"{device}: {key}: {value!r} is not true or false")
+    if key in _SECONDS and (
+        isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value <= 86400
+    ):
+        raise FaultFileError(f"{device}: {key}: {value!r} is not a number of seconds (allowed: 0-86400)")
+    if (
+        key == "disconnect_after"
+        and value is not None
+        and (isinstance(value, bool) or not isinstance(value, int) or value < 0)
+    ):
+        raise FaultFileError(
+            f"{device}: {key}: {value!r} is not a count of config lines (allowed: 0 or more)"
+        )
+    if key in ("reject", "hold") and value is not None and not isinstance(value, str):
+        raise FaultFileError(f"{device}: {key}: {value!r} is not a regular expression")
 
 
 def load_faults(path: Path, devices: set[str] | None = None) -> dict[str, Faults]:

@@ -156,3 +156,21 @@ def test_force_unlock_cli(tmp_path: Path, capsys: pytest.CaptureFixture[str]) ->
     out = capsys.readouterr().out
     assert "alice@build-7 pid 4242" in out and "lock removed" in out
     assert not lock_path(tmp_path).exists()
+
+
+def test_apply_takes_the_lock_even_with_nothing_to_change(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A held lock refuses apply before it plans; a dead holder's lock is taken over, and said so."""
+    from tests.conftest import EOS_SMALL, copy_fabric
+
+    root = copy_fabric(EOS_SMALL, tmp_path / "fabric")
+    _write(root, user="alice", host=socket.gethostname(), pid=os.getpid())  # alive: this very process
+    code = main(["apply", "--lab", "--auto-approve", "--root", str(root)])
+    err = capsys.readouterr().err
+    assert code == 1 and "another apply holds the fabric lock: alice@" in err
+    _write(root, user="bob", host=socket.gethostname(), pid=_dead_pid())
+    code = main(["apply", "--limit", "no-such-switch", "--root", str(root)])  # fails after the lock
+    err = capsys.readouterr().err
+    assert "warning: took over a stale lock (bob@" in err
+    assert not lock_path(root).exists(), "released again"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import threading
 from pathlib import Path
 
@@ -157,3 +158,35 @@ def test_fault_file(lab: LabFabric, tmp_path: Path) -> None:
     bad.write_text("leaf99: {latency: 1}\n")
     with pytest.raises(FaultFileError, match="unknown device"):
         lab.load_faults(bad)
+
+
+@pytest.mark.parametrize(
+    ("line", "message"),
+    [
+        ("leaf01: {latency: fast}\n", "latency: 'fast' is not a number of seconds"),
+        ("leaf01: {latency: -1}\n", "latency: -1 is not a number of seconds"),
+        ("leaf01: {unreachable: 'yes'}\n", "unreachable: 'yes' is not true or false"),
+        ("leaf01: {disconnect_after: 2.5}\n", "disconnect_after: 2.5 is not a count of config lines"),
+        ("leaf01: {reject: 5}\n", "reject: 5 is not a regular expression"),
+        ("leaf01: {hold: '('}\n", "bad hold regex"),
+    ],
+)
+def test_fault_values_are_checked(lab: LabFabric, tmp_path: Path, line: str, message: str) -> None:
+    bad = tmp_path / "faults.yaml"
+    bad.write_text(line)
+    with pytest.raises(FaultFileError, match=re.escape(message)):
+        lab.load_faults(bad)
+
+
+def test_lab_files_stay_inside_the_device_state(lab: LabFabric, state_dir: Path) -> None:
+    """`copy ... flash:<path>` and `configure replace <url>` never reach the machine's own files."""
+    conn = connect(lab, "leaf01")
+    out = conn.send_command("copy running-config flash:../../../escape.cfg")
+    assert "Invalid file name" in out
+    secret = state_dir.parent / "outside.cfg"
+    secret.write_text("hostname stolen\n")
+    out = conn.send_command(f"configure replace file:{secret}")
+    conn.disconnect()
+    assert "No such file" in out
+    assert not any(p.name == "escape.cfg" for p in state_dir.parent.parent.rglob("*"))
+    assert "hostname stolen" not in lab.device("leaf01").running_config()
