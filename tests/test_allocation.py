@@ -227,16 +227,17 @@ def test_exceptions_are_two_sided_only(eos_small: Compiled, tmp_path: Path) -> N
 
 def test_intent_carries_the_allocation(eos_small: Compiled) -> None:
     leaf1 = eos_small.intents["leaf1"]
-    assert [v.name for v in leaf1.vrfs] == ["team-llm", "team-hpc", "storage"]
+    assert [v.name for v in leaf1.vrfs] == ["tnt-team-llm", "tnt-team-hpc", "tnt-storage"]  # provenance
+    assert [v.tenant for v in leaf1.vrfs] == ["team-llm", "team-hpc", "storage"]
     llm = leaf1.vrfs[0]
     assert (llm.l3vni, llm.route_targets_export) == (50011, ["65200:50011"])
     assert llm.route_targets_import == ["65200:50011", "65200:50090"]
     gpu = next(i for i in leaf1.interfaces if i.name == "Ethernet9")
     assert (gpu.role, gpu.vrf, gpu.ipv4, gpu.acl_in, gpu.tenant) == (
         "gpu",
-        "team-llm",
+        "tnt-team-llm",
         "172.20.11.0/31",
-        "team-llm-in",
+        "tnt-team-llm-in",
         "team-llm",
     )
     spare = next(i for i in eos_small.intents["leaf3"].interfaces if i.name == "Ethernet16")

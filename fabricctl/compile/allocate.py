@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from ipaddress import IPv4Address, IPv4Network
 
 from fabricctl.compile.topology import GpuPort, Topology, management_addresses
+from fabricctl.config.rules import TENANT_PREFIX
 from fabricctl.model.bounds import MAX_SERVERS
 from fabricctl.model.fabric import expand_ports
 from fabricctl.model.load import Fabric, TenantDoc
@@ -63,12 +64,17 @@ class TenantAllocation:
         return self.tenant.name
 
     @property
+    def object_name(self) -> str:
+        """The name of the tenant's objects on switches: the prefix shows fabricctl made them."""
+        return TENANT_PREFIX + self.tenant.name
+
+    @property
     def vrf(self) -> str:
-        return self.tenant.name
+        return self.object_name
 
     @property
     def acl_name(self) -> str:
-        return f"{self.tenant.name}-in"
+        return f"{self.object_name}-in"
 
     @property
     def leaves(self) -> list[str]:

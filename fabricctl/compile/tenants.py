@@ -36,7 +36,7 @@ def vlans(tenants: list[TenantAllocation], router_id: str, mtu: int) -> list[Vla
     return [
         Vlan(
             id=a.vlan,
-            name=a.name,
+            name=a.object_name,
             tenant=a.name,
             l2vni=a.l2vni,
             rd=f"{router_id}:{a.l2vni}",

@@ -13,7 +13,7 @@ import hashlib
 import re
 from dataclasses import dataclass, field
 
-from fabricctl.config.rules import Dialect
+from fabricctl.config.rules import TENANT_PREFIX, Dialect, Provenance
 from fabricctl.config.tree import Node as TreeNode
 from fabricctl.config.tree import parse_tree
 
@@ -40,8 +40,58 @@ def _merge(into: Node, nodes: list[TreeNode]) -> None:
 
 
 def owned_view(root: Node, dialect: Dialect) -> Node:
-    """The part of a config fabricctl owns (top-level sections matched by the dialect)."""
-    return Node("", {k: v for k, v in root.children.items() if dialect.owns(k)})
+    """The part of a config fabricctl owns: fabric-wide sections by shape, tenant objects only
+    when the switch shows fabricctl made them (their name, or what they are bound to, carries
+    the tenant prefix). The operator's look-alikes (`vsi legacy-ops`, `vrf instance oob`, a VRF
+    of theirs under `router bgp`) are left out of every diff, so nothing ever touches them."""
+    vlans = _owned_vlans(root, dialect)
+    out = Node("")
+    for line, node in root.children.items():
+        kind = dialect.tenant_object(line)
+        if kind is not None:
+            if _made_by_fabricctl(line, node, kind, vlans):
+                out.children[line] = node
+        elif dialect.owns(line):
+            out.children[line] = _without_foreign(line, node, dialect, vlans)
+    return out
+
+
+def _owned_vlans(root: Node, dialect: Dialect) -> set[str]:
+    """VLAN ids fabricctl made on this switch: their `name` carries the tenant prefix."""
+    out = set()
+    for line, node in root.children.items():
+        m = re.match(dialect.vlan_names, line)
+        if m and any(c.startswith(f"name {TENANT_PREFIX}") for c in node.children):
+            out.add(m["id"])
+    return out
+
+
+def _made_by_fabricctl(line: str, node: Node, kind: Provenance, vlans: set[str]) -> bool:
+    m = re.match(kind.pattern, line)
+    if m is None:
+        return False
+    if kind.vlan:
+        return m["id"] in vlans
+    if kind.child is None:
+        return m["name"].startswith(TENANT_PREFIX)
+    for child in node.children:
+        c = re.match(kind.child, child)
+        if c and c["name"].startswith(TENANT_PREFIX):
+            return True
+    return False
+
+
+def _without_foreign(line: str, node: Node, dialect: Dialect, vlans: set[str]) -> Node:
+    """An owned section without the tenant objects inside it that are not fabricctl's."""
+    kinds = [kind for parent, kind in dialect.nested if re.match(parent, line)]
+    if not kinds:
+        return node
+    kept = Node(node.line)
+    for child, sub in node.children.items():
+        kind = next((k for k in kinds if re.match(k.pattern, child)), None)
+        if kind is None or _made_by_fabricctl(child, sub, kind, vlans):
+            kept.children[child] = sub
+    return kept
 
 
 def canonical_text(root: Node, dialect: Dialect) -> str:

@@ -14,6 +14,26 @@ class Negation:
     replacement: str
 
 
+#: Every object fabricctl creates for a tenant carries this prefix in its name (VRF, ACL, VSI,
+#: VLAN name), and every other object it creates refers to one that does: that is how fabricctl
+#: knows, on a switch, what it made. Anything else is the operator's and is never touched.
+TENANT_PREFIX = "tnt-"
+
+
+@dataclass(frozen=True)
+class Provenance:
+    """A kind of tenant object and how a switch shows that fabricctl made it.
+
+    `pattern` matches the object's line. With `child` None, its `name` group must carry the
+    tenant prefix; with `child`, one of the object's lines matching `child` must (an SVI bound
+    to a tenant VRF). With `vlan`, its `id` group must be a VLAN fabricctl made on that switch.
+    """
+
+    pattern: str
+    child: str | None = None
+    vlan: bool = False
+
+
 @dataclass(frozen=True)
 class Dialect:
     """Text conventions of one CLI and the ownership/negation/ordering rules fabricctl applies."""
@@ -21,8 +41,12 @@ class Dialect:
     indent: int
     negate_prefix: str  # 'no ' / 'undo '
     exit_command: str  # leaves one level in config mode ('exit' / 'quit')
-    owned: tuple[str, ...]  # top-level lines fabricctl owns (regex, matched at line start)
+    owned: tuple[str, ...]  # fabric-wide top-level lines fabricctl owns whatever their name
     not_owned: tuple[str, ...] = ()  # exceptions to `owned` (management VRFs, ...)
+    tenant_objects: tuple[Provenance, ...] = ()  # top-level tenant objects, owned by provenance
+    #: (owned section, tenant object inside it): e.g. a VRF under `router bgp`, also by provenance
+    nested: tuple[tuple[str, Provenance], ...] = ()
+    vlan_names: str = r"$^"  # a top-level VLAN line whose `name` child shows provenance (group `id`)
     single_value: tuple[str, ...] = ()  # regex prefix: a new value replaces the old, no negation
     negations: tuple[Negation, ...] = ()  # special removal forms, first match wins
     never_remove: tuple[str, ...] = ()  # lines that cannot be negated (physical ports, link-mode)
@@ -35,9 +59,13 @@ class Dialect:
     l3vni_objects: tuple[str, ...] = ()  # names a VRF's L3VNI gives config objects ({number})
 
     def owns(self, top_line: str) -> bool:
+        """Fabric-wide lines owned by shape (tenant objects also need `owns_object`)."""
         return any(re.match(p, top_line) for p in self.owned) and not any(
             re.match(p, top_line) for p in self.not_owned
         )
+
+    def tenant_object(self, line: str) -> Provenance | None:
+        return next((p for p in self.tenant_objects if re.match(p.pattern, line)), None)
 
     def value_key(self, line: str) -> str | None:
         """The part of a single-valued line that names the setting (without its value)."""

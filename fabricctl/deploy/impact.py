@@ -14,7 +14,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from fabricctl.config.rules import Dialect
+from fabricctl.config.rules import TENANT_PREFIX, Dialect
 from fabricctl.deploy.changed import RefFabric, TenantChange, tenant_changes
 from fabricctl.platforms import get_platform
 
@@ -104,8 +104,10 @@ def _switch_tokens(
     intent: DeviceIntent | None, diff: str, defined: set[str], dialect: Dialect
 ) -> dict[str, set[str]]:
     tokens = tenant_tokens(intent) if intent is not None else {}
-    for gone in whole_vrfs(diff, "-", dialect) - defined:
-        tokens.setdefault(gone, set()).update({gone, f"{gone}-in"})
+    for vrf in whole_vrfs(diff, "-", dialect):
+        gone = vrf.removeprefix(TENANT_PREFIX)  # a VRF fabricctl made is named after its tenant
+        if gone not in defined:
+            tokens.setdefault(gone, set()).update({vrf, f"{vrf}-in"})
     if intent is not None:
         free = {i.name for i in intent.interfaces if i.role == "gpu" and not i.tenant}
         if free:

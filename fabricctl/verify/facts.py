@@ -66,7 +66,7 @@ class Facts:
         """A segment keyed by a VLAN id belongs to that VLAN's tenant; a named one to the tenant it names."""
         if key.isdigit():
             return self.by_vlan.get(key)
-        return self.tenants.get(key) or self.tenants.get(label)
+        return self.by_vrf.get(key) or self.by_vrf.get(label)  # named after the tenant's objects
 
     def touching(self, net: IPv4Network | None) -> list[TenantFacts]:
         """Tenants whose block overlaps `net` (None = any address), in address order."""

@@ -16,7 +16,7 @@ import pytest
 from hypothesis import given
 
 from fabricctl.compile.build import compile_fabric
-from fabricctl.config.diff import diff_device, parse_config
+from fabricctl.config.diff import Node, diff_device, owned_view, parse_config
 from fabricctl.platforms import get_platform
 from fabricctl.render import Renderer
 from tests.config.lab_apply import lab_device, push
@@ -27,10 +27,16 @@ FIXTURES = Path(__file__).parent / "fixtures"
 CASES = sorted(f"{p.parent.name}/{p.name}" for p in FIXTURES.glob("*/*") if p.is_dir())
 
 
-def foreign(text: str, platform: str) -> list[str]:
-    """The top-level lines (and their blocks) fabricctl does not own, in order."""
+def foreign(text: str, platform: str) -> dict[str, object]:
+    """Everything fabricctl does not own (the operator's look-alikes included), with its blocks."""
     dialect = get_platform(platform).dialect
-    return [line for line in parse_config(text).children if not dialect.owns(line)]
+    tree = parse_config(text)
+    owned = owned_view(tree, dialect).children
+    return {line: _lines(node) for line, node in tree.children.items() if line not in owned}
+
+
+def _lines(node: Node) -> list[object]:
+    return [(line, _lines(child)) for line, child in node.children.items()]
 
 
 def test_every_platform_has_fixtures() -> None:

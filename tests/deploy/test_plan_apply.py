@@ -88,12 +88,16 @@ def test_tenant_remove_and_add_touch_only_its_objects(
 
 def test_drift_reports_changed_owned_config(eos_lab: LabRoot, capsys: pytest.CaptureFixture[str]) -> None:
     assert eos_lab.run("apply", "--lab", "--auto-approve", capsys=capsys)[0] == 0
-    eos_lab.lab.device("leaf2").configure(["vlan 3999", "ntp server 192.0.2.77"])
+    # A VLAN named like fabricctl's objects is fabricctl's (and not intended); the operator's
+    # own VLAN and NTP server are not: never reported, never touched.
+    eos_lab.lab.device("leaf2").configure(
+        ["vlan 3999", "name tnt-rogue", "vlan 3998", "ntp server 192.0.2.77"]
+    )
     code, out, _ = eos_lab.run("drift", "--lab", "--json", capsys=capsys)
     assert code == 2
     data = json.loads(out)
     assert list(data["switches"]) == ["leaf2"] and "-vlan 3999" in data["switches"]["leaf2"]
-    assert "ntp" not in data["switches"]["leaf2"]  # not owned: never reported, never touched
+    assert "ntp" not in data["switches"]["leaf2"] and "3998" not in data["switches"]["leaf2"]
 
 
 def test_stale_plan_is_refused(eos_lab: LabRoot, capsys: pytest.CaptureFixture[str]) -> None:

@@ -53,7 +53,7 @@ def test_one_tenant_pr_on_the_reference_fabric(tmp_path: Path, git_identity: Non
     bullet = next(
         ln for ln in text.splitlines() if ln.startswith("- **added** on 8 leaves (leaf25..leaf32): ")
     )
-    assert "`ip vpn-instance newco`" in bullet and "`acl advanced name newco-in`" in bullet
+    assert "`ip vpn-instance tnt-newco`" in bullet and "`acl advanced name tnt-newco-in`" in bullet
     assert_golden(GOLDEN_GITOPS / GOLDEN_FILES[0], text)
 
 

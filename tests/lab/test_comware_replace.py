@@ -153,8 +153,8 @@ def _request(lab: LabFabric, name: str) -> PushRequest:
     running = normalize_running(lab.device(name).running_config())
     intended = running.replace(
         "return\n",
-        "ip vpn-instance t1\n route-distinguisher 1.1.1.1:1\n#\n"
-        "vsi t1\n description tenant-one\n vxlan 10001\n#\n"
+        "ip vpn-instance tnt-t1\n route-distinguisher 1.1.1.1:1\n#\n"
+        "vsi tnt-t1\n description tenant-one\n vxlan 10001\n#\n"
         "interface FourHundredGigE1/0/2\n description uplink\n#\nreturn\n",
     )
     dd = diff_device(name, running, intended, CW)
@@ -169,7 +169,7 @@ def test_push_success_leaves_checkpoint_and_no_timer(lab: LabFabric) -> None:
     assert res.status == "changed", res.message
     assert lab.call(lambda: dev.raw.files["fabricctl-rollback.cfg"]) == before
     assert lab.call(lambda: dev.raw.commit_delay) is None
-    assert "vsi t1" in dev.startup_config()
+    assert "vsi tnt-t1" in dev.startup_config()
 
 
 @pytest.mark.parametrize("fault", [{"reject": r"^ *vxlan 10001"}, {"disconnect_after": 3}])

@@ -24,13 +24,13 @@ EOS: list[Mutation] = [
         (
             E(
                 "leaf1",
-                (EOS_BGP, "vrf team-llm"),
+                (EOS_BGP, "vrf tnt-team-llm"),
                 r"^(\s+)(route-target export evpn 65200:50011)$",
                 r"\1route-target import evpn 65200:50012\n\1\2",
             ),
             E(
                 "leaf1",
-                (EOS_BGP, "vrf team-hpc"),
+                (EOS_BGP, "vrf tnt-team-hpc"),
                 r"^(\s+)(route-target export evpn 65200:50012)$",
                 r"\1route-target import evpn 65200:50011\n\1\2",
             ),
@@ -44,7 +44,7 @@ EOS: list[Mutation] = [
         (
             E(
                 "leaf3",
-                (EOS_BGP3, "vrf intern-01"),
+                (EOS_BGP3, "vrf tnt-intern-01"),
                 r"^(\s+)(route-target export evpn 65200:50021)$",
                 r"\1route-target import evpn 65200:50011\n\1\2",
             ),
@@ -58,7 +58,7 @@ EOS: list[Mutation] = [
         (
             E(
                 "leaf1",
-                (EOS_BGP, "vrf storage"),
+                (EOS_BGP, "vrf tnt-storage"),
                 r"^(\s+)(route-target export evpn 65200:50090)$",
                 r"\1\2\n\1route-target export evpn 65200:50021",
             ),
@@ -70,10 +70,10 @@ EOS: list[Mutation] = [
     M(
         "exception-configured-one-side",
         (
-            E("leaf1", (EOS_BGP, "vrf storage"), r"^ +route-target import evpn 65200:50011\n?", ""),
+            E("leaf1", (EOS_BGP, "vrf tnt-storage"), r"^ +route-target import evpn 65200:50011\n?", ""),
             E(
                 "leaf2",
-                ("router bgp 65212", "vrf storage"),
+                ("router bgp 65212", "vrf tnt-storage"),
                 r"^ +route-target import evpn 65200:50011\n?",
                 "",
             ),
@@ -88,8 +88,8 @@ EOS: list[Mutation] = [
             E(
                 "leaf3",
                 ("interface Vxlan1",),
-                r"vxlan vrf intern-01 vni 50021",
-                "vxlan vrf intern-01 vni 50090",
+                r"vxlan vrf tnt-intern-01 vni 50021",
+                "vxlan vrf tnt-intern-01 vni 50090",
             ),
         ),
         "vni-shared",
@@ -105,7 +105,7 @@ EOS: list[Mutation] = [
     ),
     M(
         "port-without-acl",
-        (E("leaf1", ("interface Ethernet9",), r"^\s+ip access-group team-llm-in in\n?", ""),),
+        (E("leaf1", ("interface Ethernet9",), r"^\s+ip access-group tnt-team-llm-in in\n?", ""),),
         "acl-missing",
         "leaf1",
         "team-llm",
@@ -115,7 +115,7 @@ EOS: list[Mutation] = [
         (
             E(
                 "leaf1",
-                ("ip access-list team-llm-in",),
+                ("ip access-list tnt-team-llm-in",),
                 r"^(\s+)(10 permit)",
                 r"\g<1>5 permit ip any any\n\1\2",
             ),
@@ -129,7 +129,7 @@ EOS: list[Mutation] = [
         (
             E(
                 "leaf2",
-                ("ip access-list team-hpc-in",),
+                ("ip access-list tnt-team-hpc-in",),
                 r"^(\s+)(65000 deny ip any any)",
                 r"\g<1>2000 permit ip 172.20.12.0/27 172.20.0.0/16\n\1\2",
             ),
@@ -144,8 +144,8 @@ EOS: list[Mutation] = [
             E(
                 "leaf4",
                 ("interface Ethernet12",),
-                r"ip access-group team-llm-in in",
-                "ip access-group team-llm-v2 in",
+                r"ip access-group tnt-team-llm-in in",
+                "ip access-group tnt-team-llm-v2 in",
             ),
         ),
         "acl-undefined",
@@ -154,10 +154,10 @@ EOS: list[Mutation] = [
     ),
     M(
         "port-in-other-vrf",
-        (E("leaf1", ("interface Ethernet9",), r"^(\s+)vrf team-llm$", r"\1vrf storage"),),
+        (E("leaf1", ("interface Ethernet9",), r"^(\s+)vrf tnt-team-llm$", r"\1vrf tnt-storage"),),
         "port-vrf",
         "leaf1",
-        "via VRF storage",
+        "via VRF tnt-storage",
     ),
     M(
         "l2-port-in-global",
@@ -168,14 +168,14 @@ EOS: list[Mutation] = [
     ),
     M(
         "svi-in-other-vrf",
-        (E("leaf1", ("interface Vlan112",), r"^(\s+)vrf team-hpc$", r"\1vrf team-llm"),),
+        (E("leaf1", ("interface Vlan112",), r"^(\s+)vrf tnt-team-hpc$", r"\1vrf tnt-team-llm"),),
         "svi-vrf",
         "leaf1",
         "team-llm",
     ),
     M(
         "uplink-in-tenant-vrf",
-        (E("leaf1", ("interface Ethernet1",), r"^(\s+)(no switchport)$", r"\1\2\n\1vrf team-llm"),),
+        (E("leaf1", ("interface Ethernet1",), r"^(\s+)(no switchport)$", r"\1\2\n\1vrf tnt-team-llm"),),
         "foreign-port",
         "leaf1",
         "team-llm",
@@ -253,13 +253,13 @@ COMWARE: list[Mutation] = [
         (
             E(
                 "leaf17",
-                ("ip vpn-instance vision-startup", "address-family evpn"),
+                ("ip vpn-instance tnt-vision-startup", "address-family evpn"),
                 r"^(\s+)(vpn-target 65000:50103 export-extcommunity)$",
                 r"\1vpn-target 65000:50105 import-extcommunity\n\1\2",
             ),
             E(
                 "leaf18",
-                ("ip vpn-instance uni-nlp", "address-family evpn"),
+                ("ip vpn-instance tnt-uni-nlp", "address-family evpn"),
                 r"^(\s+)(vpn-target 65000:50105 export-extcommunity)$",
                 r"\1vpn-target 65000:50103 import-extcommunity\n\1\2",
             ),
@@ -273,7 +273,7 @@ COMWARE: list[Mutation] = [
         (
             E(
                 "leaf01",
-                ("ip vpn-instance llm-pretrain", "address-family evpn"),
+                ("ip vpn-instance tnt-llm-pretrain", "address-family evpn"),
                 r"^(\s+)(vpn-target 65000:50101 export-extcommunity)$",
                 r"\1vpn-target 65000:50103 import-extcommunity\n\1\2",
             ),
@@ -295,7 +295,7 @@ COMWARE: list[Mutation] = [
             E(
                 "leaf03",
                 ("interface FourHundredGigE1/0/40",),
-                r"^\s+packet-filter name llm-pretrain-in inbound\n?",
+                r"^\s+packet-filter name tnt-llm-pretrain-in inbound\n?",
                 "",
             ),
         ),
@@ -308,7 +308,7 @@ COMWARE: list[Mutation] = [
         (
             E(
                 "leaf17",
-                ("acl advanced name vision-startup-in",),
+                ("acl advanced name tnt-vision-startup-in",),
                 r"^(\s+)(rule 10 permit)",
                 r"\1rule 5 permit ip\n\1\2",
             ),
@@ -323,13 +323,13 @@ COMWARE: list[Mutation] = [
             E(
                 "leaf17",
                 ("interface FourHundredGigE1/0/41",),
-                r"ip binding vpn-instance vision-startup",
-                "ip binding vpn-instance uni-nlp",
+                r"ip binding vpn-instance tnt-vision-startup",
+                "ip binding vpn-instance tnt-uni-nlp",
             ),
         ),
         "port-vrf",
         "leaf17",
-        "via VRF uni-nlp",
+        "via VRF tnt-uni-nlp",
     ),
     M(
         "l2-port-in-other-vsi",
@@ -337,8 +337,8 @@ COMWARE: list[Mutation] = [
             E(
                 "leaf17",
                 ("interface FourHundredGigE1/0/33", "service-instance 202"),
-                r"xconnect vsi genomics-lab",
-                "xconnect vsi fintech-risk",
+                r"xconnect vsi tnt-genomics-lab",
+                "xconnect vsi tnt-fintech-risk",
             ),
         ),
         "port-segment",
@@ -351,8 +351,8 @@ COMWARE: list[Mutation] = [
             E(
                 "leaf17",
                 ("interface Vsi-interface202",),
-                r"ip binding vpn-instance genomics-lab",
-                "ip binding vpn-instance vision-startup",
+                r"ip binding vpn-instance tnt-genomics-lab",
+                "ip binding vpn-instance tnt-vision-startup",
             ),
         ),
         "svi-vrf",
@@ -429,7 +429,7 @@ COMWARE: list[Mutation] = [
                 "leaf25",
                 ("interface FourHundredGigE1/0/3",),
                 r"^(\s+)(ip address .*)$",
-                r"\1ip binding vpn-instance shared-storage\n\1\2",
+                r"\1ip binding vpn-instance tnt-shared-storage\n\1\2",
             ),
         ),
         "foreign-port",

@@ -5,7 +5,7 @@ Anything else in the running config (sysname, users, management, NTP, SNMP, ...)
 
 from __future__ import annotations
 
-from fabricctl.config.rules import Dialect, Negation
+from fabricctl.config.rules import Dialect, Negation, Provenance
 
 DIALECT = Dialect(
     indent=1,
@@ -18,13 +18,17 @@ DIALECT = Dialect(
         r"l2vpn enable$",
         r"vxlan tunnel ",
         r"tunnel global source-address ",
-        r"ip vpn-instance ",
-        r"vsi ",
-        r"acl advanced name [a-z][a-z0-9-]*-in$",
-        r"interface (LoopBack[01]|Vsi-interface\d+|FourHundredGigE|TwoHundredGigE)",
+        r"interface (LoopBack[01]|FourHundredGigE|TwoHundredGigE)",
         r"bgp \d+$",
     ),
     not_owned=(r"ip vpn-instance (mgmt|MGMT|management|Mgmt)$",),
+    tenant_objects=(
+        Provenance(r"ip vpn-instance (?P<name>\S+)$"),
+        Provenance(r"vsi (?P<name>\S+)$"),
+        Provenance(r"acl advanced name (?P<name>\S+)$"),
+        Provenance(r"interface Vsi-interface\d+$", child=r"ip binding vpn-instance (?P<name>\S+)$"),
+    ),
+    nested=((r"bgp \d+$", Provenance(r"ip vpn-instance (?P<name>\S+)$")),),
     single_value=(
         r"description ",
         r"jumboframe enable ",

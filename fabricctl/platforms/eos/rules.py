@@ -5,7 +5,7 @@ Anything else (hostname, users, Management1, NTP, SNMP, ...) is never touched.
 
 from __future__ import annotations
 
-from fabricctl.config.rules import Dialect, Negation
+from fabricctl.config.rules import Dialect, Negation, Provenance
 
 DIALECT = Dialect(
     indent=3,
@@ -16,15 +16,26 @@ DIALECT = Dialect(
         r"qos map ",
         r"qos profile ",
         r"priority-flow-control ",
-        r"vlan \d+$",
-        r"vrf instance ",
-        r"ip routing",
-        r"ip access-list [a-z][a-z0-9-]*-in$",
-        r"interface (Ethernet|Loopback[01]$|Vlan\d+|Vxlan1$)",
+        r"ip routing$",
+        r"interface (Ethernet|Loopback[01]$|Vxlan1$)",
         r"ip virtual-router mac-address ",
         r"router bgp ",
     ),
     not_owned=(r"vrf instance (MGMT|mgmt|management)$", r"ip routing vrf (MGMT|mgmt|management)$"),
+    tenant_objects=(
+        Provenance(r"vrf instance (?P<name>\S+)$"),
+        Provenance(r"ip routing vrf (?P<name>\S+)$"),
+        Provenance(r"ip access-list (?P<name>\S+)$"),
+        Provenance(r"vlan (?P<id>\d+)$", vlan=True),
+        Provenance(r"interface Vlan\d+$", child=r"vrf (?P<name>\S+)$"),
+    ),
+    nested=(
+        (r"router bgp ", Provenance(r"vrf (?P<name>\S+)$")),
+        (r"router bgp ", Provenance(r"vlan (?P<id>\d+)$", vlan=True)),
+        (r"interface Vxlan1$", Provenance(r"vxlan vlan (?P<id>\d+) vni ", vlan=True)),
+        (r"interface Vxlan1$", Provenance(r"vxlan vrf (?P<name>\S+) vni ")),
+    ),
+    vlan_names=r"vlan (?P<id>\d+)$",
     single_value=(
         r"description ",
         r"mtu ",
