@@ -1,4 +1,5 @@
-"""Rewrite every golden file: error texts, intent YAML, rendered configs and PR-comment Markdown.
+"""Rewrite every golden file: error texts, intent YAML, rendered configs, PR-comment Markdown and
+docs/emitted-syntax.md.
 
     python tests/regen_goldens.py            # all goldens
     python tests/regen_goldens.py -k leaf1   # extra arguments go to pytest
@@ -15,7 +16,12 @@ import sys
 from pathlib import Path
 
 TESTS = Path(__file__).resolve().parent
-GOLDEN_TESTS = ["tests/test_errors.py", "tests/test_goldens.py", "tests/gitops/test_markdown.py"]
+GOLDEN_TESTS = [
+    "tests/test_errors.py",
+    "tests/test_goldens.py",
+    "tests/gitops/test_markdown.py",
+    "tests/lab/test_reference.py",
+]
 
 
 def main(argv: list[str]) -> int:

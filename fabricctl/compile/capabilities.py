@@ -32,6 +32,18 @@ def check_capabilities(fabric: Fabric, alloc: Allocation, docs: list[TenantDoc],
                     f"{platform.title} ({sw.platform}) lacks {what}, and {why}",
                     f"a platform with {flag}",
                 )
+    mtu = fabric.settings.qos.mtu
+    for sw in fabric.switches:
+        platform = get_platform(sw.platform)
+        if mtu > platform.capabilities.max_ip_mtu:
+            log.add(
+                fabric.root / "inventory" / "fabric.yaml",
+                fabric.settings_line("qos", "mtu"),
+                "qos.mtu",
+                f"{sw.name} ({platform.title}) takes an IP MTU of at most {platform.capabilities.max_ip_mtu}, not {mtu}",
+                f"1500-{platform.capabilities.max_ip_mtu}",
+            )
+            break
     breakout = fabric.settings.cabling.gpu_port_breakout
     if breakout != "none":
         for leaf in fabric.leaves:

@@ -101,6 +101,7 @@ class BgpNeighbor(Node):
     asn: int
     description: str
     kind: Literal["underlay", "overlay"]
+    bfd: bool = False
 
 
 class Bgp(Node):
@@ -109,6 +110,7 @@ class Bgp(Node):
     asn: int
     router_id: str
     max_paths: int
+    graceful_restart: bool
     networks: list[str]  # CIDRs advertised into the underlay (loopbacks)
     neighbors: list[BgpNeighbor]
     evpn: bool
@@ -129,10 +131,13 @@ class Qos(Node):
     dscp_to_class: dict[int, int]  # RoCE DSCP -> lossless class, CNP DSCP -> CNP class
     lossless_class: int  # PFC no-drop priority, queue with ECN
     cnp_class: int  # strict-priority queue
+    protocol_class: int | None  # network control (BGP, BFD, LLDP): strict priority where the NOS queues it
     default_class: int  # everything else
     lossless_bandwidth_percent: int
-    mtu: int
-    tuning: dict[str, int | float | str]  # the platform's own QoS values (fabric.yaml qos.<platform>)
+    mtu: int  # IP MTU of fabric links
+    tenant_mtu: int  # IP MTU of GPU ports and tenant gateways
+    roce_mtu: int  # the RDMA path MTU every hop must carry whole
+    tuning: dict[str, int | float | str | None]  # the platform's own QoS values (fabric.yaml qos.<platform>)
 
 
 class DeviceIntent(Node):

@@ -15,8 +15,11 @@ def qos_intent(policy: QosPolicy, switch: Switch) -> Qos:  # type: ignore[valid-
         dscp_to_class={policy.roce_dscp: policy.lossless_priority, policy.cnp_dscp: cnp_class},
         lossless_class=policy.lossless_priority,
         cnp_class=cnp_class,
+        protocol_class=platform.protocol_class,
         default_class=0,
         lossless_bandwidth_percent=policy.lossless_bandwidth_percent,
         mtu=policy.mtu,
+        tenant_mtu=policy.gpu_mtu,
+        roce_mtu=policy.roce_mtu,
         tuning=policy.tuning_for(platform).model_dump(),
     )

@@ -66,6 +66,7 @@ def bgp(fabric: Fabric, topo: Topology, switch: Switch) -> Bgp:
                     asn=topo.asn[link.spine],
                     description=f"{link.spine} underlay",
                     kind="underlay",
+                    bfd=fabric.settings.underlay.bfd,
                 )
             )
         else:
@@ -75,6 +76,7 @@ def bgp(fabric: Fabric, topo: Topology, switch: Switch) -> Bgp:
                     asn=topo.asn[link.leaf],
                     description=f"{link.leaf} underlay",
                     kind="underlay",
+                    bfd=fabric.settings.underlay.bfd,
                 )
             )
     peers = fabric.spines if switch.role == "leaf" else fabric.leaves
@@ -94,6 +96,7 @@ def bgp(fabric: Fabric, topo: Topology, switch: Switch) -> Bgp:
         asn=topo.asn[switch.name],
         router_id=addr_str(topo.loopback[switch.name]),
         max_paths=fabric.settings.underlay.max_paths,
+        graceful_restart=fabric.settings.underlay.graceful_restart,
         networks=networks,
         neighbors=neighbors,
         evpn=True,

@@ -2,7 +2,9 @@
 
 Both platform parsers fill these classes; isolation, lossless and capacity checks read only these,
 so one proof serves every platform. A fact that the text does not state is None or absent, never a
-default guessed from the intent: verify proves what the switch will run.
+default guessed from the intent: verify proves what the switch will run. Where the NOS documents
+a default (IP MTU 1500, a pre-defined priority map), the parser records it with a line-0 `Src`
+that names the default, so a proof can say "the default 1500" instead of guessing.
 """
 
 from __future__ import annotations
@@ -38,6 +40,7 @@ class PortQos:
     watchdog: Src | None = None
     ecn_queues: dict[int, Src] = field(default_factory=dict)
     strict_queues: dict[int, Src] = field(default_factory=dict)
+    headroom: dict[int, Src] = field(default_factory=dict)  # PFC headroom reserved per priority
     profile: Src | None = None  # the service-profile / wred apply line, when there is one
 
 
@@ -52,7 +55,8 @@ class Interface:
     ipv4: list[At[IPv4Interface]] = field(default_factory=list)
     acl_in: At[str] | None = None
     segment: At[str] | None = None  # L2 segment key: a VLAN id, or the segment's name
-    mtu: At[int] | None = None
+    mtu: At[int] | None = None  # IP MTU as configured (None: the platform's default)
+    max_frame: At[int] | None = None  # largest frame the port passes, where the NOS sets it apart
     l3vni: At[int] | None = None  # an L3VNI bound to this interface (platforms that use one)
     qos: PortQos = field(default_factory=PortQos)
 
@@ -115,7 +119,26 @@ class SwitchConfig:
     dscp_map: dict[int, At[int]] = field(default_factory=dict)  # DSCP -> class (traffic class or dot1p)
     class_queue: dict[int, At[int]] = field(default_factory=dict)  # class -> queue where remapped
     bgp_neighbors: dict[str, At[int]] = field(default_factory=dict)  # peer ip -> remote AS
+    #: How tunnelled (VXLAN) traffic is classified: "trust" (the lossless class survives
+    #: encapsulation), "ecn" (ECN marks survive decapsulation) -> the line that says so.
+    tunnel_qos: dict[str, Src] = field(default_factory=dict)
+    ip_mtu_default: int = 1500  # the IP MTU of a routed port without an mtu line
+    max_frame_default: int | None = None  # frame limit without a setting (None: IP MTU + header)
     lines: int = 0
+
+    def ip_mtu(self, intf: Interface) -> At[int]:
+        """The IP MTU in force on a port: its mtu line, or the platform default."""
+        return intf.mtu or At(
+            self.ip_mtu_default, Src(0, f"(no mtu line: the default {self.ip_mtu_default})")
+        )
+
+    def frame_limit(self, intf: Interface) -> At[int] | None:
+        """The largest frame the port passes, when the NOS sets it apart from the IP MTU."""
+        if intf.max_frame is not None:
+            return intf.max_frame
+        if self.max_frame_default is None:
+            return None
+        return At(self.max_frame_default, Src(0, f"(default frame limit {self.max_frame_default})"))
 
     def queue_of(self, cls: int) -> int:
         """The egress queue a class lands in (identity unless the config remaps it)."""

@@ -10,13 +10,13 @@ import asyncio
 import re
 from dataclasses import dataclass, field
 
-from fabricctl.lab import grammar_comware, grammar_eos
 from fabricctl.lab.clock import LabClock, Timer
 from fabricctl.lab.config_tree import Node, render_comware, render_eos
 from fabricctl.lab.editor import Editor
 from fabricctl.lab.factory import DeviceSpec, factory_text, hardware_text
 from fabricctl.lab.faults import Faults
 from fabricctl.lab.grammar import Grammar
+from fabricctl.lab.reference import reference
 from fabricctl.lab.state import StateStore
 
 #: What a lab flash file may be called: one plain name, so nothing is written outside the device's state.
@@ -73,7 +73,7 @@ class LabDevice:
 
     @property
     def grammar(self) -> Grammar:
-        return grammar_eos.GRAMMAR if self.platform == "eos" else grammar_comware.GRAMMAR
+        return reference(self.platform).grammar
 
     def __post_init__(self) -> None:
         self.boot = self.clock.now()

@@ -12,6 +12,7 @@ from fabricctl.lab.config_tree import COMWARE_VERSION
 from fabricctl.lab.device import FLASH_NAME, LabDevice
 from fabricctl.lab.dialect import CliError, CliSession, Logout, Output, command, word_column
 from fabricctl.lab.editor import Editor, InvalidInput
+from fabricctl.lab.ports import display_interface_comware, port_state
 
 SAVED = "Validating file. Please wait...\nSaved the current configuration to mainboard device successfully."
 UNRECOGNIZED = " % Unrecognized command found at '^' position."
@@ -145,6 +146,13 @@ class ComwareCli(CliSession):
     @command(r"display current-configuration", "user system")
     async def _display_running(self, m: re.Match[str], as_json: bool) -> Output:
         return self.dev.running_text().rstrip("\n")
+
+    @command(r"display interface (\S+)", "user system")
+    async def _display_interface(self, m: re.Match[str], as_json: bool) -> Output:
+        state = port_state("comware", self.dev.running, m[1])
+        if state is None:
+            raise CliError(" % Wrong parameter found at '^' position.")
+        return display_interface_comware(state)
 
     @command(r"display saved-configuration", "user system")
     async def _display_saved(self, m: re.Match[str], as_json: bool) -> Output:

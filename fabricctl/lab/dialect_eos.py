@@ -11,6 +11,7 @@ from fabricctl.lab.config_tree import EOS_VERSION, unified_diff
 from fabricctl.lab.device import LabDevice
 from fabricctl.lab.dialect import CliError, CliSession, Logout, Output, command
 from fabricctl.lab.editor import Editor, InvalidInput
+from fabricctl.lab.ports import port_state, show_interfaces_eos
 
 COPY_OK = "Copy completed successfully."
 
@@ -122,6 +123,14 @@ class EosCli(CliSession):
     @command(r"show running-config(?: all)?(?: sanitized)?", "exec config session")
     async def _show_run(self, m: re.Match[str], as_json: bool) -> Output:
         return self.dev.running_text()
+
+    @command(r"show interfaces (\S+)", "exec config session")
+    async def _show_interfaces(self, m: re.Match[str], as_json: bool) -> Output:
+        state = port_state("eos", self.dev.running, m[1])
+        if state is None:
+            raise CliError("% Invalid input")
+        text, data = show_interfaces_eos(state)
+        return {"interfaces": {state.name: data}} if as_json else text
 
     @command(r"show startup-config", "exec config session")
     async def _show_start(self, m: re.Match[str], as_json: bool) -> Output:

@@ -1,9 +1,9 @@
 """Data-driven command grammar shared by the lab dialects.
 
-Each platform declares its configuration modes as tables of `Rule`s written in a tiny
-token language (see `PLACEHOLDERS`). Keeping the grammar as data means a template typo
-fails in the lab exactly where a real switch would reject it, and the accepted surface is
-reviewable in one place per platform.
+Each platform's command reference (lab/commands/<platform>.yaml, loaded by lab/reference.py)
+declares its views as tables of `Rule`s written in a tiny token language (see `PLACEHOLDERS`;
+`<int:lo-hi>` bounds a number). A line the reference does not accept in that view fails in the
+lab exactly where a real switch would reject it.
 """
 
 from __future__ import annotations
@@ -26,26 +26,48 @@ PLACEHOLDERS: dict[str, str] = {
     "rd": r"(?:" + _IP + r"|\d+(?:\.\d+)?):\d+",
     "mac-eos": r"[0-9a-fA-F]{4}\.[0-9a-fA-F]{4}\.[0-9a-fA-F]{4}",
     "mac-cw": r"[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}",
+    "mac-colon": r"[0-9a-f]{2}(?::[0-9a-f]{2}){5}",
     "port": r"\d+(?:/\d+)?",
     "time": r"\d{1,2}:\d{2}:\d{2}",
 }
 _TEXT = "<text>"
-_PART = re.compile(r"(<[a-z-]+>|\{[^}]+\})")
+_PART = re.compile(r"(<[a-z-]+(?::\d+-\d+)?>|\{[^}]+\})")
 
 
-def _compile_token(spec: str) -> re.Pattern[str]:
-    """Turn one token spec such as `Ethernet<port>` or `{route|bridge}` into a regex."""
+@dataclass(frozen=True)
+class Token:
+    """One word of a command: a regex plus the numeric ranges its `<int:lo-hi>` parts allow."""
+
+    regex: re.Pattern[str]
+    ranges: tuple[tuple[int, int], ...] = ()
+
+    def fullmatch(self, word: str) -> bool:
+        m = self.regex.fullmatch(word)
+        if m is None:
+            return False
+        return all(lo <= int(m[f"r{i}"]) <= hi for i, (lo, hi) in enumerate(self.ranges))
+
+
+def _compile_token(spec: str) -> Token:
+    """Turn one token spec such as `Ethernet<port>`, `<int:1-4094>` or `{route|bridge}` into a Token."""
     out: list[str] = []
+    ranges: list[tuple[int, int]] = []
     for part in _PART.split(spec):
         if not part:
             continue
         if part.startswith("<"):
-            out.append(f"(?:{PLACEHOLDERS[part[1:-1]]})")
+            name, _, bounds = part[1:-1].partition(":")
+            if bounds:
+                lo, hi = (int(b) for b in bounds.split("-"))
+                out.append(f"(?P<r{len(ranges)}>\\d+)")
+                ranges.append((lo, hi))
+            else:
+                out.append(f"(?:{PLACEHOLDERS[name]})")
         elif part.startswith("{"):
             out.append("(?:" + "|".join(re.escape(a) for a in part[1:-1].split("|")) + ")")
         else:
             out.append(re.escape(part))
-    return re.compile("".join(out))
+    return Token(re.compile("".join(out)), tuple(ranges))
 
 
 @dataclass(frozen=True)
@@ -67,7 +89,15 @@ class Rule:
     keep: bool = False
     hidden: bool = False
     resets: tuple[str, ...] = ()
-    tokens: tuple[re.Pattern[str] | None, ...] = field(init=False, repr=False, compare=False)
+    #: What the vendor documents say about the command (the command reference, lab/commands/):
+    #: the value in force when the line is absent, where the switch shows it, the source ids and
+    #: how sure the source is (V: a vendor document, P: public configs or code only).
+    default: str | None = None
+    shows: str | None = None
+    sources: tuple[str, ...] = ()
+    confidence: str = ""
+    note: str = ""
+    tokens: tuple[Token | None, ...] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         toks = tuple(None if t == _TEXT else _compile_token(t) for t in self.pattern.split())
@@ -95,10 +125,11 @@ class Rule:
 
 @dataclass(frozen=True)
 class Mode:
-    """A configuration mode: its rules and how its prompt suffix is derived from the opener."""
+    """A configuration mode (a view): its rules and how its prompt suffix comes from the opener."""
 
     rules: tuple[Rule, ...]
     prompt: Callable[[list[str]], str] = lambda words: ""
+    title: str = ""
 
 
 @dataclass(frozen=True)

@@ -14,6 +14,7 @@ from pydantic import (
     BaseModel,
     ConfigDict,
     Field,
+    StrictBool,
     StrictInt,
     create_model,
     field_validator,
@@ -86,6 +87,10 @@ class Underlay(Strict):
     vtep_loopbacks: Network
     p2p_links: Network
     max_paths: StrictInt = Field(default=64, ge=1, le=512)
+    #: BFD on the underlay sessions: a dead link leaves ECMP in milliseconds, not a hold time.
+    bfd: StrictBool = True
+    #: BGP graceful restart: a control-plane restart keeps forwarding (peers keep the routes).
+    graceful_restart: StrictBool = True
 
     @model_validator(mode="after")
     def _pools_apart(self) -> Underlay:
@@ -145,14 +150,31 @@ class Overlay(Strict):
         return self
 
 
+#: Bytes VXLAN adds to a tenant packet on a fabric link: inner Ethernet 14 + VXLAN 8 + UDP 8 +
+#: outer IPv4 20 (RFC 7348 section 5), so the fabric IP MTU must be the tenant IP MTU + 50.
+VXLAN_OVERHEAD = 50
+#: IP bytes of a full RoCEv2 packet beyond its RDMA payload: IPv4 20 + UDP 8 + BTH 12 + RETH 16 +
+#: ImmDt 4 + ICRC 4 (InfiniBand Architecture Specification vol. 1, ch. 9, and Annex A17 RoCEv2).
+ROCE_HEADERS = 64
+#: Ethernet header and FCS around an untagged IP packet: a port's frame limit must be IP MTU + 18.
+ETHERNET_OVERHEAD = 18
+
+
 class _QosPolicy(Strict):
-    """The lossless RoCEv2 class, fabric-wide; per-platform tuning where syntax differs."""
+    """The lossless RoCEv2 class, fabric-wide; per-platform tuning where syntax differs.
+
+    mtu is the IP MTU of the fabric links (they carry tenant packets VXLAN-encapsulated);
+    tenant_mtu the IP MTU of GPU ports and tenant gateways (default mtu - 50); roce_mtu the RDMA
+    path MTU the hosts use, which every hop must carry whole (verify proves it on the configs).
+    """
 
     roce_dscp: StrictInt = Field(default=26, ge=0, le=63)
     lossless_priority: StrictInt = Field(default=3, ge=0, le=7)
     cnp_dscp: StrictInt = Field(default=48, ge=0, le=63)
     cnp_class: StrictInt | None = Field(default=None, ge=0, le=7)
-    mtu: StrictInt = Field(default=9214, ge=1500, le=9416)
+    mtu: StrictInt = Field(default=9000, ge=1500, le=9416)
+    tenant_mtu: StrictInt | None = Field(default=None, ge=1500, le=9416)
+    roce_mtu: Literal[1024, 2048, 4096] = 4096
     lossless_bandwidth_percent: StrictInt = Field(default=50, ge=1, le=99)
     profile_name: str = Field(default="ROCE-LOSSLESS", pattern=r"^[A-Z][A-Z0-9_-]{0,30}$")
 
@@ -162,7 +184,22 @@ class _QosPolicy(Strict):
             raise ValueError(f"roce_dscp and cnp_dscp must differ (both are {self.roce_dscp})")
         if self.cnp_class is not None and self.cnp_class == self.lossless_priority:
             raise ValueError(f"cnp_class must differ from lossless_priority (both are {self.cnp_class})")
+        if self.gpu_mtu + VXLAN_OVERHEAD > self.mtu:
+            raise ValueError(
+                f"tenant_mtu {self.gpu_mtu} + {VXLAN_OVERHEAD} bytes of VXLAN is more than the fabric mtu "
+                f"{self.mtu}: a full tenant packet would not cross a fabric link"
+            )
+        if self.roce_mtu + ROCE_HEADERS > self.gpu_mtu:
+            raise ValueError(
+                f"roce_mtu {self.roce_mtu} needs an IP MTU of {self.roce_mtu + ROCE_HEADERS} on GPU ports, "
+                f"above tenant_mtu {self.gpu_mtu}"
+            )
         return self
+
+    @property
+    def gpu_mtu(self) -> int:
+        """The IP MTU of GPU ports and tenant gateways: tenant_mtu, or the fabric mtu less VXLAN."""
+        return self.tenant_mtu if self.tenant_mtu is not None else self.mtu - VXLAN_OVERHEAD
 
     def tuning_for(self, platform: Platform) -> QosTuning:
         """The platform's QoS values: `qos.<platform>` in fabric.yaml, or the platform's defaults."""

@@ -43,6 +43,7 @@ class Capabilities:
     fabric link, so every switch needs them. evpn_type5: every tenant VRF is an L3VNI. evpn_symmetric_irb:
     l2 tenants (L2VNI + anycast gateway). commit_confirm: apply pushes only under a confirm timer.
     breakouts: the `cabling.gpu_port_breakout` modes a leaf can split its GPU ports into.
+    max_ip_mtu: the largest IP MTU (`mtu`) a routed port accepts.
     """
 
     pfc: bool
@@ -53,6 +54,8 @@ class Capabilities:
     evpn_symmetric_irb: bool
     commit_confirm: bool
     breakouts: tuple[str, ...]
+    #: The largest IP MTU a port takes (fabric.yaml qos.mtu must fit on every switch).
+    max_ip_mtu: int
 
 
 @dataclass(frozen=True)
@@ -90,6 +93,9 @@ class Platform:
     capabilities: Capabilities
     limits: Limits
     cnp_class: int  # the CNP traffic class when the fabric's QoS policy does not set one
+    #: The class of the NOS's own network-control traffic, scheduled strict priority (None: the
+    #: NOS queues it apart from the front-panel queues fabricctl configures).
+    protocol_class: int | None
     port_count: int
     port_name: Callable[[int, int | None], str]  # front-panel port (1-based), breakout lane or None
     qos_tuning: type[QosTuning]

@@ -1,10 +1,12 @@
 """Lossless consistency: every hop GPU -> leaf -> spine -> leaf -> GPU treats RoCE the same way.
 
 The reference is the fabric's QoS policy as each switch's intent states it (DSCP -> class, the
-no-drop priority, the CNP class, MTU). Each switch's DSCP map is checked once; each port on a path
-(both ends of every fabric link, and every GPU port of a lossless tenant) is checked for trust,
-PFC no-drop on exactly that priority, the PFC watchdog, ECN on that queue, the CNP queue strict and
-the MTU. Since every hop must equal the policy, any two hops agree: a mismatch anywhere names the
+no-drop priority, the CNP and protocol classes, the RoCE MTU). Each switch's DSCP and queue maps
+are checked once, and every VTEP for trusting tunnelled traffic; each port on a path (both ends of
+every fabric link, every GPU port of a lossless tenant, the gateways of lossless l2 tenants) is
+checked for trust, PFC no-drop on exactly that priority with headroom, the PFC watchdog, ECN on
+that queue, strict CNP and protocol queues, and its size: the IP MTU of a routed hop and the
+frame limit of every hop must carry a full RoCE packet (plus VXLAN on fabric links). Since every hop must equal the policy, any two hops agree: a mismatch anywhere names the
 switch, port and line, with a GPU-to-GPU path that crosses it.
 """
 
@@ -15,6 +17,7 @@ from fabricctl.compile.intent import Qos
 from fabricctl.compile.lossless import qos_intent
 from fabricctl.compile.topology import FabricLink, GpuPort
 from fabricctl.config.readback import Interface, Src, SwitchConfig
+from fabricctl.model.fabric import ETHERNET_OVERHEAD, ROCE_HEADERS, VXLAN_OVERHEAD
 from fabricctl.verify.report import Violation
 
 
@@ -60,22 +63,26 @@ class Paths:
 
 
 def check_lossless(compiled: Compiled, parsed: dict[str, SwitchConfig]) -> list[Violation]:
-    """Every lossless-relevant port against the policy, and every switch's DSCP map."""
+    """Every lossless-relevant port against the policy, and every switch's priority maps."""
     paths = Paths(compiled)
     out: list[Violation] = []
-    ports: dict[str, list[str]] = {}
+    ports: dict[str, list[tuple[str, str]]] = {}  # switch -> [(port, "fabric" | "routed" | "bridged")]
     for ln in compiled.topology.links:
-        ports.setdefault(ln.leaf, []).append(ln.leaf_port)
-        ports.setdefault(ln.spine, []).append(ln.spine_port)
+        ports.setdefault(ln.leaf, []).append((ln.leaf_port, "fabric"))
+        ports.setdefault(ln.spine, []).append((ln.spine_port, "fabric"))
+    gateways: dict[str, set[str]] = {}  # leaf -> segments of lossless l2 tenants (their gateway routes)
     for (leaf, name), (a, _pa) in compiled.allocation.port_owner.items():
         if a.tenant.lossless:
-            ports.setdefault(leaf, []).append(name)
+            ports.setdefault(leaf, []).append((name, "routed" if a.tenant.isolation == "l3" else "bridged"))
+            if a.tenant.isolation == "l2":
+                gateways.setdefault(leaf, set()).add(a.object_name)
     for sw, cfg in parsed.items():
         qos = _policy(compiled, sw)
         if qos is None:
             continue
         out += _dscp_map(cfg, qos, paths)
-        for name in ports.get(sw, []):
+        out += _tunnel(compiled, cfg, paths)
+        for name, kind in ports.get(sw, []):
             intf = cfg.interfaces.get(name)
             if intf is None:
                 out.append(
@@ -90,7 +97,66 @@ def check_lossless(compiled: Compiled, parsed: dict[str, SwitchConfig]) -> list[
                 )
                 continue
             out += _port(cfg, intf, qos, paths)
+            out += _size(cfg, intf, qos, kind, paths.through(sw, name))
+        for seg_name in sorted(gateways.get(sw, ())):
+            seg = cfg.segments.get(seg_name)
+            svi = cfg.interfaces.get(seg.gateway.value) if seg and seg.gateway else None
+            if svi is not None:
+                out += _size(cfg, svi, qos, "gateway", f"{paths.through(sw, None)} (routed by {svi.name})")
     return out
+
+
+def _needed_ip(qos: Qos, kind: str) -> int:
+    """The IP MTU a hop needs to carry a full RoCE packet: VXLAN-encapsulated on fabric links."""
+    packet = qos.roce_mtu + ROCE_HEADERS
+    return packet + VXLAN_OVERHEAD if kind == "fabric" else packet
+
+
+def _size(cfg: SwitchConfig, intf: Interface, qos: Qos, kind: str, path: str) -> list[Violation]:
+    """IP MTU on routed hops and the frame limit on every hop, against a full RoCE packet."""
+    out = []
+    ip = _needed_ip(qos, kind)
+    what = f"a {qos.roce_mtu}-byte RoCE payload needs {ip} bytes of IP" + (
+        " with VXLAN" if kind == "fabric" else ""
+    )
+    if kind != "bridged":
+        mtu = cfg.ip_mtu(intf)
+        if mtu.value < ip:
+            out.append(_size_violation(cfg, intf, "mtu", mtu.src, f"IP MTU {mtu.value}", what, path))
+    frame = cfg.frame_limit(intf)
+    if frame is not None and frame.value < ip + ETHERNET_OVERHEAD:
+        need = f"{what}, so frames of {ip + ETHERNET_OVERHEAD} bytes"
+        out.append(_size_violation(cfg, intf, "frame", frame.src, f"frame limit {frame.value}", need, path))
+    return out
+
+
+def _size_violation(
+    cfg: SwitchConfig, intf: Interface, check: str, src: Src, got: str, need: str, path: str
+) -> Violation:
+    line, text = (src.line, src.text) if src.line else (intf.src.line, f"{intf.src.text} {src.text}")
+    return Violation(
+        check, cfg.name, intf.name, line, text, f"{got} on path {path}: {need}; larger packets are dropped"
+    )
+
+
+def _tunnel(compiled: Compiled, cfg: SwitchConfig, paths: Paths) -> list[Violation]:
+    """A VTEP classifies tunnelled RoCE into the lossless class, or PFC never pauses it."""
+    intent = compiled.intents.get(cfg.name)
+    sw = compiled.fabric.switch(cfg.name)
+    vtep = intent.vtep is not None if intent is not None else bool(sw and sw.role == "leaf")
+    if not vtep or "trust" in cfg.tunnel_qos:
+        return []
+    return [
+        Violation(
+            "tunnel-trust",
+            cfg.name,
+            "VXLAN",
+            None,
+            "(no trust for tunnelled traffic)",
+            f"RoCE crossing {cfg.name} inside VXLAN on path {paths.through(cfg.name, None)} is not classified "
+            "into the lossless class, so PFC does not pause it and it can be dropped",
+        )
+    ]
 
 
 def _policy(compiled: Compiled, switch: str) -> Qos | None:
@@ -113,24 +179,31 @@ def _dscp_map(cfg: SwitchConfig, qos: Qos, paths: Paths) -> list[Violation]:
                     "dscp-map",
                     cfg.name,
                     f"DSCP {dscp}",
-                    at.src.line if at else None,
+                    (at.src.line or None) if at else None,
                     at.src.text if at else f"(no map for DSCP {dscp})",
                     f"{what} DSCP {dscp} is {got} on {cfg.name} but class {cls} on every other hop, on path "
                     f"{paths.through(cfg.name, None)}: PFC pauses priority {qos.lossless_class} while the packet "
                     "is elsewhere, so it can be dropped",
                 )
             )
-    for cls in (qos.lossless_class, qos.cnp_class):
+    roles = {
+        qos.default_class: "best-effort traffic is weighted",
+        qos.lossless_class: "ECN and the lossless weight are set",
+        qos.cnp_class: "CNPs get strict priority",
+    }
+    if qos.protocol_class is not None:
+        roles[qos.protocol_class] = "network control gets strict priority"
+    for cls, why in roles.items():
         if cfg.queue_of(cls) != cls:
             at = cfg.class_queue[cls]
             out.append(
                 Violation(
-                    "dscp-map",
+                    "queue-map",
                     cfg.name,
                     f"class {cls}",
-                    at.src.line,
+                    at.src.line or None,
                     at.src.text,
-                    f"class {cls} leaves {cfg.name} from queue {at.value}, not queue {cls} where ECN/strict priority are set",
+                    f"class {cls} leaves {cfg.name} from queue {at.value}, not queue {cls} where {why}",
                 )
             )
     return out
@@ -192,14 +265,22 @@ def _port(cfg: SwitchConfig, intf: Interface, qos: Qos, paths: Paths) -> list[Vi
                 f"CNPs (class {cnp}) wait behind bulk traffic, so congestion notification arrives late",
             )
         )
-    if intf.mtu is None or intf.mtu.value < qos.mtu:
-        got = intf.mtu.value if intf.mtu else "default (1500)"
+    if qos.protocol_class is not None and qos.protocol_class not in q.strict_queues:
         problems.append(
             (
-                "mtu",
-                intf.mtu.src if intf.mtu else None,
-                "(no jumbo MTU)",
-                f"MTU {got} is below the fabric's {qos.mtu}: full-size RoCE frames are dropped",
+                "protocol-strict",
+                q.profile,
+                f"(queue {qos.protocol_class} not strict priority)",
+                f"network control (class {qos.protocol_class}: BGP, BFD, LLDP) waits behind a paused or full queue",
+            )
+        )
+    if lc not in q.headroom:
+        problems.append(
+            (
+                "headroom",
+                q.pfc_enabled,
+                f"(no PFC headroom for priority {lc})",
+                "frames in flight after a PAUSE have no buffer to land in, so they are dropped",
             )
         )
     return [

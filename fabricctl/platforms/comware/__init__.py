@@ -29,9 +29,11 @@ PLATFORM = Platform(
         evpn_symmetric_irb=True,
         commit_confirm=True,  # `configuration commit delay N`
         breakouts=("2x200G",),
+        max_ip_mtu=9008,  # H3C's own Comware code (h3c_open.comware mtu.py) refuses a larger mtu
     ),
     limits=Limits(max_vrfs=1024, max_vlans=4094, max_vnis=16000, max_acl_entries=8192),
     cnp_class=6,
+    protocol_class=7,  # cs7: network control, dot1p 7 -> local precedence 7 in the default map
     port_count=64,
     port_name=port_name,
     qos_tuning=ComwareQosTuning,

@@ -1,8 +1,8 @@
-"""Jinja filters of the Comware templates: how Comware spells a MAC address and a queue."""
+"""Jinja filters of the Comware templates: how Comware spells a MAC address, a queue, a priority map."""
 
 from __future__ import annotations
 
-from fabricctl.platforms.comware.qos import QUEUE_NAMES
+from fabricctl.platforms.comware.qos import DEFAULT_DOT1P_LP, QUEUE_NAMES, default_dscp_dot1p
 from fabricctl.platforms.filters import mac_digits
 
 
@@ -17,4 +17,19 @@ def queue_name(value: int) -> str:
     return QUEUE_NAMES[value]
 
 
-FILTERS = {"mac": mac, "queue_name": queue_name}
+def dscp_remaps(dscp_to_class: dict[int, int]) -> list[tuple[int, int]]:
+    """The (DSCP, dot1p) entries the pre-defined dscp-dot1p map lacks (only those are written)."""
+    return [(d, c) for d, c in sorted(dscp_to_class.items()) if default_dscp_dot1p(d) != c]
+
+
+def dot1p_lp_identity(_qos: object) -> list[tuple[int, int]]:
+    """dot1p-lp entries that make class N leave from queue N (the default map sends 0 to queue 2)."""
+    return [(p, p) for p, lp in sorted(DEFAULT_DOT1P_LP.items()) if lp != p]
+
+
+FILTERS = {
+    "mac": mac,
+    "queue_name": queue_name,
+    "dscp_remaps": dscp_remaps,
+    "dot1p_lp_identity": dot1p_lp_identity,
+}

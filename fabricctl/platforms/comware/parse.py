@@ -13,7 +13,10 @@ from ipaddress import IPv4Interface, IPv4Network
 from fabricctl.config.addr import wildcard_network
 from fabricctl.config.readback import Acl, AclRule, At, Interface, RtHolder, Segment, Src, SwitchConfig
 from fabricctl.config.tree import Node, parse_tree
-from fabricctl.platforms.comware.qos import QUEUE_NUMBER
+from fabricctl.platforms.comware.qos import DEFAULT_DOT1P_LP, QUEUE_NUMBER, default_dscp_dot1p
+
+#: Frame limit of a port without `jumboframe enable N` (S6850 guide; H3C's Comware code: 9416).
+DEFAULT_MAX_FRAME = 9416
 
 
 def _src(node: Node) -> Src:
@@ -22,7 +25,14 @@ def _src(node: Node) -> Src:
 
 def parse_comware(name: str, text: str) -> SwitchConfig:
     """Read one Comware configuration; never raises on lines it does not know."""
-    cfg = SwitchConfig(name=name, platform="comware", lines=text.count("\n") + 1)
+    cfg = SwitchConfig(
+        name=name, platform="comware", lines=text.count("\n") + 1, max_frame_default=DEFAULT_MAX_FRAME
+    )
+    for dscp in range(64):
+        cfg.dscp_map[dscp] = At(default_dscp_dot1p(dscp), Src(0, "(pre-defined dscp-dot1p map)"))
+    for dot1p, lp in DEFAULT_DOT1P_LP.items():
+        if lp != dot1p:
+            cfg.class_queue[dot1p] = At(lp, Src(0, f"(pre-defined dot1p-lp map: {dot1p} -> {lp})"))
     wred: dict[str, dict[int, Src]] = {}
     wred_apply: dict[str, At[str]] = {}
     for node in parse_tree(text):
@@ -44,13 +54,16 @@ def parse_comware(name: str, text: str) -> SwitchConfig:
         ):
             acl_name = words[-1]
             cfg.acls[acl_name] = _acl(acl_name, node)
-        elif node.text == "qos map-table dscp-dot1p":
+        elif node.text in ("qos map-table dscp-dot1p", "qos map-table dot1p-lp"):
+            table = cfg.dscp_map if node.text.endswith("dscp-dot1p") else cfg.class_queue
             for child in node.children:
                 cw = child.text.split()
                 if cw[0] == "import" and "export" in cw and cw[-1].isdigit():
                     for d in cw[1 : cw.index("export")]:
                         if d.isdigit():
-                            cfg.dscp_map[int(d)] = At(int(cw[-1]), _src(child))
+                            table[int(d)] = At(int(cw[-1]), _src(child))
+        elif node.text == "qos trust tunnel-dot1p":
+            cfg.tunnel_qos["trust"] = _src(node)
         elif node.text.startswith("qos wred queue table ") and len(words) == 5:
             table = wred.setdefault(words[4], {})
             for child in node.children:
@@ -88,8 +101,8 @@ def _interface(intf: Interface, node: Node, wred_apply: dict[str, At[str]]) -> N
             acl = words[2] if words[1] == "name" and len(words) == 4 else words[1]
             intf.acl_in = At(acl, s)
         elif t.startswith("jumboframe enable") and len(words) == 3 and words[2].isdigit():
-            intf.mtu = At(int(words[2]), s)
-        elif t.startswith("mtu ") and len(words) == 2 and words[1].isdigit() and intf.mtu is None:
+            intf.max_frame = At(int(words[2]), s)
+        elif t.startswith("mtu ") and len(words) == 2 and words[1].isdigit():
             intf.mtu = At(int(words[1]), s)
         elif t.startswith("l3-vni ") and len(words) == 2 and words[1].isdigit():
             intf.l3vni = At(int(words[1]), s)
@@ -110,6 +123,9 @@ def _interface(intf: Interface, node: Node, wred_apply: dict[str, At[str]]) -> N
                     q.no_drop[int(p)] = s
         elif t == "priority-flow-control deadlock enable":
             q.watchdog = s
+        elif len(words) == 5 and words[:2] == ["priority-flow-control", "dot1p"] and words[3] == "headroom":
+            if words[2].isdigit() and words[4].isdigit() and int(words[4]) > 0:
+                q.headroom[int(words[2])] = s
         elif t.startswith("qos wrr ") and len(words) >= 4 and words[2] in QUEUE_NUMBER:
             n = QUEUE_NUMBER[words[2]]
             if words[3:] == ["group", "sp"]:

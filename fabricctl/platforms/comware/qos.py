@@ -1,4 +1,4 @@
-"""Comware's queues and the QoS values a fabric sets for its Comware switches (`qos.comware`)."""
+"""Comware's queues, its default priority maps and the QoS values a fabric sets (`qos.comware`)."""
 
 from __future__ import annotations
 
@@ -12,18 +12,35 @@ from fabricctl.platforms.base import QosTuning
 QUEUE_NAMES = ("be", "af1", "af2", "af3", "af4", "ef", "cs6", "cs7")
 QUEUE_NUMBER = {name: number for number, name in enumerate(QUEUE_NAMES)}
 
+#: The pre-defined priority maps (HPE 5950 ACL/QoS guide, Appendix B "Default priority maps"):
+#: trusting DSCP, a packet's queue is DOT1P_LP[DSCP_DOT1P(dscp)]. dot1p 0 lands in queue 2 (af2)
+#: unless the dot1p-lp map is set, so best effort would not be the `be` queue the weights name.
+DEFAULT_DOT1P_LP = {0: 2, 1: 0, 2: 1, 3: 3, 4: 4, 5: 5, 6: 6, 7: 7}
+
+
+def default_dscp_dot1p(dscp: int) -> int:
+    """dscp-dot1p default: DSCP 0-7 -> 0, 8-15 -> 1, ... 56-63 -> 7."""
+    return dscp // 8
+
 
 class ComwareQosTuning(QosTuning):
-    """Comware WRED/ECN and PFC deadlock values: units unconfirmed on S98xx, so kept as settings."""
+    """Comware values no S98xx document settles, kept as settings (docs/emitted-syntax.md says why).
+
+    WRED limits: the public H3C 400G RoCE configuration's 6000/12000/40 (unit not stated; the
+    sibling range is 0-16000). PFC headroom: the public S9825 configuration's 2000 (cells).
+    link_delay_up: seconds a fabric port waits before it reports up (None: not set).
+    """
 
     wred_table: str = Field(default="ROCE-ECN", pattern=r"^[A-Z][A-Z0-9-]{0,30}$")
-    wred_low_limit: int = Field(default=1000, ge=0, le=1_000_000)
-    wred_high_limit: int = Field(default=2000, ge=0, le=1_000_000)
-    wred_discard_probability: int = Field(default=20, ge=0, le=100)
+    wred_low_limit: int = Field(default=6000, ge=0, le=16000)
+    wred_high_limit: int = Field(default=12000, ge=0, le=16000)
+    wred_discard_probability: int = Field(default=40, ge=0, le=100)
     wred_weighting_constant: int = Field(default=0, ge=0, le=15)
     deadlock_precision: Literal["high", "normal", "low"] = "high"
     deadlock_interval: int = Field(default=10, ge=1, le=30)
     deadlock_recover_delay: int = Field(default=10, ge=1, le=30)
+    pfc_headroom: int = Field(default=2000, ge=1, le=1_000_000)
+    link_delay_up: int | None = Field(default=2, ge=0, le=30)
 
     @model_validator(mode="after")
     def _ordered(self) -> ComwareQosTuning:

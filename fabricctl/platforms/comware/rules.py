@@ -13,7 +13,9 @@ DIALECT = Dialect(
     exit_command="quit",
     owned=(
         r"priority-flow-control ",
-        r"qos map-table dscp-dot1p$",
+        r"qos map-table (dscp-dot1p|dot1p-lp)$",
+        r"qos trust tunnel-dot1p$",
+        r"lldp global enable$",
         r"qos wred queue table ",
         r"l2vpn enable$",
         r"vxlan tunnel ",
@@ -32,6 +34,9 @@ DIALECT = Dialect(
     single_value=(
         r"description ",
         r"jumboframe enable ",
+        r"mtu ",
+        r"link-delay ",
+        r"priority-flow-control dot1p \d+ headroom ",
         r"port link-mode ",
         r"ip address ",
         r"route-distinguisher ",
@@ -46,6 +51,7 @@ DIALECT = Dialect(
         r"import \d+ export ",
         r"queue \d+ weighting-constant ",
         r"queue \d+ drop-level \d+ ",
+        r"queue \d+ low-limit ",
         r"qos wrr \S+ group ",
         r"peer \S+ as-number ",
         r"peer \S+ description ",
@@ -55,6 +61,12 @@ DIALECT = Dialect(
     negations=(
         Negation(r"^description .*$", "undo description"),
         Negation(r"^jumboframe enable.*$", "undo jumboframe enable"),
+        Negation(r"^mtu .*$", "undo mtu"),
+        Negation(r"^link-delay .*$", "undo link-delay"),
+        Negation(
+            r"^priority-flow-control dot1p (\d+) headroom .*$",
+            r"undo priority-flow-control dot1p \1 headroom",
+        ),
         Negation(r"^rule (\d+) .*$", r"undo rule \1"),
         Negation(r"^peer (\S+) as-number .*$", r"undo peer \1"),
         Negation(r"^qos wrr (\S+) group .*$", r"undo qos wrr \1"),

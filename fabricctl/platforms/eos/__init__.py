@@ -29,9 +29,11 @@ PLATFORM = Platform(
         evpn_symmetric_irb=True,
         commit_confirm=True,  # `configure session NAME commit timer`
         breakouts=("2x200G",),
+        max_ip_mtu=9214,  # 7060X5 / 7800R3: 9214-byte IP MTU with a 9236-byte frame (L2 MTU)
     ),
     limits=Limits(max_vrfs=1024, max_vlans=4094, max_vnis=16000, max_acl_entries=12288),
     cnp_class=6,
+    protocol_class=None,  # EOS queues its own control traffic to the CPU apart from tx-queues
     port_count=64,
     port_name=port_name,
     qos_tuning=EosQosTuning,

@@ -88,6 +88,9 @@ def parse_eos(name: str, text: str) -> SwitchConfig:
         q.pfc_enabled = q.pfc_enabled or prof.pfc_enabled
         q.watchdog = q.watchdog or prof.watchdog
         q.no_drop = {**prof.no_drop, **q.no_drop}
+        # EOS reserves PFC headroom itself for every no-drop priority (there is no headroom
+        # command in AVD's eos_cli_config_gen schema): the no-drop line is what reserves it.
+        q.headroom = dict(q.no_drop)
         q.ecn_queues = {**prof.ecn_queues, **q.ecn_queues}
         # EOS schedules a tx-queue strict priority unless it says `no priority`.
         q.strict_queues = {

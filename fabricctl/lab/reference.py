@@ -1,0 +1,135 @@
+"""The lab's command reference: per platform, what the vendor documents say the switch accepts.
+
+One YAML file per platform (fabricctl/lab/commands/<platform>.yaml), written from vendor
+documents and never from fabricctl's templates: each command names its view, syntax, default,
+the display/show command that reveals it and its source (URL + section; the device the source
+is for). The lab's CLI grammar is built from it, so the lab accepts a line only when the
+reference does, in the view the reference names; docs/emitted-syntax.md is generated from it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cache
+from importlib import resources
+from typing import Any
+
+import yaml
+
+from fabricctl.lab.grammar import Grammar, Mode, Rule
+
+CONFIDENCE = {
+    "V": "read in a vendor document (H3C/HPE/Arista; the source names the device)",
+    "P": "seen only in public configurations or code: check with `?` on the device",
+}
+_RULE_FIELDS = {"key", "neg", "enters", "keep", "hidden", "resets", "default", "shows", "src", "conf", "note"}
+
+
+class ReferenceError(ValueError):
+    """The command reference file itself is malformed (a bug in the data, not in user input)."""
+
+
+@dataclass(frozen=True)
+class Source:
+    id: str
+    url: str
+    section: str
+    device: str
+
+
+@dataclass(frozen=True)
+class Reference:
+    """A platform's command reference: the grammar the lab runs and the sources behind it."""
+
+    platform: str
+    title: str
+    intro: str
+    grammar: Grammar
+    sources: dict[str, Source]
+
+    def rules(self) -> list[tuple[str, Rule]]:
+        """(view, rule) for every command, in file order."""
+        return [(view, rule) for view, mode in self.grammar.modes.items() for rule in mode.rules]
+
+    def default(self, view: str, words: list[str]) -> str | None:
+        """The documented default of the setting `words` names in `view` (e.g. ['mtu'])."""
+        for rule in self.grammar.modes[view].rules:
+            if rule.default is not None and rule.negatable_by(words):
+                return rule.default
+        return None
+
+
+def _prompt(fmt: str, abbreviations: dict[str, str]):  # type: ignore[no-untyped-def]
+    """`config-if-{1}` -> a function of the opener's words (interface types abbreviated)."""
+
+    def prompt(words: list[str]) -> str:
+        short = list(words)
+        for i, word in enumerate(short):
+            for full, abbr in abbreviations.items():
+                if word.startswith(full):
+                    short[i] = abbr + word[len(full) :]
+        return fmt.format(*short)
+
+    return prompt
+
+
+def _rule(view: str, raw: dict[str, Any], sources: dict[str, Source]) -> Rule:
+    where = f"view {view!r}, command {raw.get('cmd')!r}"
+    unknown = set(raw) - _RULE_FIELDS - {"cmd"}
+    if unknown:
+        raise ReferenceError(f"{where}: unknown fields {sorted(unknown)}")
+    src = tuple(raw.get("src") or ())
+    if not src:
+        raise ReferenceError(f"{where}: no source (every command needs a vendor document or public config)")
+    missing = [s for s in src if s not in sources]
+    if missing:
+        raise ReferenceError(f"{where}: unknown source ids {missing}")
+    conf = raw.get("conf", "")
+    if conf not in CONFIDENCE:
+        raise ReferenceError(f"{where}: confidence must be one of {sorted(CONFIDENCE)}, not {conf!r}")
+    return Rule(
+        raw["cmd"],
+        key=raw.get("key"),
+        neg=raw.get("neg"),
+        child=raw.get("enters"),
+        keep=bool(raw.get("keep", False)),
+        hidden=bool(raw.get("hidden", False)),
+        resets=tuple(raw.get("resets") or ()),
+        default=None if raw.get("default") is None else str(raw["default"]),
+        shows=raw.get("shows"),
+        sources=src,
+        confidence=conf,
+        note=raw.get("note", ""),
+    )
+
+
+def parse_reference(platform: str, data: dict[str, Any]) -> Reference:
+    """Build a Reference from the YAML document (checked: sources, views, confidence)."""
+    sources = {}
+    for sid, raw in (data.get("sources") or {}).items():
+        for field in ("url", "section", "device"):
+            if not raw.get(field):
+                raise ReferenceError(f"source {sid!r}: missing {field}")
+        sources[sid] = Source(sid, raw["url"], raw["section"], raw["device"])
+    abbreviations = data.get("abbreviations") or {}
+    modes = {}
+    for view, raw in data["views"].items():
+        rules = tuple(_rule(view, c, sources) for c in raw["commands"])
+        modes[view] = Mode(
+            rules=rules, prompt=_prompt(raw.get("prompt", ""), abbreviations), title=raw.get("title", view)
+        )
+    for view, mode in modes.items():
+        for rule in mode.rules:
+            if rule.child is not None and rule.child not in modes:
+                raise ReferenceError(
+                    f"view {view!r}, command {rule.pattern!r}: enters unknown view {rule.child!r}"
+                )
+    grammar = Grammar(modes=modes, negations=tuple(data["negations"]), root=data.get("root", "global"))
+    return Reference(platform, data["title"], data.get("intro", ""), grammar, sources)
+
+
+@cache
+def reference(platform: str) -> Reference:
+    """The platform's command reference (read once per process)."""
+    text = resources.files("fabricctl.lab.commands").joinpath(f"{platform}.yaml").read_text(encoding="utf-8")
+    return parse_reference(platform, yaml.safe_load(text))

@@ -1,0 +1,204 @@
+"""The command reference (fabricctl/lab/commands/*.yaml): sourced, and the only thing the lab takes.
+
+- every entry has a source that names a URL, a section and the device it is for;
+- every line the templates render for the shipped fabrics matches an entry in the view it is
+  written in (a rendered line without an entry fails here: the fix is the template, or a vendor
+  source for a new entry, never an entry copied from the template);
+- docs/emitted-syntax.md is generated from the reference and the rendered lines (regenerate with
+  `python tests/regen_goldens.py`).
+"""
+
+from __future__ import annotations
+
+import copy
+import functools
+import os
+import shutil
+import tempfile
+from pathlib import Path
+
+import pytest
+import yaml
+
+from fabricctl.config.tree import Node, parse_tree
+from fabricctl.lab.grammar import Rule
+from fabricctl.lab.reference import CONFIDENCE, Reference, ReferenceError, parse_reference, reference
+from fabricctl.platforms import get_platform
+
+REPO = Path(__file__).resolve().parents[2]
+FABRICS = [REPO, REPO / "examples" / "eos-small"]
+PLATFORMS = ("comware", "eos")
+DOC = REPO / "docs" / "emitted-syntax.md"
+
+
+def _raw(platform: str) -> dict:  # type: ignore[type-arg]
+    path = REPO / "fabricctl" / "lab" / "commands" / f"{platform}.yaml"
+    return yaml.safe_load(path.read_text(encoding="utf-8"))
+
+
+@pytest.mark.parametrize("platform", PLATFORMS)
+def test_every_entry_has_a_source_with_url_section_and_device(platform: str) -> None:
+    ref = reference(platform)
+    assert ref.rules(), "an empty reference accepts nothing"
+    for view, rule in ref.rules():
+        assert rule.sources, f"{view}: {rule.pattern} has no source"
+        assert rule.confidence in CONFIDENCE, f"{view}: {rule.pattern}"
+        for sid in rule.sources:
+            src = ref.sources[sid]
+            assert src.url.startswith("http"), f"{sid}: {src.url}"
+            assert src.section and src.device, sid
+
+
+@pytest.mark.parametrize(
+    ("mutate", "message"),
+    [
+        (lambda d: d["views"]["global"]["commands"][0].pop("src"), "no source"),
+        (lambda d: d["views"]["global"]["commands"][0].update(src=["nowhere"]), "unknown source ids"),
+        (lambda d: d["views"]["global"]["commands"][0].update(conf="U"), "confidence must be one of"),
+        (lambda d: next(iter(d["sources"].values())).pop("url"), "missing url"),
+        (lambda d: d["views"]["global"]["commands"][0].update(enters="nowhere"), "enters unknown view"),
+        (lambda d: d["views"]["global"]["commands"][0].update(colour="red"), "unknown fields"),
+    ],
+    ids=["no-source", "unknown-source", "bad-confidence", "source-without-url", "unknown-view", "typo"],
+)
+@pytest.mark.parametrize("platform", PLATFORMS)
+def test_a_malformed_reference_is_refused(platform: str, mutate, message: str) -> None:  # type: ignore[no-untyped-def]
+    data = copy.deepcopy(_raw(platform))
+    mutate(data)
+    with pytest.raises(ReferenceError, match=message):
+        parse_reference(platform, data)
+
+
+def _split(root: Path) -> Path:
+    """A copy of a shipped fabric with its GPU ports split 2x200G (the breakout shapes)."""
+    dst = Path(tempfile.mkdtemp(prefix="fabric-split-")) / root.name
+    shutil.copytree(root / "inventory", dst / "inventory")
+    (dst / "tenants").mkdir()
+    for tenant in (root / "tenants").glob("*.yaml"):  # tenants that name ports would name lanes now
+        if "ports:" not in tenant.read_text(encoding="utf-8"):
+            shutil.copy(tenant, dst / "tenants" / tenant.name)
+    fabric = dst / "inventory" / "fabric.yaml"
+    text = fabric.read_text(encoding="utf-8")
+    fabric.write_text(text.replace("gpu_port_breakout: none", "gpu_port_breakout: 2x200G"), encoding="utf-8")
+    return dst
+
+
+@functools.cache
+def _rendered() -> dict[str, list[tuple[str, str]]]:
+    """platform -> [(switch, config text)] for every switch of the shipped fabrics (the reference also split)."""
+    from fabricctl.compile.build import compile_fabric
+    from fabricctl.render import Renderer
+
+    out: dict[str, list[tuple[str, str]]] = {p: [] for p in PLATFORMS}
+    for root in [*FABRICS, _split(REPO)]:
+        renderer = Renderer(root)
+        for name, intent in compile_fabric(root).intents.items():
+            out[intent.platform].append((f"{root.name}/{name}", renderer.render(intent)))
+    return out
+
+
+def _walk(ref: Reference, nodes: list[Node], view: str, where: str, seen: dict[tuple[str, str], int]) -> None:
+    """Match each line in exactly the view its indentation puts it in (no falling back to parents)."""
+    for node in nodes:
+        words = node.text.split()
+        if words[0] in ("!", "#", "end", "return") or node.text.startswith("version "):
+            continue
+        rule = ref.grammar.find(view, words)
+        assert rule is not None, (
+            f"{where} line {node.line}: '{node.text}' matches no command of view '{view}' in "
+            f"fabricctl/lab/commands/{ref.platform}.yaml"
+        )
+        seen[(view, rule.pattern)] = seen.get((view, rule.pattern), 0) + 1
+        if node.children:
+            assert rule.child is not None, f"{where} line {node.line}: '{node.text}' opens no view"
+            _walk(ref, node.children, rule.child, where, seen)
+
+
+@functools.cache
+def _emitted(platform: str) -> dict[tuple[str, str], int]:
+    ref = reference(platform)
+    seen: dict[tuple[str, str], int] = {}
+    for where, text in _rendered()[platform]:
+        _walk(ref, parse_tree(text), ref.grammar.root, where, seen)
+    return seen
+
+
+@pytest.mark.parametrize("platform", PLATFORMS)
+def test_every_rendered_line_is_a_reference_command_in_its_view(platform: str) -> None:
+    assert _rendered()[platform], f"no shipped fabric has {platform} switches"
+    assert _emitted(platform)
+
+
+def _cell(text: str) -> str:
+    return text.replace("|", "\\|").replace("\n", " ")
+
+
+def _sources(ref: Reference, rule: Rule) -> str:
+    return "; ".join(f"[{sid}]({ref.sources[sid].url})" for sid in rule.sources)
+
+
+def emitted_syntax_doc() -> str:
+    """docs/emitted-syntax.md: every emitted line shape per platform, from the reference."""
+    out = [
+        "# What fabricctl emits, per platform",
+        "",
+        "Generated by `python tests/regen_goldens.py` from the command references",
+        "(fabricctl/lab/commands/<platform>.yaml) and the configs rendered for the shipped fabrics;",
+        "do not edit by hand. Each line shape fabricctl renders is listed with the view it is written",
+        "in, the documented default (the value in force without the line), where the switch shows it,",
+        "the confidence of its source and the source itself.",
+        "",
+        "Confidence: " + "; ".join(f"**{k}** {v}" for k, v in CONFIDENCE.items()) + ".",
+        "Angle brackets are values (`<int:lo-hi>` a bounded number); every tenant `<name>` of a VRF,",
+        "ACL, VSI or VLAN is `tnt-<tenant>` (docs/plan-apply.md).",
+    ]
+    for platform in PLATFORMS:
+        ref = reference(platform)
+        emitted = _emitted(platform)
+        out += ["", f"## {ref.title}", "", ref.intro, ""]
+        out += [
+            "| view | command | default | shown by | conf | source | note |",
+            "|---|---|---|---|---|---|---|",
+        ]
+        for view, rule in ref.rules():
+            if (view, rule.pattern) not in emitted:
+                continue
+            title = ref.grammar.modes[view].title
+            out.append(
+                f"| {_cell(title)} | `{_cell(rule.pattern)}` | {_cell(rule.default or '')} | "
+                f"{_cell(rule.shows or '')} | {rule.confidence} | {_sources(ref, rule)} | {_cell(rule.note)} |"
+            )
+        checks = [(v, r) for v, r in ref.rules() if (v, r.pattern) in emitted and r.confidence == "P"]
+        out += ["", "To check with `?` on the device before production (confidence P):", ""]
+        out += [
+            f"- `{r.pattern}` ({ref.grammar.modes[v].title}): {_cell(r.note) or 'seen only in public configs'}"
+            for v, r in checks
+        ]
+        out += [
+            "",
+            f"Values no vendor document settles are fabric settings (fabric.yaml `qos.{platform}`), not constants:",
+            "",
+        ]
+        for field, info in get_platform(platform).qos_tuning.model_fields.items():
+            out.append(f"- `{field}`: default `{info.default}`")
+        others = [(v, r) for v, r in ref.rules() if (v, r.pattern) not in emitted]
+        out += [
+            "",
+            f"Also accepted by the lab (factory, operator or alternative lines): {len(others)} commands,",
+        ]
+        out.append(f"listed in fabricctl/lab/commands/{platform}.yaml.")
+        out += ["", "Sources:", ""]
+        used = {sid for v, r in ref.rules() if (v, r.pattern) in emitted for sid in r.sources}
+        for sid in sorted(used):
+            src = ref.sources[sid]
+            out.append(f"- **{sid}**: <{src.url}> - {_cell(src.section)} ({_cell(src.device)})")
+    return "\n".join(out) + "\n"
+
+
+def test_emitted_syntax_doc_is_generated_from_the_reference() -> None:
+    text = emitted_syntax_doc()
+    if os.environ.get("FABRICCTL_REGEN"):
+        DOC.write_text(text, encoding="utf-8")
+    assert DOC.read_text(encoding="utf-8") == text, (
+        "docs/emitted-syntax.md is stale: python tests/regen_goldens.py"
+    )
