@@ -43,7 +43,7 @@ GLOBAL = Mode(
         Rule("priority-flow-control pause watchdog default timeout <num>", key=5),
         Rule("priority-flow-control pause watchdog default polling-interval <num>", key=5),
         Rule("priority-flow-control pause watchdog default recovery-time <num>", key=5),
-        Rule("priority-flow-control pause watchdog action {drop|no-drop}", key=4),
+        Rule("priority-flow-control pause watchdog action {drop|errdisable|notify-only}", key=4),
         Rule("qos profile <name>", child="qos-profile"),
         Rule("vlan <int>", child="vlan"),
         Rule("vrf instance <name>", child="vrf"),
@@ -154,7 +154,8 @@ MODES: dict[str, Mode] = {
             Rule("neighbor <ip> description <text>", key=3, neg=2),
             Rule("network <cidr>"),
             Rule("vlan <int>", child="bgp-vlan"),
-            Rule("address-family {evpn|ipv4}", child="bgp-af"),
+            Rule("address-family evpn", child="bgp-af"),
+            Rule("address-family ipv4", child="bgp-af-ipv4"),
             Rule("vrf <name>", child="bgp-vrf"),
         ),
         prompt=lambda w: "config-router-bgp",
@@ -169,6 +170,10 @@ MODES: dict[str, Mode] = {
     ),
     "bgp-af": Mode(
         rules=(Rule("neighbor <name> activate", neg=2),),
+        prompt=lambda w: "config-router-bgp-af",
+    ),
+    "bgp-af-ipv4": Mode(
+        rules=(Rule("neighbor <name> activate", neg=2), Rule("network <cidr>")),
         prompt=lambda w: "config-router-bgp-af",
     ),
     "bgp-vrf": Mode(

@@ -72,7 +72,7 @@ interface Vxlan1
    vxlan udp-port 4789
    vxlan vlan 110 vni 10110
    vxlan vrf tenant-a vni 50001
-ip virtual-router mac-address 001c.7300.0099
+ip virtual-router mac-address 00:1c:73:00:00:99
 router bgp 65101
    router-id 10.255.0.1
    no bgp default ipv4-unicast
@@ -85,7 +85,6 @@ router bgp 65101
    neighbor 10.0.0.0 peer group SPINES
    neighbor 10.0.0.0 remote-as 65000
    neighbor 10.0.0.0 description spine01
-   network 10.255.0.1/32
    vlan 110
       rd 10.255.0.1:110
       route-target both 110:110
@@ -94,6 +93,7 @@ router bgp 65101
       neighbor SPINES activate
    address-family ipv4
       neighbor SPINES activate
+      network 10.255.0.1/32
    vrf tenant-a
       rd 10.255.0.1:50001
       route-target import evpn 50001:50001
@@ -221,6 +221,18 @@ def test_every_emitted_shape_is_accepted_and_round_trips(grammar, text, render) 
 def test_wrong_shapes_are_rejected(grammar, line) -> None:  # type: ignore[no-untyped-def]
     with pytest.raises(InvalidInput):
         Editor(grammar, Node("", block=True)).apply(line)
+
+
+def test_eos_prints_a_dotted_mac_in_colon_form() -> None:
+    """EOS takes `hhhh.hhhh.hhhh` and shows `hh:hh:hh:hh:hh:hh`; a dotted `no` form still removes it."""
+    root = Node("", block=True)
+    editor = Editor(EOS, root)
+    editor.apply("ip virtual-router mac-address 001C.7300.0099")
+    assert list(root.children) == ["ip virtual-router mac-address 00:1c:73:00:00:99"]
+    editor.apply("ip virtual-router mac-address 00:1c:73:00:00:98")
+    assert list(root.children) == ["ip virtual-router mac-address 00:1c:73:00:00:98"]
+    editor.apply("no ip virtual-router mac-address 001c.7300.0098")
+    assert root.children == {}
 
 
 def test_error_token_index() -> None:
