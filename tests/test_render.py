@@ -580,6 +580,9 @@ def test_eos_leaf() -> None:
         "   vxlan vlan 110 vni 10110",
         "   vxlan vrf acme vni 50007",
         "   vxlan vrf beta vni 50008",
+        "   vxlan qos ecn propagation",
+        "   vxlan qos dscp propagation encapsulation",
+        "   vxlan qos map dscp to traffic-class decapsulation",
     ]
     assert "ip virtual-router mac-address 00:00:5e:00:01:01" in lines
     bgp = block(text, "router bgp 65101", "   ")

@@ -72,6 +72,9 @@ interface Vxlan1
    vxlan udp-port 4789
    vxlan vlan 110 vni 10110
    vxlan vrf tenant-a vni 50001
+   vxlan qos ecn propagation
+   vxlan qos dscp propagation encapsulation
+   vxlan qos map dscp to traffic-class decapsulation
 ip virtual-router mac-address 00:1c:73:00:00:99
 router bgp 65101
    router-id 10.255.0.1
