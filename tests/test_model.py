@@ -112,6 +112,27 @@ def test_eos_small_fabric_loads() -> None:
     assert fabric.settings.qos.eos.ecn_maximum == 10000
 
 
+@pytest.mark.parametrize(
+    ("line", "fragment"),
+    [
+        ("watchdog_action: no-drop", "'no-drop' is not a valid choice (allowed: drop or notify-only)"),
+        ("watchdog_timeout: 0.005", "0.005 has more than 2 decimals (the most EOS takes)"),
+        ("watchdog_polling_interval: 0.0005", "0.0005 has more than 3 decimals (the most EOS takes)"),
+    ],
+)
+def test_eos_watchdog_values_are_ones_eos_takes(tmp_path: Path, line: str, fragment: str) -> None:
+    """AVD's schema: action drop | errdisable | notify-only (no `no-drop`), times to 0.01 s (poll 0.001 s)."""
+    root = copy_fabric(EOS_SMALL, tmp_path / "fabric")
+    path = root / "inventory" / "fabric.yaml"
+    key = line.split(":")[0]
+    text = path.read_text(encoding="utf-8")
+    old = next(ln for ln in text.splitlines() if ln.strip().startswith(f"{key}:"))
+    path.write_text(text.replace(old, f"    {line}"), encoding="utf-8")
+    log = ProblemLog(root)
+    assert load_fabric(root, log) is None
+    assert any(fragment in p.render() for p in log.problems), [p.render() for p in log.problems]
+
+
 def test_reference_fabric_loads_in_index_order() -> None:
     log = ProblemLog(REFERENCE)
     fabric = load_fabric(REFERENCE, log)

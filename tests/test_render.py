@@ -250,8 +250,8 @@ def test_filters_only_format() -> None:
     assert cidr_network("10.1.2.3/16") == "10.1.0.0"
     comware, eos = get_platform("comware").filters, get_platform("eos").filters
     assert comware["mac"]("00:00:5e:00:01:01") == "0000-5e00-0101"
-    assert eos["mac"]("00:00:5E:00:01:01") == "0000.5e00.0101"
-    assert eos["mac"]("0000-5e00-0101") == "0000.5e00.0101"
+    assert eos["mac"]("00:00:5E:00:01:01") == "00:00:5e:00:01:01"  # what EOS prints back
+    assert eos["mac"]("0000.5e00.0101") == "00:00:5e:00:01:01"
     assert [comware["queue_name"](q) for q in range(8)] == [
         "be",
         "af1",
@@ -580,8 +580,11 @@ def test_eos_leaf() -> None:
         "   vxlan vlan 110 vni 10110",
         "   vxlan vrf acme vni 50007",
         "   vxlan vrf beta vni 50008",
+        "   vxlan qos ecn propagation",
+        "   vxlan qos dscp propagation encapsulation",
+        "   vxlan qos map dscp to traffic-class decapsulation",
     ]
-    assert "ip virtual-router mac-address 0000.5e00.0101" in lines
+    assert "ip virtual-router mac-address 00:00:5e:00:01:01" in lines
     bgp = block(text, "router bgp 65101", "   ")
     assert bgp[:9] == [
         "   router-id 10.0.1.1",
@@ -597,7 +600,7 @@ def test_eos_leaf() -> None:
     assert "   neighbor 10.0.0.1 peer group EVPN-OVERLAY" in bgp
     assert "   neighbor 10.0.0.1 description spine01 evpn" in bgp
     assert "next-hop-unchanged" not in text
-    assert "   network 10.0.2.1/32" in bgp
+    assert not any(line.startswith("   network ") for line in bgp)
     vlan = bgp.index("   vlan 110")
     assert bgp[vlan + 1 : vlan + 4] == [
         "      rd 10.0.1.1:10110",
@@ -605,10 +608,12 @@ def test_eos_leaf() -> None:
         "      redistribute learned",
     ]
     evpn = bgp.index("   address-family evpn")
-    assert bgp[evpn + 1 : evpn + 4] == [
+    assert bgp[evpn + 1 : evpn + 6] == [
         "      neighbor EVPN-OVERLAY activate",
         "   address-family ipv4",
         "      neighbor UNDERLAY activate",
+        "      network 10.0.1.1/32",
+        "      network 10.0.2.1/32",
     ]
     assert bgp[-5:] == [
         "   vrf beta",

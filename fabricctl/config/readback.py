@@ -15,6 +15,11 @@ from typing import Generic, NamedTuple, TypeVar
 
 T = TypeVar("T")
 
+#: Keys of SwitchConfig.tunnel_qos: how a VTEP carries the lossless class through its tunnels.
+TUNNEL_ECN = "ecn-propagation"  # ECN copied into the outer header and back out at decapsulation
+TUNNEL_MARKING = "marking-encap"  # the outer header carries the inner packet's marking (DSCP)
+TUNNEL_CLASS = "class-decap"  # decapsulated traffic is classified by the packet's marking
+
 
 class Src(NamedTuple):
     """Where a fact comes from: line number and text, for the report (a tuple: cheap by the 100,000)."""
@@ -119,8 +124,7 @@ class SwitchConfig:
     dscp_map: dict[int, At[int]] = field(default_factory=dict)  # DSCP -> class (traffic class or dot1p)
     class_queue: dict[int, At[int]] = field(default_factory=dict)  # class -> queue where remapped
     bgp_neighbors: dict[str, At[int]] = field(default_factory=dict)  # peer ip -> remote AS
-    #: How tunnelled (VXLAN) traffic is classified: "trust" (the lossless class survives
-    #: encapsulation), "ecn" (ECN marks survive decapsulation) -> the line that says so.
+    #: Tunnel QoS a VTEP sets (TUNNEL_* keys -> the line): what it does not state is the NOS default.
     tunnel_qos: dict[str, Src] = field(default_factory=dict)
     ip_mtu_default: int = 1500  # the IP MTU of a routed port without an mtu line
     max_frame_default: int | None = None  # frame limit without a setting (None: IP MTU + header)

@@ -70,13 +70,13 @@ class Editor:
             rule = self.grammar.find(frame.mode, words)
             if rule is not None:
                 del self.stack[level + 1 :]
-                self._set(frame.node, rule, words)
+                self._set(frame.node, rule, rule.spelled(words))
                 return
             if words[0] in negs and len(words) > 1:
                 rule = self.grammar.find_negation(frame.mode, words[1:])
                 if rule is not None:
                     del self.stack[level + 1 :]
-                    self._unset(frame.node, rule, words[1:])
+                    self._unset(frame.node, rule, rule.spelled(words[1:]))
                     return
         index = max(self.grammar.error_at(f.mode, words) for f in self.stack)
         raise InvalidInput(words, index)

@@ -24,12 +24,22 @@ PLACEHOLDERS: dict[str, str] = {
     "name": r"[A-Za-z0-9][A-Za-z0-9_.:/@+-]*",
     "word": r"\S+",
     "rd": r"(?:" + _IP + r"|\d+(?:\.\d+)?):\d+",
-    "mac-eos": r"[0-9a-fA-F]{4}\.[0-9a-fA-F]{4}\.[0-9a-fA-F]{4}",
+    # EOS takes a MAC dotted or colon-separated; it prints the colon form (SPELLING).
+    "mac-eos": r"[0-9a-fA-F]{4}\.[0-9a-fA-F]{4}\.[0-9a-fA-F]{4}|[0-9a-fA-F]{2}(?::[0-9a-fA-F]{2}){5}",
     "mac-cw": r"[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}",
-    "mac-colon": r"[0-9a-f]{2}(?::[0-9a-f]{2}){5}",
     "port": r"\d+(?:/\d+)?",
     "time": r"\d{1,2}:\d{2}:\d{2}",
 }
+
+
+def _colon_mac(value: str) -> str:
+    """'001C.7300.0099' -> '00:1c:73:00:00:99' (how EOS prints a MAC it was given dotted)."""
+    digits = value.lower().replace(".", "").replace(":", "")
+    return ":".join(digits[i : i + 2] for i in range(0, 12, 2))
+
+
+#: Placeholder name -> how the device prints a value it accepts in several spellings.
+SPELLING: dict[str, Callable[[str], str]] = {"mac-eos": _colon_mac}
 _TEXT = "<text>"
 _PART = re.compile(r"(<[a-z-]+(?::\d+-\d+)?>|\{[^}]+\})")
 
@@ -98,10 +108,18 @@ class Rule:
     confidence: str = ""
     note: str = ""
     tokens: tuple[Token | None, ...] = field(init=False, repr=False, compare=False)
+    spellings: dict[int, Callable[[str], str]] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
-        toks = tuple(None if t == _TEXT else _compile_token(t) for t in self.pattern.split())
+        specs = self.pattern.split()
+        toks = tuple(None if t == _TEXT else _compile_token(t) for t in specs)
         object.__setattr__(self, "tokens", toks)
+        spell = {i: SPELLING[t[1:-1]] for i, t in enumerate(specs) if t[1:-1] in SPELLING}
+        object.__setattr__(self, "spellings", spell)
+
+    def spelled(self, words: Sequence[str]) -> list[str]:
+        """`words` as the device prints them (a dotted MAC in colon form on EOS)."""
+        return [self.spellings[i](w) if i in self.spellings else w for i, w in enumerate(words)]
 
     def depth(self, words: Sequence[str]) -> tuple[bool, int]:
         """(full match?, number of leading words matched) for error positions."""

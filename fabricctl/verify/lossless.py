@@ -16,7 +16,7 @@ from fabricctl.compile.build import Compiled
 from fabricctl.compile.intent import Qos
 from fabricctl.compile.lossless import qos_intent
 from fabricctl.compile.topology import FabricLink, GpuPort
-from fabricctl.config.readback import Interface, Src, SwitchConfig
+from fabricctl.config.readback import TUNNEL_CLASS, Interface, Src, SwitchConfig
 from fabricctl.model.fabric import ETHERNET_OVERHEAD, ROCE_HEADERS, VXLAN_OVERHEAD
 from fabricctl.verify.report import Violation
 
@@ -144,7 +144,7 @@ def _tunnel(compiled: Compiled, cfg: SwitchConfig, paths: Paths) -> list[Violati
     intent = compiled.intents.get(cfg.name)
     sw = compiled.fabric.switch(cfg.name)
     vtep = intent.vtep is not None if intent is not None else bool(sw and sw.role == "leaf")
-    if not vtep or "trust" in cfg.tunnel_qos:
+    if not vtep or TUNNEL_CLASS in cfg.tunnel_qos:
         return []
     return [
         Violation(

@@ -83,6 +83,18 @@ def test_wrong_shapes_are_rejected(grammar, line) -> None:  # type: ignore[no-un
         editor.apply(last.strip())
 
 
+def test_eos_prints_a_dotted_mac_in_colon_form() -> None:
+    """EOS takes `hhhh.hhhh.hhhh` and shows `hh:hh:hh:hh:hh:hh`; a dotted `no` form still removes it."""
+    root = Node("", block=True)
+    editor = Editor(EOS_G, root)
+    editor.apply("ip virtual-router mac-address 001C.7300.0099")
+    assert list(root.children) == ["ip virtual-router mac-address 00:1c:73:00:00:99"]
+    editor.apply("ip virtual-router mac-address 00:1c:73:00:00:98")
+    assert list(root.children) == ["ip virtual-router mac-address 00:1c:73:00:00:98"]
+    editor.apply("no ip virtual-router mac-address 001c.7300.0098")
+    assert root.children == {}
+
+
 def test_error_token_index() -> None:
     with pytest.raises(InvalidInput) as info:
         Editor(EOS_G, Node("", block=True)).apply("qos map dscp 26 to traffic-clas 3")

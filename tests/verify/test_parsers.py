@@ -5,6 +5,7 @@ from __future__ import annotations
 from ipaddress import IPv4Network
 
 from fabricctl.config.addr import wildcard_network
+from fabricctl.config.readback import TUNNEL_CLASS, TUNNEL_ECN, TUNNEL_MARKING
 from fabricctl.platforms.comware.parse import parse_comware
 from fabricctl.platforms.eos.parse import parse_eos
 
@@ -201,6 +202,29 @@ def test_eos_resolves_service_profile_and_default_strict_priority() -> None:
     assert rules[1].source == IPv4Network("10.1.0.1/32") and rules[1].destination == IPv4Network(
         "10.2.0.0/24"
     )
+
+
+def test_eos_reads_the_vteps_tunnel_qos() -> None:
+    """Each `vxlan qos` line is a tunnel QoS fact with its line; `no` and absence mean the default."""
+    vxlan = "   vxlan vrf red vni 50001\n"
+    assert parse_eos("leaf1", EOS).tunnel_qos == {}
+    text = EOS.replace(
+        vxlan,
+        vxlan + "   vxlan qos ecn propagation\n   vxlan qos map dscp to traffic-class decapsulation\n"
+        "   no vxlan qos dscp propagation encapsulation\n",
+    )
+    qos = parse_eos("leaf1", text).tunnel_qos
+    assert set(qos) == {TUNNEL_ECN, TUNNEL_CLASS}
+    assert text.splitlines()[qos[TUNNEL_ECN].line - 1].strip() == "vxlan qos ecn propagation"
+    both = text.replace("   no vxlan qos dscp", "   vxlan qos dscp")
+    assert set(parse_eos("leaf1", both).tunnel_qos) == {TUNNEL_ECN, TUNNEL_CLASS, TUNNEL_MARKING}
+
+
+def test_every_eos_vtep_renders_all_tunnel_qos(rendered) -> None:  # type: ignore[no-untyped-def]
+    eos = rendered["eos"]
+    for name, intent in eos.compiled.intents.items():
+        qos = parse_eos(name, eos.configs[name]).tunnel_qos
+        assert set(qos) == ({TUNNEL_ECN, TUNNEL_MARKING, TUNNEL_CLASS} if intent.vtep else set()), name
 
 
 def test_garbage_never_crashes() -> None:

@@ -11,7 +11,17 @@ import contextlib
 from ipaddress import IPv4Interface, IPv4Network
 
 from fabricctl.config.addr import wildcard_network
-from fabricctl.config.readback import Acl, AclRule, At, Interface, RtHolder, Segment, Src, SwitchConfig
+from fabricctl.config.readback import (
+    TUNNEL_CLASS,
+    Acl,
+    AclRule,
+    At,
+    Interface,
+    RtHolder,
+    Segment,
+    Src,
+    SwitchConfig,
+)
 from fabricctl.config.tree import Node, parse_tree
 from fabricctl.platforms.comware.qos import DEFAULT_DOT1P_LP, QUEUE_NUMBER, default_dscp_dot1p
 
@@ -63,7 +73,7 @@ def parse_comware(name: str, text: str) -> SwitchConfig:
                         if d.isdigit():
                             table[int(d)] = At(int(cw[-1]), _src(child))
         elif node.text == "qos trust tunnel-dot1p":
-            cfg.tunnel_qos["trust"] = _src(node)
+            cfg.tunnel_qos[TUNNEL_CLASS] = _src(node)
         elif node.text.startswith("qos wred queue table ") and len(words) == 5:
             table = wred.setdefault(words[4], {})
             for child in node.children:

@@ -6,9 +6,14 @@ from fabricctl.platforms.filters import mac_digits
 
 
 def mac(value: str) -> str:
-    """'00:00:5e:00:01:01' -> '0000.5e00.0101'."""
+    """'00:00:5E:00:01:01' (or '0000.5e00.0101') -> '00:00:5e:00:01:01'.
+
+    EOS takes the dotted form too but `show running-config` prints colon-separated lowercase,
+    and AVD renders the same (`ip_virtual_router_mac_address`: hh:hh:hh:hh:hh:hh); emitting the
+    printed form keeps intended and running config equal after a push.
+    """
     d = mac_digits(value)
-    return f"{d[0:4]}.{d[4:8]}.{d[8:12]}"
+    return ":".join(d[i : i + 2] for i in range(0, 12, 2))
 
 
 FILTERS = {"mac": mac}

@@ -12,6 +12,9 @@ from ipaddress import IPv4Interface, IPv4Network
 
 from fabricctl.config.addr import wildcard_network
 from fabricctl.config.readback import (
+    TUNNEL_CLASS,
+    TUNNEL_ECN,
+    TUNNEL_MARKING,
     Acl,
     AclRule,
     At,
@@ -26,6 +29,12 @@ from fabricctl.config.tree import Node, parse_tree
 
 _ACL_RULE = re.compile(r"^(\d+)\s+(permit|deny)\s+(\S+)\s+(.*)$")
 _QUEUES = range(8)
+#: `interface Vxlan1` lines -> the tunnel QoS they turn on (docs/emitted-syntax.md).
+_TUNNEL_QOS = {
+    "vxlan qos ecn propagation": TUNNEL_ECN,
+    "vxlan qos dscp propagation encapsulation": TUNNEL_MARKING,
+    "vxlan qos map dscp to traffic-class decapsulation": TUNNEL_CLASS,
+}
 
 
 def _src(node: Node) -> Src:
@@ -180,7 +189,13 @@ def _dscp_map(cfg: SwitchConfig, node: Node, words: list[str]) -> None:
 def _vxlan(cfg: SwitchConfig, node: Node) -> None:
     for child in node.children:
         words = child.text.split()
-        if len(words) == 5 and words[0] == "vxlan" and words[3] == "vni" and words[4].isdigit():
+        qos = " ".join(words[1:]) if words[0] == "no" else " ".join(words)
+        if qos in _TUNNEL_QOS:
+            if words[0] == "no":
+                cfg.tunnel_qos.pop(_TUNNEL_QOS[qos], None)
+            else:
+                cfg.tunnel_qos[_TUNNEL_QOS[qos]] = _src(child)
+        elif len(words) == 5 and words[0] == "vxlan" and words[3] == "vni" and words[4].isdigit():
             at = At(int(words[4]), _src(child))
             if words[1] == "vlan" and words[2].isdigit():
                 seg = cfg.segments.setdefault(

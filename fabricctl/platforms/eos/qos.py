@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+from decimal import Decimal
 from typing import Literal
 
-from pydantic import Field, model_validator
+from pydantic import Field, field_validator, model_validator
 
 from fabricctl.platforms.base import QosTuning
 
@@ -20,7 +21,20 @@ class EosQosTuning(QosTuning):
     watchdog_timeout: float = Field(default=0.2, gt=0, le=60)
     watchdog_polling_interval: float = Field(default=0.1, gt=0, le=10)
     watchdog_recovery_time: float = Field(default=1.0, gt=0, le=600)
-    watchdog_action: Literal["drop", "no-drop"] = "drop"
+    #: What the watchdog does to a stuck no-drop queue (EOS: drop | errdisable | notify-only). EOS
+    #: has no `no-drop` action (AVD removed it in 6.0 for that reason). `errdisable` is left out on
+    #: purpose: it error-disables the whole port on a pause storm instead of dropping that queue.
+    watchdog_action: Literal["drop", "notify-only"] = "drop"
+
+    @field_validator("watchdog_timeout", "watchdog_recovery_time")
+    @classmethod
+    def _centiseconds(cls, value: float) -> float:
+        return _at_most_decimals(value, 2)
+
+    @field_validator("watchdog_polling_interval")
+    @classmethod
+    def _milliseconds(cls, value: float) -> float:
+        return _at_most_decimals(value, 3)
 
     @model_validator(mode="after")
     def _ordered(self) -> EosQosTuning:
@@ -29,3 +43,11 @@ class EosQosTuning(QosTuning):
                 f"ecn_minimum ({self.ecn_minimum}) must be below ecn_maximum ({self.ecn_maximum})"
             )
         return self
+
+
+def _at_most_decimals(value: float, places: int) -> float:
+    """EOS takes watchdog times with at most 2 decimals (polling interval: 3; AVD's schema says so)."""
+    exponent = Decimal(repr(float(value))).normalize().as_tuple().exponent
+    if isinstance(exponent, int) and -exponent > places:
+        raise ValueError(f"{value} has more than {places} decimals (the most EOS takes)")
+    return value
