@@ -210,6 +210,7 @@ def _router_bgp(intent: DeviceIntent) -> dict[str, Any]:
         "router_id": router_id,
         "bgp": {"default": {"ipv4_unicast": False}},
         "maximum_paths": {"paths": bgp.max_paths, "ecmp": bgp.max_paths},
+        "graceful_restart": {"enabled": True} if bgp.graceful_restart else None,
         "peer_groups": peer_groups,
         "neighbors": [
             {
@@ -217,6 +218,7 @@ def _router_bgp(intent: DeviceIntent) -> dict[str, Any]:
                 "peer_group": group[n.kind],
                 "remote_as": str(n.asn),
                 "description": n.description or None,
+                "bfd": True if n.bfd else None,
             }
             for n in bgp.neighbors
         ],

@@ -70,6 +70,19 @@ def copy_fabric(src: Path, dst: Path) -> Path:
     return dst
 
 
+def on_platform(root: Path, platform: str) -> Path:
+    """The copied fabric at `root` with every switch in the `platform` group (eos-small's cabling
+    on another NOS); its IP MTU lowered to 9000 where 9214 is more than that NOS takes."""
+    hosts = root / "inventory" / "hosts.yaml"
+    hosts.write_text(hosts.read_text(encoding="utf-8").replace(", eos]", f", {platform}]"), encoding="utf-8")
+    if platform == "comware":
+        fabric = root / "inventory" / "fabric.yaml"
+        fabric.write_text(
+            fabric.read_text(encoding="utf-8").replace("mtu: 9214", "mtu: 9000"), encoding="utf-8"
+        )
+    return root
+
+
 def build_case(case: Path, dst: Path, base: Path = EOS_SMALL) -> Path:
     """The base fabric with the case's files laid over it and its remove.txt paths deleted."""
     copy_fabric(base, dst)

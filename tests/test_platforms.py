@@ -82,6 +82,7 @@ CASES = {
     "evpn_type5": ("", "lacks EVPN type-5 routes for the tenant VRF"),
     "evpn_symmetric_irb": ("", "lacks EVPN symmetric IRB for an l2 tenant"),
     "breakouts": ("2x200G", "cannot split its GPU ports 2x200G"),
+    "max_ip_mtu": ("", "takes an IP MTU of at most 9000, not 9214"),
 }
 
 
@@ -95,7 +96,7 @@ def without(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):  # type: ignore[no
 
     def make(flag: str) -> Path:
         eos = get_platform("eos")
-        value: object = () if flag == "breakouts" else False
+        value: object = {"breakouts": (), "max_ip_mtu": 9000}.get(flag, False)
         caps = dataclasses.replace(eos.capabilities, **{flag: value})
         monkeypatch.setitem(PLATFORMS, "lesser", dataclasses.replace(eos, name="lesser", capabilities=caps))
         root = copy_fabric(EOS_SMALL, tmp_path / flag)

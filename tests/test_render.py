@@ -52,7 +52,10 @@ def _qos(platform: str) -> Qos:
         cnp_class=6,
         default_class=0,
         lossless_bandwidth_percent=60,
-        mtu=9216,
+        protocol_class=get_platform(platform).protocol_class,
+        mtu=9000,
+        tenant_mtu=8950,
+        roce_mtu=4096,
         tuning=tuning,
     )
 
@@ -62,7 +65,7 @@ def _fabric_port(name: str, ip: str, peer: str) -> Interface:
         name=name,
         role="uplink",
         description=f"to {peer}",
-        mtu=9216,
+        mtu=9000,
         ipv4=ip,
         lossless=True,
         peer=peer,
@@ -91,7 +94,7 @@ def leaf(platform: str) -> DeviceIntent:
                 name=p(33),
                 role="gpu",
                 description=DESCRIPTION,
-                mtu=9216,
+                mtu=9000,
                 ipv4="10.100.0.0/31",
                 vrf="acme",
                 acl_in="acme-in",
@@ -104,7 +107,7 @@ def leaf(platform: str) -> DeviceIntent:
                 role="gpu",
                 description="gpu002 nic0",
                 routed=False,
-                mtu=9216,
+                mtu=9000,
                 access_vlan=110,
                 acl_in="beta-in",
                 lossless=True,
@@ -148,7 +151,7 @@ def leaf(platform: str) -> DeviceIntent:
                 vrf="beta",
                 gateway="10.200.0.1/24",
                 acl_in="beta-in",
-                mtu=9216,
+                mtu=9000,
             )
         ],
         acls=[
@@ -352,7 +355,14 @@ def test_comware_leaf() -> None:
     lines = text.splitlines()
     assert lines[0] == "#" and lines[-1] == "#" and "return" not in lines
     assert "sysname" not in text
-    assert block(text, "qos map-table dscp-dot1p", " ") == [" import 26 export 3", " import 48 export 6"]
+    # DSCP 26 -> 3 and 48 -> 6 are Comware's defaults: no dscp-dot1p table; dot1p 0-2 to their queues.
+    assert "qos map-table dscp-dot1p" not in text
+    assert block(text, "qos map-table dot1p-lp", " ") == [
+        " import 0 export 0",
+        " import 1 export 1",
+        " import 2 export 2",
+    ]
+    assert "lldp global enable" in lines and "qos trust tunnel-dot1p" in lines
     assert " queue 3 ecn" in block(text, "qos wred queue table ROCE-ECN", " ")
     assert "priority-flow-control deadlock cos 3 interval 10" in lines
     assert "tunnel global source-address 10.0.2.1" in lines
@@ -374,6 +384,7 @@ def test_comware_leaf() -> None:
     assert block(text, "interface Vsi-interface110", " ") == [
         " ip binding vpn-instance beta",
         " ip address 10.200.0.1 255.255.255.0",
+        " mtu 9000",
         " mac-address 0000-5e00-0101",
         " local-proxy-arp enable",
         " distributed-gateway local",
@@ -392,23 +403,26 @@ def test_comware_leaf() -> None:
         " qos trust dscp",
         " priority-flow-control enable",
         " priority-flow-control no-drop dot1p 3",
+        " priority-flow-control dot1p 3 headroom 2000",
         " priority-flow-control deadlock enable",
         " qos wrr be group 1 byte-count 40",
         " qos wrr af3 group 1 byte-count 60",
         " qos wrr cs6 group sp",
+        " qos wrr cs7 group sp",
         " qos wred apply ROCE-ECN",
     ]
     assert block(text, "interface FourHundredGigE1/0/1", " ") == [
         " port link-mode route",
         " description to spine01 FourHundredGigE1/0/1",
-        " jumboframe enable 9216",
+        " mtu 9000",
+        " link-delay 2 mode up",
         " ip address 10.1.0.1 255.255.255.254",
         *lossless,
     ]
     assert block(text, "interface FourHundredGigE1/0/33", " ") == [
         " port link-mode route",
         f" description {DESCRIPTION}",
-        " jumboframe enable 9216",
+        " mtu 9000",
         " ip binding vpn-instance acme",
         " ip address 10.100.0.0 255.255.255.254",
         *lossless,
@@ -417,7 +431,6 @@ def test_comware_leaf() -> None:
     assert block(text, "interface FourHundredGigE1/0/34", " ") == [
         " port link-mode bridge",
         " description gpu002 nic0",
-        " jumboframe enable 9216",
         *lossless,
         " packet-filter name beta-in inbound",
         " service-instance 110",
@@ -469,7 +482,9 @@ def test_comware_port_order_and_sections() -> None:
     # Each top-level block is preceded by a `#` separator.
     lines = text.splitlines()
     for i, line in enumerate(lines):
-        if line.startswith(("interface ", "bgp ", "vsi ", "acl ", "ip vpn-instance ", "qos ")):
+        if line.startswith(
+            ("interface ", "bgp ", "vsi ", "acl ", "ip vpn-instance ", "qos map-table ", "qos wred ")
+        ):
             assert lines[i - 1] == "#", line
 
 
@@ -492,9 +507,9 @@ def test_comware_breakout() -> None:
         }
     )
     text = Renderer().render(intent)
-    assert block(text, "interface FourHundredGigE1/0/40", " ") == [" using twohundredg"]
+    assert block(text, "interface FourHundredGigE1/0/40", " ") == [" using twohundredgige"]
     assert "interface TwoHundredGigE1/0/40:1" in text.splitlines()
-    assert text.index("using twohundredg") < text.index("TwoHundredGigE1/0/40:1")
+    assert text.index("using twohundredgige") < text.index("TwoHundredGigE1/0/40:1")
 
 
 # --- EOS -------------------------------------------------------------------------------------
@@ -537,21 +552,21 @@ def test_eos_leaf() -> None:
     assert block(text, "vrf instance acme", "   ") == ["   description tenant acme"]
     assert block(text, "vlan 110", "   ") == ["   name beta-110"]
     assert block(text, "interface Vlan110", "   ") == [
-        "   mtu 9216",
+        "   mtu 9000",
         "   vrf beta",
         "   ip address virtual 10.200.0.1/24",
         "   ip access-group beta-in in",
     ]
     assert block(text, "interface Ethernet1", "   ") == [
         "   description to spine01 Ethernet1",
-        "   mtu 9216",
+        "   mtu 9000",
         "   no switchport",
         "   ip address 10.1.0.1/31",
         "   service-profile ROCE-LOSSLESS",
     ]
     assert block(text, "interface Ethernet33", "   ") == [
         f"   description {DESCRIPTION}",
-        "   mtu 9216",
+        "   mtu 9000",
         "   no switchport",
         "   vrf acme",
         "   ip address 10.100.0.0/31",
@@ -560,7 +575,7 @@ def test_eos_leaf() -> None:
     ]
     assert block(text, "interface Ethernet34", "   ") == [
         "   description gpu002 nic0",
-        "   mtu 9216",
+        "   mtu 9000",
         "   switchport access vlan 110",
         "   ip access-group beta-in in",
         "   service-profile ROCE-LOSSLESS",

@@ -41,7 +41,7 @@ def check_capabilities(fabric: Fabric, alloc: Allocation, docs: list[TenantDoc],
                 fabric.settings_line("qos", "mtu"),
                 "qos.mtu",
                 f"{sw.name} ({platform.title}) takes an IP MTU of at most {platform.capabilities.max_ip_mtu}, not {mtu}",
-                f"1500-{platform.capabilities.max_ip_mtu}",
+                f"1500-{platform.capabilities.max_ip_mtu} (the platform's max_ip_mtu)",
             )
             break
     breakout = fabric.settings.cabling.gpu_port_breakout

@@ -110,7 +110,7 @@ class Bgp(Node):
     asn: int
     router_id: str
     max_paths: int
-    graceful_restart: bool
+    graceful_restart: bool = False
     networks: list[str]  # CIDRs advertised into the underlay (loopbacks)
     neighbors: list[BgpNeighbor]
     evpn: bool

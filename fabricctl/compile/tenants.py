@@ -7,11 +7,8 @@ from fabricctl.compile.intent import Acl, AclEntry, Interface, Vlan, Vrf
 from fabricctl.compile.topology import Topology, addr_str
 from fabricctl.model.fabric import Switch
 
-# L3VNI interfaces are numbered above every VLAN id, so they can never meet an l2 gateway's.
-L3VNI_INTERFACE_BASE = 4096
 
-
-def vrfs(tenants: list[TenantAllocation], router_id: str) -> list[Vrf]:
+def vrfs(tenants: list[TenantAllocation], router_id: str, l3vni_interface_base: int) -> list[Vrf]:
     out = []
     for a in tenants:
         # A declared two-sided exception imports the peer's route target, and nothing else.
@@ -23,7 +20,7 @@ def vrfs(tenants: list[TenantAllocation], router_id: str) -> list[Vrf]:
                 tenant_id=a.tenant.id,
                 description=a.tenant.description,
                 l3vni=a.l3vni,
-                l3vni_interface=L3VNI_INTERFACE_BASE + a.tenant.id,
+                l3vni_interface=l3vni_interface_base + a.tenant.id,
                 rd=f"{router_id}:{a.l3vni}",
                 route_targets_import=imports,
                 route_targets_export=[a.route_target],

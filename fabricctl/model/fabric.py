@@ -119,6 +119,10 @@ class Overlay(Strict):
     route_target_asn: StrictInt = Field(ge=1, le=65535)
     anycast_gateway_mac: str = Field(pattern=r"^[0-9a-f]{2}(:[0-9a-f]{2}){5}$")
     tenant_id_max: StrictInt = Field(default=9999, ge=1, le=99999)
+    #: A tenant's L3VNI interface (where the NOS needs one) is base + id, above every VLAN id so it
+    #: never meets an l2 gateway's. A setting, not a constant: no vendor document found gives the
+    #: Vsi-interface number range (docs/emitted-syntax.md).
+    l3vni_interface_base: StrictInt = Field(default=4096, ge=4094, le=1_000_000)
 
     @field_validator("anycast_gateway_mac")
     @classmethod

@@ -70,18 +70,16 @@ def check_lossless(compiled: Compiled, parsed: dict[str, SwitchConfig]) -> list[
     for ln in compiled.topology.links:
         ports.setdefault(ln.leaf, []).append((ln.leaf_port, "fabric"))
         ports.setdefault(ln.spine, []).append((ln.spine_port, "fabric"))
-    gateways: dict[str, set[str]] = {}  # leaf -> segments of lossless l2 tenants (their gateway routes)
     for (leaf, name), (a, _pa) in compiled.allocation.port_owner.items():
         if a.tenant.lossless:
             ports.setdefault(leaf, []).append((name, "routed" if a.tenant.isolation == "l3" else "bridged"))
-            if a.tenant.isolation == "l2":
-                gateways.setdefault(leaf, set()).add(a.object_name)
     for sw, cfg in parsed.items():
         qos = _policy(compiled, sw)
         if qos is None:
             continue
         out += _dscp_map(cfg, qos, paths)
         out += _tunnel(compiled, cfg, paths)
+        gateways: set[str] = set()  # the segments of lossless bridged ports (their gateways route)
         for name, kind in ports.get(sw, []):
             intf = cfg.interfaces.get(name)
             if intf is None:
@@ -98,7 +96,9 @@ def check_lossless(compiled: Compiled, parsed: dict[str, SwitchConfig]) -> list[
                 continue
             out += _port(cfg, intf, qos, paths)
             out += _size(cfg, intf, qos, kind, paths.through(sw, name))
-        for seg_name in sorted(gateways.get(sw, ())):
+            if kind == "bridged" and intf.segment is not None:
+                gateways.add(intf.segment.value)
+        for seg_name in sorted(gateways):
             seg = cfg.segments.get(seg_name)
             svi = cfg.interfaces.get(seg.gateway.value) if seg and seg.gateway else None
             if svi is not None:
@@ -133,9 +133,15 @@ def _size(cfg: SwitchConfig, intf: Interface, qos: Qos, kind: str, path: str) ->
 def _size_violation(
     cfg: SwitchConfig, intf: Interface, check: str, src: Src, got: str, need: str, path: str
 ) -> Violation:
-    line, text = (src.line, src.text) if src.line else (intf.src.line, f"{intf.src.text} {src.text}")
+    if not src.line:  # no line sets it: the platform default is in force, shown on the interface
+        src, got = intf.src, f"{got} {src.text}"
     return Violation(
-        check, cfg.name, intf.name, line, text, f"{got} on path {path}: {need}; larger packets are dropped"
+        check,
+        cfg.name,
+        intf.name,
+        src.line,
+        src.text,
+        f"{got} on path {path}: {need}; larger packets are dropped",
     )
 
 

@@ -20,7 +20,7 @@ from fabricctl.config.diff import Node, diff_device, owned_view, parse_config
 from fabricctl.platforms import get_platform
 from fabricctl.render import Renderer
 from tests.config.lab_apply import lab_device, push
-from tests.conftest import EOS_SMALL, assert_golden, copy_fabric
+from tests.conftest import EOS_SMALL, assert_golden, copy_fabric, on_platform
 from tests.test_properties import PROPERTY_SETTINGS, TenantSpec, changes
 
 FIXTURES = Path(__file__).parent / "fixtures"
@@ -76,10 +76,7 @@ def _configs(tenants: list[TenantSpec], platform: str) -> tuple[dict[str, str], 
     """(switch -> platform, switch -> rendered config) of eos-small's cabling on `platform`."""
     with tempfile.TemporaryDirectory(prefix="fabricctl-remediate-") as tmp:
         root = copy_fabric(EOS_SMALL, Path(tmp) / "fabric")
-        groups = root / "inventory" / "groups.yaml"
-        groups.write_text(
-            groups.read_text(encoding="utf-8").replace("  platform: eos\n", f"  platform: {platform}\n")
-        )
+        on_platform(root, platform)
         for f in (root / "tenants").iterdir():
             f.unlink()
         for t in tenants:

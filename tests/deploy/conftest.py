@@ -12,7 +12,7 @@ import pytest
 from fabricctl.cli import main
 from fabricctl.lab import LabClock, LabFabric
 from fabricctl.lab.runtime import lab_json, write_lab_json
-from tests.conftest import EOS_SMALL, REFERENCE, copy_fabric
+from tests.conftest import EOS_SMALL, REFERENCE, copy_fabric, on_platform
 
 PASSWORD = "fabricctl-lab"
 
@@ -53,8 +53,7 @@ def _lab_root(
     monkeypatch.delenv("FABRICCTL_LAB_PASSWORD", raising=False)
     root = copy_fabric(src, tmp / "fabric")
     if platform is not None:  # the same small fabric, every switch in the `platform` group
-        hosts = root / "inventory" / "hosts.yaml"
-        hosts.write_text(hosts.read_text(encoding="utf-8").replace(", eos]", f", {platform}]"))
+        on_platform(root, platform)
     lab = LabFabric.from_inventory(root, clock=LabClock.frozen())  # timers fire on lab.advance only
     with lab:
         write_lab_json(root, lab)  # `--lab` finds this in-process lab (our pid is alive)

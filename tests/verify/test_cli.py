@@ -41,8 +41,8 @@ def test_saved_running_configs_with_foreign_lines_and_a_fault(rendered, tmp_path
     configs = dict(rendered["eos"].configs)
     # a running config carries lines fabricctl does not own; and someone left a port up
     configs["leaf1"] = "hostname leaf1\nusername admin secret 0 x\n!\n" + configs["leaf1"].replace(
-        "   description node07 nic0 unassigned\n   mtu 9214\n   no switchport\n   shutdown\n",
-        "   description node07 nic0 unassigned\n   mtu 9214\n   no switchport\n",
+        "   description node07 nic0 unassigned\n   mtu 9164\n   no switchport\n   shutdown\n",
+        "   description node07 nic0 unassigned\n   mtu 9164\n   no switchport\n",
     )
     write_configs(tmp_path, configs)
     args = ["--root", str(FABRICS["eos"]), "--configs", str(tmp_path)]

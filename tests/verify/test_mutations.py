@@ -230,6 +230,69 @@ EOS: list[Mutation] = [
         "1500",
     ),
     M(
+        "mtu-line-removed-fabric-port",
+        (E("leaf1", ("interface Ethernet2",), r"^\s+mtu 9214\n?", ""),),
+        "mtu",
+        "leaf1",
+        "default 1500",
+    ),
+    M(
+        "gateway-mtu-removed",
+        (E("leaf1", ("interface Vlan112",), r"^\s+mtu 9164\n?", ""),),
+        "mtu",
+        "leaf1",
+        "default 1500",
+    ),
+    M(
+        "tunnel-class-not-from-dscp",
+        (E("leaf2", ("interface Vxlan1",), r"^\s+vxlan qos map dscp to traffic-class decapsulation\n?", ""),),
+        "tunnel-trust",
+        "leaf2",
+        "VXLAN",
+    ),
+    M(
+        "headroom-gone-with-no-drop",
+        (
+            E(
+                "spine1",
+                ("qos profile ROCE-LOSSLESS",),
+                r"^\s+priority-flow-control priority 3 no-drop\n?",
+                "",
+            ),
+        ),
+        "headroom",
+        "spine1",
+        "PAUSE",
+    ),
+    M(
+        "lossless-class-to-other-queue",
+        (
+            E(
+                "leaf3",
+                (),
+                r"^qos map traffic-class 3 to tx-queue 3$",
+                "qos map traffic-class 3 to tx-queue 4",
+            ),
+        ),
+        "queue-map",
+        "leaf3",
+        "queue 4",
+    ),
+    M(
+        "best-effort-to-other-queue",
+        (
+            E(
+                "leaf4",
+                (),
+                r"^(qos map traffic-class 3 to tx-queue 3)$",
+                r"qos map traffic-class 0 to tx-queue 2\n\1",
+            ),
+        ),
+        "queue-map",
+        "leaf4",
+        "best-effort",
+    ),
+    M(
         "cnp-not-strict",
         (E("leaf2", ("qos profile ROCE-LOSSLESS", "tx-queue 6"), r"priority strict", "no priority"),),
         "cnp-strict",
@@ -382,24 +445,101 @@ COMWARE: list[Mutation] = [
     ),
     M(
         "dscp-map-one-spine",
-        (E("spine03", ("qos map-table dscp-dot1p",), r"import 26 export 3", "import 26 export 4"),),
+        (
+            E(  # Comware's default map already sends DSCP 26 to dot1p 3; a remap moves it away
+                "spine03",
+                (),
+                r"^(qos wred queue table ROCE-ECN)$",
+                r"qos map-table dscp-dot1p\n import 26 export 4\n#\n\1",
+            ),
+        ),
         "dscp-map",
         "spine03",
         "DSCP 26",
     ),
     M(
         "mtu-1500-fabric-port",
-        (
-            E(
-                "leaf02",
-                ("interface FourHundredGigE1/0/5",),
-                r"jumboframe enable 9214",
-                "jumboframe enable 1500",
-            ),
-        ),
+        (E("leaf02", ("interface FourHundredGigE1/0/5",), r"^(\s+)mtu 9000$", r"\1mtu 1500"),),
         "mtu",
         "leaf02",
         "1500",
+    ),
+    M(
+        "mtu-line-removed-fabric-port",
+        (E("spine04", ("interface FourHundredGigE1/0/7",), r"^\s+mtu 9000\n?", ""),),
+        "mtu",
+        "spine04",
+        "default 1500",
+    ),
+    M(
+        "jumboframe-only-fabric-port",  # the old template's shape: frame size set, IP MTU left at 1500
+        (
+            E(
+                "leaf06",
+                ("interface FourHundredGigE1/0/3",),
+                r"^(\s+)mtu 9000$",
+                r"\1jumboframe enable 9214",
+            ),
+        ),
+        "mtu",
+        "leaf06",
+        "default 1500",
+    ),
+    M(
+        "frame-limit-too-small",
+        (
+            E(
+                "leaf07",
+                ("interface FourHundredGigE1/0/2",),
+                r"^(\s+)(mtu 9000)$",
+                r"\1\2\n\1jumboframe enable 1536",
+            ),
+        ),
+        "frame",
+        "leaf07",
+        "1536",
+    ),
+    M(
+        "gateway-mtu-removed",
+        (E("leaf17", ("interface Vsi-interface202",), r"^\s+mtu 8950\n?", ""),),
+        "mtu",
+        "leaf17",
+        "default 1500",
+    ),
+    M(
+        "tunnel-dot1p-not-trusted",
+        (E("leaf09", (), r"^qos trust tunnel-dot1p\n?", ""),),
+        "tunnel-trust",
+        "leaf09",
+        "VXLAN",
+    ),
+    M(
+        "headroom-removed",
+        (
+            E(
+                "spine02",
+                ("interface FourHundredGigE1/0/9",),
+                r"^\s+priority-flow-control dot1p 3 headroom \d+\n?",
+                "",
+            ),
+        ),
+        "headroom",
+        "spine02",
+        "FourHundredGigE1/0/9",
+    ),
+    M(
+        "best-effort-in-default-queue-2",  # without dot1p-lp 0 -> 0 Comware puts dot1p 0 in af2
+        (E("leaf10", ("qos map-table dot1p-lp",), r"^\s+import 0 export 0\n?", ""),),
+        "queue-map",
+        "leaf10",
+        "best-effort",
+    ),
+    M(
+        "protocol-queue-not-strict",
+        (E("leaf11", ("interface FourHundredGigE1/0/4",), r"^\s+qos wrr cs7 group sp\n?", ""),),
+        "protocol-strict",
+        "leaf11",
+        "FourHundredGigE1/0/4",
     ),
     M(
         "cnp-not-strict",

@@ -56,7 +56,7 @@ interface Vsi-interface4097
 #
 interface FourHundredGigE1/0/33
  port link-mode route
- jumboframe enable 9214
+ mtu 9000
  ip binding vpn-instance red
  ip address 10.1.0.0 255.255.255.254
  qos trust dscp
@@ -164,7 +164,7 @@ def test_comware_reads_owned_lines_and_skips_the_rest() -> None:
     port = cfg.interfaces["FourHundredGigE1/0/33"]
     assert port.vrf is not None and port.vrf.value == "red"
     assert port.acl_in is not None and port.acl_in.value == "red-in"
-    assert port.mtu is not None and port.mtu.value == 9214
+    assert port.mtu is not None and port.mtu.value == 9000 and port.max_frame is None
     assert port.qos.trust_dscp and port.qos.pfc_enabled and port.qos.watchdog
     assert (
         set(port.qos.no_drop) == {3}
@@ -173,7 +173,10 @@ def test_comware_reads_owned_lines_and_skips_the_rest() -> None:
     )
     assert cfg.interfaces["FourHundredGigE1/0/34"].segment.value == "blue"  # type: ignore[union-attr]
     assert cfg.interfaces["FourHundredGigE1/0/35"].shutdown is not None
-    assert {d: a.value for d, a in cfg.dscp_map.items()} == {26: 3, 48: 6}
+    # The table's lines, over Comware's pre-defined dscp-dot1p map (DSCP d -> dot1p d // 8) for the rest.
+    assert {d: a.value for d, a in cfg.dscp_map.items()} == {d: d // 8 for d in range(64)} | {26: 3, 48: 6}
+    assert cfg.dscp_map[26].src.text == "import 26 export 3" and cfg.dscp_map[26].src.line > 0
+    assert cfg.dscp_map[0].src.line == 0
     assert cfg.bgp_neighbors["10.250.0.0"].value == 65000
     rules = cfg.acls["red-in"].ordered()
     assert [r.seq for r in rules] == [5, 10, 65000]  # rule order is by number, not by text position

@@ -1,0 +1,57 @@
+"""A lab port shows what it runs, defaults included: an interface without `mtu` says 1500.
+
+Driven over SSH with real netmiko (and eAPI with the NAPALM eos driver's pyeapi node), as an
+engineer checking a port after a change would.
+"""
+
+from __future__ import annotations
+
+from fabricctl.lab import LabFabric
+
+from .conftest import connect, napalm_eos
+
+
+def test_comware_port_without_mtu_shows_the_default(lab: LabFabric) -> None:
+    conn = connect(lab, "spine01")
+    try:
+        before = conn.send_command("display interface FourHundredGigE1/0/1")
+        assert "Maximum frame length: 9416" in before  # bridged: no IP MTU, the default frame limit
+        assert "Maximum transmission unit" not in before
+
+        conn.send_config_set(["interface FourHundredGigE1/0/1", "port link-mode route"])
+        routed = conn.send_command("display interface FourHundredGigE1/0/1")
+        assert "Maximum transmission unit: 1500" in routed
+        assert "The maximum frame length is 9416" in routed
+
+        conn.send_config_set(["interface FourHundredGigE1/0/1", "mtu 9000", "jumboframe enable 9100"])
+        tuned = conn.send_command("display interface FourHundredGigE1/0/1")
+        assert "Maximum transmission unit: 9000" in tuned
+        assert "The maximum frame length is 9100" in tuned
+
+        # Outside the documented range (IP MTU 46-9008): refused, the port keeps 9000.
+        refused = conn.send_config_set(["interface FourHundredGigE1/0/1", "mtu 9214"])
+        assert "Unrecognized command" in refused
+        assert "Maximum transmission unit: 9000" in conn.send_command(
+            "display interface FourHundredGigE1/0/1"
+        )
+    finally:
+        conn.disconnect()
+
+
+def test_eos_port_without_mtu_shows_the_default(lab: LabFabric) -> None:
+    conn = connect(lab, "leaf01")
+    try:
+        conn.send_config_set(["interface Ethernet1", "no switchport", "ip address 10.0.0.1/31"])
+        assert "IP MTU 1500 bytes" in conn.send_command("show interfaces Ethernet1")
+        conn.send_config_set(["interface Ethernet1", "mtu 9214"])
+        assert "IP MTU 9214 bytes" in conn.send_command("show interfaces Ethernet1")
+        assert "IP MTU" not in conn.send_command("show interfaces Ethernet2")  # bridged
+    finally:
+        conn.disconnect()
+    dev = napalm_eos(lab, "leaf01")
+    try:
+        [reply] = dev.device.run_commands(["show interfaces Ethernet1"])
+        assert reply["interfaces"]["Ethernet1"]["mtu"] == 9214
+        assert reply["interfaces"]["Ethernet1"]["forwardingModel"] == "routed"
+    finally:
+        dev.close()
