@@ -7,13 +7,17 @@ hundreds of devices starts fast and only touches the files of devices actually u
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from fabricctl.lab.clock import LabClock, Timer
 from fabricctl.lab.config_tree import Node, render_comware, render_eos
 from fabricctl.lab.editor import Editor
+from fabricctl.lab.fabric_state import Cabling, FabricState
 from fabricctl.lab.factory import DeviceSpec, factory_text, hardware_text
+from fabricctl.lab.facts import read_facts
 from fabricctl.lab.faults import Faults
 from fabricctl.lab.grammar import Grammar
 from fabricctl.lab.reference import reference
@@ -58,6 +62,8 @@ class LabDevice:
     commit_delay: CommitDelay | None = None
     boot: float = 0.0  # lab time of the last boot
     holding: str | None = None  # the command a `hold` fault keeps waiting
+    #: The whole fabric's derived state (links, LLDP, BGP), set by the LabFabric that holds this device.
+    fabric_state: Callable[[], FabricState] | None = None
     _release: asyncio.Event | None = None
     _running: Node | None = None
     _startup: str | None = None
@@ -90,6 +96,16 @@ class LabDevice:
     def release(self) -> None:
         if self._release is not None:
             self._release.set()
+
+    def state(self) -> FabricState:
+        """The fabric's derived state; a device outside a LabFabric stands alone, uncabled."""
+        if self.fabric_state is not None:
+            return self.fabric_state()
+        return FabricState({self.name: read_facts(self.platform, self.name, self.running)}, Cabling(), {}, {})
+
+    def serial(self) -> str:
+        """A serial number stable across lab restarts (derived from the name)."""
+        return f"LAB{int(hashlib.sha256(self.name.encode()).hexdigest()[:8], 16) % 10**8:08d}"
 
     def uptime(self) -> float:
         """Lab seconds since the device booted (EOS reports commit timers against this)."""

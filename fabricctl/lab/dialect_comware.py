@@ -7,12 +7,12 @@ import re
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
-from fabricctl.lab import sessions
+from fabricctl.lab import sessions, show_comware
 from fabricctl.lab.config_tree import COMWARE_VERSION
 from fabricctl.lab.device import FLASH_NAME, LabDevice
 from fabricctl.lab.dialect import CliError, CliSession, Logout, Output, command, word_column
 from fabricctl.lab.editor import Editor, InvalidInput
-from fabricctl.lab.ports import display_interface_comware, port_state
+from fabricctl.lab.ports import port_state
 
 SAVED = "Validating file. Please wait...\nSaved the current configuration to mainboard device successfully."
 UNRECOGNIZED = " % Unrecognized command found at '^' position."
@@ -147,12 +147,37 @@ class ComwareCli(CliSession):
     async def _display_running(self, m: re.Match[str], as_json: bool) -> Output:
         return self.dev.running_text().rstrip("\n")
 
-    @command(r"display interface (\S+)", "user system")
+    @command(r"display interface(?! brief)(?: (\S+))?", "user system")
     async def _display_interface(self, m: re.Match[str], as_json: bool) -> Output:
-        state = port_state("comware", self.dev.running, m[1])
+        fabric = self.dev.state()
+        if m[1] is None:
+            return show_comware.interfaces(self.dev.running, fabric, self.dev.name)
+        state = port_state("comware", self.dev.running, m[1], fabric, self.dev.name)
         if state is None:
             raise CliError(" % Wrong parameter found at '^' position.")
-        return display_interface_comware(state)
+        port = fabric.facts[self.dev.name].ports.get(state.name)
+        return show_comware.interface_detail(
+            state, str(port.addresses[0]) if port and port.addresses else None
+        )
+
+    @command(r"display interface brief", "user system")
+    async def _display_brief(self, m: re.Match[str], as_json: bool) -> Output:
+        return show_comware.interface_brief(self.dev.running, self.dev.state(), self.dev.name)
+
+    @command(r"display lldp neighbor-information (list|verbose)", "user system")
+    async def _display_lldp(self, m: re.Match[str], as_json: bool) -> Output:
+        fabric = self.dev.state()
+        if m[1] == "list":
+            return show_comware.lldp_list(fabric, self.dev.name)
+        return show_comware.lldp_verbose(fabric, self.dev.name)
+
+    @command(r"display bgp peer (ipv4|l2vpn evpn)", "user system")
+    async def _display_bgp_peer(self, m: re.Match[str], as_json: bool) -> Output:
+        return show_comware.bgp_peers(self.dev.state(), self.dev.name, "ipv4" if m[1] == "ipv4" else "evpn")
+
+    @command(r"display device manuinfo", "user system")
+    async def _display_manuinfo(self, m: re.Match[str], as_json: bool) -> Output:
+        return show_comware.device_manuinfo(self.dev.spec.model, self.dev.serial())
 
     @command(r"display saved-configuration", "user system")
     async def _display_saved(self, m: re.Match[str], as_json: bool) -> Output:
@@ -162,7 +187,7 @@ class ComwareCli(CliSession):
     async def _display_version(self, m: re.Match[str], as_json: bool) -> Output:
         return (
             "H3C Comware Software, Version " + COMWARE_VERSION + "\n"
-            f"H3C {self.dev.spec.model} uptime is {int(self.dev.uptime())} seconds"
+            f"H3C {self.dev.spec.model} uptime is {_uptime(self.dev.uptime())}"
         )
 
     @command(r"save force", "user system")
@@ -229,3 +254,15 @@ class ComwareCli(CliSession):
         except sessions.CommitFailed as exc:
             raise CliError(f" % {exc}") from None
         return ""
+
+
+def _uptime(seconds: float) -> str:
+    """Comware's wording: `0 weeks, 0 days, 1 hour, 5 minutes`."""
+    minutes = int(seconds) // 60
+    weeks, rest = divmod(minutes, 7 * 24 * 60)
+    days, rest = divmod(rest, 24 * 60)
+    hours, mins = divmod(rest, 60)
+    return (
+        f"{weeks} weeks, {days} days, {hours} hour{'s' if hours != 1 else ''}, "
+        f"{mins} minute{'s' if mins != 1 else ''}"
+    )

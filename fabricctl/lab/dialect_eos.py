@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import json
 import re
+import time
 from typing import Any
 
-from fabricctl.lab import sessions
+from fabricctl.lab import sessions, show_eos
 from fabricctl.lab.config_tree import EOS_VERSION, unified_diff
 from fabricctl.lab.device import LabDevice
 from fabricctl.lab.dialect import CliError, CliSession, Logout, Output, command
@@ -124,13 +125,58 @@ class EosCli(CliSession):
     async def _show_run(self, m: re.Match[str], as_json: bool) -> Output:
         return self.dev.running_text()
 
-    @command(r"show interfaces (\S+)", "exec config session")
+    @command(r"show interfaces(?! status)(?: (\S+))?", "exec config session")
     async def _show_interfaces(self, m: re.Match[str], as_json: bool) -> Output:
-        state = port_state("eos", self.dev.running, m[1])
+        fabric = self.dev.state()
+        if m[1] is None:
+            text, data = show_eos.interfaces(self.dev.running, fabric, self.dev.name)
+            return data if as_json else text
+        state = port_state("eos", self.dev.running, m[1], fabric, self.dev.name)
         if state is None:
             raise CliError("% Invalid input")
-        text, data = show_interfaces_eos(state)
-        return {"interfaces": {state.name: data}} if as_json else text
+        text, entry = show_interfaces_eos(state)
+        return {"interfaces": {state.name: entry}} if as_json else text
+
+    @command(r"show interfaces status", "exec config session")
+    async def _show_status(self, m: re.Match[str], as_json: bool) -> Output:
+        text, data = show_eos.interfaces_status(self.dev.running, self.dev.state(), self.dev.name)
+        return data if as_json else text
+
+    @command(r"show hostname", "exec config session")
+    async def _show_hostname(self, m: re.Match[str], as_json: bool) -> Output:
+        text, data = show_eos.hostname(self.dev.running, self.dev.name)
+        return data if as_json else text
+
+    @command(r"show lldp neighbors", "exec config session")
+    async def _show_lldp(self, m: re.Match[str], as_json: bool) -> Output:
+        text, data = show_eos.lldp_neighbors(self.dev.state(), self.dev.name)
+        return data if as_json else text
+
+    @command(r"show (ip bgp|bgp evpn) summary(?: vrf (?:all|default))?", "exec config session")
+    async def _show_bgp_summary(self, m: re.Match[str], as_json: bool) -> Output:
+        family = "ipv4" if m[1] == "ip bgp" else "evpn"
+        text, data = show_eos.bgp_summary(self.dev.state(), self.dev.name, family)
+        return data if as_json else text
+
+    @command(r"show ip bgp neighbors(?: vrf (?:all|default))?", "exec config session")
+    async def _show_bgp_neighbors(self, m: re.Match[str], as_json: bool) -> Output:
+        return show_eos.bgp_neighbors_detail(self.dev.state(), self.dev.name)
+
+    @command(r"show ipv6 bgp (summary|peers)(?: vrf (?:all|default))?", "exec config session")
+    async def _show_bgp6(self, m: re.Match[str], as_json: bool) -> Output:
+        facts = self.dev.state().facts[self.dev.name]
+        rid = str(facts.router_id or "0.0.0.0")
+        if m[1] == "summary":
+            return {"vrfs": {"default": {"routerId": rid, "asn": str(facts.asn or 0), "peers": {}}}}
+        return {"vrfs": {"default": {"peerList": []}}}
+
+    @command(r"show ip interface", "exec config session")
+    async def _show_ip_interface(self, m: re.Match[str], as_json: bool) -> Output:
+        return show_eos.ip_interfaces(self.dev.running, self.dev.state(), self.dev.name)
+
+    @command(r"show ipv6 interface", "exec config session")
+    async def _show_ipv6_interface(self, m: re.Match[str], as_json: bool) -> Output:
+        raise CliError("% No IPv6 configured interfaces", eapi="No IPv6 configured interfaces")
 
     @command(r"show startup-config", "exec config session")
     async def _show_start(self, m: re.Match[str], as_json: bool) -> Output:
@@ -142,7 +188,7 @@ class EosCli(CliSession):
             "modelName": f"DCS-{self.dev.spec.model}",
             "internalVersion": f"{EOS_VERSION}-lab",
             "version": EOS_VERSION,
-            "serialNumber": f"LAB{abs(hash(self.dev.name)) % 10**8:08d}",
+            "serialNumber": self.dev.serial(),
             "systemMacAddress": "00:1c:73:00:00:01",
             "hardwareRevision": "11.00",
             "architecture": "x86_64",
@@ -150,6 +196,7 @@ class EosCli(CliSession):
             "memTotal": 32000000,
             "memFree": 16000000,
             "uptime": self.dev.uptime(),
+            "bootupTimestamp": time.time() - self.dev.uptime(),
             "hostname": self.hostname(),
         }
         if as_json:

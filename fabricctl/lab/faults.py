@@ -8,7 +8,7 @@ File format: a mapping of device name to fault settings, e.g.::
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
@@ -32,7 +32,9 @@ class Faults:
     rejected with the platform error. commit_failure: commits fail, running untouched.
     hang_on_commit: commits never answer. hold: a command matching this regex waits, unanswered,
     until the test releases it (`LabFabric.release`): a push frozen at a chosen step, to kill
-    the client there.
+    the client there. links_down: ports whose link is down (a pulled cable or a dead optic; the
+    far end goes down too). bgp_down: BGP peer addresses whose sessions stay Idle. pfc_storm:
+    ports receiving a PAUSE storm (their PFC pause counters rise with lab time).
     """
 
     unreachable: bool = False
@@ -44,6 +46,9 @@ class Faults:
     commit_failure: bool = False
     hang_on_commit: bool = False
     hold: str | None = None
+    links_down: list[str] = field(default_factory=list)
+    bgp_down: list[str] = field(default_factory=list)
+    pfc_storm: list[str] = field(default_factory=list)
 
     @classmethod
     def from_mapping(cls, device: str, data: Any) -> Faults:
@@ -72,6 +77,7 @@ class Faults:
 
 _FLAGS = ("unreachable", "auth_failure", "commit_failure", "hang_on_commit")
 _SECONDS = ("latency", "config_latency")
+_LISTS = ("links_down", "bgp_down", "pfc_storm")
 
 
 def _check_value(device: str, key: str, value: Any) -> None:
@@ -90,6 +96,8 @@ def _check_value(device: str, key: str, value: Any) -> None:
         raise FaultFileError(
             f"{device}: {key}: {value!r} is not a count of config lines (allowed: 0 or more)"
         )
+    if key in _LISTS and (not isinstance(value, list) or not all(isinstance(v, str) for v in value)):
+        raise FaultFileError(f"{device}: {key}: {value!r} is not a list of names")
     if key in ("reject", "hold") and value is not None and not isinstance(value, str):
         raise FaultFileError(f"{device}: {key}: {value!r} is not a regular expression")
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from fabricctl.lab.config_tree import Node
+from fabricctl.lab.fabric_state import FabricState
 from fabricctl.lab.reference import reference
 
 #: The view (command reference) of each interface kind, by name prefix.
@@ -31,6 +32,11 @@ _VIEWS = {
 }
 
 
+#: Bits per second EOS reports for a port, by name prefix (a 400G port; 200G lanes are Ethernet too).
+_BANDWIDTH = {"Ethernet": 400_000_000_000, "Loopback": 0, "Vlan": 0, "Vxlan": 0, "Management": 1_000_000_000}
+EOS_L2_MTU = 9214  # what `show interfaces` reports as the MTU of a switched EOS port
+
+
 @dataclass(frozen=True)
 class PortState:
     name: str
@@ -41,6 +47,7 @@ class PortState:
     vrf: str | None
     ip_mtu: int | None  # None where the port has no IP MTU (Layer 2, loopback without default)
     max_frame: int | None  # the frame limit where the NOS sets one apart from the IP MTU
+    oper_up: bool  # line protocol: admin up and, for a cabled port, the far end up too
 
 
 def _value(node: Node, *prefix: str) -> str | None:
@@ -57,7 +64,9 @@ def _int(text: str | None) -> int | None:
     return int(text) if text is not None and text.isdigit() else None
 
 
-def port_state(platform: str, running: Node, name: str) -> PortState | None:
+def port_state(
+    platform: str, running: Node, name: str, fabric: FabricState | None = None, device: str = ""
+) -> PortState | None:
     """The port `name` as the switch shows it, or None when no such interface exists."""
     node = running.children.get(f"interface {name}")
     if node is None:
@@ -78,53 +87,24 @@ def port_state(platform: str, running: Node, name: str) -> PortState | None:
     ip = _value(node, "ip", "address")
     mtu_default = ref.default(view, ["mtu"])
     ip_mtu = (_int(_value(node, "mtu")) or _int(mtu_default)) if routed else None
+    admin_up = "shutdown" not in node.children
     return PortState(
         name=name,
-        admin_up="shutdown" not in node.children,
+        admin_up=admin_up,
         description=_value(node, "description"),
         routed=routed,
         ipv4=ip,
         vrf=vrf,
         ip_mtu=ip_mtu,
         max_frame=frame,
+        oper_up=fabric.oper_up(device, name) if fabric is not None and device in fabric.facts else admin_up,
     )
-
-
-def display_interface_comware(state: PortState) -> str:
-    """`display interface <name>` in Comware V7 wording (H3C S6520X command reference 1.1.9)."""
-    up = "UP" if state.admin_up else "Administratively DOWN"
-    lines = [
-        state.name,
-        f"Current state: {up}",
-        f"Line protocol state: {'UP' if state.admin_up else 'DOWN'}",
-        f"Description: {state.description or state.name + ' Interface'}",
-    ]
-    if state.routed:
-        if state.ip_mtu is not None:
-            lines.append(f"Maximum transmission unit: {state.ip_mtu}")
-        if state.ipv4:
-            address, _, mask = state.ipv4.partition(" ")
-            lines.append(f"Internet address: {address}/{_prefix(mask)} (primary)")
-        else:
-            lines.append("Internet protocol processing: Disabled")
-        if state.max_frame is not None:
-            lines += ["Allow jumbo frames to pass", f"The maximum frame length is {state.max_frame}"]
-    elif state.max_frame is not None:
-        lines += [f"Maximum frame length: {state.max_frame}", "Allow jumbo frame to pass"]
-    return "\n".join(lines)
-
-
-def _prefix(mask: str) -> int:
-    try:
-        return sum(bin(int(octet)).count("1") for octet in mask.split("."))
-    except ValueError:
-        return 32
 
 
 def show_interfaces_eos(state: PortState) -> tuple[str, dict[str, object]]:
     """`show interfaces <name>`: the text EOS prints and the eAPI JSON fields (interfaces.<name>)."""
-    status = "up" if state.admin_up else "administratively down"
-    lines = [f"{state.name} is {status}, line protocol is {'up' if state.admin_up else 'down'}"]
+    status = ("up" if state.oper_up else "down") if state.admin_up else "administratively down"
+    lines = [f"{state.name} is {status}, line protocol is {'up' if state.oper_up else 'down'}"]
     if state.description:
         lines.append(f"  Description: {state.description}")
     if state.ipv4:
@@ -134,10 +114,22 @@ def show_interfaces_eos(state: PortState) -> tuple[str, dict[str, object]]:
     data: dict[str, object] = {
         "name": state.name,
         "description": state.description or "",
-        "interfaceStatus": "connected" if state.admin_up else "disabled",
-        "lineProtocolStatus": "up" if state.admin_up else "down",
+        "interfaceStatus": eos_status(state),
+        "lineProtocolStatus": "up" if state.oper_up else "down",
+        "hardware": "ethernet"
+        if state.name.startswith("Ethernet")
+        else state.name.rstrip("0123456789/").lower(),
+        "bandwidth": _BANDWIDTH.get(state.name.rstrip("0123456789/"), 0),
+        "physicalAddress": "00:1c:73:00:00:01",
+        "lastStatusChangeTimestamp": 0.0,
         "forwardingModel": "routed" if state.routed else "bridged",
     }
-    if state.ip_mtu is not None:
-        data["mtu"] = state.ip_mtu
+    data["mtu"] = state.ip_mtu if state.ip_mtu is not None else EOS_L2_MTU
     return "\n".join(lines), data
+
+
+def eos_status(state: PortState) -> str:
+    """`show interfaces status` wording: connected, notconnect or disabled."""
+    if not state.admin_up:
+        return "disabled"
+    return "connected" if state.oper_up else "notconnect"

@@ -31,7 +31,9 @@ from fabricctl.lab.dialect import CliError, CliSession, Disconnect, Logout
 from fabricctl.lab.dialect_comware import ComwareCli
 from fabricctl.lab.dialect_eos import EosCli, to_text
 from fabricctl.lab.editor import Editor
+from fabricctl.lab.fabric_state import Cabling, FabricState
 from fabricctl.lab.factory import DeviceSpec
+from fabricctl.lab.facts import read_facts
 from fabricctl.lab.faults import Faults, load_faults
 from fabricctl.lab.runtime import Endpoint, lab_credentials
 from fabricctl.lab.state import StateStore, lab_dir
@@ -177,6 +179,7 @@ class LabFabric:
         clock: LabClock | None = None,
         faults: dict[str, Faults] | None = None,
         seed: str | None = None,
+        cabling: Cabling | None = None,
     ) -> None:
         self.seed = seed if seed is not None else uuid.uuid4().hex  # a fabric root: stable endpoints
         self.ssh_port = _port("FABRICCTL_LAB_SSH_PORT", 20022)
@@ -188,6 +191,9 @@ class LabFabric:
         }
         for name, f in (faults or {}).items():
             self._dev(name).faults = f
+        self.cabling = cabling if cabling is not None else Cabling()
+        for dev in self.devices.values():
+            dev.fabric_state = self.state
         self._addresses: dict[str, str] = {}
         self._servers: dict[str, list[Any]] = {}
         self._loop: asyncio.AbstractEventLoop | None = None
@@ -204,6 +210,7 @@ class LabFabric:
 
         kwargs.setdefault("state_dir", lab_dir(root) / "state")
         kwargs.setdefault("seed", str(Path(root).resolve()))
+        kwargs.setdefault("cabling", Cabling.from_inventory(Path(root)))
         return cls(specs_from_inventory(Path(root)), **kwargs)
 
     def advance(self, seconds: float) -> None:
@@ -367,6 +374,23 @@ class LabFabric:
             )
             for name, address in self._addresses.items()
         }
+
+    def state(self) -> FabricState:
+        """Links, LLDP and BGP as the switches' configs, the cabling and the faults make them."""
+        return self.call(self._derive_state)
+
+    def _derive_state(self) -> FabricState:
+        facts = {n: read_facts(d.platform, n, d.running) for n, d in self.devices.items()}
+        return FabricState(
+            facts,
+            self.cabling,
+            {n: set(d.faults.links_down) for n, d in self.devices.items()},
+            {n: set(d.faults.bgp_down) for n, d in self.devices.items()},
+        )
+
+    def swap_cables(self, a: tuple[str, str], b: tuple[str, str]) -> None:
+        """Swap two cables at the `a` and `b` ends, e.g. (("leaf01", "Ethernet1"), ("leaf01", "Ethernet2"))."""
+        self.call(lambda: self.cabling.swap(a, b))
 
     def device(self, name: str) -> DeviceHandle:
         """Thread-safe handle to read or change one device's state in tests."""

@@ -1,0 +1,226 @@
+"""The lab fabric's state, derived from what every switch holds and how the racks are cabled.
+
+A port is up when both ends exist, neither is shut down and no fault holds the link down; LLDP
+shows the switch at the other end of each up cable; a BGP session is Established only when both
+ends name each other (addresses and ASNs agree), share an address family, and can reach each
+other: a directly connected peer over its up cable, a loopback peer over Established underlay
+sessions. Nothing here reads fabricctl's intent: a wrong config gives a down fabric.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from ipaddress import IPv4Address
+from pathlib import Path
+
+from fabricctl.lab.facts import DeviceFacts, PeerFacts
+
+End = tuple[str, str]  # (device or server, port)
+
+
+@dataclass
+class Cabling:
+    """Every cable of the fabric, both directions: switch-to-switch and switch-to-GPU-server."""
+
+    peer: dict[End, End] = field(default_factory=dict)
+
+    def add(self, a: End, b: End) -> None:
+        self.peer[a], self.peer[b] = b, a
+
+    def swap(self, a: End, b: End) -> None:
+        """Two cables swapped at the `a` and `b` ends (a miscabled rack)."""
+        far_a, far_b = self.peer.pop(a), self.peer.pop(b)
+        self.add(a, far_b)
+        self.add(b, far_a)
+
+    @classmethod
+    def from_inventory(cls, root: Path) -> Cabling:
+        """The cabling the inventory's rules describe (empty when the inventory does not compile)."""
+        from fabricctl.compile.topology import build_topology
+        from fabricctl.model.load import load_fabric
+        from fabricctl.model.problems import ProblemLog
+
+        cabling = cls()
+        log = ProblemLog(root)
+        try:
+            fabric = load_fabric(root, log)
+            topo = build_topology(fabric, log) if fabric is not None else None
+        except Exception:
+            return cabling
+        if topo is None:
+            return cabling
+        for ln in topo.links:
+            cabling.add((ln.leaf, ln.leaf_port), (ln.spine, ln.spine_port))
+        for leaf, ports in topo.gpu_ports.items():
+            for gp in ports:
+                cabling.add((leaf, gp.name), (gp.server, f"nic{gp.nic}"))
+        return cabling
+
+
+@dataclass(frozen=True)
+class Session:
+    peer: IPv4Address
+    remote_as: int | None
+    local_as: int | None
+    description: str
+    families: frozenset[str]
+    state: str  # Established | Active | Idle
+    reason: str  # why it is not Established ("" when it is)
+    peer_router_id: IPv4Address | None
+
+
+class FabricState:
+    """Link, LLDP and BGP state of every lab switch at one moment."""
+
+    def __init__(
+        self,
+        facts: dict[str, DeviceFacts],
+        cabling: Cabling,
+        links_down: dict[str, set[str]],
+        bgp_down: dict[str, set[str]],
+    ) -> None:
+        self.facts = facts
+        self.cabling = cabling
+        self.links_down = links_down
+        self._bgp_down = bgp_down
+        self.sessions: dict[str, dict[IPv4Address, Session]] = {}
+        self._derive_bgp()
+
+    # --- links ----------------------------------------------------------------------------
+    def far_end(self, device: str, port: str) -> End | None:
+        return self.cabling.peer.get((device, port))
+
+    def link_up(self, device: str, port: str) -> bool:
+        here = self.facts[device].ports.get(port)
+        far = self.far_end(device, port)
+        if here is None or not here.admin_up or far is None:
+            return False
+        if port in self.links_down.get(device, set()) or far[1] in self.links_down.get(far[0], set()):
+            return False
+        if far[0] not in self.facts:  # a GPU server's NIC: up when cabled
+            return True
+        there = self.facts[far[0]].ports.get(far[1])
+        return there is not None and there.admin_up
+
+    def lldp(self, device: str) -> list[tuple[str, str, str]]:
+        """(local port, neighbor system name, neighbor port) for every up cable to a switch."""
+        out = []
+        for port in self.facts[device].ports:
+            far = self.far_end(device, port)
+            if far is not None and far[0] in self.facts and self.link_up(device, port):
+                out.append((port, self.facts[far[0]].hostname, far[1]))
+        return out
+
+    def oper_up(self, device: str, port: str) -> bool:
+        """Line protocol: a cabled port's link; a loopback, VLAN or VSI interface when not shut down."""
+        facts = self.facts[device].ports.get(port)
+        if facts is None:
+            return False
+        if self.far_end(device, port) is not None or _physical(port):
+            return self.link_up(device, port)
+        return facts.admin_up
+
+    # --- BGP ------------------------------------------------------------------------------
+    def _owner(self, ip: IPv4Address) -> tuple[str, str] | None:
+        for name, facts in self.facts.items():
+            port = facts.owns(ip)
+            if port is not None:
+                return name, port
+        return None
+
+    def _derive_bgp(self) -> None:
+        direct: dict[str, set[str]] = {}  # device -> devices it has an Established direct session with
+        pending: list[tuple[str, PeerFacts]] = []
+        for name, facts in self.facts.items():
+            self.sessions[name] = {}
+            for peer in facts.peers.values():
+                pending.append((name, peer))
+        for name, peer in pending:
+            connected = self._connected_port(name, peer.ip)
+            if connected is not None:
+                session = self._session(
+                    name, peer, lambda other, here=name, port=connected: self._cabled_to(here, port, other)
+                )
+                self.sessions[name][peer.ip] = session
+                if session.state == "Established":
+                    owner = self._owner(peer.ip)
+                    if owner is not None:
+                        direct.setdefault(name, set()).add(owner[0])
+        for name, peer in pending:
+            if peer.ip not in self.sessions[name]:
+                self.sessions[name][peer.ip] = self._session(
+                    name, peer, lambda other, here=name: _reachable(direct, here, other)
+                )
+
+    def _connected_port(self, device: str, ip: IPv4Address) -> str | None:
+        for port in self.facts[device].ports.values():
+            if any(ip in a.network and ip != a.ip for a in port.addresses):
+                return port.name
+        return None
+
+    def _cabled_to(self, device: str, port: str, other: str) -> bool:
+        far = self.far_end(device, port)
+        return far is not None and far[0] == other and self.link_up(device, port)
+
+    def _session(self, name: str, peer: PeerFacts, path_to: Callable[[str], bool]) -> Session:
+        facts = self.facts[name]
+
+        def make(state: str, reason: str, rid: IPv4Address | None = None) -> Session:
+            return Session(
+                peer.ip,
+                peer.remote_as,
+                facts.asn,
+                peer.description,
+                frozenset(peer.families),
+                state,
+                reason,
+                rid,
+            )
+
+        owner = self._owner(peer.ip)
+        if owner is None:
+            return make("Active", "no switch answers at this address")
+        other = self.facts[owner[0]]
+        if str(peer.ip) in self._bgp_down.get(name, set()):
+            return make("Idle", "peer held down (lab fault)")
+        # The peer's statement for this switch: at the address this session runs from, the
+        # connected port's for a direct session, a loopback's for a multihop one.
+        local = self._connected_port(name, peer.ip)
+        back = next(
+            (
+                p
+                for ip, p in other.peers.items()
+                if (port := facts.owns(ip)) is not None and (port == local if local else not _physical(port))
+            ),
+            None,
+        )
+        if back is not None and str(back.ip) in self._bgp_down.get(owner[0], set()):
+            return make("Idle", "peer held down (lab fault)")
+        if not path_to(owner[0]):
+            return make("Active", "no route to the peer")
+        if back is None:
+            return make("Active", f"{other.hostname} has no neighbor statement for this switch")
+        if peer.remote_as != other.asn or back.remote_as != facts.asn:
+            return make("Idle", f"AS mismatch: configured {peer.remote_as}, the peer is AS {other.asn}")
+        if not peer.families & back.families:
+            return make("Active", "no address family in common")
+        return make("Established", "", other.router_id)
+
+
+def _reachable(direct: dict[str, set[str]], start: str, goal: str) -> bool:
+    """Over Established underlay sessions (loopbacks are advertised into them)."""
+    seen, frontier = {start}, [start]
+    while frontier:
+        node = frontier.pop()
+        if node == goal:
+            return True
+        for nxt in direct.get(node, ()):
+            if nxt not in seen:
+                seen.add(nxt)
+                frontier.append(nxt)
+    return False
+
+
+def _physical(port: str) -> bool:
+    return port.startswith(("Ethernet", "FourHundredGigE", "TwoHundredGigE"))

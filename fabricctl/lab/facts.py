@@ -1,0 +1,169 @@
+"""What a lab switch's own config says about its ports, BGP and VTEP: the inputs of its state.
+
+The lab reads its running tree itself (it never imports fabricctl's parsers): a real switch
+derives state from what it holds, not from what the tool meant. One reader per platform, each
+for the lines the command reference (lab/commands/<platform>.yaml) accepts.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from ipaddress import IPv4Address, IPv4Interface
+
+from fabricctl.lab.config_tree import Node
+
+
+@dataclass
+class PortFacts:
+    name: str
+    admin_up: bool
+    description: str = ""
+    addresses: list[IPv4Interface] = field(default_factory=list)
+    vrf: str = "default"
+    routed: bool = False
+
+
+@dataclass
+class PeerFacts:
+    ip: IPv4Address
+    remote_as: int | None
+    description: str = ""
+    families: set[str] = field(default_factory=set)  # "ipv4" and/or "evpn"
+
+
+@dataclass
+class DeviceFacts:
+    hostname: str
+    ports: dict[str, PortFacts] = field(default_factory=dict)
+    asn: int | None = None
+    router_id: IPv4Address | None = None
+    peers: dict[IPv4Address, PeerFacts] = field(default_factory=dict)
+    vtep: IPv4Address | None = None
+    vnis: set[int] = field(default_factory=set)
+
+    def owns(self, ip: IPv4Address) -> str | None:
+        """The port that holds `ip`, if any."""
+        for port in self.ports.values():
+            if any(a.ip == ip for a in port.addresses):
+                return port.name
+        return None
+
+
+def _words(node: Node) -> list[list[str]]:
+    return [child.split() for child in node.children]
+
+
+def _ip(text: str) -> IPv4Address | None:
+    try:
+        return IPv4Address(text)
+    except ValueError:
+        return None
+
+
+def read_facts(platform: str, name: str, running: Node) -> DeviceFacts:
+    return _read_comware(name, running) if platform == "comware" else _read_eos(name, running)
+
+
+def _read_eos(name: str, running: Node) -> DeviceFacts:
+    facts = DeviceFacts(hostname=name)
+    groups: dict[str, str] = {}  # neighbor ip -> peer group
+    vtep_source: str | None = None
+    group_families: dict[str, set[str]] = {}
+    for text, node in running.children.items():
+        words = text.split()
+        if words[0] == "hostname" and len(words) == 2:
+            facts.hostname = words[1]
+        elif words[0] == "interface" and len(words) == 2:
+            port = PortFacts(words[1], admin_up="shutdown" not in node.children)
+            port.routed = not words[1].startswith("Ethernet") or "no switchport" in node.children
+            for w in _words(node):
+                if w[0] == "description":
+                    port.description = " ".join(w[1:])
+                elif w[:2] == ["ip", "address"] and len(w) == 3:
+                    port.addresses.append(IPv4Interface(w[2]))
+                elif w[:3] == ["ip", "address", "virtual"] and len(w) == 4:
+                    port.addresses.append(IPv4Interface(w[3]))
+                elif w[0] == "vrf" and len(w) == 2:
+                    port.vrf = w[1]
+                elif w[:2] == ["vxlan", "source-interface"] and len(w) == 3:
+                    vtep_source = w[2]
+                elif w[0] == "vxlan" and len(w) == 5 and w[3] == "vni":
+                    facts.vnis.add(int(w[4]))
+            facts.ports[port.name] = port
+        elif words[:2] == ["router", "bgp"] and len(words) == 3:
+            facts.asn = int(words[2])
+            for child, sub in node.children.items():
+                w = child.split()
+                if w[0] == "router-id":
+                    facts.router_id = _ip(w[1])
+                elif w[0] == "neighbor" and len(w) >= 3:
+                    ip = _ip(w[1])
+                    if ip is None:
+                        continue
+                    peer = facts.peers.setdefault(ip, PeerFacts(ip, None))
+                    if w[2] == "remote-as":
+                        peer.remote_as = int(w[3])
+                    elif w[2:4] == ["peer", "group"] and len(w) == 5:
+                        groups[str(ip)] = w[4]
+                    elif w[2] == "description":
+                        peer.description = " ".join(w[3:])
+                elif w[0] == "address-family" and len(w) == 2:
+                    family = {"ipv4": "ipv4", "evpn": "evpn"}.get(w[1])
+                    for aw in _words(sub):
+                        if family and aw[0] == "neighbor" and aw[-1] == "activate":
+                            group_families.setdefault(aw[1], set()).add(family)
+    source = facts.ports.get(vtep_source or "")
+    if source is not None and source.addresses:
+        facts.vtep = source.addresses[0].ip
+    for ip, peer in facts.peers.items():
+        peer.families = set(
+            group_families.get(str(ip), set()) | group_families.get(groups.get(str(ip), ""), set())
+        )
+    return facts
+
+
+def _read_comware(name: str, running: Node) -> DeviceFacts:
+    facts = DeviceFacts(hostname=name)
+    for text, node in running.children.items():
+        words = text.split()
+        if words[0] == "sysname" and len(words) == 2:
+            facts.hostname = words[1]
+        elif words[0] == "interface" and len(words) == 2:
+            port = PortFacts(words[1], admin_up="shutdown" not in node.children)
+            port.routed = not words[1].startswith(("FourHundredGigE", "TwoHundredGigE")) or (
+                "port link-mode route" in node.children
+            )
+            for w in _words(node):
+                if w[0] == "description":
+                    port.description = " ".join(w[1:])
+                elif w[:2] == ["ip", "address"] and len(w) == 4:
+                    port.addresses.append(IPv4Interface(f"{w[2]}/{w[3]}"))
+                elif w[:3] == ["ip", "binding", "vpn-instance"] and len(w) == 4:
+                    port.vrf = w[3]
+                elif w[0] == "l3-vni" and len(w) == 2:
+                    facts.vnis.add(int(w[1]))
+            facts.ports[port.name] = port
+        elif words[:3] == ["tunnel", "global", "source-address"] and len(words) == 4:
+            facts.vtep = _ip(words[3])
+        elif words[0] == "vsi" and len(words) == 2:
+            for w in _words(node):
+                if w[0] == "vxlan" and len(w) == 2:
+                    facts.vnis.add(int(w[1]))
+        elif words[0] == "bgp" and len(words) == 2:
+            facts.asn = int(words[1])
+            for child, sub in node.children.items():
+                w = child.split()
+                if w[0] == "router-id":
+                    facts.router_id = _ip(w[1])
+                elif w[0] == "peer" and len(w) >= 3 and (ip := _ip(w[1])) is not None:
+                    peer = facts.peers.setdefault(ip, PeerFacts(ip, None))
+                    if w[2] == "as-number":
+                        peer.remote_as = int(w[3])
+                    elif w[2] == "description":
+                        peer.description = " ".join(w[3:])
+                elif w[0] == "address-family":
+                    family = {"ipv4": "ipv4", "l2vpn": "evpn"}.get(w[1])
+                    for aw in _words(sub):
+                        if family and aw[0] == "peer" and aw[-1] == "enable" and (ip := _ip(aw[1])):
+                            facts.peers.setdefault(ip, PeerFacts(ip, None)).families.add(family)
+    return facts

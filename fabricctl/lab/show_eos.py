@@ -1,0 +1,178 @@
+"""EOS `show` commands that read state: text as the CLI prints it and JSON as eAPI returns it.
+
+Field names follow EOS's eAPI models, which NAPALM's eos driver and pyeapi read; the text
+follows the CLI layout that ntc-templates' arista_eos templates parse.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fabricctl.lab.config_tree import Node
+from fabricctl.lab.fabric_state import FabricState
+from fabricctl.lab.ports import PortState, eos_status, port_state, show_interfaces_eos
+
+
+def _ports(running: Node, fabric: FabricState, device: str) -> list[PortState]:
+    out = []
+    for text in running.children:
+        if text.startswith("interface "):
+            state = port_state("eos", running, text.split()[1], fabric, device)
+            if state is not None:
+                out.append(state)
+    return out
+
+
+def interfaces(running: Node, fabric: FabricState, device: str) -> tuple[str, dict[str, Any]]:
+    """`show interfaces`: every interface."""
+    texts, data = [], {}
+    for state in _ports(running, fabric, device):
+        text, entry = show_interfaces_eos(state)
+        texts.append(text)
+        data[state.name] = entry
+    return "\n".join(texts), {"interfaces": data}
+
+
+def interfaces_status(running: Node, fabric: FabricState, device: str) -> tuple[str, dict[str, Any]]:
+    """`show interfaces status`: the physical ports, one line each."""
+    rows = [
+        "Port       Name                           Status       Vlan     Duplex Speed  Type            Flags"
+    ]
+    data = {}
+    for state in _ports(running, fabric, device):
+        if not state.name.startswith(("Ethernet", "Management")):
+            continue
+        status = eos_status(state)
+        vlan = "routed" if state.routed else "1"
+        speed = "400G" if state.name.startswith("Ethernet") else "1G"
+        name = (state.description or "")[:30]
+        rows.append(
+            f"{_short(state.name):<10} {name:<30} {status:<12} {vlan:<8} full   {speed:<6} 400GBASE-DR4"
+        )
+        data[state.name] = {
+            "description": state.description or "",
+            "linkStatus": status,
+            "vlanInformation": {"interfaceForwardingModel": "routed" if state.routed else "bridged"},
+            "bandwidth": 400_000_000_000 if state.name.startswith("Ethernet") else 1_000_000_000,
+            "duplex": "duplexFull",
+        }
+    return "\n".join(rows), {"interfaceStatuses": data}
+
+
+def _short(name: str) -> str:
+    for long, short in (("Ethernet", "Et"), ("Management", "Ma")):
+        if name.startswith(long):
+            return short + name[len(long) :]
+    return name
+
+
+def lldp_neighbors(fabric: FabricState, device: str) -> tuple[str, dict[str, Any]]:
+    """`show lldp neighbors`."""
+    rows = [
+        "Last table change time   : 0:00:10 ago",
+        "Number of table inserts  : 0",
+        "",
+        "Port          Neighbor Device ID       Neighbor Port ID    TTL",
+        "------------- ------------------------ ------------------- ---",
+    ]
+    entries = []
+    for port, name, far in fabric.lldp(device):
+        rows.append(f"{_short(port):<13} {name:<24} {far:<19} 120")
+        entries.append({"port": port, "neighborDevice": name, "neighborPort": far, "ttl": 120})
+    return "\n".join(rows), {"lldpNeighbors": entries}
+
+
+def _peers(fabric: FabricState, device: str, family: str) -> list[Any]:
+    return sorted(
+        (s for s in fabric.sessions.get(device, {}).values() if family in s.families or not s.families),
+        key=lambda s: s.peer,
+    )
+
+
+def bgp_summary(fabric: FabricState, device: str, family: str) -> tuple[str, dict[str, Any]]:
+    """`show ip bgp summary` (family ipv4) / `show bgp evpn summary` (family evpn), default VRF."""
+    facts = fabric.facts[device]
+    rid = str(facts.router_id or "0.0.0.0")
+    asn = facts.asn or 0
+    rows = [
+        "BGP summary information for VRF default",
+        f"Router identifier {rid}, local AS number {asn}",
+        "Neighbor Status Codes: m - Under maintenance",
+        "  Description              Neighbor         V AS           MsgRcvd   MsgSent  InQ OutQ  Up/Down State   PfxRcd PfxAcc",
+    ]
+    peers: dict[str, Any] = {}
+    for s in _peers(fabric, device, family):
+        up = s.state == "Established"
+        prefixes = 1 if up else 0
+        state = "Estab" if up else s.state
+        desc = (s.description or "").replace(" ", "-")[:24]
+        rows.append(
+            f"  {desc:<24} {s.peer!s:<16} 4 {s.remote_as or 0:<12} {10 if up else 0:>9} {10 if up else 0:>9}"
+            f"    0    0 00:10:00 {state:<7} {prefixes:>6} {prefixes:>6}"
+        )
+        peers[str(s.peer)] = {
+            "description": s.description,
+            "version": 4,
+            "msgReceived": 10 if up else 0,
+            "msgSent": 10 if up else 0,
+            "inMsgQueue": 0,
+            "outMsgQueue": 0,
+            "asn": str(s.remote_as or 0),
+            "prefixAccepted": prefixes,
+            "prefixReceived": prefixes,
+            "upDownTime": 0.0,
+            "underMaintenance": False,
+            "peerState": "Established" if up else s.state,
+        }
+    data = {"vrfs": {"default": {"routerId": rid, "asn": str(asn), "vrf": "default", "peers": peers}}}
+    return "\n".join(rows), data
+
+
+def bgp_neighbors_detail(fabric: FabricState, device: str) -> dict[str, Any]:
+    """`show ip bgp neighbors vrf all` as JSON (what NAPALM's get_bgp_neighbors reads)."""
+    facts = fabric.facts[device]
+    peers = []
+    for s in sorted(fabric.sessions.get(device, {}).values(), key=lambda x: x.peer):
+        up = s.state == "Established"
+        entry = {
+            "peerAddress": str(s.peer),
+            "localAsn": str(facts.asn or 0),
+            "asn": str(s.remote_as or 0),
+            "routerId": str(s.peer_router_id or "0.0.0.0"),
+            "state": s.state,
+            "description": s.description,
+            "prefixesReceived": 1 if up else 0,
+            "prefixesSent": 1 if up else 0,
+            "v6PrefixesReceived": 0,
+            "v6PrefixesSent": 0,
+            "establishedTime": 600 if up else 0,
+        }
+        if not up:
+            entry["idleReason"] = s.reason
+        peers.append(entry)
+    return {"vrfs": {"default": {"peerList": peers}}}
+
+
+def hostname(running: Node, device: str) -> tuple[str, dict[str, Any]]:
+    name = next((t.split()[1] for t in running.children if t.startswith("hostname ")), device)
+    return f"Hostname: {name}\nFQDN:     {name}", {"hostname": name, "fqdn": name}
+
+
+def ip_interfaces(running: Node, fabric: FabricState, device: str) -> dict[str, Any]:
+    """`show ip interface` as JSON: the primary address of every routed interface."""
+    out: dict[str, Any] = {}
+    for port in fabric.facts[device].ports.values():
+        if not port.addresses:
+            continue
+        primary = port.addresses[0]
+        out[port.name] = {
+            "name": port.name,
+            "lineProtocolStatus": "up" if fabric.oper_up(device, port.name) else "down",
+            "interfaceAddress": {
+                "primaryIp": {"address": str(primary.ip), "maskLen": primary.network.prefixlen},
+                "secondaryIpsOrderedList": [
+                    {"address": str(a.ip), "maskLen": a.network.prefixlen} for a in port.addresses[1:]
+                ],
+            },
+        }
+    return {"interfaces": out}

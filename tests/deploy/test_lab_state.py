@@ -1,0 +1,148 @@
+"""The lab derives fabric state from what its switches hold, and real clients read it.
+
+eos-small is applied with `fabricctl apply --lab`; then NAPALM's eos driver (eAPI), plain netmiko
+with ntc-templates, and napalm-h3c-comware read links, LLDP and BGP as they would on a switch.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from napalm import get_network_driver
+from netmiko import ConnectHandler
+
+from fabricctl.lab.runtime import lab_credentials
+
+from .conftest import LabRoot
+
+
+def _napalm_eos(lab: LabRoot, name: str) -> Any:
+    ep = lab.lab.endpoints()[name]
+    user, password = lab_credentials()
+    dev = get_network_driver("eos")(
+        ep.host, user, password, timeout=30, optional_args={"transport": "https", "port": ep.eapi_port}
+    )
+    dev.open()
+    return dev
+
+
+def _netmiko(lab: LabRoot, name: str) -> Any:
+    ep = lab.lab.endpoints()[name]
+    user, password = lab_credentials()
+    device_type = "arista_eos" if ep.platform == "eos" else "hp_comware"
+    return ConnectHandler(
+        device_type=device_type, host=ep.host, port=ep.ssh_port, username=user, password=password
+    )
+
+
+@pytest.fixture
+def applied(eos_lab: LabRoot, capsys: pytest.CaptureFixture[str]) -> LabRoot:
+    assert eos_lab.run("apply", "--lab", "--auto-approve", capsys=capsys)[0] == 0
+    return eos_lab
+
+
+def test_napalm_eos_getters_see_the_fabric(applied: LabRoot) -> None:
+    dev = _napalm_eos(applied, "leaf1")
+    try:
+        facts = dev.get_facts()
+        assert facts["hostname"] == "leaf1" and facts["vendor"] == "Arista"
+        assert "Ethernet1" in facts["interface_list"]
+        interfaces = dev.get_interfaces()
+        assert interfaces["Ethernet1"]["is_up"] and interfaces["Ethernet1"]["mtu"] == 9214
+        assert not interfaces["Ethernet15"]["is_enabled"]  # an unassigned GPU port is shut
+        lldp = dev.get_lldp_neighbors()
+        assert lldp["Ethernet1"] == [{"hostname": "spine1", "port": "Ethernet1"}]
+        bgp = dev.get_bgp_neighbors()["global"]
+        assert bgp["peers"] and all(p["is_up"] for p in bgp["peers"].values()), bgp
+        ips = dev.get_interfaces_ip()
+        assert ips["Loopback0"]["ipv4"]
+    finally:
+        dev.close()
+
+
+def test_a_pulled_cable_and_a_held_peer_show_as_down(applied: LabRoot) -> None:
+    applied.lab.set_faults("spine1", links_down=["Ethernet1"])
+    dev = _napalm_eos(applied, "leaf1")
+    try:
+        assert not dev.get_interfaces()["Ethernet1"]["is_up"]  # the far end's fault takes this end down
+        assert "Ethernet1" not in dev.get_lldp_neighbors()
+        peers = dev.get_bgp_neighbors()["global"]["peers"]
+        down = [ip for ip, p in peers.items() if not p["is_up"]]
+        assert len(down) == 1, peers  # the underlay session on that link, nothing else
+    finally:
+        dev.close()
+
+
+def test_a_swapped_cable_shows_in_lldp(applied: LabRoot) -> None:
+    applied.lab.swap_cables(("leaf1", "Ethernet1"), ("leaf1", "Ethernet2"))
+    conn = _netmiko(applied, "leaf1")
+    try:
+        rows = conn.send_command("show lldp neighbors", use_textfsm=True)
+    finally:
+        conn.disconnect()
+    seen = {r["local_interface"]: (r["neighbor_name"], r["neighbor_interface"]) for r in rows}
+    assert seen["Et1"] == ("spine1", "Ethernet2") and seen["Et2"] == ("spine1", "Ethernet1")
+
+
+def test_ntc_templates_parse_eos_state(applied: LabRoot) -> None:
+    conn = _netmiko(applied, "spine1")
+    try:
+        status = conn.send_command("show interfaces status", use_textfsm=True)
+        bgp = conn.send_command("show ip bgp summary", use_textfsm=True)
+        evpn = conn.send_command("show bgp evpn summary", use_textfsm=True)
+    finally:
+        conn.disconnect()
+    assert isinstance(status, list) and {r["status"] for r in status} >= {"connected"}
+    assert isinstance(bgp, list) and bgp and all(r["state"] == "Estab" for r in bgp), bgp
+    assert isinstance(evpn, list) and len(evpn) == 4 and all(r["state"] == "Estab" for r in evpn), evpn
+
+
+@pytest.fixture
+def comware_applied(tmp_path, monkeypatch, capsys: pytest.CaptureFixture[str]):  # type: ignore[no-untyped-def]
+    from .conftest import EOS_SMALL, _lab_root
+
+    for lab in _lab_root(EOS_SMALL, tmp_path, monkeypatch, "comware"):
+        assert lab.run("apply", "--lab", "--auto-approve", capsys=capsys)[0] == 0
+        yield lab
+
+
+def _napalm_comware(lab: LabRoot, name: str) -> Any:
+    ep = lab.lab.endpoints()[name]
+    user, password = lab_credentials()
+    dev = get_network_driver("h3c_comware")(ep.host, user, password, timeout=30, optional_args={"port": ep.ssh_port})
+    dev.open()
+    return dev
+
+
+def test_napalm_h3c_comware_getters_see_the_fabric(comware_applied: LabRoot) -> None:
+    dev = _napalm_comware(comware_applied, "leaf1")
+    try:
+        facts = dev.get_facts()
+        assert facts["hostname"] == "leaf1" and facts["model"] == "S9825-64D"
+        assert facts["serial_number"].startswith("LAB") and facts["uptime"] >= 0
+        assert "FourHundredGigE1/0/1" in facts["interface_list"]
+        interfaces = dev.get_interfaces()
+        up = interfaces["FourHundredGigE1/0/1"]
+        assert up["is_up"] and up["is_enabled"] and up["mtu"] == 9000
+        assert not interfaces["FourHundredGigE1/0/15"]["is_enabled"]
+        lldp = dev.get_lldp_neighbors()
+        assert lldp["FourHundredGigE1/0/1"] == [{"hostname": "spine1", "port": "FourHundredGigE1/0/1"}]
+    finally:
+        dev.close()
+
+
+def test_ntc_templates_parse_comware_state(comware_applied: LabRoot) -> None:
+    comware_applied.lab.set_faults("leaf1", bgp_down=["10.64.8.0"])
+    conn = _netmiko(comware_applied, "leaf1")
+    try:
+        brief = conn.send_command("display interface brief", use_textfsm=True)
+        lldp = conn.send_command("display lldp neighbor-information list", use_textfsm=True)
+        bgp = conn.send_command("display bgp peer ipv4", use_textfsm=True)
+    finally:
+        conn.disconnect()
+    ports = {r["interface"]: r for r in brief}
+    assert ports["FourHundredGigE1/0/1"]["link"] == "UP" and ports["FourHundredGigE1/0/15"]["link"] == "ADM"
+    assert {r["local_interface"] for r in lldp} >= {"FourHundredGigE1/0/1", "FourHundredGigE1/0/2"}
+    states = {r["peer"]: r["state"] for r in bgp}
+    assert states["10.64.8.0"] == "Idle" and states["10.64.8.2"] == "Established", states
