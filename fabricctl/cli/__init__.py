@@ -44,6 +44,11 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
         "plan_cmd",
         "Diff every switch's running config against the intent (read-only); optionally save the plan.",
     ),
+    "check": (
+        "fabricctl.cli.deploy",
+        "check_cmd",
+        "Health checks from the switches' own state (links, LLDP cabling, BGP/EVPN, GPU ports); exit 1 on a failure.",
+    ),
     "apply": (
         "fabricctl.cli.apply",
         "apply_cmd",

@@ -17,6 +17,7 @@ from pydantic import BaseModel, ConfigDict
 
 from fabricctl.config.readback import SwitchConfig
 from fabricctl.config.rules import Dialect
+from fabricctl.platforms.health import HealthReader
 
 if TYPE_CHECKING:
     from fabricctl.platforms.push import Pusher
@@ -103,6 +104,7 @@ class Platform:
     parse: Callable[[str, str], SwitchConfig]  # (switch name, config text) -> neutral read-back model
     dialect: Dialect  # remediation rules: owned scope, negations, order
     fetch: Fetch
+    health: HealthReader  # links, LLDP and BGP from show commands (fabricctl check)
     #: (running, saved, output of fetch.pending_command) -> what an interrupted push left, or None
     pending: Callable[[str, str, str | None], str | None]
     push_module: str  # implements `Pusher`; imported on first use (netmiko / NAPALM load slowly)

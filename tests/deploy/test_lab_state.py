@@ -110,7 +110,9 @@ def comware_applied(tmp_path, monkeypatch, capsys: pytest.CaptureFixture[str]): 
 def _napalm_comware(lab: LabRoot, name: str) -> Any:
     ep = lab.lab.endpoints()[name]
     user, password = lab_credentials()
-    dev = get_network_driver("h3c_comware")(ep.host, user, password, timeout=30, optional_args={"port": ep.ssh_port})
+    dev = get_network_driver("h3c_comware")(
+        ep.host, user, password, timeout=30, optional_args={"port": ep.ssh_port}
+    )
     dev.open()
     return dev
 
@@ -146,3 +148,54 @@ def test_ntc_templates_parse_comware_state(comware_applied: LabRoot) -> None:
     assert {r["local_interface"] for r in lldp} >= {"FourHundredGigE1/0/1", "FourHundredGigE1/0/2"}
     states = {r["peer"]: r["state"] for r in bgp}
     assert states["10.64.8.0"] == "Idle" and states["10.64.8.2"] == "Established", states
+
+
+# --- fabricctl check -------------------------------------------------------------------------------
+
+
+def _check(lab: LabRoot, capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, dict[str, Any]]:
+    import json
+
+    code, out, _ = lab.run("check", "--lab", "--format", "json", *args, capsys=capsys)
+    return code, json.loads(out)
+
+
+def _failed(report: dict[str, Any]) -> list[dict[str, Any]]:
+    return [c for c in report["checks"] if not c["ok"]]
+
+
+@pytest.mark.parametrize("platform", ["eos", "comware"])
+def test_check_names_each_fault(
+    platform: str, tmp_path, monkeypatch, capsys: pytest.CaptureFixture[str]
+) -> None:  # type: ignore[no-untyped-def]
+    from .conftest import EOS_SMALL, _lab_root
+
+    for lab in _lab_root(EOS_SMALL, tmp_path, monkeypatch, platform):
+        code, before = _check(lab, capsys)
+        # Factory switches: cabled and up, but no BGP yet.
+        assert code == 1 and {c["name"] for c in _failed(before)} == {"bgp-underlay", "bgp-evpn"}
+
+        assert lab.run("apply", "--lab", "--auto-approve", capsys=capsys)[0] == 0
+        code, healthy = _check(lab, capsys)
+        assert code == 0 and healthy["ok"], _failed(healthy)
+        names = {c["name"] for c in healthy["checks"]}
+        assert names == {"link", "lldp", "bgp-underlay", "bgp-evpn", "gpu-port"}
+
+        p = "Ethernet" if platform == "eos" else "FourHundredGigE1/0/"
+        lab.lab.swap_cables(("leaf1", f"{p}1"), ("leaf1", f"{p}2"))
+        code, swapped = _check(lab, capsys, "--limit", "leaf1")
+        lldp = [c for c in _failed(swapped) if c["name"] == "lldp"]
+        assert code == 1 and len(lldp) == 2, _failed(swapped)
+        assert f"the plan puts it at leaf1 {p}2" in {c["subject"]: c["hint"] for c in lldp}[f"{p}1"]
+        lab.lab.swap_cables(("leaf1", f"{p}1"), ("leaf1", f"{p}2"))
+
+        lab.lab.set_faults("spine2", links_down=[f"{p}1"])
+        code, down = _check(lab, capsys, "--limit", "leaf1")
+        failed = {(c["name"], c["subject"]) for c in _failed(down)}
+        assert ("link", f"{p}5") in failed and ("lldp", f"{p}5") in failed, failed  # leaf1's port to spine2
+        assert any(name == "bgp-underlay" for name, _ in failed)
+
+        lab.lab.clear_faults()
+        lab.lab.set_faults("leaf1", links_down=[f"{p}9"])  # a GPU NIC's link
+        code, gpu = _check(lab, capsys, "--limit", "leaf1")
+        assert code == 1 and [(c["name"], c["subject"]) for c in _failed(gpu)] == [("gpu-port", f"{p}9")]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from fabricctl.platforms.base import Capabilities, Limits, Platform
 from fabricctl.platforms.comware.filters import FILTERS
+from fabricctl.platforms.comware.health import HEALTH
 from fabricctl.platforms.comware.parse import parse_comware
 from fabricctl.platforms.comware.qos import ComwareQosTuning
 from fabricctl.platforms.comware.rules import DIALECT
@@ -41,6 +42,7 @@ PLATFORM = Platform(
     parse=parse_comware,
     dialect=DIALECT,
     fetch=FETCH,
+    health=HEALTH,
     pending=pending,
     push_module="fabricctl.platforms.comware.push",
     # The management vpn-instance goes by these names on S98xx (rules.not_owned).

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from fabricctl.platforms.base import Capabilities, Limits, Platform
 from fabricctl.platforms.eos.filters import FILTERS
+from fabricctl.platforms.eos.health import HEALTH
 from fabricctl.platforms.eos.parse import parse_eos
 from fabricctl.platforms.eos.qos import EosQosTuning
 from fabricctl.platforms.eos.rules import DIALECT
@@ -41,6 +42,7 @@ PLATFORM = Platform(
     parse=parse_eos,
     dialect=DIALECT,
     fetch=FETCH,
+    health=HEALTH,
     pending=pending,
     push_module="fabricctl.platforms.eos.push",
     # `vrf instance default` is the global table; MGMT is the management VRF (rules.not_owned).

@@ -1,0 +1,142 @@
+"""Health checks from the switches' own state: is the fabric the plan describes actually working?
+
+Each switch is read with its platform's show commands (netmiko + ntc-templates, as an engineer
+would), and each check compares what the switch says with what the compiled fabric expects:
+every fabric link up with the planned neighbor at the other end (a swapped cable is named with
+where it belongs), every underlay and EVPN session Established, every tenant GPU port up.
+A switch that cannot be read is a failed check, never a pass.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from importlib import resources
+
+from nornir.core import Nornir
+from nornir.core.task import Result, Task
+from nornir_netmiko.tasks import netmiko_send_command
+
+from fabricctl.compile.build import Compiled
+from fabricctl.deploy.nornir_inv import fabric_platform
+from fabricctl.platforms import get_platform
+from fabricctl.platforms.health import Rows, SwitchHealth
+from fabricctl.secrets import describe_error
+
+
+@dataclass(frozen=True)
+class Check:
+    name: str  # link | lldp | bgp-underlay | bgp-evpn | gpu-port | read
+    switch: str
+    subject: str  # the port or peer
+    expected: str
+    seen: str
+    ok: bool
+    hint: str = ""
+
+
+def _template(name: str) -> str:
+    import ntc_templates
+
+    return str(resources.files(ntc_templates) / "templates" / name)
+
+
+def _read_task(task: Task, read_timeout: float) -> Result:
+    reader = get_platform(fabric_platform(task.host)).health
+    rows: dict[str, Rows] = {}
+    try:
+        for probe in reader.probes:
+            extra = {"textfsm_template": _template(probe.template)} if probe.template else {}
+            out = task.run(
+                task=netmiko_send_command,
+                command_string=probe.command,
+                use_textfsm=True,
+                read_timeout=read_timeout,
+                **extra,
+            ).result
+            rows[probe.command] = out if isinstance(out, list) else []  # text: nothing parsed
+    finally:
+        task.host.close_connections()
+    return Result(host=task.host, result=reader.parse(rows))
+
+
+def read_health(nr: Nornir, read_timeout: float = 30.0) -> dict[str, SwitchHealth | str]:
+    """name -> its state, or the error that kept it from being read."""
+    if not nr.inventory.hosts:
+        return {}
+    results = nr.run(task=_read_task, read_timeout=read_timeout, on_failed=True)
+    out: dict[str, SwitchHealth | str] = {}
+    for name in nr.inventory.hosts:
+        multi = results[name]
+        if multi.failed:
+            exc = next((r.exception for r in multi if r.exception is not None), None)
+            out[name] = describe_error(exc) if exc is not None else "read failed"
+        else:
+            out[name] = multi[0].result
+    nr.data.reset_failed_hosts()
+    return out
+
+
+def check_health(compiled: Compiled, states: dict[str, SwitchHealth | str]) -> list[Check]:
+    """Every check of every switch in `states`, passed or not, in switch order."""
+    topo = compiled.topology
+    planned: dict[tuple[str, str], tuple[str, str]] = {}
+    for ln in topo.links:
+        planned[(ln.leaf, ln.leaf_port)] = (ln.spine, ln.spine_port)
+        planned[(ln.spine, ln.spine_port)] = (ln.leaf, ln.leaf_port)
+    where: dict[tuple[str, str, str], str] = {}  # (switch, neighbor, its port) -> our port it belongs at
+    for (sw, port), (far_sw, far_port) in planned.items():
+        where[(sw, far_sw, far_port)] = port
+    out: list[Check] = []
+    for name, state in states.items():
+        if isinstance(state, str):
+            out.append(Check("read", name, "-", "readable", state, False, "check SSH reachability and login"))
+            continue
+        for (sw, port), (far_sw, far_port) in sorted(planned.items()):
+            if sw == name:
+                out += _link_checks(name, port, far_sw, far_port, state, where)
+        intent = compiled.intents.get(name)
+        for n in intent.bgp.neighbors if intent else []:
+            seen = state.bgp.get(n.ip, "absent")
+            kind = "bgp-underlay" if n.kind == "underlay" else "bgp-evpn"
+            hint = "" if seen == "Established" else f"session to {n.description} (AS {n.asn}) is not up"
+            out.append(Check(kind, name, n.ip, "Established", seen, seen == "Established", hint))
+        for (leaf, port), (alloc, _pa) in sorted(compiled.allocation.port_owner.items()):
+            if leaf == name:
+                admin, up = state.ports.get(port, (False, False))
+                seen = "up" if up else ("admin down" if not admin else "down")
+                hint = "" if up else f"tenant {alloc.name}'s GPU cannot send; check the NIC and its cable"
+                out.append(Check("gpu-port", name, port, "up", seen, up, hint))
+    return out
+
+
+def _link_checks(
+    name: str,
+    port: str,
+    far_sw: str,
+    far_port: str,
+    state: SwitchHealth,
+    where: dict[tuple[str, str, str], str],
+) -> list[Check]:
+    admin, up = state.ports.get(port, (False, False))
+    seen = "up" if up else ("admin down" if not admin else "down")
+    link = Check(
+        "link", name, port, "up", seen, up, "" if up else f"fabric link to {far_sw} {far_port} is down"
+    )
+    expected = f"{far_sw} {far_port}"
+    neighbor = state.lldp.get(port)
+    seen_n = f"{neighbor[0]} {neighbor[1]}" if neighbor else "no neighbor"
+    hint = ""
+    if neighbor and neighbor != (far_sw, far_port):
+        belongs = where.get((name, *neighbor))
+        hint = (
+            f"cable swapped: {seen_n} is cabled here; the plan puts it at {name} {belongs}"
+            if belongs
+            else (f"{seen_n} is not in the cabling plan for this port")
+        )
+    elif not neighbor:
+        hint = "no LLDP neighbor: the cable is missing, down or LLDP is off at the far end"
+    return [link, Check("lldp", name, port, expected, seen_n, neighbor == (far_sw, far_port), hint)]
+
+
+def as_dicts(checks: list[Check]) -> list[dict[str, object]]:
+    return [asdict(c) for c in checks]

@@ -1,0 +1,38 @@
+"""Switch state for health checks, read the way engineers read it: show commands + ntc-templates.
+
+Each platform names the read-only commands that show links, LLDP neighbors and BGP sessions and
+turns the rows ntc-templates parses out of them into one neutral `SwitchHealth`, so the checks
+(fabricctl check, the apply health gate) are the same for every NOS.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+Rows = list[dict[str, str]]
+
+
+@dataclass(frozen=True)
+class Probe:
+    command: str
+    #: The ntc-templates file to parse it with, when the template index does not match the command.
+    template: str | None = None
+
+
+@dataclass
+class SwitchHealth:
+    ports: dict[str, tuple[bool, bool]] = field(default_factory=dict)  # port -> (admin up, link up)
+    lldp: dict[str, tuple[str, str]] = field(default_factory=dict)  # local port -> (neighbor, its port)
+    bgp: dict[str, str] = field(default_factory=dict)  # peer address -> Established | Idle | Active ...
+
+
+@dataclass(frozen=True)
+class HealthReader:
+    probes: tuple[Probe, ...]
+    parse: Callable[[dict[str, Rows]], SwitchHealth]  # probe command -> parsed rows
+
+
+def session_state(state: str) -> str:
+    """One spelling of a BGP state across NOSes (EOS abbreviates Established to `Estab`)."""
+    return "Established" if state.lower().startswith("estab") else state

@@ -1,0 +1,44 @@
+"""Health check results as text (failures first, one line each), Markdown (a PR/ticket table) or JSON."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from fabricctl.deploy.health import Check, as_dicts
+from fabricctl.secrets import redacted_json
+
+
+def health_text(checks: list[Check]) -> str:
+    failed = [c for c in checks if not c.ok]
+    lines = [
+        f"FAIL {c.name:<12} {c.switch} {c.subject}: expected {c.expected}, seen {c.seen}"
+        + (f"\n     {c.hint}" if c.hint else "")
+        for c in failed
+    ]
+    lines.append(_summary(checks))
+    return "\n".join(lines) + "\n"
+
+
+def health_markdown(checks: list[Check]) -> str:
+    failed = [c for c in checks if not c.ok]
+    out = [f"### Health: {_summary(checks)}", ""]
+    if failed:
+        out += ["| check | switch | port / peer | expected | seen | hint |", "|---|---|---|---|---|---|"]
+        out += [
+            f"| {c.name} | {c.switch} | {c.subject} | {c.expected} | {c.seen} | {c.hint} |" for c in failed
+        ]
+    return "\n".join(out) + "\n"
+
+
+def health_json(checks: list[Check]) -> str:
+    return redacted_json(
+        {"ok": all(c.ok for c in checks), "summary": _summary(checks), "checks": as_dicts(checks)}
+    )
+
+
+def _summary(checks: list[Check]) -> str:
+    by = Counter(c.name for c in checks)
+    bad = Counter(c.name for c in checks if not c.ok)
+    parts = ", ".join(f"{name} {by[name] - bad[name]}/{by[name]}" for name in sorted(by))
+    verdict = "healthy" if not bad else f"{sum(bad.values())} check(s) failed"
+    return f"{verdict} ({parts})" if parts else verdict
