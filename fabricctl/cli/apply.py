@@ -93,6 +93,12 @@ def _progress(as_json: bool, total: int) -> tuple[Any, Any]:
 @click.option(
     "--rollback-on-failure", is_flag=True, help="Revert switches this run changed if any switch fails."
 )
+@click.option(
+    "--no-health-gate",
+    "no_health_gate",
+    is_flag=True,
+    help="Confirm without the health gate (a check that passed before a switch's change and fails after it undoes that switch).",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print the run report as JSON.")
 @timeout_option
 def apply_cmd(
@@ -107,6 +113,7 @@ def apply_cmd(
     max_failures: int,
     confirm_timeout: int,
     rollback_on_failure: bool,
+    no_health_gate: bool,
     as_json: bool,
     timeout: float,
 ) -> None:
@@ -117,7 +124,14 @@ def apply_cmd(
     from fabricctl.secrets import redacted_json
 
     opts = ApplyOptions(
-        parallelism, canary, batch_size, max_failures, confirm_timeout, rollback_on_failure, timeout
+        parallelism,
+        canary,
+        batch_size,
+        max_failures,
+        confirm_timeout,
+        rollback_on_failure,
+        timeout,
+        health_gate=not no_health_gate,
     )
     with locked(root, lambda message: echo(message, err=True)):  # also when there is nothing to change
         if plan_file is not None:

@@ -104,6 +104,13 @@ def status(as_json: bool, root: Path) -> None:
     for d in data["devices"]:
         eapi = f" eapi {d['eapi_port']}" if d.get("eapi_port") else ""
         click.echo(f"  {d['name']:<12} {d['platform']:<8} {d['host']}:{d['port']}{eapi}")
+    click.echo(f"log in: fabricctl lab ssh NAME --root {root}  (or ssh -p PORT {_lab_user()}@HOST)")
+
+
+def _lab_user() -> str:
+    from fabricctl.lab.runtime import lab_credentials
+
+    return lab_credentials()[0]
 
 
 def _wait_gone(pid: int, timeout: float = 10.0) -> bool:
@@ -157,3 +164,57 @@ def reset(root: Path) -> None:
             return
         time.sleep(0.05)
     _fail("lab did not confirm the reset")
+
+
+@lab_app.command()
+@click.argument("name")
+@root_option
+def ssh(name: str, root: Path) -> None:
+    """Log in to a lab switch's CLI with the lab login (like `netlab connect`); `exit` leaves."""
+    import asyncio
+
+    data = running_lab(root.resolve())
+    if data is None:
+        _fail(f"no lab is running for {root}; start one with `fabricctl lab up --detach --root {root}`")
+    device = next((d for d in data["devices"] if d["name"] == name), None)
+    if device is None:
+        known = ", ".join(d["name"] for d in data["devices"])
+        _fail(f"no lab switch named {name!r} (allowed: {known})")
+    from fabricctl.lab.runtime import lab_credentials
+
+    try:
+        asyncio.run(_interactive(device["host"], int(device["port"]), *lab_credentials()))
+    except OSError as exc:
+        _fail(f"cannot reach {name} at {device['host']}:{device['port']}: {exc}")
+
+
+async def _interactive(host: str, port: int, username: str, password: str) -> None:
+    """A terminal on the switch: keys go out as typed (raw mode on a TTY), output comes back as is."""
+    import asyncssh
+
+    stdin_fd = sys.stdin.fileno()
+    raw = os.isatty(stdin_fd)
+    async with asyncssh.connect(
+        host, port=port, username=username, password=password, known_hosts=None
+    ) as conn:
+        saved = None
+        if raw:
+            import termios
+            import tty
+
+            saved = termios.tcgetattr(stdin_fd)
+            tty.setraw(stdin_fd)
+        try:
+            proc = await conn.create_process(
+                term_type=os.environ.get("TERM", "xterm") if raw else None,
+                stdin=sys.stdin.buffer,
+                stdout=sys.stdout.buffer,
+                stderr=sys.stderr.buffer,
+                encoding=None,
+            )
+            await proc.wait()
+        finally:
+            if saved is not None:
+                import termios
+
+                termios.tcsetattr(stdin_fd, termios.TCSADRAIN, saved)

@@ -37,6 +37,7 @@ class ApplyOptions:
     confirm_timeout: int = 120
     rollback_on_failure: bool = False
     timeout: float = 30.0
+    health_gate: bool = True  # checks read before the push must still pass after commit, or it is undone
 
 
 @dataclass
@@ -140,6 +141,11 @@ class _Runner:
             self.record(SwitchOutcome(name, "skipped", message="not started: the run was interrupted"))
             return Result(host=task.host)
         target = target_of(task.host, self.opts.timeout)
+        gate = None
+        if self.opts.health_gate and sp.status != "pending":
+            from fabricctl.deploy.health import health_gate
+
+            gate = health_gate(task, self.prepared.compiled, self.opts.timeout)
         request = PushRequest(
             commands=sp.commands,
             intended=self.prepared.configs[name],
@@ -147,6 +153,7 @@ class _Runner:
             expected_running_hash=sp.running_hash,
             confirm_timeout=self.opts.confirm_timeout,
             run_id=self.report.run_id,
+            gate=gate,
         )
         pusher = get_platform(sp.platform).pusher()
         try:

@@ -9,6 +9,7 @@ A switch that cannot be read is a failed check, never a pass.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from importlib import resources
 
@@ -140,3 +141,34 @@ def _link_checks(
 
 def as_dicts(checks: list[Check]) -> list[dict[str, object]]:
     return [asdict(c) for c in checks]
+
+
+def switch_checks(task: Task, compiled: Compiled, read_timeout: float) -> list[Check]:
+    """The checks of the switch a Nornir task runs on, read now."""
+    state: SwitchHealth | str
+    try:
+        state = _read_task(task, read_timeout).result
+    except Exception as exc:  # an unreadable switch is a failed `read` check
+        state = describe_error(exc)
+    return check_health(compiled, {task.host.name: state})
+
+
+def health_gate(task: Task, compiled: Compiled, read_timeout: float) -> Callable[[], str | None]:
+    """Read the switch's checks now; the gate, run after commit, names every check that passed
+    before the change and fails after it (checks that already failed do not block a change that
+    may be what fixes them)."""
+    held = {(c.name, c.subject) for c in switch_checks(task, compiled, read_timeout) if c.ok}
+
+    def gate() -> str | None:
+        after = switch_checks(task, compiled, read_timeout)
+        unread = [c for c in after if c.name == "read"]
+        if unread:
+            return f"health could not be read after the change: {unread[0].seen}"
+        broken = [c for c in after if not c.ok and (c.name, c.subject) in held]
+        if not broken:
+            return None
+        shown = "; ".join(f"{c.name} {c.subject}: expected {c.expected}, seen {c.seen}" for c in broken[:5])
+        more = f" (and {len(broken) - 5} more)" if len(broken) > 5 else ""
+        return f"{len(broken)} health check(s) passed before the change and fail after it: {shown}{more}"
+
+    return gate

@@ -33,8 +33,7 @@ class Faults:
     hang_on_commit: commits never answer. hold: a command matching this regex waits, unanswered,
     until the test releases it (`LabFabric.release`): a push frozen at a chosen step, to kill
     the client there. links_down: ports whose link is down (a pulled cable or a dead optic; the
-    far end goes down too). bgp_down: BGP peer addresses whose sessions stay Idle. pfc_storm:
-    ports receiving a PAUSE storm (their PFC pause counters rise with lab time).
+    far end goes down too). bgp_down: BGP peer addresses whose sessions stay Idle.
     """
 
     unreachable: bool = False
@@ -48,7 +47,6 @@ class Faults:
     hold: str | None = None
     links_down: list[str] = field(default_factory=list)
     bgp_down: list[str] = field(default_factory=list)
-    pfc_storm: list[str] = field(default_factory=list)
 
     @classmethod
     def from_mapping(cls, device: str, data: Any) -> Faults:
@@ -77,7 +75,7 @@ class Faults:
 
 _FLAGS = ("unreachable", "auth_failure", "commit_failure", "hang_on_commit")
 _SECONDS = ("latency", "config_latency")
-_LISTS = ("links_down", "bgp_down", "pfc_storm")
+_LISTS = ("links_down", "bgp_down")
 
 
 def _check_value(device: str, key: str, value: Any) -> None:

@@ -125,8 +125,27 @@ async def _reply(cli: CliSession, line: str) -> str:
         return exc.text
 
 
+async def _enter(dev: LabDevice, cli: CliSession, process: asyncssh.SSHServerProcess[str], line: str) -> bool:
+    """Run one entered line and print its answer and the next prompt; False when the session ends."""
+    if dev.faults.latency:
+        await dev.clock.sleep(dev.faults.latency)
+    try:
+        out = to_text(await cli.execute(line))
+    except CliError as exc:
+        out = exc.text
+    except Logout:
+        process.exit(0)
+        return False
+    except Disconnect:
+        process.get_extra_info("connection").abort()
+        return False
+    body = out.replace("\n", "\r\n") + "\r\n" if out else ""
+    process.stdout.write(f"{body}{cli.prompt()}")
+    return True
+
+
 async def _shell(dev: LabDevice, process: asyncssh.SSHServerProcess[str]) -> None:
-    """Drive one interactive CLI: echo each line, then output, then the prompt."""
+    """Drive one interactive CLI: echo each key, run each line, print its answer and the prompt."""
     cli = new_cli(dev)
     cli.gone = process.channel.is_closing
     write = process.stdout.write
@@ -135,35 +154,42 @@ async def _shell(dev: LabDevice, process: asyncssh.SSHServerProcess[str]) -> Non
         process.exit(0)
         return
     write(cli.banner().replace("\n", "\r\n") + cli.prompt())
-    buf = ""
+    line = ""
+    after_cr = False
     try:
         while True:
             data = await process.stdin.read(65536)
             if not data:
                 break
-            buf += data
-            while True:
-                cut = min((i for i in (buf.find("\r"), buf.find("\n")) if i >= 0), default=-1)
-                if cut < 0:
-                    break
-                line, buf = buf[:cut], buf[cut + 1 :]
-                if buf.startswith("\n") and data[cut] == "\r":
-                    buf = buf[1:]
-                write(f"{line}\r\n")  # the echo comes at once, like a terminal's; the answer may not
-                if dev.faults.latency:
-                    await dev.clock.sleep(dev.faults.latency)
-                try:
-                    out = to_text(await cli.execute(line))
-                except CliError as exc:
-                    out = exc.text
-                except Logout:
-                    process.exit(0)
-                    return
-                except Disconnect:
-                    process.get_extra_info("connection").abort()
-                    return
-                body = out.replace("\n", "\r\n") + "\r\n" if out else ""
-                write(f"{body}{cli.prompt()}")
+            # A terminal echoes every key as the CLI reads it (clients such as scrapli wait for the
+            # echo of each character); keys typed ahead are read, and echoed, after the answer.
+            echo = ""  # the echo of a run of keys goes out in one write
+            for char in data:
+                if char == "\n" and after_cr:  # CR LF is one Enter
+                    after_cr = False
+                    continue
+                after_cr = char == "\r"
+                if char in "\r\n":
+                    write(echo + "\r\n")
+                    echo = ""
+                    if not await _enter(dev, cli, process, line):
+                        return
+                    line = ""
+                elif char in "\x7f\x08":  # Backspace / Delete
+                    if line:
+                        line = line[:-1]
+                        echo += "\b \b"
+                elif char == "\x15":  # Ctrl-U: erase the line
+                    echo += "\b \b" * len(line)
+                    line = ""
+                elif char == "\x03":  # Ctrl-C: drop the line, a fresh prompt
+                    line = ""
+                    echo += f"^C\r\n{cli.prompt()}"
+                elif char >= " " or char == "\t":
+                    line += char
+                    echo += char
+            if echo:
+                write(echo)
     except (asyncssh.Error, ConnectionError, asyncssh.TerminalSizeChanged):
         pass
     process.exit(0)

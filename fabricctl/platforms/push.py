@@ -9,13 +9,14 @@ Failures are data (stage + message), never exceptions.
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
 from fabricctl.config.diff import diff_device
 from fabricctl.config.rules import Dialect
 
-Stage = Literal["connect", "auth", "load", "commit", "verify"]
+Stage = Literal["connect", "auth", "load", "commit", "verify", "health"]
 Status = Literal["unchanged", "changed", "failed", "skipped", "rolled back"]
 
 
@@ -54,6 +55,9 @@ class PushRequest:
     expected_running_hash: str | None  # refuse if the switch changed since the plan
     confirm_timeout: int = 120  # seconds the device waits for the confirm before reverting
     run_id: str = ""  # names the run in what a push leaves on the switch while it is in flight
+    #: Run after the change is in running and before it is confirmed: why the switch must go back
+    #: (a health check that passed before the change fails now), or None to confirm.
+    gate: Callable[[], str | None] | None = field(default=None, repr=False, compare=False)
 
 
 @dataclass
@@ -91,6 +95,13 @@ def require_converged(name: str, running: str, request: PushRequest, when: str) 
     left = diff_device(name, running, request.intended, request.dialect)
     if left.changed:
         raise StageError("verify", f"{len(left.commands)} line(s) still differ {when}:\n{left.diff}")
+
+
+def run_gate(request: PushRequest) -> None:
+    """The health gate between commit and confirm: a failure undoes the change like any other."""
+    reason = request.gate() if request.gate is not None else None
+    if reason:
+        raise StageError("health", reason)
 
 
 def nothing_to_send(before: str, request: PushRequest) -> bool:

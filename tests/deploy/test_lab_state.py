@@ -199,3 +199,70 @@ def test_check_names_each_fault(
         lab.lab.set_faults("leaf1", links_down=[f"{p}9"])  # a GPU NIC's link
         code, gpu = _check(lab, capsys, "--limit", "leaf1")
         assert code == 1 and [(c["name"], c["subject"]) for c in _failed(gpu)] == [("gpu-port", f"{p}9")]
+
+
+# --- the apply health gate ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("platform", ["eos", "comware"])
+def test_a_change_that_breaks_bgp_is_undone_by_the_health_gate(
+    platform: str, tmp_path, monkeypatch, capsys: pytest.CaptureFixture[str]
+) -> None:  # type: ignore[no-untyped-def]
+    import json
+
+    from .conftest import EOS_SMALL, _lab_root
+
+    for lab in _lab_root(EOS_SMALL, tmp_path, monkeypatch, platform):
+        assert lab.run("apply", "--lab", "--auto-approve", capsys=capsys)[0] == 0
+        before = lab.running("leaf1")
+        fabric = lab.root / "inventory" / "fabric.yaml"
+        fabric.write_text(fabric.read_text().replace("leaf_asn_base: 65210", "leaf_asn_base: 65310"))
+        # leaf1 alone takes its new AS: the spines still expect the old one, so its sessions drop.
+        code, out, _ = lab.run(
+            "apply", "--lab", "--auto-approve", "--limit", "leaf1", "--json", capsys=capsys
+        )
+        leaf1 = json.loads(out)["switches"]["leaf1"]
+        assert code == 1 and (leaf1["status"], leaf1["stage"]) == ("failed", "health"), leaf1
+        assert "bgp-underlay" in leaf1["message"] and "passed before the change" in leaf1["message"]
+        assert lab.running("leaf1") == before  # undone: the old AS, every session back up
+        fabric.write_text(fabric.read_text().replace("leaf_asn_base: 65310", "leaf_asn_base: 65210"))
+        assert lab.run("check", "--lab", capsys=capsys)[0] == 0
+
+        fabric.write_text(fabric.read_text().replace("leaf_asn_base: 65210", "leaf_asn_base: 65310"))
+        code, out, _ = lab.run(
+            "apply",
+            "--lab",
+            "--auto-approve",
+            "--limit",
+            "leaf1",
+            "--no-health-gate",
+            "--json",
+            capsys=capsys,
+        )
+        assert code == 0 and json.loads(out)["switches"]["leaf1"]["status"] == "changed"
+        fabric.write_text(fabric.read_text().replace("leaf_asn_base: 65310", "leaf_asn_base: 65210"))
+        code, out, _ = lab.run("check", "--lab", "--limit", "leaf1", capsys=capsys)
+        assert code == 1 and "bgp-underlay" in out
+
+
+def test_lab_ssh_logs_in_with_the_lab_login(eos_lab: LabRoot) -> None:
+    import subprocess
+    import sys
+
+    proc = subprocess.run(
+        [sys.executable, "-m", "fabricctl", "lab", "ssh", "leaf2", "--root", str(eos_lab.root)],
+        input=b"show hostname\nexit\n",
+        capture_output=True,
+        timeout=120,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert b"Hostname: leaf2" in proc.stdout and b"leaf2#" in proc.stdout
+    bad = subprocess.run(
+        [sys.executable, "-m", "fabricctl", "lab", "ssh", "leaf9", "--root", str(eos_lab.root)],
+        capture_output=True,
+        timeout=120,
+        check=False,
+    )
+    assert bad.returncode == 1 and b"no lab switch named 'leaf9' (allowed: spine1" in bad.stderr
+    assert b"Traceback" not in bad.stderr

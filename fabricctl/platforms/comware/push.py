@@ -59,6 +59,7 @@ from fabricctl.platforms.push import (
     normalize_running,
     nothing_to_send,
     require_converged,
+    run_gate,
 )
 from fabricctl.secrets import describe_error, redact
 
@@ -216,6 +217,7 @@ def push(target: Target, request: PushRequest) -> PushResult:
         except Exception as exc:
             raise StageError("load", describe_error(exc)) from None
         require_converged(target.name, unmarked(now), request, "after loading")
+        run_gate(request)
         _commit_and_save(conn, target, request)
         return PushResult("changed", before=before, seconds=time.monotonic() - started)
     except StageError as exc:

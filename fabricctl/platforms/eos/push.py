@@ -32,6 +32,7 @@ from fabricctl.platforms.push import (
     normalize_running,
     nothing_to_send,
     require_converged,
+    run_gate,
 )
 from fabricctl.secrets import describe_error, redact
 
@@ -145,6 +146,7 @@ def push(target: Target, request: PushRequest) -> PushResult:
         except Exception as exc:
             raise StageError("verify", describe_error(exc)) from None
         require_converged(target.name, now, request, "after commit")
+        run_gate(request)
         try:
             driver.confirm_commit()
         except Exception as exc:
