@@ -17,7 +17,7 @@ from fabricctl.lab.config_tree import Node, render_comware, render_eos
 from fabricctl.lab.editor import Editor
 from fabricctl.lab.fabric_state import Cabling, FabricState
 from fabricctl.lab.factory import DeviceSpec, factory_text, hardware_text
-from fabricctl.lab.facts import read_facts
+from fabricctl.lab.facts import DeviceFacts, read_facts
 from fabricctl.lab.faults import Faults
 from fabricctl.lab.grammar import Grammar
 from fabricctl.lab.reference import reference
@@ -64,6 +64,8 @@ class LabDevice:
     holding: str | None = None  # the command a `hold` fault keeps waiting
     #: The whole fabric's derived state (links, LLDP, BGP), set by the LabFabric that holds this device.
     fabric_state: Callable[[], FabricState] | None = None
+    generation: int = 0  # counts changes to running (state derived from it is cached per generation)
+    _facts: tuple[int, DeviceFacts] | None = None
     _release: asyncio.Event | None = None
     _running: Node | None = None
     _startup: str | None = None
@@ -101,7 +103,7 @@ class LabDevice:
         """The fabric's derived state; a device outside a LabFabric stands alone, uncabled."""
         if self.fabric_state is not None:
             return self.fabric_state()
-        return FabricState({self.name: read_facts(self.platform, self.name, self.running)}, Cabling(), {}, {})
+        return FabricState({self.name: self.facts()}, Cabling(), {}, {})
 
     def serial(self) -> str:
         """A serial number stable across lab restarts (derived from the name)."""
@@ -164,7 +166,14 @@ class LabDevice:
 
     def persist_running(self) -> None:
         """Called after every change to running (crash keeps the latest config)."""
+        self.generation += 1
         self.store.write(self.name, RUNNING, self.running_text())
+
+    def facts(self) -> DeviceFacts:
+        """What the running config says about ports, BGP and the VTEP (re-read only after a change)."""
+        if self._facts is None or self._facts[0] != self.generation:
+            self._facts = (self.generation, read_facts(self.platform, self.name, self.running))
+        return self._facts[1]
 
     def set_running(self, tree: Node) -> None:
         """Replace running in place (open editors keep a valid root) and persist."""
@@ -212,6 +221,7 @@ class LabDevice:
         self.cancel_timers()
         self.store.clear(self.name)
         self._running = self._startup = self._files = None
+        self.generation += 1
         _ = self.running, self.startup
 
 

@@ -121,9 +121,10 @@ class EosCli(CliSession):
         return ""
 
     # --- show ----------------------------------------------------------------------------
-    @command(r"show running-config(?: all)?(?: sanitized)?", "exec config session")
+    @command(r"show running-config(?: all)?( sanitized)?", "exec config session")
     async def _show_run(self, m: re.Match[str], as_json: bool) -> Output:
-        return self.dev.running_text()
+        text = self.dev.running_text()
+        return _sanitized(text) if m[1] else text
 
     @command(r"show interfaces(?! status)(?: (\S+))?", "exec config session")
     async def _show_interfaces(self, m: re.Match[str], as_json: bool) -> Output:
@@ -315,6 +316,19 @@ class EosCli(CliSession):
         self.editor.root.replace_contents(self.dev.hardware())
         self.editor.reset()
         return ""
+
+
+#: What `sanitized` hides, as EOS prints it: secrets and SNMP communities become `<removed>`.
+_SECRETS = (
+    (re.compile(r"^(\s*username \S+ .*\bsecret (?:sha512|5|0) )\S+", re.M), r"\1<removed>"),
+    (re.compile(r"^(\s*snmp-server community )\S+", re.M), r"\1<removed>"),
+)
+
+
+def _sanitized(text: str) -> str:
+    for pattern, repl in _SECRETS:
+        text = pattern.sub(repl, text)
+    return text
 
 
 def to_text(out: Output) -> str:

@@ -24,9 +24,11 @@ class Cabling:
     """Every cable of the fabric, both directions: switch-to-switch and switch-to-GPU-server."""
 
     peer: dict[End, End] = field(default_factory=dict)
+    version: int = 0  # counts changes (derived state is cached per version)
 
     def add(self, a: End, b: End) -> None:
         self.peer[a], self.peer[b] = b, a
+        self.version += 1
 
     def swap(self, a: End, b: End) -> None:
         """Two cables swapped at the `a` and `b` ends (a miscabled rack)."""
@@ -84,6 +86,12 @@ class FabricState:
         self.cabling = cabling
         self.links_down = links_down
         self._bgp_down = bgp_down
+        self._owners = {  # address -> (switch, port) that holds it
+            a.ip: (name, port.name)
+            for name, facts in facts.items()
+            for port in facts.ports.values()
+            for a in port.addresses
+        }
         self.sessions: dict[str, dict[IPv4Address, Session]] = {}
         self._derive_bgp()
 
@@ -123,11 +131,7 @@ class FabricState:
 
     # --- BGP ------------------------------------------------------------------------------
     def _owner(self, ip: IPv4Address) -> tuple[str, str] | None:
-        for name, facts in self.facts.items():
-            port = facts.owns(ip)
-            if port is not None:
-                return name, port
-        return None
+        return self._owners.get(ip)
 
     def _derive_bgp(self) -> None:
         direct: dict[str, set[str]] = {}  # device -> devices it has an Established direct session with

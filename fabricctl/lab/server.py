@@ -33,7 +33,6 @@ from fabricctl.lab.dialect_eos import EosCli, to_text
 from fabricctl.lab.editor import Editor
 from fabricctl.lab.fabric_state import Cabling, FabricState
 from fabricctl.lab.factory import DeviceSpec
-from fabricctl.lab.facts import read_facts
 from fabricctl.lab.faults import Faults, load_faults
 from fabricctl.lab.runtime import Endpoint, lab_credentials
 from fabricctl.lab.state import StateStore, lab_dir
@@ -218,6 +217,7 @@ class LabFabric:
         for name, f in (faults or {}).items():
             self._dev(name).faults = f
         self.cabling = cabling if cabling is not None else Cabling()
+        self._state: tuple[object, FabricState] | None = None  # derived once per change
         for dev in self.devices.values():
             dev.fabric_state = self.state
         self._addresses: dict[str, str] = {}
@@ -406,13 +406,24 @@ class LabFabric:
         return self.call(self._derive_state)
 
     def _derive_state(self) -> FabricState:
-        facts = {n: read_facts(d.platform, n, d.running) for n, d in self.devices.items()}
-        return FabricState(
-            facts,
-            self.cabling,
-            {n: set(d.faults.links_down) for n, d in self.devices.items()},
-            {n: set(d.faults.bgp_down) for n, d in self.devices.items()},
+        key = (
+            self.cabling.version,
+            tuple(
+                (d.generation, tuple(d.faults.links_down), tuple(d.faults.bgp_down))
+                for d in self.devices.values()
+            ),
         )
+        if self._state is None or self._state[0] != key:
+            self._state = (
+                key,
+                FabricState(
+                    {n: d.facts() for n, d in self.devices.items()},
+                    self.cabling,
+                    {n: set(d.faults.links_down) for n, d in self.devices.items()},
+                    {n: set(d.faults.bgp_down) for n, d in self.devices.items()},
+                ),
+            )
+        return self._state[1]
 
     def swap_cables(self, a: tuple[str, str], b: tuple[str, str]) -> None:
         """Swap two cables at the `a` and `b` ends, e.g. (("leaf01", "Ethernet1"), ("leaf01", "Ethernet2"))."""

@@ -78,3 +78,17 @@ def test_each_key_is_echoed_and_line_editing_works(lab: LabFabric) -> None:
         assert "Invalid input" not in out and "Hostname: leaf01" in out
     finally:
         conn.disconnect()
+
+
+def test_eos_sanitized_running_config_hides_secrets(lab: LabFabric) -> None:
+    from .conftest import connect
+
+    conn = connect(lab, "leaf01")
+    try:
+        plain = conn.send_command("show running-config")
+        clean = conn.send_command("show running-config sanitized")
+    finally:
+        conn.disconnect()
+    assert "secret sha512 $6$" in plain and "snmp-server community fabricctl-ro" in plain
+    assert "$6$" not in clean and "fabricctl-ro" not in clean
+    assert "secret sha512 <removed>" in clean and "snmp-server community <removed> ro" in clean
