@@ -8,7 +8,7 @@ import time
 from typing import Any
 
 from fabricctl.lab import sessions, show_eos
-from fabricctl.lab.config_tree import EOS_VERSION, unified_diff
+from fabricctl.lab.config_tree import EOS_VERSION, Node, unified_diff
 from fabricctl.lab.device import LabDevice
 from fabricctl.lab.dialect import CliError, CliSession, Logout, Output, command
 from fabricctl.lab.editor import Editor, InvalidInput
@@ -121,10 +121,10 @@ class EosCli(CliSession):
         return ""
 
     # --- show ----------------------------------------------------------------------------
-    @command(r"show running-config(?: all)?( sanitized)?", "exec config session")
+    @command(r"show running-config( all)?( sanitized)?", "exec config session")
     async def _show_run(self, m: re.Match[str], as_json: bool) -> Output:
-        text = self.dev.running_text()
-        return _sanitized(text) if m[1] else text
+        text = self.dev.render(_with_defaults(self.dev.running)) if m[1] else self.dev.running_text()
+        return _sanitized(text) if m[2] else text
 
     @command(r"show interfaces(?! status)(?: (\S+))?", "exec config session")
     async def _show_interfaces(self, m: re.Match[str], as_json: bool) -> Output:
@@ -323,6 +323,18 @@ _SECRETS = (
     (re.compile(r"^(\s*username \S+ .*\bsecret (?:sha512|5|0) )\S+", re.M), r"\1<removed>"),
     (re.compile(r"^(\s*snmp-server community )\S+", re.M), r"\1<removed>"),
 )
+
+
+def _with_defaults(running: Node) -> Node:
+    """`show running-config all` prints settings at their defaults too; the lab prints the ones
+    clients read back (pyeapi's interface and VLAN APIs): `no shutdown` and `state active`."""
+    tree = running.copy()
+    for text, node in tree.children.items():
+        if text.startswith("interface ") and "shutdown" not in node.children:
+            node.children["no shutdown"] = Node("no shutdown")
+        elif text.startswith("vlan ") and not any(k.startswith("state ") for k in node.children):
+            node.children["state active"] = Node("state active")
+    return tree
 
 
 def _sanitized(text: str) -> str:

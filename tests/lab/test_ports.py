@@ -55,3 +55,24 @@ def test_eos_port_without_mtu_shows_the_default(lab: LabFabric) -> None:
         assert reply["interfaces"]["Ethernet1"]["forwardingModel"] == "routed"
     finally:
         dev.close()
+
+
+def test_pyeapi_interface_and_vlan_apis(lab: LabFabric) -> None:
+    """pyeapi reads `show running-config all`: a port not shut is up, a VLAN is active."""
+    import pyeapi
+
+    from .conftest import PASSWORD, USER
+
+    lab.device("leaf01").configure(["vlan 110", "name tnt-x", "interface Ethernet2", "shutdown"])
+    ep = lab.endpoints()["leaf01"]
+    node = pyeapi.connect(
+        transport="https", host=ep.host, port=ep.eapi_port, username=USER, password=PASSWORD, return_node=True
+    )
+    interfaces = node.api("interfaces").getall()
+    assert interfaces["Ethernet1"]["shutdown"] is False and interfaces["Ethernet2"]["shutdown"] is True
+    assert node.api("vlans").getall()["110"] == {
+        "vlan_id": "110",
+        "name": "tnt-x",
+        "state": "active",
+        "trunk_groups": [],
+    }
