@@ -9,9 +9,11 @@ A switch that cannot be read is a failed check, never a pass.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from importlib import resources
+from typing import Any
 
 from nornir.core import Nornir
 from nornir.core.task import Result, Task
@@ -20,7 +22,7 @@ from nornir_netmiko.tasks import netmiko_send_command
 from fabricctl.compile.build import Compiled
 from fabricctl.deploy.nornir_inv import fabric_platform
 from fabricctl.platforms import get_platform
-from fabricctl.platforms.health import Rows, SwitchHealth
+from fabricctl.platforms.health import SwitchHealth
 from fabricctl.secrets import describe_error
 
 
@@ -41,11 +43,26 @@ def _template(name: str) -> str:
     return str(resources.files(ntc_templates) / "templates" / name)
 
 
+def _json(text: str) -> Any:
+    try:
+        return json.loads(text)
+    except ValueError:
+        return {}
+
+
 def _read_task(task: Task, read_timeout: float) -> Result:
     reader = get_platform(fabric_platform(task.host)).health
-    rows: dict[str, Rows] = {}
+    rows: dict[str, Any] = {}
     try:
         for probe in reader.probes:
+            if probe.json:
+                text = task.run(
+                    task=netmiko_send_command,
+                    command_string=f"{probe.command} | json",
+                    read_timeout=read_timeout,
+                ).result
+                rows[probe.command] = _json(str(text))
+                continue
             extra = {"textfsm_template": _template(probe.template)} if probe.template else {}
             out = task.run(
                 task=netmiko_send_command,
@@ -101,12 +118,38 @@ def check_health(compiled: Compiled, states: dict[str, SwitchHealth | str]) -> l
             kind = "bgp-underlay" if n.kind == "underlay" else "bgp-evpn"
             hint = "" if seen == "Established" else f"session to {n.description} (AS {n.asn}) is not up"
             out.append(Check(kind, name, n.ip, "Established", seen, seen == "Established", hint))
+        out += _vxlan_checks(compiled, name, state)
         for (leaf, port), (alloc, _pa) in sorted(compiled.allocation.port_owner.items()):
             if leaf == name:
                 admin, up = state.ports.get(port, (False, False))
                 seen = "up" if up else ("admin down" if not admin else "down")
                 hint = "" if up else f"tenant {alloc.name}'s GPU cannot send; check the NIC and its cable"
                 out.append(Check("gpu-port", name, port, "up", seen, up, hint))
+    return out
+
+
+def _vxlan_checks(compiled: Compiled, name: str, state: SwitchHealth) -> list[Check]:
+    """Every tenant VNI bound on the VTEP, and EVPN routes from every VTEP that shares one."""
+    intent = compiled.intents.get(name)
+    if intent is None or intent.vtep is None or state.vnis is None:
+        return []  # not a VTEP, or the platform does not report VXLAN yet
+    mine = {v.l3vni for v in intent.vrfs} | {v.l2vni for v in intent.vlans}
+    out = []
+    for vni in sorted(mine):
+        ok = vni in state.vnis
+        hint = "" if ok else "the tenant's VNI is not bound on the VTEP"
+        out.append(Check("vni", name, str(vni), "bound", "bound" if ok else "absent", ok, hint))
+    seen = state.remote_vteps or set()
+    for other, oi in sorted(compiled.intents.items()):
+        if other == name or oi.vtep is None:
+            continue
+        shared = mine & ({v.l3vni for v in oi.vrfs} | {v.l2vni for v in oi.vlans})
+        if shared:
+            ok = oi.vtep.source_ip in seen
+            hint = "" if ok else f"no EVPN routes from {other}: tenants on VNI {min(shared)} cannot reach it"
+            out.append(
+                Check("vtep", name, oi.vtep.source_ip, "learned", "learned" if ok else "absent", ok, hint)
+            )
     return out
 
 

@@ -171,6 +171,12 @@ class EosCli(CliSession):
             return {"vrfs": {"default": {"routerId": rid, "asn": str(facts.asn or 0), "peers": {}}}}
         return {"vrfs": {"default": {"peerList": []}}}
 
+    @command(r"show vxlan (vtep|vni)", "exec config session")
+    async def _show_vxlan(self, m: re.Match[str], as_json: bool) -> Output:
+        show = show_eos.vxlan_vtep if m[1] == "vtep" else show_eos.vxlan_vni
+        text, data = show(self.dev.state(), self.dev.name)
+        return data if as_json else text
+
     @command(r"show ip interface", "exec config session")
     async def _show_ip_interface(self, m: re.Match[str], as_json: bool) -> Output:
         return show_eos.ip_interfaces(self.dev.running, self.dev.state(), self.dev.name)

@@ -129,6 +129,21 @@ class FabricState:
             return self.link_up(device, port)
         return facts.admin_up
 
+    # --- EVPN / VXLAN ----------------------------------------------------------------------
+    def remote_vteps(self, device: str) -> dict[int, set[IPv4Address]]:
+        """VNI -> the other VTEPs with that VNI whose routes reach this one over EVPN sessions."""
+        facts = self.facts[device]
+        if facts.vtep is None:
+            return {}
+        evpn = _graph(self.sessions, self._owners, "evpn")
+        out: dict[int, set[IPv4Address]] = {vni: set() for vni in facts.vnis}
+        for name, other in self.facts.items():
+            if name == device or other.vtep is None or not _reachable(evpn, device, name):
+                continue
+            for vni in set(facts.vnis) & set(other.vnis):
+                out[vni].add(other.vtep)
+        return out
+
     # --- BGP ------------------------------------------------------------------------------
     def _owner(self, ip: IPv4Address) -> tuple[str, str] | None:
         return self._owners.get(ip)
@@ -210,6 +225,17 @@ class FabricState:
         if not peer.families & back.families:
             return make("Active", "no address family in common")
         return make("Established", "", other.router_id)
+
+
+def _graph(
+    sessions: dict[str, dict[IPv4Address, Session]], owners: dict[IPv4Address, tuple[str, str]], family: str
+) -> dict[str, set[str]]:
+    out: dict[str, set[str]] = {}
+    for name, by_peer in sessions.items():
+        for s in by_peer.values():
+            if s.state == "Established" and family in s.families and s.peer in owners:
+                out.setdefault(name, set()).add(owners[s.peer][0])
+    return out
 
 
 def _reachable(direct: dict[str, set[str]], start: str, goal: str) -> bool:

@@ -39,7 +39,7 @@ class DeviceFacts:
     router_id: IPv4Address | None = None
     peers: dict[IPv4Address, PeerFacts] = field(default_factory=dict)
     vtep: IPv4Address | None = None
-    vnis: set[int] = field(default_factory=set)
+    vnis: dict[int, tuple[str, str]] = field(default_factory=dict)  # VNI -> ("vlan" | "vrf" | "vsi", its id)
 
     def owns(self, ip: IPv4Address) -> str | None:
         """The port that holds `ip`, if any."""
@@ -87,8 +87,8 @@ def _read_eos(name: str, running: Node) -> DeviceFacts:
                     port.vrf = w[1]
                 elif w[:2] == ["vxlan", "source-interface"] and len(w) == 3:
                     vtep_source = w[2]
-                elif w[0] == "vxlan" and len(w) == 5 and w[3] == "vni":
-                    facts.vnis.add(int(w[4]))
+                elif w[0] == "vxlan" and len(w) == 5 and w[3] == "vni" and w[1] in ("vlan", "vrf"):
+                    facts.vnis[int(w[4])] = (w[1], w[2])
             facts.ports[port.name] = port
         elif words[:2] == ["router", "bgp"] and len(words) == 3:
             facts.asn = int(words[2])
@@ -141,14 +141,14 @@ def _read_comware(name: str, running: Node) -> DeviceFacts:
                 elif w[:3] == ["ip", "binding", "vpn-instance"] and len(w) == 4:
                     port.vrf = w[3]
                 elif w[0] == "l3-vni" and len(w) == 2:
-                    facts.vnis.add(int(w[1]))
+                    facts.vnis[int(w[1])] = ("vrf", port.vrf)
             facts.ports[port.name] = port
         elif words[:3] == ["tunnel", "global", "source-address"] and len(words) == 4:
             facts.vtep = _ip(words[3])
         elif words[0] == "vsi" and len(words) == 2:
             for w in _words(node):
                 if w[0] == "vxlan" and len(w) == 2:
-                    facts.vnis.add(int(w[1]))
+                    facts.vnis[int(w[1])] = ("vsi", words[1])
         elif words[0] == "bgp" and len(words) == 2:
             facts.asn = int(words[1])
             for child, sub in node.children.items():

@@ -176,3 +176,39 @@ def ip_interfaces(running: Node, fabric: FabricState, device: str) -> dict[str, 
             },
         }
     return {"interfaces": out}
+
+
+def vxlan_vtep(fabric: FabricState, device: str) -> tuple[str, dict[str, Any]]:
+    """`show vxlan vtep`: the remote VTEPs EVPN taught Vxlan1 (JSON as ANTA's VerifyVxlanVtep reads it)."""
+    vteps = sorted({ip for ips in fabric.remote_vteps(device).values() for ip in ips})
+    rows = [
+        "Remote VTEPS for Vxlan1:",
+        "",
+        "VTEP            Tunnel Type(s)",
+        "--------------- --------------",
+    ]
+    rows += [f"{ip!s:<15} unicast, flood" for ip in vteps]
+    rows += ["", f"Total number of remote VTEPS:  {len(vteps)}"]
+    if fabric.facts[device].vtep is None:
+        return "", {"interfaces": {}}
+    return "\n".join(rows), {"interfaces": {"Vxlan1": {"vteps": [str(ip) for ip in vteps]}}}
+
+
+def vxlan_vni(fabric: FabricState, device: str) -> tuple[str, dict[str, Any]]:
+    """`show vxlan vni`: VNI bindings to VLANs and VRFs (JSON as ANTA's VerifyVxlanVniBinding reads it)."""
+    facts = fabric.facts[device]
+    if facts.vtep is None:
+        return "", {"vxlanIntfs": {}}
+    to_vlan = {
+        str(v): {"vlan": int(k[1]), "source": "static"} for v, k in facts.vnis.items() if k[0] == "vlan"
+    }
+    to_vrf = {str(v): {"vrfName": k[1], "source": "evpn"} for v, k in facts.vnis.items() if k[0] == "vrf"}
+    rows = [
+        "VNI to VLAN Mapping for Vxlan1",
+        "VNI         VLAN       Source       Interface       802.1Q Tag",
+    ]
+    rows += [f"{v:<11} {d['vlan']:<10} static       Vxlan1          {d['vlan']}" for v, d in to_vlan.items()]
+    rows += ["", "VNI to dynamic VLAN Mapping for Vxlan1", "VNI         VLAN       VRF          Source"]
+    rows += [f"{v:<11} {'-':<10} {d['vrfName']:<12} evpn" for v, d in to_vrf.items()]
+    data = {"vxlanIntfs": {"Vxlan1": {"vniBindings": to_vlan, "vniBindingsToVrf": to_vrf}}}
+    return "\n".join(rows), data

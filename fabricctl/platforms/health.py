@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 Rows = list[dict[str, str]]
 
@@ -18,6 +19,7 @@ class Probe:
     command: str
     #: The ntc-templates file to parse it with, when the template index does not match the command.
     template: str | None = None
+    json: bool = False  # read as `<command> | json` (the NOS's own structured output) instead
 
 
 @dataclass
@@ -25,12 +27,14 @@ class SwitchHealth:
     ports: dict[str, tuple[bool, bool]] = field(default_factory=dict)  # port -> (admin up, link up)
     lldp: dict[str, tuple[str, str]] = field(default_factory=dict)  # local port -> (neighbor, its port)
     bgp: dict[str, str] = field(default_factory=dict)  # peer address -> Established | Idle | Active ...
+    vnis: set[int] | None = None  # VNIs bound on the VTEP (None: not read on this platform)
+    remote_vteps: set[str] | None = None  # VTEPs EVPN taught this one (None: not read)
 
 
 @dataclass(frozen=True)
 class HealthReader:
     probes: tuple[Probe, ...]
-    parse: Callable[[dict[str, Rows]], SwitchHealth]  # probe command -> parsed rows
+    parse: Callable[[dict[str, Any]], SwitchHealth]  # probe command -> parsed rows (or JSON)
 
 
 def session_state(state: str) -> str:

@@ -179,7 +179,8 @@ def test_check_names_each_fault(
         code, healthy = _check(lab, capsys)
         assert code == 0 and healthy["ok"], _failed(healthy)
         names = {c["name"] for c in healthy["checks"]}
-        assert names == {"link", "lldp", "bgp-underlay", "bgp-evpn", "gpu-port"}
+        vxlan = {"vni", "vtep"} if platform == "eos" else set()  # Comware VXLAN state: not read yet
+        assert names == {"link", "lldp", "bgp-underlay", "bgp-evpn", "gpu-port"} | vxlan
 
         p = "Ethernet" if platform == "eos" else "FourHundredGigE1/0/"
         lab.lab.swap_cables(("leaf1", f"{p}1"), ("leaf1", f"{p}2"))
@@ -196,6 +197,12 @@ def test_check_names_each_fault(
         assert any(name == "bgp-underlay" for name, _ in failed)
 
         lab.lab.clear_faults()
+        if platform == "eos":  # leaf3's EVPN sessions held down: leaf1 learns no routes from its VTEP
+            lab.lab.set_faults("leaf3", bgp_down=["10.64.0.1", "10.64.0.2"])
+            code, evpn = _check(lab, capsys, "--limit", "leaf1")
+            vtep = [c for c in _failed(evpn) if c["name"] == "vtep"]
+            assert code == 1 and [c["subject"] for c in vtep] == ["10.64.0.131"], _failed(evpn)
+            lab.lab.clear_faults()
         lab.lab.set_faults("leaf1", links_down=[f"{p}9"])  # a GPU NIC's link
         code, gpu = _check(lab, capsys, "--limit", "leaf1")
         assert code == 1 and [(c["name"], c["subject"]) for c in _failed(gpu)] == [("gpu-port", f"{p}9")]

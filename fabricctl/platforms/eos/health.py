@@ -1,8 +1,10 @@
-"""EOS links, LLDP and BGP for health checks, from the show commands ntc-templates parses."""
+"""EOS links, LLDP, BGP (show commands ntc-templates parses) and VXLAN (EOS JSON) for health checks."""
 
 from __future__ import annotations
 
-from fabricctl.platforms.health import HealthReader, Probe, Rows, SwitchHealth, session_state
+from typing import Any
+
+from fabricctl.platforms.health import HealthReader, Probe, SwitchHealth, session_state
 
 STATUS, LLDP, BGP, EVPN = (
     "show interfaces status",
@@ -10,6 +12,7 @@ STATUS, LLDP, BGP, EVPN = (
     "show ip bgp summary",
     "show bgp evpn summary",
 )
+VNI, VTEP = "show vxlan vni", "show vxlan vtep"  # JSON, the shapes ANTA's VerifyVxlan* tests read
 #: `show interfaces status` and `show lldp neighbors` print short port names.
 _SHORT = (("Et", "Ethernet"), ("Ma", "Management"), ("Lo", "Loopback"), ("Vl", "Vlan"), ("Vx", "Vxlan"))
 
@@ -21,7 +24,7 @@ def long_name(port: str) -> str:
     return port
 
 
-def parse(rows: dict[str, Rows]) -> SwitchHealth:
+def parse(rows: dict[str, Any]) -> SwitchHealth:
     health = SwitchHealth()
     for r in rows.get(STATUS, []):
         health.ports[long_name(r["port"])] = (r["status"] != "disabled", r["status"] == "connected")
@@ -33,7 +36,14 @@ def parse(rows: dict[str, Rows]) -> SwitchHealth:
     for command in (BGP, EVPN):
         for r in rows.get(command, []):
             health.bgp[r["bgp_neigh"]] = session_state(r["state"])
+    vxlan = rows.get(VNI, {}).get("vxlanIntfs", {}).get("Vxlan1")
+    if vxlan is not None:
+        health.vnis = {int(v) for v in (*vxlan.get("vniBindings", {}), *vxlan.get("vniBindingsToVrf", {}))}
+        health.remote_vteps = set(rows.get(VTEP, {}).get("interfaces", {}).get("Vxlan1", {}).get("vteps", []))
     return health
 
 
-HEALTH = HealthReader(probes=tuple(Probe(c) for c in (STATUS, LLDP, BGP, EVPN)), parse=parse)
+HEALTH = HealthReader(
+    probes=(*(Probe(c) for c in (STATUS, LLDP, BGP, EVPN)), Probe(VNI, json=True), Probe(VTEP, json=True)),
+    parse=parse,
+)
