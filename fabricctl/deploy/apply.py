@@ -160,6 +160,8 @@ class _Runner:
             res = pusher.recover(target, request) if sp.status == "pending" else pusher.push(target, request)
         except Exception as exc:  # a bug in a protocol must not take the run down
             res = PushResult("failed", "load", describe_error(exc))
+        finally:
+            task.host.close_connections()  # the health gate's read connection, if the push never used it
         if res.before is not None and res.status == "changed":
             with self.lock:
                 self.before[name] = res.before

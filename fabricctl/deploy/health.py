@@ -50,7 +50,7 @@ def _json(text: str) -> Any:
         return {}
 
 
-def _read_task(task: Task, read_timeout: float) -> Result:
+def _read_task(task: Task, read_timeout: float, close: bool = True) -> Result:
     reader = get_platform(fabric_platform(task.host)).health
     rows: dict[str, Any] = {}
     try:
@@ -73,7 +73,8 @@ def _read_task(task: Task, read_timeout: float) -> Result:
             ).result
             rows[probe.command] = out if isinstance(out, list) else []  # text: nothing parsed
     finally:
-        task.host.close_connections()
+        if close:
+            task.host.close_connections()
     return Result(host=task.host, result=reader.parse(rows))
 
 
@@ -186,12 +187,13 @@ def as_dicts(checks: list[Check]) -> list[dict[str, object]]:
     return [asdict(c) for c in checks]
 
 
-def switch_checks(task: Task, compiled: Compiled, read_timeout: float) -> list[Check]:
+def switch_checks(task: Task, compiled: Compiled, read_timeout: float, close: bool = True) -> list[Check]:
     """The checks of the switch a Nornir task runs on, read now."""
     state: SwitchHealth | str
     try:
-        state = _read_task(task, read_timeout).result
+        state = _read_task(task, read_timeout, close).result
     except Exception as exc:  # an unreadable switch is a failed `read` check
+        task.host.close_connections()
         state = describe_error(exc)
     return check_health(compiled, {task.host.name: state})
 
@@ -199,11 +201,14 @@ def switch_checks(task: Task, compiled: Compiled, read_timeout: float) -> list[C
 def health_gate(task: Task, compiled: Compiled, read_timeout: float) -> Callable[[], str | None]:
     """Read the switch's checks now; the gate, run after commit, names every check that passed
     before the change and fails after it (checks that already failed do not block a change that
-    may be what fixes them)."""
-    held = {(c.name, c.subject) for c in switch_checks(task, compiled, read_timeout) if c.ok}
+    may be what fixes them). The connection stays open between the two reads; a read that fails
+    after the change is tried once more on a new connection before it counts."""
+    held = {(c.name, c.subject) for c in switch_checks(task, compiled, read_timeout, close=False) if c.ok}
 
     def gate() -> str | None:
         after = switch_checks(task, compiled, read_timeout)
+        if any(c.name == "read" for c in after):
+            after = switch_checks(task, compiled, read_timeout)
         unread = [c for c in after if c.name == "read"]
         if unread:
             return f"health could not be read after the change: {unread[0].seen}"

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import cached_property
 from ipaddress import IPv4Address
 from pathlib import Path
 
@@ -92,8 +93,6 @@ class FabricState:
             for port in facts.ports.values()
             for a in port.addresses
         }
-        self.sessions: dict[str, dict[IPv4Address, Session]] = {}
-        self._derive_bgp()
 
     # --- links ----------------------------------------------------------------------------
     def far_end(self, device: str, port: str) -> End | None:
@@ -135,10 +134,10 @@ class FabricState:
         facts = self.facts[device]
         if facts.vtep is None:
             return {}
-        evpn = _graph(self.sessions, self._owners, "evpn")
+        reach = _components(_graph(self.sessions, self._owners, "evpn"))
         out: dict[int, set[IPv4Address]] = {vni: set() for vni in facts.vnis}
         for name, other in self.facts.items():
-            if name == device or other.vtep is None or not _reachable(evpn, device, name):
+            if name == device or other.vtep is None or reach.get(device, device) != reach.get(name, name):
                 continue
             for vni in set(facts.vnis) & set(other.vnis):
                 out[vni].add(other.vtep)
@@ -148,11 +147,18 @@ class FabricState:
     def _owner(self, ip: IPv4Address) -> tuple[str, str] | None:
         return self._owners.get(ip)
 
+    @cached_property
+    def sessions(self) -> dict[str, dict[IPv4Address, Session]]:
+        """Every switch's BGP sessions, derived on first use (link and LLDP reads never need them)."""
+        self._sessions: dict[str, dict[IPv4Address, Session]] = {}
+        self._derive_bgp()
+        return self._sessions
+
     def _derive_bgp(self) -> None:
         direct: dict[str, set[str]] = {}  # device -> devices it has an Established direct session with
         pending: list[tuple[str, PeerFacts]] = []
         for name, facts in self.facts.items():
-            self.sessions[name] = {}
+            self._sessions[name] = {}
             for peer in facts.peers.values():
                 pending.append((name, peer))
         for name, peer in pending:
@@ -161,15 +167,18 @@ class FabricState:
                 session = self._session(
                     name, peer, lambda other, here=name, port=connected: self._cabled_to(here, port, other)
                 )
-                self.sessions[name][peer.ip] = session
+                self._sessions[name][peer.ip] = session
                 if session.state == "Established":
                     owner = self._owner(peer.ip)
                     if owner is not None:
                         direct.setdefault(name, set()).add(owner[0])
+        component = _components(direct)
         for name, peer in pending:
-            if peer.ip not in self.sessions[name]:
-                self.sessions[name][peer.ip] = self._session(
-                    name, peer, lambda other, here=name: _reachable(direct, here, other)
+            if peer.ip not in self._sessions[name]:
+                self._sessions[name][peer.ip] = self._session(
+                    name,
+                    peer,
+                    lambda other, here=name: component.get(here, here) == component.get(other, other),
                 )
 
     def _connected_port(self, device: str, ip: IPv4Address) -> str | None:
@@ -238,18 +247,19 @@ def _graph(
     return out
 
 
-def _reachable(direct: dict[str, set[str]], start: str, goal: str) -> bool:
-    """Over Established underlay sessions (loopbacks are advertised into them)."""
-    seen, frontier = {start}, [start]
-    while frontier:
-        node = frontier.pop()
-        if node == goal:
-            return True
-        for nxt in direct.get(node, ()):
-            if nxt not in seen:
-                seen.add(nxt)
-                frontier.append(nxt)
-    return False
+def _components(graph: dict[str, set[str]]) -> dict[str, str]:
+    """Switch -> a representative of the switches it reaches over `graph` (sessions run both ways)."""
+    label: dict[str, str] = {}
+    for start in graph:
+        if start in label:
+            continue
+        label[start], frontier = start, [start]
+        while frontier:
+            for nxt in graph.get(frontier.pop(), ()):
+                if nxt not in label:
+                    label[nxt] = start
+                    frontier.append(nxt)
+    return label
 
 
 def _physical(port: str) -> bool:

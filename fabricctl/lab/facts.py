@@ -39,14 +39,16 @@ class DeviceFacts:
     router_id: IPv4Address | None = None
     peers: dict[IPv4Address, PeerFacts] = field(default_factory=dict)
     vtep: IPv4Address | None = None
-    vnis: dict[int, tuple[str, str]] = field(default_factory=dict)  # VNI -> ("vlan" | "vrf" | "vsi", its id)
+    vnis: dict[int, tuple[str, str]] = field(default_factory=dict)
+    _owned: dict[IPv4Address, str] | None = field(
+        default=None, repr=False, compare=False
+    )  # VNI -> ("vlan" | "vrf" | "vsi", its id)
 
     def owns(self, ip: IPv4Address) -> str | None:
         """The port that holds `ip`, if any."""
-        for port in self.ports.values():
-            if any(a.ip == ip for a in port.addresses):
-                return port.name
-        return None
+        if self._owned is None:
+            self._owned = {a.ip: port.name for port in self.ports.values() for a in port.addresses}
+        return self._owned.get(ip)
 
 
 def _words(node: Node) -> list[list[str]]:
