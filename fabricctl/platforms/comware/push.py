@@ -59,6 +59,7 @@ from fabricctl.platforms.push import (
     normalize_running,
     nothing_to_send,
     require_converged,
+    underlying,
 )
 from fabricctl.secrets import describe_error, redact
 
@@ -219,7 +220,7 @@ def push(target: Target, request: PushRequest) -> PushResult:
         _commit_and_save(conn, target, request)
         return PushResult("changed", before=before, seconds=time.monotonic() - started)
     except StageError as exc:
-        result = PushResult("failed", exc.stage, redact(exc.message), before=before)
+        result = PushResult("failed", exc.stage, redact(exc.message), before=before, error=underlying(exc))
         if armed and before is not None:
             result.message += "; " + restore(target, conn, before, request)
             conn = None
@@ -288,9 +289,17 @@ def recover(target: Target, request: PushRequest) -> PushResult:
             seconds=time.monotonic() - started,
         )
     except StageError as exc:
-        return PushResult("failed", exc.stage, redact(exc.message), seconds=time.monotonic() - started)
+        return PushResult(
+            "failed",
+            exc.stage,
+            redact(exc.message),
+            seconds=time.monotonic() - started,
+            error=underlying(exc),
+        )
     except Exception as exc:
-        return PushResult("failed", "connect", describe_error(exc), seconds=time.monotonic() - started)
+        return PushResult(
+            "failed", "connect", describe_error(exc), seconds=time.monotonic() - started, error=exc
+        )
     finally:
         _close(conn)
 
