@@ -213,3 +213,38 @@ def test_the_log_never_holds_a_secret(tmp_path: Path) -> None:
     assert "write_channel" in text and "Traceback" in text
     for form in (secret, repr(secret.encode())[2:-1], json.dumps(secret)[1:-1]):
         assert form not in text, form
+
+
+@pytest.mark.parametrize("small_lab", ["comware", "eos"], indirect=True)
+def test_a_rejected_line_is_seen_when_its_error_arrives(
+    small_lab: LabRoot, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The switch refuses one line and never answers the next one (held): the push must report
+    the refusal from the error alone. A push that waits for one prompt per line would sit on
+    the held line until its --timeout (300 s) and report a timeout instead; one that closes the
+    stuck session politely (`quit`, then wait for a prompt) would wait that long again before
+    restoring. Neither wait may happen: the push takes less than one --timeout in all."""
+    import re
+
+    plan_file = small_lab.root / "plan.json"
+    assert small_lab.run("plan", "--lab", "-o", str(plan_file), capsys=capsys)[0] == 0
+    commands = json.loads(plan_file.read_text())["switches"]["leaf2"]["commands"]
+    bad = next(i for i, c in enumerate(commands) if re.match(r"(ip access-list|acl advanced) ", c))
+    rejected, held = commands[bad], commands[bad + 1]
+    small_lab.lab.set_faults("leaf2", reject=f"^{re.escape(rejected)}$", hold=f"^{re.escape(held.strip())}$")
+    before = small_lab.running("leaf2")
+    try:
+        code, out, _ = small_lab.run(
+            "apply", str(plan_file), "--lab", "--json", "--timeout", "300", "--limit", "leaf2",
+            capsys=capsys,
+        )  # fmt: skip
+    finally:
+        small_lab.lab.release("leaf2")
+    leaf2 = json.loads(out)["switches"]["leaf2"]
+    assert code == 1
+    assert (leaf2["status"], leaf2["stage"], leaf2["cause"]) == ("failed", "load", "rejected"), leaf2
+    assert rejected.strip() in leaf2["message"], leaf2
+    told = leaf2["message"] + leaf2["output"]
+    assert "restored" in told or "discarded" in told, leaf2
+    assert leaf2["timings"]["push"] < 300, "no wait for the --timeout anywhere in the push"
+    assert small_lab.running("leaf2") == before

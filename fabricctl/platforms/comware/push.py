@@ -125,6 +125,18 @@ def _close(conn: BaseConnection | None) -> None:
         conn.disconnect()
 
 
+def _drop(conn: BaseConnection | None) -> None:
+    """Close a failed session's transport without the polite `quit`: after a refused line the
+    switch may still be busy with (or stuck on) the lines pasted after it, and netmiko's
+    cleanup would wait a whole --timeout for a prompt that never comes."""
+    if conn is None:
+        return
+    with contextlib.suppress(Exception):
+        conn.paramiko_cleanup()
+    with contextlib.suppress(Exception):
+        conn.disconnect()  # nothing left to wait for: only the bookkeeping (session log, filters)
+
+
 def _command(conn: BaseConnection, line: str, target: Target) -> str:
     out = str(conn.send_command(line, expect_string=r"[\]>]\s*$", read_timeout=target.timeout))
     if _ERROR.search(out):
@@ -310,7 +322,7 @@ def restore(target: Target, conn: BaseConnection | None, before: str, request: P
     First choice: `configuration replace file <checkpoint>`, verified byte-identical, then
     `configuration commit` to cancel the timer. Fallback: the inverse remediation, timer armed.
     """
-    _close(conn)
+    _drop(conn)
     conn = None
     try:
         conn = connect(target)

@@ -158,6 +158,9 @@ def push(target: Target, request: PushRequest) -> PushResult:
         session = getattr(driver, "config_session", None) if driver is not None else None
         if session:
             result.message += "; " + _undo(target, driver, session, committed)
+        elif exc.stage == "load" and before is not None:
+            # NAPALM discards its session when the switch refuses a line: nothing was committed
+            result.message += "; session discarded, running config untouched"
         result.seconds = time.monotonic() - started
         return result
     finally:
