@@ -54,6 +54,11 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
         "drift_cmd",
         "Read-only: exit 2 when a switch's owned config differs from the intent (0 none, 1 error).",
     ),
+    "history": (
+        "fabricctl.cli.history",
+        "history_cmd",
+        "List the recorded apply runs, newest first: who, from which commit, what changed or failed.",
+    ),
     "force-unlock": (
         "fabricctl.cli.deploy",
         "force_unlock_cmd",

@@ -233,7 +233,9 @@ def apply_safely(
         ):
             if reviewed:
                 with stages.stage("recheck") as step:
-                    reasons = stale_reasons(plan, prepared, fetch_running(nr, opts.timeout, lab=lab))
+                    fetched = fetch_running(nr, opts.timeout, lab=lab)
+                    prepared.fetch_seconds = {n: f.seconds for n, f in fetched.items() if f.seconds}
+                    reasons = stale_reasons(plan, prepared, fetched)
                     step.detail = "stale" if reasons else f"{len(plan.switches)} switches as planned"
                 if reasons:
                     raise PlanError(

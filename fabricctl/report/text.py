@@ -17,6 +17,7 @@ if TYPE_CHECKING:
     from fabricctl.compile.build import Compiled
     from fabricctl.deploy.apply import RunReport, SwitchOutcome
     from fabricctl.deploy.plan import Plan
+    from fabricctl.deploy.record import RunSummary
     from fabricctl.verify.report import VerifyReport
 
 RESET = "\x1b[0m"
@@ -307,3 +308,30 @@ def interrupted_text(report: RunReport, record: str) -> str:
     if skipped or not changed:
         lines.append("  next: 'fabricctl plan' shows what is left; 'fabricctl apply' again finishes it.")
     return redact("\n".join(lines) + "\n")
+
+
+def history_text(runs: list[RunSummary], width: int = 100) -> str:
+    """`fabricctl history`: one line per run (started, who, commit, what happened), at most
+    `width` columns; the record's file name is the run id."""
+    rows = [("STARTED (UTC)", "BY", "COMMIT", "RESULT")]
+    for r in runs:
+        when = r.started.replace("T", " ")[:19] if r.started else r.run_id[:15]
+        by = f"{r.user}@{r.host}" if r.user else "-"
+        by = by if len(by) <= 24 else by[:23] + "…"
+        commit = (r.commit or "-")[:8] + ("*" if r.dirty else "")
+        if r.problem:
+            result = f"unreadable record ({r.problem}): {r.path}"
+        else:
+            counts = ", ".join(f"{n} {k}" for k, n in r.counts.items() if n) or "nothing to do"
+            failed = f" ({span(r.failed, 4)})" if r.failed else ""
+            stopped = r.stopped_reason.split(":", 1)[0]
+            note = f"; {stopped}" if stopped and stopped != "nothing to change" else ""
+            result = counts + failed + note
+        rows.append((when, by, commit, result))
+    widths = [max(len(row[i]) for row in rows) for i in range(3)]
+    out = []
+    for row in rows:
+        line = "  ".join(f"{v:<{w}}" for v, w in zip(row[:3], widths, strict=True)) + "  " + row[3]
+        out.append(line if len(line) <= width else line[: width - 1] + "…")
+    out.append(f"{len(runs)} run(s); * dirty working tree; records: .fabricctl/runs/<run id>.json")
+    return redact("\n".join(out) + "\n")
