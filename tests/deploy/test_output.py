@@ -120,3 +120,32 @@ def test_the_counter_counts_each_switch_once(capsys: pytest.CaptureFixture[str])
     assert "zz" not in buf.getvalue()
     assert display.done == {"a", "b", "c"}
     assert display.total == 3
+
+
+def test_drift_with_an_unreadable_switch_is_unknown_not_none(
+    eos_lab: LabRoot, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert eos_lab.run("apply", "--lab", "--auto-approve", capsys=capsys)[0] == 0
+    eos_lab.lab.set_faults("leaf3", unreachable=True)
+    code, out, err = eos_lab.run("drift", "--lab", capsys=capsys)
+    assert code == 1
+    assert "no drift" not in out
+    assert "drift unknown: 1 of 6 switch(es) could not be read; none of the 5 read has drifted" in out
+    assert "! leaf3: cannot read: connection refused by" in out and "hint: nothing listens there" in out
+    assert err.rstrip().endswith("drift incomplete: 1 switch(es) could not be read: leaf3 (refused)")
+
+
+def test_changed_since_that_selects_nothing_says_nothing_was_read(
+    eos_lab: LabRoot, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from .test_record import git
+
+    git(eos_lab.root, "init", "-q")
+    git(eos_lab.root, "add", "-A")
+    git(eos_lab.root, "commit", "-q", "-m", "fabric")
+    eos_lab.lab.set_faults("leaf1", unreachable=True)  # would fail the plan if it were contacted
+    code, out, err = eos_lab.run("plan", "--lab", "--changed-since", "HEAD", capsys=capsys)
+    assert code == 0, err
+    assert out.startswith("Nothing to plan: no switch's intent or config differs from HEAD (")
+    assert "no switch was contacted" in out and "No changes" not in out
+    assert "fetch" not in stage_lines(err) and "lab up" not in stage_lines(err)
