@@ -142,3 +142,75 @@ def show_allocations(root: Path) -> None:
             addresses,
         )
     console().print(table)
+
+
+format_option = click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["table", "json", "csv"]),
+    default="table",
+    show_default=True,
+    help="table for people; json or csv for the server team, an IPAM, a spreadsheet.",
+)
+
+
+@show.command("gpus")
+@root_option
+@click.option("--tenant", "tenants", multiple=True, metavar="NAME", help="Only this tenant (repeatable).")
+@format_option
+def show_gpus(root: Path, tenants: tuple[str, ...], fmt: str) -> None:
+    """One row per held GPU port: tenant, server, NIC, leaf, port, switch IP, host IP, VLAN/VNI."""
+    from fabricctl.cli.common import CliError
+    from fabricctl.report.holdings import GPU_COLUMNS, gpu_rows, to_csv, to_json
+
+    compiled = compile_root(root)
+    known = {a.name for a in compiled.allocation.tenants}
+    unknown = sorted(set(tenants) - known)
+    if unknown:
+        raise CliError(f"--tenant {', '.join(unknown)}: no such tenant (allowed: {', '.join(sorted(known))})")
+    rows = [r for r in gpu_rows(compiled) if not tenants or r["tenant"] in tenants]
+    if fmt == "json":
+        click.echo(to_json(rows), nl=False)
+        return
+    if fmt == "csv":
+        click.echo(to_csv(rows, GPU_COLUMNS), nl=False)
+        return
+    from rich.table import Table
+
+    table = Table(title=f"GPU ports held ({len(rows)})", box=None, pad_edge=False, padding=(0, 1, 0, 0))
+    for col in ("tenant", "server", "nic", "leaf", "port", "switch IP", "host IP", "VLAN", "VNI"):
+        table.add_column(col, no_wrap=True, justify="right" if col in ("nic", "VLAN", "VNI") else "left")
+    for r in rows:
+        table.add_row(
+            r["tenant"], r["server"], str(r["nic"]), r["leaf"], r["port"], r["switch_ip"] or "-",
+            r["host_ip"] or "-", str(r["vlan"] or "-"), str(r["vni"]),
+        )  # fmt: skip
+    console().print(table)
+
+
+@show.command("free")
+@root_option
+@format_option
+def show_free(root: Path, fmt: str) -> None:
+    """Free GPU ports per leaf and rail, and the servers they belong to."""
+    from fabricctl.report.holdings import FREE_COLUMNS, free_cell, free_rows, to_csv, to_json
+
+    compiled = compile_root(root)
+    rows = free_rows(compiled)
+    if fmt == "json":
+        click.echo(to_json(rows), nl=False)
+        return
+    if fmt == "csv":
+        click.echo(to_csv(rows, FREE_COLUMNS), nl=False)
+        return
+    from rich.table import Table
+
+    free, total = sum(r["free"] for r in rows), sum(r["total"] for r in rows)
+    table = Table(title=f"Free GPU ports: {free} of {total}", box=None, pad_edge=False)
+    for col in ("leaf", "rail", "free", "of", "free servers"):
+        table.add_column(
+            col, no_wrap=col != "free servers", justify="right" if col in ("free", "of") else "left"
+        )
+    for r in rows:
+        table.add_row(r["leaf"], r["rail"], str(r["free"]), str(r["total"]), free_cell(r["free_servers"]))
+    console().print(table)
