@@ -64,6 +64,11 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
         "force_unlock_cmd",
         "Remove the apply lock of this fabric (after making sure no apply is running).",
     ),
+    "completion": (
+        "fabricctl.cli.completion",
+        "completion_cmd",
+        "Print the shell completion script for bash, zsh or fish (commands, options, choices).",
+    ),
     "lab": (
         "fabricctl.cli.lab",
         "lab_app",
