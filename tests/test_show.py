@@ -69,3 +69,17 @@ def test_tables_fit_100_columns(what: str, capsys: pytest.CaptureFixture[str]) -
     assert code == 0
     assert max(len(line) for line in out.splitlines()) <= 100
     assert "…" not in out, "nothing cut"
+
+
+def test_allocations_table_fits_and_json_has_every_field(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run_cli(["show", "allocations", "--root", str(REFERENCE)], capsys)
+    assert code == 0 and max(len(line) for line in out.splitlines()) <= 100 and "…" not in out
+    assert "VRF tnt-<tenant>, ACL tnt-<tenant>-in" in out
+    code, out, _ = run_cli(["show", "allocations", "--root", str(REFERENCE), "--format", "json"], capsys)
+    rows = json.loads(out)
+    compiled = compile_fabric(REFERENCE)
+    for row, a in zip(rows, compiled.allocation.tenants, strict=True):
+        assert (row["vrf"], row["acl"]) == (f"tnt-{a.name}", f"tnt-{a.name}-in"), "what the title says"
+        assert row["l3vni"] == a.l3vni and row["gpus"] == len(a.ports)
+    code, out, _ = run_cli(["show", "allocations", "--root", str(REFERENCE), "--format", "csv"], capsys)
+    assert len(list(csv.DictReader(io.StringIO(out)))) == len(rows)

@@ -23,6 +23,35 @@ if TYPE_CHECKING:
 
 GPU_COLUMNS = ("tenant", "server", "nic", "leaf", "port", "switch_ip", "host_ip", "vlan", "vni", "vrf")
 FREE_COLUMNS = ("leaf", "rail", "free", "total", "free_ports", "free_servers")
+ALLOCATION_COLUMNS = (
+    "id", "tenant", "vrf", "l3vni", "route_target", "l2vni", "vlan", "l2_route_target", "gateway", "acl",
+    "gpus", "first_port_ip", "last_port_ip",
+)  # fmt: skip
+
+
+def allocation_rows(compiled: Compiled) -> list[dict[str, Any]]:
+    """Every number derived per tenant (they all follow from its id)."""
+    rows = []
+    for a in compiled.allocation.tenants:
+        ips = [p for p in a.ports if p.leaf_ip]
+        rows.append(
+            {
+                "id": a.tenant.id,
+                "tenant": a.name,
+                "vrf": a.vrf,
+                "l3vni": a.l3vni,
+                "route_target": a.route_target,
+                "l2vni": a.l2vni,
+                "vlan": a.vlan,
+                "l2_route_target": a.l2_route_target,
+                "gateway": a.gateway,
+                "acl": a.acl_name,
+                "gpus": len(a.ports),
+                "first_port_ip": f"{ips[0].leaf_ip}/31" if ips else None,
+                "last_port_ip": f"{ips[-1].leaf_ip}/31" if ips else None,
+            }
+        )
+    return rows
 
 
 def gpu_rows(compiled: Compiled) -> list[dict[str, Any]]:
