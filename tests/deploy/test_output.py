@@ -149,3 +149,34 @@ def test_changed_since_that_selects_nothing_says_nothing_was_read(
     assert out.startswith("Nothing to plan: no switch's intent or config differs from HEAD (")
     assert "no switch was contacted" in out and "No changes" not in out
     assert "fetch" not in stage_lines(err) and "lab up" not in stage_lines(err)
+
+
+def test_the_live_display_on_a_terminal_prints_every_finished_switch() -> None:
+    """On a terminal the finished lines go through the one painter thread (never into a half-drawn
+    live area); whatever is queued when the push ends is printed before the display closes."""
+    from rich.console import Console
+
+    class P:
+        switches = dict.fromkeys(["a", "b"])
+        changed = ["a", "b"]
+        unreachable: list[str] = []
+
+    buf = io.StringIO()
+    console = Console(file=buf, force_terminal=True, width=100, color_system="standard")
+    display = ApplyDisplay(P(), console)  # type: ignore[arg-type]
+    with display:
+        assert display._live is not None, "a live area on a terminal"
+        display.started("a", "push")
+        display.started("b", "push")
+        display.line("✓ lab up    0.01 s  6 switches")  # a stage line while the display owns the screen
+        display.finished(SwitchOutcome("a", "changed", added=3, seconds=1.0))
+        display.finished(SwitchOutcome("b", "failed", "load", "refused", cause="rejected", hint="check it"))
+    text = ANSI.sub("", buf.getvalue())
+    for expected in (
+        "✓ lab up",
+        "[1/2] a  changed +3 -0 lines (1.0 s)",
+        "[2/2] b  failed at load (line rejected)",
+    ):
+        assert expected in text, text
+    assert "hint: check it" in text
+    assert display._live is None and display.flight == {}
