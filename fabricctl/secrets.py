@@ -17,10 +17,12 @@ _secrets: set[str] = set()
 
 
 def register_secret(secret: str | None) -> None:
-    """Remember a secret so `redact` removes it from any text."""
+    """Remember a secret so `redact` removes it from any text, also as logs and JSON spell it
+    (a debug record of bytes sent shows `b'p\\x40ss'`, JSON escapes quotes and backslashes)."""
     if secret and len(secret) >= 3:
+        forms = {secret, repr(secret)[1:-1], repr(secret.encode())[2:-1], json.dumps(secret)[1:-1]}
         with _lock:
-            _secrets.add(secret)
+            _secrets.update(f for f in forms if len(f) >= 3)
 
 
 def redact(text: str) -> str:

@@ -14,7 +14,14 @@ PACKAGE = REPO / "fabricctl"
 
 #: Layers, lowest first. A module may import its own layer's modules and those of layers below.
 LAYERS: list[tuple[str, ...]] = [
-    ("fabricctl", "fabricctl.errors", "fabricctl.secrets", "fabricctl.procs"),
+    (
+        "fabricctl",
+        "fabricctl.errors",
+        "fabricctl.secrets",
+        "fabricctl.procs",
+        "fabricctl.logs",
+        "fabricctl.gitinfo",
+    ),
     ("fabricctl.config",),  # config text as data: line tree, read-back model, remediation
     ("fabricctl.platforms",),  # one package per NOS
     ("fabricctl.model",),  # the inputs people write

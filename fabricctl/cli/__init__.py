@@ -59,10 +59,20 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
         "drift_cmd",
         "Read-only: exit 2 when a switch's owned config differs from the intent (0 none, 1 error).",
     ),
+    "history": (
+        "fabricctl.cli.history",
+        "history_cmd",
+        "List the recorded apply runs, newest first: who, from which commit, what changed or failed.",
+    ),
     "force-unlock": (
         "fabricctl.cli.deploy",
         "force_unlock_cmd",
         "Remove the apply lock of this fabric (after making sure no apply is running).",
+    ),
+    "completion": (
+        "fabricctl.cli.completion",
+        "completion_cmd",
+        "Print the shell completion script for bash, zsh or fish (commands, options, choices).",
     ),
     "lab": (
         "fabricctl.cli.lab",
@@ -94,14 +104,29 @@ class LazyGroup(click.Group):
 
 @click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="fabricctl")
-def app() -> None:
+@click.option(
+    "-v", "--verbose", count=True, help="Stage log on stderr for the command that follows (-vv: more)."
+)
+@click.option(
+    "--log-file",
+    type=click.Path(dir_okay=False),
+    metavar="FILE",
+    help="Full debug log of the command that follows (secrets redacted).",
+)
+@click.pass_context
+def app(ctx: click.Context, verbose: int, log_file: str | None) -> None:
     """Declarative multi-tenant configuration for AI/GPU RoCEv2 spine/leaf fabrics."""
+    if verbose:
+        ctx.meta["fabricctl.verbose"] = verbose
+    if log_file:
+        ctx.meta["fabricctl.log_file"] = log_file
 
 
 def main(argv: list[str] | None = None) -> int:
     """Entry point: user mistakes and stage failures exit 1 with one clear message, no traceback."""
+    args = list(sys.argv[1:] if argv is None else argv)
     try:
-        app.main(args=argv, prog_name="fabricctl", standalone_mode=False)
+        app.main(args=args, prog_name="fabricctl", standalone_mode=False, obj={"argv": args})
     except InputError as exc:
         _error(exc.render())
         return 1

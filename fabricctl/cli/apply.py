@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -14,40 +15,18 @@ from fabricctl.cli.common import (
     MAX_PARALLELISM,
     MAX_SWITCHES,
     CliError,
-    compile_root,
+    check_output_file,
     echo,
+    fabric_root,
     lab_option,
     limit_option,
+    log_options,
     root_option,
     select_switches,
+    stage_lines,
     timeout_option,
 )
-from fabricctl.cli.deploy import compute_plan
-
-
-def _progress(as_json: bool, total: int) -> tuple[Any, Any]:
-    """(callback, rich progress or None): rich on a terminal, nothing for machines or pipes."""
-    if as_json or not sys.stderr.isatty() or total == 0:
-        return None, None
-    from rich.console import Console
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-
-    progress = Progress(
-        TextColumn("[bold]apply"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeElapsedColumn(),
-        TextColumn("{task.description}"),
-        console=Console(stderr=True),
-        transient=True,
-    )
-    task = progress.add_task("", total=total)
-
-    def on_done(outcome: Any) -> None:
-        if outcome.status in ("changed", "failed", "skipped"):
-            progress.update(task, advance=1, description=f"{outcome.name}: {outcome.status}")
-
-    return on_done, progress
+from fabricctl.cli.deploy import compact_option, compute_plan
 
 
 @click.command("apply")
@@ -100,7 +79,16 @@ def _progress(as_json: bool, total: int) -> tuple[Any, Any]:
     help="Confirm without the health gate (a check that passed before a switch's change and fails after it undoes that switch).",
 )
 @click.option("--json", "as_json", is_flag=True, help="Print the run report as JSON.")
+@click.option(
+    "--report",
+    "report_file",
+    type=click.Path(path_type=Path, dir_okay=False),
+    metavar="FILE",
+    help="Also write the run record to FILE (it is always kept under .fabricctl/runs/).",
+)
+@compact_option
 @timeout_option
+@log_options
 def apply_cmd(
     plan_file: Path | None,
     root: Path,
@@ -115,14 +103,29 @@ def apply_cmd(
     rollback_on_failure: bool,
     no_health_gate: bool,
     as_json: bool,
+    report_file: Path | None,
+    compact: bool,
     timeout: float,
 ) -> None:
     """Push a plan safely: per switch load, device diff, commit with confirm timer, verify, confirm, save."""
+    from fabricctl.cli.output import ApplyDisplay, color_enabled
     from fabricctl.deploy.apply import ApplyOptions
-    from fabricctl.deploy.service import apply_safely, load_reviewed, locked
-    from fabricctl.report.text import plan_text, run_text
+    from fabricctl.deploy.plan import load_plan
+    from fabricctl.deploy.record import record_path
+    from fabricctl.deploy.service import (
+        ApplyHooks,
+        apply_safely,
+        compile_stage,
+        load_reviewed,
+        locked,
+        record_nothing_to_do,
+        start_report,
+    )
+    from fabricctl.report.text import interrupted_text, plan_text, run_text
     from fabricctl.secrets import redacted_json
 
+    if report_file is not None:
+        check_output_file(report_file, root)  # before anything is read or pushed
     opts = ApplyOptions(
         parallelism,
         canary,
@@ -133,33 +136,84 @@ def apply_cmd(
         timeout,
         health_gate=not no_health_gate,
     )
+    argv = (click.get_current_context().find_root().obj or {}).get("argv")
+    stages = stage_lines()
     with locked(root, lambda message: echo(message, err=True)):  # also when there is nothing to change
         if plan_file is not None:
-            compiled = compile_root(root)
-            plan, prepared = load_reviewed(compiled, root, plan_file)
-            select_switches(compiled, tuple(plan.limit))  # the plan's --limit must still name switches
+            reviewed = load_plan(plan_file)
+            # the plan's --limit must still name switches
+            compiled, _, configs = compile_stage(
+                fabric_root(root), stages, lambda c: list(select_switches(c, tuple(reviewed.limit)))
+            )
+            plan, prepared = load_reviewed(compiled, root, plan_file, stages, configs, reviewed)
         else:
-            plan, prepared = compute_plan(root, lab, limit, timeout)
-            echo(plan_text(plan), err=as_json)
+            plan, prepared = compute_plan(root, lab, limit, timeout, stages=stages)
+            stream = sys.stderr if as_json else sys.stdout
+            text = plan_text(
+                plan, prepared.verify, prepared.compiled, compact=compact, color=color_enabled(stream)
+            )
+            echo(text, err=as_json)
             if not plan.changed and not plan.unreachable:
+                report = start_report(root, plan, prepared, opts, argv)
+                path = record_nothing_to_do(root, plan, prepared, opts, report, stages, report_file)
                 if as_json:
                     echo(redacted_json({"changed": 0, "switches": {}}))
+                echo(f"nothing to change; record: {_shown(path)}\n", err=True)
                 return
             if not auto_approve:
                 if not sys.stdin.isatty():
                     raise CliError("refusing to apply without confirmation: no terminal; pass --auto-approve")
                 if not click.confirm("Apply these changes?", default=False, err=True):
                     raise CliError("apply cancelled")
-        callback, progress = _progress(as_json, len(plan.changed))
-        with progress if progress is not None else contextlib.nullcontext():
-            report, path = apply_safely(root, plan, prepared, lab, opts, plan_file is not None, callback)
+        report = start_report(root, plan, prepared, opts, argv)
+        path = record_path(root, report.run_id)
+        lines = stages.listener
+        display = ApplyDisplay(plan, getattr(lines, "console", None))
+        hooks = ApplyHooks(display.started, display.finished, display.interrupted)
+        try:
+            with display, _routed(lines, display):
+                report, path = apply_safely(
+                    root, plan, prepared, lab, opts, plan_file is not None,
+                    hooks=hooks, report=report, stages=stages, copy_to=report_file,
+                )  # fmt: skip
+        except KeyboardInterrupt:
+            echo(
+                "Stopped at once (second interrupt): the switches in flight may be mid-push; each is "
+                "protected by its commit-confirm timer and the next 'fabricctl plan' shows it as pending.\n"
+                + interrupted_text(report, _shown(path)),
+                err=True,
+            )
+            sys.exit(130)
     if as_json:
         echo(redacted_json(report.to_dict()))
+        echo(f"record: {_shown(path)}\n", err=True)
     else:
-        echo(run_text(report))
-        echo(f"report: {path}\n", err=True)
-    if report.stopped_reason.startswith("interrupted"):
-        echo("interrupted: no new switch was started; the record says which ones changed\n", err=True)
+        echo(run_text(report, color_enabled(sys.stdout), record=_shown(path)))
+    if report.interrupted:
+        echo(interrupted_text(report, _shown(path)), err=True)
         sys.exit(130)
     if report.failed:
-        raise CliError(f"{len(report.failed)} switch(es) failed: {', '.join(report.failed)}")
+        causes = [
+            f"{n} ({report.switches[n].cause})" if report.switches[n].cause else n for n in report.failed
+        ]
+        raise CliError(f"{len(report.failed)} switch(es) failed: {', '.join(causes)}")
+
+
+@contextlib.contextmanager
+def _routed(lines: Any, display: Any) -> Iterator[None]:
+    """Stage lines go through the live display while it owns the terminal."""
+    if lines is not None and hasattr(lines, "sink"):
+        lines.sink = display.line
+    try:
+        yield
+    finally:
+        if lines is not None and hasattr(lines, "sink"):
+            lines.sink = None
+
+
+def _shown(path: Path) -> str:
+    """A record path as the user typed --root: relative when that is shorter."""
+    import os
+
+    rel = os.path.relpath(path)
+    return rel if len(rel) < len(str(path)) else str(path)

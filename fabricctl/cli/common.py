@@ -5,9 +5,11 @@ Only click is imported here: this module loads for every command, `--help` inclu
 
 from __future__ import annotations
 
+import functools
 import math
 import os
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -18,6 +20,7 @@ if TYPE_CHECKING:
 
     from fabricctl.compile.build import Compiled
     from fabricctl.compile.intent import DeviceIntent
+    from fabricctl.deploy.stages import Stages
 
 
 class CliError(click.ClickException):
@@ -70,6 +73,61 @@ timeout_option = click.option(
     show_default=True,
     help=f"Per-command timeout (s), 1-{MAX_TIMEOUT}.",
 )
+
+
+#: ctx.meta keys where the group's own -v / --log-file (`fabricctl -v plan`) are kept.
+META_VERBOSE = "fabricctl.verbose"
+META_LOG_FILE = "fabricctl.log_file"
+VERBOSE_HELP = "Show the stage log on stderr (-vv: also the SSH/eAPI clients' debug records)."
+LOG_FILE_HELP = "Keep a full debug log in FILE (secrets redacted) [env FABRICCTL_LOG_FILE]."
+
+
+def log_options(command: Callable[..., Any]) -> Callable[..., Any]:
+    """`-v/--verbose` and `--log-file FILE` for a command; the log runs for the command's lifetime,
+    and the error that ends a command is its last record."""
+
+    @functools.wraps(command)
+    def run(*args: Any, verbose: int, log_file: Path | None, **kwargs: Any) -> Any:
+        from fabricctl.logs import get_logger, reset_logging, setup_logging
+
+        meta = click.get_current_context().meta
+        verbose = max(verbose, int(meta.get(META_VERBOSE, 0)))
+        log_file = log_file or meta.get(META_LOG_FILE)
+        if log_file is not None:
+            check_output_file(Path(log_file), kwargs.get("root"))
+        setup_logging(verbose, log_file)
+        log = get_logger("fabricctl.cli")
+        ctx = click.get_current_context()
+        log.info("%s %s", ctx.command_path, " ".join(f"{k}={v}" for k, v in sorted(kwargs.items())))
+        try:
+            return command(*args, **kwargs)
+        except SystemExit as exc:
+            log.info("exit %s", exc.code)
+            raise
+        except BaseException as exc:
+            render = getattr(exc, "render", None)
+            text = render() if callable(render) else str(getattr(exc, "message", "") or exc)
+            log.error("%s: %s", type(exc).__name__, text, exc_info=not isinstance(exc, click.ClickException))
+            raise
+        finally:
+            reset_logging()
+
+    run = click.option(
+        "--log-file",
+        type=click.Path(path_type=Path, dir_okay=False),
+        envvar="FABRICCTL_LOG_FILE",
+        metavar="FILE",
+        help=LOG_FILE_HELP,
+    )(run)
+    return click.option("-v", "--verbose", count=True, help=VERBOSE_HELP)(run)
+
+
+def stage_lines() -> Stages:
+    """Stages that print one line on stderr as each ends (a spinner meanwhile on a terminal)."""
+    from fabricctl.cli.output import StageLines
+    from fabricctl.deploy.stages import Stages
+
+    return Stages(StageLines())
 
 
 def one_line_flag(flag: str, value: str | None) -> None:

@@ -13,36 +13,61 @@ from fabricctl.cli.common import (
     check_output_file,
     compile_root,
     echo,
+    fabric_root,
     lab_option,
     limit_option,
+    log_options,
     one_line_flag,
     root_option,
     select_switches,
+    stage_lines,
     timeout_option,
 )
 
 if TYPE_CHECKING:
     from fabricctl.deploy.plan import Plan, Prepared
+    from fabricctl.deploy.stages import Stages
+
+compact_option = click.option(
+    "--compact", is_flag=True, help="Text plan without the diffs: tenants, proofs, switches, totals."
+)
 
 
 def compute_plan(
-    root: Path, lab: bool, limit: tuple[str, ...], timeout: float, changed_since: str | None = None
+    root: Path,
+    lab: bool,
+    limit: tuple[str, ...],
+    timeout: float,
+    changed_since: str | None = None,
+    stages: Stages | None = None,
 ) -> tuple[Plan, Prepared]:
     """The plan of the selected switches (real or lab) and the prepared inputs it rests on."""
-    from fabricctl.deploy.service import build_plan, nornir_fetcher
+    from fabricctl.deploy.service import build_plan, compile_stage, nornir_fetcher
 
-    compiled = compile_root(root)
-    names = list(select_switches(compiled, limit))
-    fetch = nornir_fetcher(root, lab, timeout)
-    return build_plan(compiled, root, names, list(limit), fetch, changed_since, lambda m: echo(m, err=True))
+    stages = stages or stage_lines()
+    compiled, names, configs = compile_stage(
+        fabric_root(root), stages, lambda c: list(select_switches(c, limit))
+    )
+    fetch = nornir_fetcher(root, lab, timeout, stages)
+    notify = lambda m: echo(m, err=True)  # noqa: E731
+    return build_plan(compiled, root, names, list(limit), fetch, changed_since, notify, stages, configs)
 
 
-def render_plan(plan: Plan, fmt: str, compiled: Any = None, artifact: str | None = None) -> str:
-    """The plan as text, markdown (PR comment), json (the plan file) or html (needs `compiled`)."""
+def render_plan(
+    plan: Plan,
+    fmt: str,
+    prepared: Prepared | None = None,
+    artifact: str | None = None,
+    *,
+    compact: bool = False,
+    color: bool = False,
+) -> str:
+    """The plan as text, markdown (PR comment), json (the plan file) or html (needs `prepared`)."""
     from fabricctl.report.markdown import plan_markdown
-    from fabricctl.report.text import plan_text
+    from fabricctl.report.text import plan_text, selected_nothing_text
     from fabricctl.secrets import redacted_json
 
+    compiled = prepared.compiled if prepared is not None else None
     if fmt == "json":
         return redacted_json(plan.to_dict())
     if fmt == "markdown":
@@ -51,14 +76,17 @@ def render_plan(plan: Plan, fmt: str, compiled: Any = None, artifact: str | None
         from fabricctl.report.html import plan_html
 
         return plan_html(plan, compiled)
-    return plan_text(plan)
+    if plan.changed_since and not plan.switches:
+        return selected_nothing_text(plan)
+    verify = prepared.verify if prepared is not None else None
+    return plan_text(plan, verify, compiled, compact=compact, color=color)
 
 
 #: `-o FILE`: what each file suffix receives (anything else gets the plan file, JSON).
 OUT_FORMATS = {".html": "html", ".htm": "html", ".md": "markdown", ".txt": "text"}
 
 
-def write_outputs(plan: Plan, paths: tuple[Path, ...], compiled: Any, artifact: str | None) -> None:
+def write_outputs(plan: Plan, paths: tuple[Path, ...], prepared: Any, artifact: str | None) -> None:
     """Write every `-o` file: the plan file (JSON) unless the suffix names a report format."""
     from fabricctl.deploy.plan import save_plan
 
@@ -68,7 +96,7 @@ def write_outputs(plan: Plan, paths: tuple[Path, ...], compiled: Any, artifact: 
             save_plan(plan, path)
             continue
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(render_plan(plan, fmt, compiled, artifact), encoding="utf-8")
+        path.write_text(render_plan(plan, fmt, prepared, artifact), encoding="utf-8")
 
 
 @click.command("plan")
@@ -102,7 +130,9 @@ def write_outputs(plan: Plan, paths: tuple[Path, ...], compiled: Any, artifact: 
     help="Where the full plan is kept (CI run URL); the Markdown report links to it.",
 )
 @click.option("--detailed-exitcode", is_flag=True, help="Exit 2 when there are changes, 0 when none.")
+@compact_option
 @timeout_option
+@log_options
 def plan_cmd(
     root: Path,
     lab: bool,
@@ -112,23 +142,25 @@ def plan_cmd(
     changed_since: str | None,
     artifact_url: str | None,
     detailed_exitcode: bool,
+    compact: bool,
     timeout: float,
 ) -> None:
     """Diff every switch's running config against the intent (read-only); optionally save the plan."""
+    from fabricctl.cli.output import color_enabled
+
     one_line_flag("--changed-since", changed_since)
     one_line_flag("--artifact-url", artifact_url)
     for path in out_paths:  # before any switch is read: a plan nobody can save is wasted reads
         check_output_file(path, root)
     plan, prepared = compute_plan(root, lab, limit, timeout, changed_since)
-    echo(render_plan(plan, fmt, prepared.compiled, artifact_url))
+    color = fmt == "text" and color_enabled(sys.stdout)
+    echo(render_plan(plan, fmt, prepared, artifact_url, compact=compact, color=color))
     if out_paths:
-        write_outputs(plan, out_paths, prepared.compiled, artifact_url)
+        write_outputs(plan, out_paths, prepared, artifact_url)
         if fmt not in ("json", "html", "markdown"):
             echo(f"plan saved to {', '.join(map(str, out_paths))}\n", err=True)
     if plan.unreachable:
-        raise CliError(
-            f"plan incomplete: {len(plan.unreachable)} switch(es) unreachable: {', '.join(plan.unreachable)}"
-        )
+        raise CliError(unreachable_error("plan incomplete", plan))
     if detailed_exitcode and plan.changed:
         sys.exit(2)  # click in non-standalone mode drops Exit codes; main() lets SystemExit through
 
@@ -139,28 +171,49 @@ def plan_cmd(
 @limit_option
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
 @timeout_option
+@log_options
 def drift_cmd(root: Path, lab: bool, limit: tuple[str, ...], as_json: bool, timeout: float) -> None:
     """Read-only: exit 2 when a switch's owned config differs from the intent (0 none, 1 error)."""
+    from fabricctl.cli.output import color_enabled
+    from fabricctl.report.text import Paint, failure_lines
     from fabricctl.secrets import redacted_json
 
     plan, _ = compute_plan(root, lab, limit, timeout)
+    unread = plan.unreachable
     if as_json:
         data = {
             "drift": bool(plan.changed),
+            "complete": not unread,  # false: some switches could not be read, drift there is unknown
             "switches": {n: plan.switches[n].diff for n in plan.changed},
-            "unreachable": {n: plan.switches[n].error for n in plan.unreachable},
+            "unreachable": {n: plan.switches[n].error for n in unread},
+            "causes": {n: plan.switches[n].cause for n in unread},
         }
         echo(redacted_json(data))
     else:
+        paint = Paint(color_enabled(sys.stdout))
         for name in plan.changed:
-            echo(plan.switches[name].diff)
-        for name in plan.unreachable:
-            echo(f"! {name}: unreachable ({plan.switches[name].error})\n")
-        echo(f"drift: {', '.join(plan.changed)}\n" if plan.changed else "no drift\n")
-    if plan.unreachable:
-        raise CliError(f"{len(plan.unreachable)} switch(es) could not be read: {', '.join(plan.unreachable)}")
+            echo(paint.diff(plan.switches[name].diff))
+        for name in unread:
+            sp = plan.switches[name]
+            echo("\n".join(failure_lines(name, "cannot read", sp.error or "", sp.hint, paint)) + "\n")
+        read = len(plan.switches) - len(unread)
+        if plan.changed:
+            verdict = f"drift: {', '.join(plan.changed)}"
+        elif unread:
+            verdict = f"drift unknown: {len(unread)} of {len(plan.switches)} switch(es) could not be read; none of the {read} read has drifted"
+        else:
+            verdict = "no drift"
+        echo(verdict + (f" (unknown on {', '.join(unread)})" if plan.changed and unread else "") + "\n")
+    if unread:
+        raise CliError(unreachable_error("drift incomplete", plan, "could not be read"))
     if plan.changed:
         sys.exit(2)  # click in non-standalone mode drops Exit codes; main() lets SystemExit through
+
+
+def unreachable_error(what: str, plan: Plan, verb: str = "unreachable") -> str:
+    """'plan incomplete: 2 switch(es) unreachable: leaf2 (auth), leaf3 (refused)'."""
+    names = [f"{n} ({plan.switches[n].cause})" if plan.switches[n].cause else n for n in plan.unreachable]
+    return f"{what}: {len(names)} switch(es) {verb}: {', '.join(names)}"
 
 
 @click.command("force-unlock")

@@ -107,38 +107,115 @@ def show_tenants(root: Path) -> None:
 
 @show.command("allocations")
 @root_option
-def show_allocations(root: Path) -> None:
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["table", "json", "csv"]),
+    default="table",
+    show_default=True,
+    help="table for people; json or csv (every field, VRF and ACL names included) for tools.",
+)
+def show_allocations(root: Path, fmt: str) -> None:
     """Every number derived per tenant: VNIs, VLAN, route target, ACL, addresses."""
-    from rich.table import Table
+    from fabricctl.report.holdings import ALLOCATION_COLUMNS, allocation_rows, to_csv, to_json
 
     compiled = compile_root(root)
-    table = Table(title="Allocations (all follow from the tenant id)")
-    for col in (
-        "id",
-        "tenant",
-        "VRF",
-        "L3VNI",
-        "route target",
-        "L2VNI",
-        "VLAN",
-        "gateway",
-        "ACL",
-        "GPU port /31s",
-    ):
-        table.add_column(col)
-    for a in compiled.allocation.tenants:
-        ips = [p for p in a.ports if p.leaf_ip]
-        addresses = f"{ips[0].leaf_ip}/31 .. {ips[-1].leaf_ip}/31" if ips else "-"
-        table.add_row(
-            str(a.tenant.id),
-            a.name,
-            a.vrf,
-            str(a.l3vni),
-            a.route_target,
-            str(a.l2vni or "-"),
-            str(a.vlan or "-"),
-            a.gateway or "-",
-            a.acl_name,
-            addresses,
+    rows = allocation_rows(compiled)
+    if fmt == "json":
+        click.echo(to_json(rows), nl=False)
+        return
+    if fmt == "csv":
+        click.echo(to_csv(rows, ALLOCATION_COLUMNS), nl=False)
+        return
+    from rich.table import Table
+
+    # VRF and ACL names follow from the tenant name: said once in the title, not in two columns
+    table = Table(
+        title="Allocations (all follow from the tenant id; VRF tnt-<tenant>, ACL tnt-<tenant>-in)",
+        box=None,
+        pad_edge=False,
+        padding=(0, 1, 0, 0),
+    )
+    for col in ("id", "tenant", "L3VNI", "route target", "L2VNI", "VLAN", "gateway", "GPU port /31s"):
+        table.add_column(
+            col, no_wrap=True, justify="right" if col in ("id", "L3VNI", "L2VNI", "VLAN") else "left"
         )
+    for r in rows:
+        first, last = r["first_port_ip"], r["last_port_ip"]
+        table.add_row(
+            str(r["id"]), r["tenant"], str(r["l3vni"]), r["route_target"], str(r["l2vni"] or "-"),
+            str(r["vlan"] or "-"), r["gateway"] or "-", f"{first} .. {last}" if first else "-",
+        )  # fmt: skip
+    console().print(table)
+
+
+format_option = click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["table", "json", "csv"]),
+    default="table",
+    show_default=True,
+    help="table for people; json or csv for the server team, an IPAM, a spreadsheet.",
+)
+
+
+@show.command("gpus")
+@root_option
+@click.option("--tenant", "tenants", multiple=True, metavar="NAME", help="Only this tenant (repeatable).")
+@format_option
+def show_gpus(root: Path, tenants: tuple[str, ...], fmt: str) -> None:
+    """One row per held GPU port: tenant, server, NIC, leaf, port, switch IP, host IP, VLAN/VNI."""
+    from fabricctl.cli.common import CliError
+    from fabricctl.report.holdings import GPU_COLUMNS, gpu_rows, to_csv, to_json
+
+    compiled = compile_root(root)
+    known = {a.name for a in compiled.allocation.tenants}
+    unknown = sorted(set(tenants) - known)
+    if unknown:
+        raise CliError(f"--tenant {', '.join(unknown)}: no such tenant (allowed: {', '.join(sorted(known))})")
+    rows = [r for r in gpu_rows(compiled) if not tenants or r["tenant"] in tenants]
+    if fmt == "json":
+        click.echo(to_json(rows), nl=False)
+        return
+    if fmt == "csv":
+        click.echo(to_csv(rows, GPU_COLUMNS), nl=False)
+        return
+    from rich.table import Table
+
+    table = Table(title=f"GPU ports held ({len(rows)})", box=None, pad_edge=False, padding=(0, 1, 0, 0))
+    for col in ("tenant", "server", "nic", "leaf", "port", "switch IP", "host IP", "VLAN", "VNI"):
+        table.add_column(col, no_wrap=True, justify="right" if col in ("nic", "VLAN", "VNI") else "left")
+    for r in rows:
+        table.add_row(
+            r["tenant"], r["server"], str(r["nic"]), r["leaf"], r["port"], r["switch_ip"] or "-",
+            r["host_ip"] or "-", str(r["vlan"] or "-"), str(r["vni"]),
+        )  # fmt: skip
+    console().print(table)
+
+
+@show.command("free")
+@root_option
+@format_option
+def show_free(root: Path, fmt: str) -> None:
+    """Free GPU ports per leaf and rail, and the servers they belong to."""
+    from fabricctl.report.holdings import FREE_COLUMNS, free_cell, free_rows, to_csv, to_json
+
+    compiled = compile_root(root)
+    rows = free_rows(compiled)
+    if fmt == "json":
+        click.echo(to_json(rows), nl=False)
+        return
+    if fmt == "csv":
+        click.echo(to_csv(rows, FREE_COLUMNS), nl=False)
+        return
+    from rich.table import Table
+
+    free, total = sum(r["free"] for r in rows), sum(r["total"] for r in rows)
+    table = Table(title=f"Free GPU ports: {free} of {total}", box=None, pad_edge=False)
+    for col in ("leaf", "rail", "free", "of", "free servers"):
+        table.add_column(
+            col, no_wrap=col != "free servers", justify="right" if col in ("free", "of") else "left"
+        )
+    for r in rows:
+        table.add_row(r["leaf"], r["rail"], str(r["free"]), str(r["total"]), free_cell(r["free_servers"]))
     console().print(table)

@@ -201,6 +201,11 @@ def _port_role(fabric: Fabric, port: int | str) -> str:
     return ""
 
 
+def _at(td: TenantDoc, *path: str) -> str:
+    """'tenants/render-farm.yaml:8': where the other tenant of a conflict says it."""
+    return f"{td.file}:{td.line(*path)}"
+
+
 def _server_range(topo: Topology) -> str:
     return f"{topo.servers[0]}..{topo.servers[-1]}"
 
@@ -227,7 +232,7 @@ def allocate(fabric: Fabric, topo: Topology, docs: list[TenantDoc], log: Problem
                 td.file,
                 td.line("id"),
                 "id",
-                f"id {t.id} is already used by tenant {seen_id[t.id].tenant.name} ({seen_id[t.id].file})",
+                f"id {t.id} is already used by tenant {seen_id[t.id].tenant.name} ({_at(seen_id[t.id], 'id')})",
                 "a unique id per tenant",
             )
         seen_id.setdefault(t.id, td)
@@ -236,7 +241,7 @@ def allocate(fabric: Fabric, topo: Topology, docs: list[TenantDoc], log: Problem
                 td.file,
                 td.line("name"),
                 "name",
-                f"name {t.name!r} is already used by {seen_name[t.name].file}",
+                f"name {t.name!r} is already used by {_at(seen_name[t.name], 'name')}",
                 "a unique name per tenant",
             )
         seen_name.setdefault(t.name, td)
@@ -278,13 +283,15 @@ def allocate(fabric: Fabric, topo: Topology, docs: list[TenantDoc], log: Problem
             key = (kind, value)
             explicit = path.split(".")[-1] in overridden
             if key in numbers and numbers[key][0] is not td and (explicit or not id_taken):
-                other, _ = numbers[key]
+                other, other_path = numbers[key]
+                if other_path.split(".")[-1] not in other.tenant.overlay.model_dump(exclude_none=True):
+                    other_path = "id"  # derived from the other tenant's id
                 where = path if explicit else "id"
                 log.add(
                     td.file,
                     td.line(*where.split(".")),
                     where,
-                    f"{kind} {value} is already used by tenant {other.tenant.name} ({other.file})",
+                    f"{kind} {value} is already used by tenant {other.tenant.name} ({_at(other, *other_path.split('.'))})",
                     "a value no other tenant uses, anywhere in the fabric",
                 )
             numbers.setdefault(key, (td, path))
@@ -307,7 +314,7 @@ def allocate(fabric: Fabric, topo: Topology, docs: list[TenantDoc], log: Problem
                         td.file,
                         td.line("gpus"),
                         "gpus",
-                        f"{gp.server} nic{gp.nic} ({gp.leaf} {gp.name}) is already held by tenant {first.tenant.name} ({first.file})",
+                        f"{gp.server} nic{gp.nic} ({gp.leaf} {gp.name}) is already held by tenant {first.tenant.name} ({_at(first, 'gpus')})",
                         "GPUs no other tenant holds",
                     )
                 continue

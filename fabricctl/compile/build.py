@@ -39,10 +39,29 @@ def load_and_check(root: Path) -> tuple[Fabric, list[TenantDoc], Topology, Alloc
     topo = build_topology(fabric, log)
     log.check()
     assert topo is not None
-    alloc = allocate(fabric, topo, docs, log)
+    scratch = ProblemLog(root)
+    alloc = allocate(fabric, topo, docs, scratch)
+    if scratch.problems:  # the error path only: git is asked nothing when all is well
+        order = blame_order(root, docs)
+        if order != docs:
+            scratch = ProblemLog(root)
+            alloc = allocate(fabric, topo, order, scratch)
+    log.problems += scratch.problems
     check_capabilities(fabric, alloc, docs, log)
     log.check()
     return fabric, docs, topo, alloc
+
+
+def blame_order(root: Path, docs: list[TenantDoc]) -> list[TenantDoc]:
+    """The tenants in the order whose later member is blamed for a conflict (a GPU, id, name or
+    VNI two tenants claim): files new or modified relative to git HEAD last, each group by id.
+    Without git, or with nothing changed, that is id order: the higher id is blamed."""
+    from fabricctl.gitinfo import changed_files
+
+    changed = changed_files(root, "tenants")
+    if not changed:
+        return docs
+    return sorted(docs, key=lambda d: (d.file in changed, d.tenant.id))
 
 
 def compile_fabric(root: Path, only: set[str] | None = None) -> Compiled:

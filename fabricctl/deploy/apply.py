@@ -21,11 +21,15 @@ from nornir.core.task import Result, Task
 from nornir.plugins.runners import ThreadedRunner
 
 from fabricctl.config.diff import diff_device
+from fabricctl.deploy.failures import classify
 from fabricctl.deploy.nornir_inv import target_of
 from fabricctl.deploy.plan import Plan, Prepared
+from fabricctl.logs import get_logger
 from fabricctl.platforms import get_platform
-from fabricctl.platforms.push import PushRequest, PushResult
+from fabricctl.platforms.push import PushRequest, PushResult, Target
 from fabricctl.secrets import describe_error, redact
+
+log = get_logger(__name__)
 
 
 @dataclass
@@ -49,6 +53,12 @@ class SwitchOutcome:
     seconds: float = 0.0
     added: int = 0
     removed: int = 0
+    cause: str | None = (
+        None  # failed: dns / refused / timeout / auth / host-key / rejected / commit / verify ...
+    )
+    hint: str | None = None  # failed: what to check, one line
+    timings: dict[str, float] = field(default_factory=dict)  # stage -> seconds (read, push, rollback)
+    output: str = ""  # failed: the push protocol's full text when `message` is its first line
 
 
 @dataclass
@@ -61,6 +71,10 @@ class RunReport:
     finished: str = ""
     stopped_reason: str = ""
     options: dict[str, Any] = field(default_factory=dict)
+    #: Who ran it where: user, host, pid, fabricctl version, command line, git (commit, dirty, branch).
+    context: dict[str, Any] = field(default_factory=dict)
+    stages: dict[str, float] = field(default_factory=dict)  # compile, render, verify, fetch, diff, push ...
+    verify: str = ""  # the proofs that held before anything was pushed
 
     def counts(self) -> dict[str, int]:
         out: dict[str, int] = {}
@@ -72,6 +86,10 @@ class RunReport:
     def failed(self) -> list[str]:
         return [n for n, s in self.switches.items() if s.status == "failed"]
 
+    @property
+    def interrupted(self) -> bool:
+        return self.stopped_reason.startswith("interrupted")
+
     def to_dict(self) -> dict[str, Any]:
         return {
             "run_id": self.run_id,
@@ -79,9 +97,12 @@ class RunReport:
             "plan_hash": self.plan_hash,
             "started": self.started,
             "finished": self.finished,
+            **self.context,
             "options": self.options,
             "counts": self.counts(),
             "stopped_reason": self.stopped_reason,
+            "verify": self.verify,
+            "stages": self.stages,
             "switches": {n: asdict(s) for n, s in self.switches.items()},
         }
 
@@ -95,6 +116,8 @@ def new_run_id() -> str:
 
 
 Progress = Callable[[SwitchOutcome], None]
+#: (switch, what) when a switch's turn starts: "push", "settle" (an interrupted push), "rollback".
+Started = Callable[[str, str], None]
 
 
 class _Runner:
@@ -108,7 +131,11 @@ class _Runner:
         report: RunReport,
         progress: Progress | None,
         stop: threading.Event,
+        started: Started | None = None,
+        lab: bool = False,
     ) -> None:
+        self.started = started
+        self.lab = lab
         self.plan = plan
         self.prepared = prepared
         self.opts = opts
@@ -141,6 +168,8 @@ class _Runner:
             self.record(SwitchOutcome(name, "skipped", message="not started: the run was interrupted"))
             return Result(host=task.host)
         target = target_of(task.host, self.opts.timeout)
+        what = "settle" if sp.status == "pending" else "push"
+        self.announce(name, what)
         gate = None
         if self.opts.health_gate and sp.status != "pending":
             from fabricctl.deploy.health import health_gate
@@ -165,18 +194,45 @@ class _Runner:
         if res.before is not None and res.status == "changed":
             with self.lock:
                 self.before[name] = res.before
-        self.record(
-            SwitchOutcome(
-                name,
-                res.status,
-                res.stage,
-                redact(res.message),
-                round(res.seconds, 3),
-                sp.added if res.status == "changed" else 0,
-                sp.removed if res.status == "changed" else 0,
-            )
+        outcome = SwitchOutcome(
+            name,
+            res.status,
+            res.stage,
+            redact(res.message),
+            round(res.seconds, 3),
+            sp.added if res.status == "changed" else 0,
+            sp.removed if res.status == "changed" else 0,
         )
+        read = self.prepared.fetch_seconds.get(name)
+        outcome.timings = ({"read": read} if read is not None else {}) | {what: round(res.seconds, 3)}
+        if res.status == "failed":
+            self.explain(outcome, res, target)
+        log.info("%s: %s %s in %.2f s%s", name, what, res.status, res.seconds,
+                 f" at {res.stage}: {outcome.message}" if res.status == "failed" else "")  # fmt: skip
+        self.record(outcome)
         return Result(host=task.host)
+
+    def announce(self, name: str, what: str) -> None:
+        log.info("%s: %s started", name, what)
+        if self.started is not None:
+            self.started(name, what)
+
+    def explain(self, outcome: SwitchOutcome, res: PushResult, target: Target) -> None:
+        """A failed push's cause, precise detail and hint (deploy/failures.py)."""
+        failure = classify(
+            res.stage,
+            res.message,
+            res.error,
+            endpoint=target.hostname,
+            user=target.username,
+            timeout=self.opts.timeout,
+            lab=self.lab,
+        )
+        full = redact(res.message.strip())
+        outcome.cause, outcome.hint, outcome.message = failure.cause, failure.hint, failure.detail
+        outcome.output = full if full != failure.detail else ""
+        if res.error is not None:
+            log.debug("%s: %s", outcome.name, failure.line(), exc_info=res.error)
 
     def revert_task(self, task: Task) -> Result:
         name = task.host.name
@@ -185,6 +241,7 @@ class _Runner:
         platform = get_platform(sp.platform)
         pusher, dialect = platform.pusher(), platform.dialect
         before = self.before[name]
+        self.announce(name, "rollback")
         try:
             current = pusher.fetch(target)
             back = diff_device(name, current, before, dialect)
@@ -197,6 +254,7 @@ class _Runner:
         except Exception as exc:
             res = PushResult("failed", "connect", describe_error(exc))
         old = self.report.switches[name]
+        timings = {**old.timings, "rollback": round(res.seconds, 3)}
         if res.status in ("changed", "unchanged"):
             self.record(
                 SwitchOutcome(
@@ -205,10 +263,14 @@ class _Runner:
                     None,
                     "reverted to the config before this run",
                     round(old.seconds + res.seconds, 3),
+                    timings=timings,
                 )
             )
         else:
-            old.message = redact(f"rollback failed at {res.stage}: {res.message}")
+            failure = classify(res.stage, res.message, res.error, endpoint=target.hostname,
+                               user=target.username, timeout=self.opts.timeout, lab=self.lab)  # fmt: skip
+            old.message = redact(f"rollback failed: {failure.line()}")
+            old.cause, old.hint, old.timings = failure.cause, failure.hint, timings
             if self.progress is not None:
                 self.progress(old)
         return Result(host=task.host)
@@ -235,6 +297,8 @@ def apply_plan(
     progress: Progress | None = None,
     stop: threading.Event | None = None,
     report: RunReport | None = None,
+    started: Started | None = None,
+    lab: bool = False,
 ) -> RunReport:
     """Push every changed switch of `plan` under the failure policy; the report says what happened.
 
@@ -243,12 +307,21 @@ def apply_plan(
     """
     report = report if report is not None else new_report(plan, opts)
     stop = stop if stop is not None else threading.Event()
-    run = _Runner(plan, prepared, opts, report, progress, stop)
+    run = _Runner(plan, prepared, opts, report, progress, stop, started, lab)
     for name, sp in plan.switches.items():
         if sp.status == "unchanged":
             run.record(SwitchOutcome(name, "unchanged"))
         elif sp.status == "unreachable":
-            run.record(SwitchOutcome(name, "failed", "connect", f"unreachable at plan time: {sp.error}"))
+            run.record(
+                SwitchOutcome(
+                    name,
+                    "failed",
+                    "auth" if sp.cause == "auth" else "connect",
+                    f"unreachable at plan time: {sp.error}",
+                    cause=sp.cause or "error",
+                    hint=sp.hint,
+                )
+            )
     runner = ThreadedRunner(num_workers=max(1, opts.parallelism))
     waves = _waves(plan.changed, opts)
     for i, wave in enumerate(waves):
@@ -287,13 +360,12 @@ def apply_plan(
     return report
 
 
-def write_report(root: Path, report: RunReport) -> Path:
-    """`<root>/.fabricctl/runs/<run id>.json` (redacted)."""
-    from fabricctl.secrets import redacted_json
+def write_report(root: Path, report: RunReport, copy: Path | None = None) -> Path:
+    """`<root>/.fabricctl/runs/<run id>.json` (redacted), and the same record at `copy` if given."""
+    from fabricctl.deploy.record import record_path, write_record
 
-    path = Path(root) / ".fabricctl" / "runs" / f"{report.run_id}.json"
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(redacted_json(report.to_dict()), encoding="utf-8")
-    tmp.replace(path)
+    data = report.to_dict()
+    path = write_record(record_path(root, report.run_id), data)
+    if copy is not None:
+        write_record(copy, data)
     return path

@@ -8,16 +8,19 @@ cannot be read is data (its error), not an exception.
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
 
-from netmiko.exceptions import NetmikoAuthenticationException
 from nornir.core import Nornir
 from nornir.core.task import Result, Task
 from nornir_netmiko.tasks import netmiko_send_command
 
+from fabricctl.deploy.failures import classify, names_of
 from fabricctl.deploy.nornir_inv import fabric_platform
+from fabricctl.logs import get_logger
 from fabricctl.platforms import get_platform
-from fabricctl.secrets import describe_error
+
+log = get_logger(__name__)
 
 
 @dataclass
@@ -28,11 +31,16 @@ class Fetched:
     stage: str | None = None  # connect / auth when the switch could not be read
     pending: str | None = None  # what an interrupted push left armed on the switch (Platform.pending)
     saved: str | None = None  # the next-startup config
+    cause: str | None = None  # deploy/failures.py: dns, refused, timeout, auth, host-key, ...
+    hint: str | None = None
+    seconds: float = 0.0  # connect + read, this switch alone
 
 
-def _fetch_task(task: Task, read_timeout: float) -> Result:
+def _fetch_task(task: Task, read_timeout: float, seconds: dict[str, float]) -> Result:
     platform = get_platform(fabric_platform(task.host))
     fetch = platform.fetch
+    started = time.monotonic()
+    log.info("%s: connecting to %s:%s (read-only)", task.host.name, task.host.hostname, task.host.port)
 
     def show(command: str) -> str:
         return str(
@@ -49,27 +57,55 @@ def _fetch_task(task: Task, read_timeout: float) -> Result:
         extra = show(fetch.pending_command) if fetch.pending_command else None
     finally:
         task.host.close_connections()
+        seconds[task.host.name] = time.monotonic() - started
+    log.info(
+        "%s: read running + saved config (%d + %d lines) in %.2f s",
+        task.host.name,
+        running.count("\n"),
+        saved.count("\n"),
+        seconds[task.host.name],
+    )
     return Result(host=task.host, result=(running, saved, platform.pending(running, saved, extra)))
 
 
-def fetch_running(nr: Nornir, read_timeout: float = 30.0) -> dict[str, Fetched]:
+def fetch_running(nr: Nornir, read_timeout: float = 30.0, lab: bool = False) -> dict[str, Fetched]:
     """name -> Fetched for every host of `nr` (in inventory order)."""
     if not nr.inventory.hosts:
         return {}
     nr.data.reset_failed_hosts()
-    results = nr.run(task=_fetch_task, read_timeout=read_timeout, on_failed=True)
+    seconds: dict[str, float] = {}
+    results = nr.run(task=_fetch_task, read_timeout=read_timeout, seconds=seconds, on_failed=True)
     out: dict[str, Fetched] = {}
-    for name in nr.inventory.hosts:
+    for name, host in nr.inventory.hosts.items():
         multi = results[name]
+        took = round(seconds.get(name, 0.0), 3)
         if not multi.failed:
             running, saved, pending = multi[0].result
-            out[name] = Fetched(name, running, pending=pending, saved=saved)
+            out[name] = Fetched(name, running, pending=pending, saved=saved, seconds=took)
             continue
-        exc = next((r.exception for r in multi if r.exception is not None), None)
-        if exc is None:
-            out[name] = Fetched(name, None, "fetch failed", "connect")
-            continue
-        stage = "auth" if isinstance(exc, NetmikoAuthenticationException) else "connect"
-        out[name] = Fetched(name, None, describe_error(exc), stage)
+        exc = client_error([r.exception for r in multi if r.exception is not None])
+        failure = classify(
+            "connect",
+            "fetch failed" if exc is None else "",
+            exc,
+            endpoint=f"{host.hostname}:{host.port or 22}",
+            user=str(host.username or ""),
+            timeout=read_timeout,
+            lab=lab,
+        )
+        stage = "auth" if failure.cause == "auth" else "connect"
+        log.warning("%s: cannot read: %s", name, failure.line(), exc_info=exc)
+        out[name] = Fetched(
+            name, None, failure.detail, stage, cause=failure.cause, hint=failure.hint, seconds=took
+        )
     nr.data.reset_failed_hosts()
     return out
+
+
+def client_error(errors: list[BaseException]) -> BaseException | None:
+    """The client's own exception among a host's results: Nornir wraps it as NornirSubTaskError
+    in the parent task, which says only which subtask failed."""
+    for exc in errors:
+        if "nornir.core.exceptions.NornirSubTaskError" not in names_of(exc):
+            return exc
+    return errors[0] if errors else None

@@ -23,6 +23,8 @@ from fabricctl.platforms.push import normalize_running, running_hash
 if TYPE_CHECKING:
     from fabricctl.compile.build import Compiled
     from fabricctl.deploy.fetch import Fetched
+    from fabricctl.deploy.stages import Stages
+    from fabricctl.verify.report import VerifyReport
 
 FORMAT_VERSION = 1
 INPUT_DIRS = ("inventory", "tenants", "templates")
@@ -42,6 +44,8 @@ class Prepared:
     configs: dict[str, str]
     inputs_hash: str
     platforms: dict[str, str]
+    verify: VerifyReport | None = None  # the proofs that held (plan shows them; apply records them)
+    fetch_seconds: dict[str, float] = field(default_factory=dict)  # per switch, when this run read it
 
 
 def inputs_hash(root: Path, configs: dict[str, str]) -> str:
@@ -60,7 +64,7 @@ def inputs_hash(root: Path, configs: dict[str, str]) -> str:
     return h.hexdigest()
 
 
-def verify_or_refuse(compiled: Compiled, configs: dict[str, str]) -> None:
+def verify_or_refuse(compiled: Compiled, configs: dict[str, str]) -> VerifyReport:
     """Prove isolation and lossless consistency first: a violating intent is never planned or pushed."""
     from fabricctl.verify.api import verify_fabric
 
@@ -73,17 +77,46 @@ def verify_or_refuse(compiled: Compiled, configs: dict[str, str]) -> None:
             f"verify found {len(report.violations)} violation(s); refusing to plan or push:\n"
             + "\n".join(lines + tail)
         )
+    return report
 
 
-def prepare(root: Path, compiled: Compiled, names: list[str]) -> Prepared:
-    """Render every switch (verify and the inputs hash need the whole fabric), verify, hash."""
+def render_all(root: Path, compiled: Compiled) -> dict[str, str]:
+    """Every switch's config text (verify and the inputs hash need the whole fabric)."""
     from fabricctl.render import Renderer
 
     renderer = Renderer(root)
-    configs = {n: renderer.render(i) for n, i in compiled.intents.items()}
-    verify_or_refuse(compiled, configs)
+    return {n: renderer.render(i) for n, i in compiled.intents.items()}
+
+
+def prepare(
+    root: Path,
+    compiled: Compiled,
+    names: list[str],
+    stages: Stages | None = None,
+    configs: dict[str, str] | None = None,
+) -> Prepared:
+    """Render every switch (unless `configs` are given), verify, hash."""
+    from fabricctl.deploy.stages import quiet
+
+    stages = stages or quiet()
+    if configs is None:
+        with stages.stage("render") as step:
+            configs = render_all(root, compiled)
+            step.detail = f"{len(configs)} switch configs"
+    with stages.stage("verify") as step:
+        report = verify_or_refuse(compiled, configs)
+        step.detail = proofs_line(report)
     platforms = {sw.name: sw.platform for sw in compiled.fabric.switches}
-    return Prepared(Path(root), compiled, names, configs, inputs_hash(root, configs), platforms)
+    return Prepared(Path(root), compiled, names, configs, inputs_hash(root, configs), platforms, report)
+
+
+def proofs_line(report: VerifyReport) -> str:
+    """'isolation, lossless and capacity hold (11 tenants, 48 switches)'."""
+    return (
+        f"isolation, lossless and capacity hold ({report.tenants} tenants, {report.switches} switches"
+        + (f", {len(report.exceptions)} declared exceptions" if report.exceptions else "")
+        + ")"
+    )
 
 
 @dataclass
@@ -100,6 +133,8 @@ class SwitchPlan:
     error: str | None = None
     role: str = ""  # spine / leaf (for "added on 8 leaves" in reports)
     pending: str | None = None  # what an interrupted push left armed; apply confirms or restores it
+    cause: str | None = None  # why it is unreachable (deploy/failures.py: dns, refused, auth, ...)
+    hint: str | None = None  # what to check, one line
 
 
 @dataclass
@@ -176,7 +211,10 @@ def make_plan(prepared: Prepared, fetched: dict[str, Fetched], limit: list[str] 
         got = fetched.get(name)
         if got is None or got.text is None:
             error = got.error if got is not None else "not in the inventory"
-            switches[name] = SwitchPlan(name, platform, "unreachable", error=error, role=role)
+            cause, hint = (got.cause, got.hint) if got is not None else (None, None)
+            switches[name] = SwitchPlan(
+                name, platform, "unreachable", error=error, role=role, cause=cause, hint=hint
+            )
             continue
         dialect = get_platform(platform).dialect
         running = normalize_running(got.text)

@@ -9,14 +9,16 @@ import contextlib
 import signal
 import threading
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from fabricctl.deploy.plan import Plan, PlanError, Prepared, load_plan, make_plan, prepare, stale_reasons
+from fabricctl.deploy.stages import Stages, quiet
 
 if TYPE_CHECKING:
     from fabricctl.compile.build import Compiled
-    from fabricctl.deploy.apply import ApplyOptions, Progress, RunReport
+    from fabricctl.deploy.apply import ApplyOptions, Progress, RunReport, Started
     from fabricctl.deploy.changed import RefFabric
     from fabricctl.deploy.fetch import Fetched
     from fabricctl.deploy.lock import LockInfo
@@ -30,6 +32,29 @@ def _quiet(message: str) -> None:
     """The default `notify`: nobody is listening."""
 
 
+def compile_stage(
+    root: Path, stages: Stages | None = None, select: Callable[[Compiled], list[str]] | None = None
+) -> tuple[Compiled, list[str], dict[str, str]]:
+    """The `compile` stage: load and validate the fabric at `root`, pick the switches (`select`
+    checks --limit against them), render every config. Everything here is offline, so a
+    mistake found here stops the command before any stage line is printed."""
+    from fabricctl.compile.build import compile_fabric
+    from fabricctl.deploy.plan import render_all
+
+    with (stages or quiet()).stage("compile") as step:
+        compiled = compile_fabric(root)
+        names = select(compiled) if select is not None else list(compiled.intents)
+        configs = render_all(root, compiled)
+        gpus = sum(len(a.ports) for a in compiled.allocation.tenants)
+        lines = sum(c.count("\n") for c in configs.values())
+        picked = f" ({len(names)} selected)" if len(names) != len(compiled.intents) else ""
+        step.detail = (
+            f"{len(compiled.intents)} switches{picked}, {len(compiled.allocation.tenants)} tenants, "
+            f"{gpus:,} GPUs; {lines:,} config lines"
+        )
+    return compiled, names, configs
+
+
 def build_plan(
     compiled: Compiled,
     root: Path,
@@ -38,32 +63,55 @@ def build_plan(
     fetch: Fetcher,
     changed_since: str | None = None,
     notify: Notify = _quiet,
+    stages: Stages | None = None,
+    configs: dict[str, str] | None = None,
 ) -> tuple[Plan, Prepared]:
     """Verify the whole fabric, pick the switches, read them with `fetch`, diff and annotate.
 
     With `changed_since`, only switches whose intent differs from the fabric at that git REF
     are read and diffed. Tests pass a fetcher of saved configs; the CLI passes Nornir's.
+    `stages` hears each step (render, verify, select, lab up, fetch, diff) as it starts and ends.
     """
     from fabricctl.deploy.impact import annotate
 
-    prepared = prepare(root, compiled, names)
-    ref = select_since(root, prepared, changed_since, notify) if changed_since else None
+    stages = stages or quiet()
+    prepared = prepare(root, compiled, names, stages, configs)
+    ref = None
+    if changed_since:
+        with stages.stage("select") as step:
+            ref = select_since(root, prepared, changed_since, notify)
+            step.detail = f"{len(prepared.names)} switch(es) changed since {changed_since}"
     # Nothing selected: no login, no lab, no connection at all.
     fetched = fetch(list(prepared.names)) if prepared.names else {}
-    plan = make_plan(prepared, fetched, limit)
-    annotate(plan, prepared.compiled, ref)
+    prepared.fetch_seconds = {n: f.seconds for n, f in fetched.items() if f.seconds}
+    with stages.stage("diff") as step:
+        plan = make_plan(prepared, fetched, limit)
+        annotate(plan, prepared.compiled, ref)
+        s = plan.summary()
+        step.detail = (
+            f"{s['changed']} to change, {s['unchanged']} unchanged"
+            + (f", {s['unreachable']} unreachable" if s["unreachable"] else "")
+            + f" (+{s['added']:,} -{s['removed']:,} lines)"
+        )
     return plan, prepared
 
 
-def nornir_fetcher(root: Path, lab: bool, timeout: float) -> Fetcher:
+def nornir_fetcher(root: Path, lab: bool, timeout: float, stages: Stages | None = None) -> Fetcher:
     """Read running configs over Nornir, from the lab or from real switches."""
 
     def fetch(names: list[str]) -> dict[str, Fetched]:
         from fabricctl.deploy.context import open_fabric
         from fabricctl.deploy.fetch import fetch_running
 
-        with open_fabric(root, lab, set(names)) as nr:
-            return fetch_running(nr, timeout)
+        st = stages or quiet()
+        with open_fabric(root, lab, set(names), stages=st) as nr:
+            with st.stage("fetch") as step:
+                got = fetch_running(nr, timeout, lab=lab)
+                bad = [n for n, f in got.items() if f.text is None]
+                step.detail = f"{len(got) - len(bad)} of {len(got)} switches read" + (
+                    f", {len(bad)} unreachable" if bad else ""
+                )
+            return got
 
     return fetch
 
@@ -86,10 +134,18 @@ def select_since(root: Path, prepared: Prepared, ref: str, notify: Notify = _qui
     return before
 
 
-def load_reviewed(compiled: Compiled, root: Path, plan_file: Path) -> tuple[Plan, Prepared]:
-    """A saved plan and the inputs as they are now (rendered and verified again)."""
-    plan = load_plan(plan_file)
-    return plan, prepare(root, compiled, list(plan.switches))
+def load_reviewed(
+    compiled: Compiled,
+    root: Path,
+    plan_file: Path,
+    stages: Stages | None = None,
+    configs: dict[str, str] | None = None,
+    plan: Plan | None = None,
+) -> tuple[Plan, Prepared]:
+    """A saved plan (`plan`: already read from `plan_file`) and the inputs as they are now
+    (rendered and verified again)."""
+    plan = plan if plan is not None else load_plan(plan_file)
+    return plan, prepare(root, compiled, list(plan.switches), stages, configs)
 
 
 @contextlib.contextmanager
@@ -105,11 +161,12 @@ def locked(root: Path, notify: Notify = _quiet) -> Iterator[None]:
 
 
 @contextlib.contextmanager
-def interruptible() -> Iterator[threading.Event]:
+def interruptible(on_signal: Callable[[int], None] | None = None) -> Iterator[threading.Event]:
     """SIGINT / SIGTERM set the event: no new switch starts, the ones in flight finish their push.
 
     A second signal stops at once: the commit-confirm timers armed on the switches in flight,
     and the mark each push leaves, let the next plan and apply find and settle them.
+    `on_signal(signum)` hears the first signal (to say aloud what happens now).
     """
     stop = threading.Event()
     if threading.current_thread() is not threading.main_thread():
@@ -120,6 +177,9 @@ def interruptible() -> Iterator[threading.Event]:
         if stop.is_set():
             raise KeyboardInterrupt
         stop.set()
+        if on_signal is not None:
+            with contextlib.suppress(Exception):  # telling must never break the stop
+                on_signal(signum)
 
     previous = {sig: signal.signal(sig, first) for sig in (signal.SIGINT, signal.SIGTERM)}
     try:
@@ -127,6 +187,16 @@ def interruptible() -> Iterator[threading.Event]:
     finally:
         for sig, handler in previous.items():
             signal.signal(sig, handler)
+
+
+@dataclass
+class ApplyHooks:
+    """What a person hears during a push (all optional): a switch's turn starts, a switch
+    finishes, the first SIGINT/SIGTERM arrives."""
+
+    started: Started | None = None
+    finished: Progress | None = None
+    interrupted: Callable[[int], None] | None = None
 
 
 def apply_safely(
@@ -137,29 +207,77 @@ def apply_safely(
     opts: ApplyOptions,
     reviewed: bool,
     progress: Progress | None = None,
+    *,
+    hooks: ApplyHooks | None = None,
+    report: RunReport | None = None,
+    stages: Stages | None = None,
+    copy_to: Path | None = None,
 ) -> tuple[RunReport, Path]:
     """Refuse a stale reviewed plan, push, and write the run record, whatever happens.
 
     The caller holds the fabric lock (`locked`). The record is written even when the run is
-    interrupted or fails outright, with what each switch reached.
+    interrupted or fails outright, with what each switch reached; `copy_to` gets a copy.
+    Pass `report` (from `start_report`) to know the record's path before the run starts.
     """
-    from fabricctl.deploy.apply import apply_plan, new_report, timestamp, write_report
+    from fabricctl.deploy.apply import apply_plan, timestamp, write_report
     from fabricctl.deploy.context import open_fabric
     from fabricctl.deploy.fetch import fetch_running
 
-    report = new_report(plan, opts)
+    hooks = hooks or ApplyHooks(finished=progress)
+    stages = stages or quiet()
+    report = report if report is not None else start_report(root, plan, prepared, opts)
     try:
-        with interruptible() as stop, open_fabric(root, lab, set(plan.switches), opts.parallelism) as nr:
+        with (
+            interruptible(hooks.interrupted) as stop,
+            open_fabric(root, lab, set(plan.switches), opts.parallelism, stages=stages) as nr,
+        ):
             if reviewed:
-                reasons = stale_reasons(plan, prepared, fetch_running(nr, opts.timeout))
+                with stages.stage("recheck") as step:
+                    fetched = fetch_running(nr, opts.timeout, lab=lab)
+                    prepared.fetch_seconds = {n: f.seconds for n, f in fetched.items() if f.seconds}
+                    reasons = stale_reasons(plan, prepared, fetched)
+                    step.detail = "stale" if reasons else f"{len(plan.switches)} switches as planned"
                 if reasons:
                     raise PlanError(
                         "stale plan, not applied: " + "; ".join(reasons) + "; run 'fabricctl plan' again"
                     )
-            apply_plan(plan, prepared, nr, opts, progress, stop, report)
+            with stages.stage("push") as step:
+                apply_plan(plan, prepared, nr, opts, hooks.finished, stop, report, hooks.started, lab)
+                step.detail = ", ".join(f"{n} {k}" for k, n in report.counts().items()) or "nothing to do"
     except BaseException as exc:  # interrupted twice, a stale plan, a lost lab: still a record
         report.stopped_reason = report.stopped_reason or f"stopped: {type(exc).__name__}: {exc}".rstrip(": ")
         report.finished = report.finished or timestamp()
-        write_report(root, report)
+        report.stages = {**report.stages, **stages.timings()}
+        write_report(root, report, copy_to)
         raise
-    return report, write_report(root, report)
+    report.stages = {**report.stages, **stages.timings()}
+    return report, write_report(root, report, copy_to)
+
+
+def start_report(
+    root: Path, plan: Plan, prepared: Prepared, opts: ApplyOptions, argv: list[str] | None = None
+) -> RunReport:
+    """A new run record: run id, who, where, which commit, the proofs that held."""
+    from fabricctl.deploy.apply import new_report
+    from fabricctl.deploy.plan import proofs_line
+    from fabricctl.deploy.record import run_context
+
+    report = new_report(plan, opts)
+    report.context = run_context(root, argv)
+    report.verify = proofs_line(prepared.verify) if prepared.verify is not None else ""
+    return report
+
+
+def record_nothing_to_do(
+    root: Path, plan: Plan, prepared: Prepared, opts: ApplyOptions, report: RunReport,
+    stages: Stages | None = None, copy_to: Path | None = None,
+) -> Path:  # fmt: skip
+    """An apply that found nothing to change is a run too: the record says so."""
+    from fabricctl.deploy.apply import SwitchOutcome, timestamp, write_report
+
+    for name in plan.switches:
+        report.switches[name] = SwitchOutcome(name, "unchanged")
+    report.finished = timestamp()
+    report.stopped_reason = "nothing to change"
+    report.stages = {**report.stages, **(stages.timings() if stages else {})}
+    return write_report(root, report, copy_to)

@@ -68,6 +68,9 @@ class PushResult:
     device_diff: str = ""
     before: str | None = None  # running config before the change (for --rollback-on-failure)
     seconds: float = 0.0
+    #: The client's exception behind a failure (None: fabricctl's own finding, e.g. a refused
+    #: line), for deploy's classifier (deploy/failures.py); never serialised.
+    error: BaseException | None = field(default=None, repr=False, compare=False)
 
 
 class StageError(Exception):
@@ -77,6 +80,17 @@ class StageError(Exception):
         super().__init__(message)
         self.stage: Stage = stage
         self.message = message
+
+
+def underlying(exc: BaseException) -> BaseException | None:
+    """The client exception a StageError was raised while handling (`raise ... from None` hides
+    it from tracebacks, not from `__context__`); None when fabricctl found the failure itself."""
+    seen: set[int] = set()
+    current = exc.__cause__ or exc.__context__
+    while isinstance(current, StageError) and id(current) not in seen:
+        seen.add(id(current))
+        current = current.__cause__ or current.__context__
+    return current
 
 
 class Pusher(Protocol):

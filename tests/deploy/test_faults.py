@@ -22,6 +22,24 @@ CASES = {
     "commit": (Faults(commit_failure=True), "failed", "commit"),
     "hang": (Faults(hang_on_commit=True), "failed", "commit"),
 }
+#: The cause each fault is named by (deploy/failures.py), per platform where the protocols differ:
+#: Comware's paste sees a dropped session as silence, EOS's eAPI as a closed connection.
+CAUSES = {
+    "unreachable": "refused",
+    "auth": "auth",
+    "slow": "timeout",
+    "disconnect": {"comware": "timeout", "eos": "disconnected"},
+    "rejected": "rejected",
+    "commit": "commit",
+    "hang": "timeout",
+}
+#: The switch's own words that must reach the report (the lab speaks each platform's error forms).
+OWN_WORDS = {
+    ("rejected", "comware"): ("acl advanced name tnt-", "% Unrecognized command"),
+    ("rejected", "eos"): ("ip access-list tnt-", "Invalid input"),
+    ("commit", "comware"): ("Failed to commit",),
+    ("commit", "eos"): ("Failed to commit",),
+}
 SHOW = {
     "comware": ("display current-configuration", "display saved-configuration"),
     "eos": ("show running-config", "show startup-config"),
@@ -53,12 +71,19 @@ def test_fault_leaves_switch_as_before(
     assert lab.run("plan", "--lab", "-o", str(plan_file), capsys=capsys)[0] == 0
     before = read_back(lab, "leaf2")
     lab.lab.set_faults("leaf2", faults)
-    code, out, _ = lab.run(
+    code, out, err = lab.run(
         "apply", str(plan_file), "--lab", "--json", "--max-failures", "5", "--timeout", "3", capsys=capsys
     )
     report = json.loads(out)
     leaf2 = report["switches"]["leaf2"]
     assert (leaf2["status"], leaf2["stage"]) == (status, stage), leaf2
+    platform = lab.lab.devices["leaf2"].platform
+    cause = CAUSES[case] if isinstance(CAUSES[case], str) else CAUSES[case][platform]  # type: ignore[index]
+    assert leaf2["cause"] == cause, leaf2
+    assert leaf2["hint"] and "\n" not in leaf2["message"], leaf2
+    for words in OWN_WORDS.get((case, platform), ()):
+        assert words in leaf2["message"], leaf2
+    assert f"leaf2 ({cause})" in err, err
     assert code == 1
     others = {n: s["status"] for n, s in report["switches"].items() if n != "leaf2"}
     assert set(others.values()) == {"changed"}

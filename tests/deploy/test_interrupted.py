@@ -113,6 +113,15 @@ def test_sigterm_finishes_the_switch_in_flight_and_starts_no_other(
     statuses = {n: s["status"] for n, s in report["switches"].items()}
     assert statuses[VICTIM] == "changed"
     assert "skipped" in statuses.values() and "interrupted" in report["stopped_reason"]
+    # said aloud on stderr, per switch: what changed, what never started, where the record is
+    assert "SIGTERM received: finishing the 1 switch(es) in flight" in err, err[-2000:]
+    told = err[err.index("Interrupted:") :]
+    changed_line = next(ln for ln in told.splitlines() if "changed in this run:" in ln)
+    assert VICTIM in changed_line, told
+    skipped = sorted(n for n, s in statuses.items() if s == "skipped")
+    skipped_line = next(ln for ln in told.splitlines() if "not started (skipped):" in ln)
+    assert all(n in skipped_line for n in skipped) or ".." in skipped_line, told
+    assert "record: " in told and ".fabricctl/runs/" in told
     assert not (lab.root / ".fabricctl" / "lock.json").exists(), "the lock is released"
     records = sorted((lab.root / ".fabricctl" / "runs").glob("*.json"))
     assert records and json.loads(records[-1].read_text())["switches"][VICTIM]["status"] == "changed"

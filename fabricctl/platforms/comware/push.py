@@ -60,6 +60,7 @@ from fabricctl.platforms.push import (
     nothing_to_send,
     require_converged,
     run_gate,
+    underlying,
 )
 from fabricctl.secrets import describe_error, redact
 
@@ -123,6 +124,18 @@ def _close(conn: BaseConnection | None) -> None:
         return
     with contextlib.suppress(Exception):  # a dead channel has nothing left to close
         conn.disconnect()
+
+
+def _drop(conn: BaseConnection | None) -> None:
+    """Close a failed session's transport without the polite `quit`: after a refused line the
+    switch may still be busy with (or stuck on) the lines pasted after it, and netmiko's
+    cleanup would wait a whole --timeout for a prompt that never comes."""
+    if conn is None:
+        return
+    with contextlib.suppress(Exception):
+        conn.paramiko_cleanup()
+    with contextlib.suppress(Exception):
+        conn.disconnect()  # nothing left to wait for: only the bookkeeping (session log, filters)
 
 
 def _command(conn: BaseConnection, line: str, target: Target) -> str:
@@ -221,7 +234,7 @@ def push(target: Target, request: PushRequest) -> PushResult:
         _commit_and_save(conn, target, request)
         return PushResult("changed", before=before, seconds=time.monotonic() - started)
     except StageError as exc:
-        result = PushResult("failed", exc.stage, redact(exc.message), before=before)
+        result = PushResult("failed", exc.stage, redact(exc.message), before=before, error=underlying(exc))
         if armed and before is not None:
             result.message += "; " + restore(target, conn, before, request)
             conn = None
@@ -290,9 +303,17 @@ def recover(target: Target, request: PushRequest) -> PushResult:
             seconds=time.monotonic() - started,
         )
     except StageError as exc:
-        return PushResult("failed", exc.stage, redact(exc.message), seconds=time.monotonic() - started)
+        return PushResult(
+            "failed",
+            exc.stage,
+            redact(exc.message),
+            seconds=time.monotonic() - started,
+            error=underlying(exc),
+        )
     except Exception as exc:
-        return PushResult("failed", "connect", describe_error(exc), seconds=time.monotonic() - started)
+        return PushResult(
+            "failed", "connect", describe_error(exc), seconds=time.monotonic() - started, error=exc
+        )
     finally:
         _close(conn)
 
@@ -303,7 +324,7 @@ def restore(target: Target, conn: BaseConnection | None, before: str, request: P
     First choice: `configuration replace file <checkpoint>`, verified byte-identical, then
     `configuration commit` to cancel the timer. Fallback: the inverse remediation, timer armed.
     """
-    _close(conn)
+    _drop(conn)
     conn = None
     try:
         conn = connect(target)

@@ -33,6 +33,7 @@ from fabricctl.platforms.push import (
     nothing_to_send,
     require_converged,
     run_gate,
+    underlying,
 )
 from fabricctl.secrets import describe_error, redact
 
@@ -155,10 +156,13 @@ def push(target: Target, request: PushRequest) -> PushResult:
             "changed", device_diff=redact(device_diff), before=before, seconds=time.monotonic() - started
         )
     except StageError as exc:
-        result = PushResult("failed", exc.stage, redact(exc.message), before=before)
+        result = PushResult("failed", exc.stage, redact(exc.message), before=before, error=underlying(exc))
         session = getattr(driver, "config_session", None) if driver is not None else None
         if session:
             result.message += "; " + _undo(target, driver, session, committed)
+        elif exc.stage == "load" and before is not None:
+            # NAPALM discards its session when the switch refuses a line: nothing was committed
+            result.message += "; session discarded, running config untouched"
         result.seconds = time.monotonic() - started
         return result
     finally:
@@ -213,9 +217,17 @@ def recover(target: Target, request: PushRequest) -> PushResult:
             status, what = "rolled back", f"aborted session {', '.join(timed)}: its change was incomplete"
         return PushResult(status, message=what, before=running, seconds=time.monotonic() - started)
     except StageError as exc:
-        return PushResult("failed", exc.stage, redact(exc.message), seconds=time.monotonic() - started)
+        return PushResult(
+            "failed",
+            exc.stage,
+            redact(exc.message),
+            seconds=time.monotonic() - started,
+            error=underlying(exc),
+        )
     except Exception as exc:
-        return PushResult("failed", "connect", describe_error(exc), seconds=time.monotonic() - started)
+        return PushResult(
+            "failed", "connect", describe_error(exc), seconds=time.monotonic() - started, error=exc
+        )
     finally:
         _close(driver)
 

@@ -1,0 +1,146 @@
+"""The run record: who applied what, where, from which commit, and what each switch did.
+
+Every apply writes `<root>/.fabricctl/runs/<run id>.json` (interrupted and refused runs too;
+deploy/service.py `apply_safely`); `--report FILE` writes the same record again elsewhere (a CI
+artifact). `history` reads them back, newest first. Run ids start with a UTC timestamp, so file
+names sort by time.
+"""
+
+from __future__ import annotations
+
+import getpass
+import json
+import os
+import socket
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from fabricctl.gitinfo import repo_state
+from fabricctl.secrets import redact, redacted_json
+
+RUNS = Path(".fabricctl") / "runs"
+
+
+def runs_dir(root: Path) -> Path:
+    return Path(root) / RUNS
+
+
+def record_path(root: Path, run_id: str) -> Path:
+    return runs_dir(root) / f"{run_id}.json"
+
+
+def _user() -> str:
+    try:
+        return getpass.getuser()
+    except (KeyError, OSError):
+        return f"uid {os.getuid()}" if hasattr(os, "getuid") else "unknown"
+
+
+def _version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("fabricctl")
+    except PackageNotFoundError:
+        return "unknown"
+
+
+def run_context(root: Path, argv: list[str] | None = None) -> dict[str, Any]:
+    """user, host, pid, fabricctl version, the command line and the fabric repo's git state."""
+    git = repo_state(Path(root))
+    return {
+        "user": _user(),
+        "host": socket.gethostname(),
+        "pid": os.getpid(),
+        "fabricctl_version": _version(),
+        "command": redact(" ".join(argv)) if argv else "",
+        "root": str(Path(root).resolve()),
+        "git": git.to_dict(),
+    }
+
+
+def write_record(path: Path, data: dict[str, Any]) -> Path:
+    """Atomic, redacted JSON (a reader never sees half a record)."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(redacted_json(data), encoding="utf-8")
+    tmp.replace(path)
+    return path
+
+
+@dataclass
+class RunSummary:
+    """One line of `fabricctl history`."""
+
+    run_id: str
+    started: str
+    user: str
+    host: str
+    commit: str | None
+    dirty: bool | None
+    counts: dict[str, int]
+    changed: list[str] = field(default_factory=list)
+    failed: list[str] = field(default_factory=list)
+    stopped_reason: str = ""
+    path: str = ""
+    problem: str = ""  # the file could not be read as a record
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "run_id": self.run_id,
+            "started": self.started,
+            "user": self.user,
+            "host": self.host,
+            "commit": self.commit,
+            "dirty": self.dirty,
+            "counts": self.counts,
+            "changed": self.changed,
+            "failed": self.failed,
+            "stopped_reason": self.stopped_reason,
+            "path": self.path,
+            **({"problem": self.problem} if self.problem else {}),
+        }
+
+
+def read_runs(root: Path, limit: int | None = None) -> list[RunSummary]:
+    """The run records under `root`, newest first (at most `limit`)."""
+    folder = runs_dir(root)
+    if not folder.is_dir():
+        return []
+    paths = sorted((p for p in folder.glob("*.json") if p.is_file()), key=lambda p: p.name, reverse=True)
+    out: list[RunSummary] = []
+    for path in paths[:limit] if limit else paths:
+        out.append(_summary(path, root))
+    return out
+
+
+def _summary(path: Path, root: Path) -> RunSummary:
+    rel = os.path.relpath(path, root) if Path(root).exists() else str(path)
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        if not isinstance(data, dict):
+            raise ValueError("not a JSON object")
+    except (OSError, ValueError) as exc:
+        return RunSummary(path.stem, "", "", "", None, None, {}, path=rel, problem=type(exc).__name__)
+    switches = data.get("switches") if isinstance(data.get("switches"), dict) else {}
+    by_status: dict[str, list[str]] = {}
+    for name, sw in switches.items():
+        status = sw.get("status", "") if isinstance(sw, dict) else ""
+        by_status.setdefault(status, []).append(str(name))
+    git = data.get("git") if isinstance(data.get("git"), dict) else {}
+    counts = data.get("counts") if isinstance(data.get("counts"), dict) else {}
+    return RunSummary(
+        run_id=str(data.get("run_id", path.stem)),
+        started=str(data.get("started", "")),
+        user=str(data.get("user", "") or "-"),
+        host=str(data.get("host", "") or "-"),
+        commit=git.get("commit"),
+        dirty=git.get("dirty"),
+        counts={str(k): int(v) for k, v in counts.items() if isinstance(v, int)},
+        changed=by_status.get("changed", []),
+        failed=by_status.get("failed", []),
+        stopped_reason=str(data.get("stopped_reason", "")),
+        path=rel,
+    )
