@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
@@ -51,10 +52,55 @@ def command(regex: str, modes: str) -> Callable[[Handler], Handler]:
     return wrap
 
 
+_WORD = re.compile(r"[a-z][a-z0-9-]+")
+
+
+_FILTER = re.compile(r"(?P<cmd>.+?)\s*\|\s*(?P<kind>[a-z]+)\s+(?P<regex>.+)")
+
+
+def _filtered(text: str, kind: str, regex: str) -> str:
+    """An output filter: include / exclude the lines matching, begin at the first match, section
+    (EOS: each top-level line that matches with everything indented under it)."""
+    try:
+        pattern = re.compile(regex)
+    except re.error:
+        raise CliError(f"% Invalid regular expression: {regex}") from None
+    lines = text.split("\n")
+    if kind == "include":
+        return "\n".join(ln for ln in lines if pattern.search(ln))
+    if kind == "exclude":
+        return "\n".join(ln for ln in lines if not pattern.search(ln))
+    if kind == "begin":
+        start = next((i for i, ln in enumerate(lines) if pattern.search(ln)), len(lines))
+        return "\n".join(lines[start:])
+    out, keep = [], False
+    for ln in lines:
+        if ln and not ln[0].isspace():  # a top-level line opens (or closes) a section
+            keep = bool(pattern.search(ln))
+        if keep:
+            out.append(ln)
+    return "\n".join(out)
+
+
+def _literal_words(pattern: str) -> list[str]:
+    """The leading plain words of a command regex (`display interface(?! brief)...` -> display, interface)."""
+    out = []
+    for part in pattern.split(" "):
+        m = re.match(r"[a-z][a-z0-9-]*", part)
+        if m is None:
+            break
+        out.append(m[0])
+        if m.end() < len(part):
+            break
+    return out
+
+
 class CliSession:
     """One interactive CLI (an SSH channel or one eAPI request)."""
 
     COMMANDS: tuple[Command, ...] = ()
+    KEYWORDS: frozenset[str] = frozenset()  # the command words, for abbreviations (`dis cur`)
+    FILTERS: tuple[str, ...] = ("include", "exclude", "begin")  # `| include REGEX` and the like
 
     def __init_subclass__(cls) -> None:
         table: list[Command] = []
@@ -63,6 +109,7 @@ class CliSession:
             if spec is not None:
                 table.append(Command(spec[0], value, spec[1]))
         cls.COMMANDS = tuple(table)
+        cls.KEYWORDS = frozenset(w for c in table for w in _WORD.findall(c.pattern.pattern))
 
     def __init__(self, dev: LabDevice) -> None:
         self.dev = dev
@@ -99,11 +146,18 @@ class CliSession:
         hold = self.dev.faults.hold
         if hold and re.search(hold, stripped):
             await self.dev.held(stripped)
-        for cmd in self.COMMANDS:
-            if self.mode in cmd.modes:
-                m = cmd.pattern.fullmatch(stripped)
-                if m is not None:
-                    return await cmd.handler(self, m, as_json)
+        found = self._command(stripped) or self._abbreviated(stripped)
+        if found is not None:
+            cmd, m = found
+            return await cmd.handler(self, m, as_json)
+        piped = _FILTER.fullmatch(stripped)
+        if piped is not None and not as_json:
+            kind = next((f for f in self.FILTERS if f.startswith(piped["kind"])), None)
+            found = self._command(piped["cmd"]) or self._abbreviated(piped["cmd"])
+            if kind is not None and found is not None:
+                cmd, m = found
+                out = await cmd.handler(self, m, False)
+                return _filtered(out if isinstance(out, str) else "", kind, piped["regex"])
         if self.editor is None:
             words = stripped.split()
             index = 0
@@ -117,6 +171,47 @@ class CliSession:
         except InvalidInput as exc:
             raise self.invalid(line, exc.words, exc.index, prompt) from None
         return ""
+
+    def help(self, line: str) -> list[str]:
+        """`?` at the end of `line`: the words that may come next (or complete the last one)."""
+        words = line.split()
+        partial = "" if not line or line.endswith(" ") else words.pop()
+        found: dict[str, None] = {}
+        if self.editor is not None:
+            for frame in reversed(self.editor.stack):
+                found.update(dict.fromkeys(self.dev.grammar.next_words(frame.mode, words, partial)))
+        for cmd in self.COMMANDS:
+            if self.mode not in cmd.modes:
+                continue
+            literal = _literal_words(cmd.pattern.pattern)
+            prefix_ok = all(a.startswith(b) for a, b in zip(literal, words, strict=False))
+            if len(literal) > len(words) and prefix_ok and literal[len(words)].startswith(partial):
+                found[literal[len(words)]] = None
+        return sorted(found, key=lambda w: (w == "<cr>", w.startswith("<"), w))
+
+    def _command(self, line: str) -> tuple[Command, re.Match[str]] | None:
+        for cmd in self.COMMANDS:
+            if self.mode in cmd.modes:
+                m = cmd.pattern.fullmatch(line)
+                if m is not None:
+                    return cmd, m
+        return None
+
+    def _abbreviated(self, line: str) -> tuple[Command, re.Match[str]] | None:
+        """The one command the words abbreviate (`dis cur`, `term len 0`, `sh ip bgp sum`): each
+        word a prefix of a command word, and exactly one completion a command of this mode."""
+        options = []
+        for word in line.split():
+            hits = [k for k in self.KEYWORDS if k.startswith(word)] if word not in self.KEYWORDS else []
+            options.append(hits or [word])
+        if all(len(o) == 1 for o in options) and [o[0] for o in options] == line.split():
+            return None
+        found = {}
+        for words in itertools.islice(itertools.product(*options), 256):
+            hit = self._command(" ".join(words))
+            if hit is not None:
+                found[" ".join(words)] = hit
+        return next(iter(found.values())) if len(found) == 1 else None
 
     def apply_config(self, line: str) -> None:
         """Apply a grammar line with the per-device config faults (disconnect, reject)."""

@@ -25,6 +25,8 @@ def _seconds(hms: str) -> int:
 class EosCli(CliSession):
     """One EOS CLI session (SSH channel or eAPI request); starts privileged (`#`)."""
 
+    FILTERS = ("include", "exclude", "begin", "section")
+
     def __init__(self, dev: LabDevice) -> None:
         super().__init__(dev)
         self.session: str | None = None

@@ -60,10 +60,22 @@ class Editor:
         return True
 
     def apply(self, line: str) -> None:
-        """Apply one config line or raise InvalidInput."""
+        """Apply one config line or raise InvalidInput; keywords may be abbreviated."""
         words = line.split()
         if not words:
             return
+        if self._apply(words):
+            return
+        for frame in reversed(self.stack):  # abbreviated keywords, innermost view first
+            negated = words[0] in self.grammar.negations and len(words) > 1
+            rest = self.grammar.expand(frame.mode, words[1:] if negated else words)
+            full = [words[0], *rest] if negated and rest else rest
+            if full is not None and full != words and self._apply(full):
+                return
+        index = max(self.grammar.error_at(f.mode, words) for f in self.stack)
+        raise InvalidInput(words, index)
+
+    def _apply(self, words: list[str]) -> bool:
         negs = self.grammar.negations
         for level in range(len(self.stack) - 1, -1, -1):
             frame = self.stack[level]
@@ -71,15 +83,14 @@ class Editor:
             if rule is not None:
                 del self.stack[level + 1 :]
                 self._set(frame.node, rule, rule.spelled(words))
-                return
+                return True
             if words[0] in negs and len(words) > 1:
                 rule = self.grammar.find_negation(frame.mode, words[1:])
                 if rule is not None:
                     del self.stack[level + 1 :]
                     self._unset(frame.node, rule, rule.spelled(words[1:]))
-                    return
-        index = max(self.grammar.error_at(f.mode, words) for f in self.stack)
-        raise InvalidInput(words, index)
+                    return True
+        return False
 
     def load(self, text: str) -> None:
         """Apply a whole config file (running-config format); column-0 `!`/`#` reset."""

@@ -141,6 +141,13 @@ class Rule:
         return least is not None and depth == len(words) and len(words) >= least
 
 
+def _keywords(spec: str) -> list[str]:
+    """The literal words a token spec stands for (`{route|bridge}`, `vsi`); none for a value."""
+    if spec.startswith("{") and spec.endswith("}") and "<" not in spec:
+        return spec[1:-1].split("|")
+    return [] if "<" in spec or "{" in spec else [spec]
+
+
 @dataclass(frozen=True)
 class Mode:
     """A configuration mode (a view): its rules and how its prompt suffix comes from the opener."""
@@ -171,6 +178,58 @@ class Grammar:
             if rule.negatable_by(words):
                 return rule
         return None
+
+    def expand(self, mode: str, words: Sequence[str]) -> list[str] | None:
+        """`words` with each abbreviated keyword completed, as a switch's CLI takes any
+        unambiguous prefix of a keyword (`int` for `interface`); None when a word is ambiguous
+        or no rule of `mode` goes on with it. Values (names, numbers, text) are never expanded."""
+        viable = list(self.modes[mode].rules)
+        out: list[str] = []
+        for i, word in enumerate(words):
+            exact, keywords = [], {}  # rules taking `word` as it is; keyword -> rules it completes
+            for rule in viable:
+                specs = rule.pattern.split()
+                if any(spec == _TEXT for spec in specs[:i]):
+                    exact.append(rule)  # free text runs to the end of the line
+                    continue
+                if i >= len(specs):
+                    continue
+                tok = rule.tokens[i]
+                if tok is None or tok.fullmatch(word):
+                    exact.append(rule)
+                    continue
+                for kw in _keywords(specs[i]):
+                    if kw.startswith(word):
+                        keywords.setdefault(kw, []).append(rule)
+            if exact:
+                out.append(word)
+                viable = exact
+            elif len(keywords) == 1:
+                ((kw, viable),) = keywords.items()
+                out.append(kw)
+            else:
+                return None
+        return out
+
+    def next_words(self, mode: str, words: Sequence[str], partial: str) -> list[str]:
+        """What `?` lists after `words` (a line's complete words) in `mode`: each next token as
+        the reference spells it (`mtu <int:46-9008>` gives `<int:46-9008>`), those starting with
+        `partial`, and `<cr>` when the words already make a full command."""
+        done = self.expand(mode, words) if words else []
+        if done is None:
+            return []
+        out: dict[str, None] = {}
+        for rule in self.modes[mode].rules:
+            specs = rule.pattern.split()
+            full, depth = rule.depth(done)
+            if full and not partial:
+                out["<cr>"] = None
+            if depth == len(done) and len(specs) > len(done):
+                spec = specs[len(done)]
+                for kw in _keywords(spec) or [spec]:
+                    if kw.startswith(partial) or kw.startswith("<"):
+                        out[kw] = None
+        return sorted(out, key=lambda w: (w == "<cr>", w.startswith("<"), w))
 
     def error_at(self, mode: str, words: Sequence[str]) -> int:
         """Index of the first word no rule of `mode` accepts (for `^` / token markers)."""

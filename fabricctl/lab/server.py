@@ -181,6 +181,9 @@ async def _shell(dev: LabDevice, process: asyncssh.SSHServerProcess[str]) -> Non
                 elif char == "\x15":  # Ctrl-U: erase the line
                     echo += "\b \b" * len(line)
                     line = ""
+                elif char == "?":  # help: what may come next, then the line again
+                    shown = "\r\n".join(f"  {w}" for w in cli.help(line)) or "  % Unrecognized command"
+                    echo += f"?\r\n{shown}\r\n\r\n{cli.prompt()}{line}"
                 elif char == "\x03":  # Ctrl-C: drop the line, a fresh prompt
                     line = ""
                     echo += f"^C\r\n{cli.prompt()}"

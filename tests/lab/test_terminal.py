@@ -92,3 +92,70 @@ def test_eos_sanitized_running_config_hides_secrets(lab: LabFabric) -> None:
     assert "secret sha512 $6$" in plain and "snmp-server community fabricctl-ro" in plain
     assert "$6$" not in clean and "fabricctl-ro" not in clean
     assert "secret sha512 <removed>" in clean and "snmp-server community <removed> ro" in clean
+
+
+def test_unambiguous_abbreviations_work_as_on_a_switch(lab: LabFabric) -> None:
+    from .conftest import connect
+
+    comware = connect(lab, "spine01")
+    try:
+        assert "H3C Comware Software" in comware.send_command("dis ver")
+        comware.send_config_set(
+            ["int FourHundredGigE1/0/1", "port link-m route", "desc abbreviated", "using twohundredg"]
+        )
+        assert "Maximum transmission unit: 1500" in comware.send_command("dis int FourHundredGigE1/0/1")
+    finally:
+        comware.disconnect()
+    running = lab.device("spine01").running_config()
+    assert " port link-mode route" in running and " description abbreviated" in running  # stored in full
+    assert " using twohundredgige" in running
+    eos = connect(lab, "leaf01")
+    try:
+        assert "Hostname: leaf01" in eos.send_command("sh hostn")
+        assert "Invalid input" in eos.send_command("sh ip")  # ambiguous (interface? bgp?): refused
+    finally:
+        eos.disconnect()
+
+
+def test_question_mark_lists_what_may_come_next(lab: LabFabric) -> None:
+    from .conftest import connect
+
+    conn = connect(lab, "spine01")
+    try:
+        conn.write_channel("display inter?")
+        out = _read_until(conn, "display inter")
+        out += _read_until(conn, "<spine01>display inter")
+        assert "  interface" in out
+        conn.write_channel("\x15system-view\n")
+        _read_until(conn, "[spine01]")
+        conn.write_channel("interface FourHundredGigE1/0/1\n")
+        _read_until(conn, "[spine01-FourHundredGigE1/0/1]")
+        conn.write_channel("mtu ?")
+        out = _read_until(conn, "FourHundredGigE1/0/1]mtu ")
+        assert "<int:46-9008>" in out  # the documented range, from the command reference
+        conn.write_channel("\x15")
+    finally:
+        conn.disconnect()
+
+
+def test_output_filters(lab: LabFabric) -> None:
+    from .conftest import connect
+
+    eos = connect(lab, "leaf01")
+    try:
+        hostname = eos.send_command("show running-config | include ^hostname")
+        section = eos.send_command("show running-config | section Management1")
+    finally:
+        eos.disconnect()
+    assert hostname.strip().splitlines() == ["hostname leaf01"]
+    assert section.splitlines()[0] == "interface Management1" and all(
+        ln.startswith("   ") for ln in section.splitlines()[1:]
+    )
+    comware = connect(lab, "spine01")
+    try:
+        begin = comware.send_command("display current-configuration | begin ^interface M-GigabitEthernet")
+        sysname = comware.send_command("dis cur | inc sysname")
+    finally:
+        comware.disconnect()
+    assert begin.splitlines()[0] == "interface M-GigabitEthernet0/0/0"
+    assert sysname.strip() == "sysname spine01"
