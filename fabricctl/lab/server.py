@@ -181,13 +181,20 @@ async def _shell(dev: LabDevice, process: asyncssh.SSHServerProcess[str]) -> Non
                 elif char == "\x15":  # Ctrl-U: erase the line
                     echo += "\b \b" * len(line)
                     line = ""
+                elif char == "\t":  # Tab: complete the word when only one word fits
+                    words = cli.help(line)
+                    partial = "" if not line or line.endswith(" ") else line.split()[-1]
+                    if len(words) == 1 and not words[0].startswith("<") and partial:
+                        tail = words[0][len(partial) :] + " "
+                        line += tail
+                        echo += tail
                 elif char == "?":  # help: what may come next, then the line again
                     shown = "\r\n".join(f"  {w}" for w in cli.help(line)) or "  % Unrecognized command"
                     echo += f"?\r\n{shown}\r\n\r\n{cli.prompt()}{line}"
                 elif char == "\x03":  # Ctrl-C: drop the line, a fresh prompt
                     line = ""
                     echo += f"^C\r\n{cli.prompt()}"
-                elif char >= " " or char == "\t":
+                elif char >= " ":
                     line += char
                     echo += char
             if echo:

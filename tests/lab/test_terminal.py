@@ -159,3 +159,16 @@ def test_output_filters(lab: LabFabric) -> None:
         comware.disconnect()
     assert begin.splitlines()[0] == "interface M-GigabitEthernet0/0/0"
     assert sysname.strip() == "sysname spine01"
+
+
+def test_tab_completes_a_word_that_only_one_command_takes(lab: LabFabric) -> None:
+    from .conftest import connect
+
+    conn = connect(lab, "leaf01")
+    try:
+        conn.write_channel("show hostn\t")
+        assert "show hostname " in _read_until(conn, "show hostname ")
+        conn.write_channel("\r")
+        assert "Hostname: leaf01" in _read_until(conn, "Hostname: leaf01")
+    finally:
+        conn.disconnect()
