@@ -59,15 +59,17 @@ def test_push_with_error_pattern_and_save(lab: LabFabric) -> None:
 def test_misspelled_line_rejected_with_caret(lab: LabFabric) -> None:
     conn = connect(lab, "spine01")
     with pytest.raises(ConfigInvalidException):
-        conn.send_config_set(["interface FourHundredGigE1/0/2", " port link-mod route"], error_pattern=CW_ERR)
-    out = conn.send_command_timing("port link-mod route")
+        conn.send_config_set(
+            ["interface FourHundredGigE1/0/2", " port link-mdoe route"], error_pattern=CW_ERR
+        )
+    out = conn.send_command_timing("port link-mdoe route")
     conn.disconnect()
     lines = out.splitlines()
     caret = next(ln for ln in lines if ln.strip() == "^")
-    # `[spine01-FourHundredGigE1/0/2]port link-mod route`: the marker sits under `link-mod`
+    # `[spine01-FourHundredGigE1/0/2]port link-mdoe route`: the marker sits under `link-mdoe` (a misspelling, not an abbreviation)
     assert caret.index("^") == len("[spine01-FourHundredGigE1/0/2]port ")
     assert " % Unrecognized command found at '^' position." in lines
-    assert "link-mod route" not in lab.device("spine01").running_config()
+    assert "link-mdoe route" not in lab.device("spine01").running_config()
 
 
 def test_undo_removes_line(lab: LabFabric) -> None:

@@ -78,9 +78,9 @@ def test_misspelled_line_is_rejected_with_eos_error(lab: LabFabric) -> None:
     conn = connect(lab, "leaf01")
     with pytest.raises(ConfigInvalidException):
         conn.send_config_set(["interface Ethernet1", "   descripton typo"], error_pattern=EOS_ERR)
-    out = conn.send_command_timing("interfac Ethernet1")
+    out = conn.send_command_timing("interfcae Ethernet1")  # a misspelling: no abbreviation of any word
     conn.disconnect()
-    assert "% Invalid input (at token 0: 'interfac')" in out
+    assert "% Invalid input (at token 0: 'interfcae')" in out
     assert lab.device("leaf01").running_config() == before
 
 
