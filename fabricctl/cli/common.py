@@ -40,7 +40,7 @@ limit_option = click.option(
     "--limit",
     multiple=True,
     metavar="NAME|ROLE",
-    help="Switch name or role (spine, leaf); repeatable.",
+    help="Switch name or role (spine, leaf, superspine); repeatable.",
 )
 lab_option = click.option("--lab", is_flag=True, help="Target the lab fabric (lab login and endpoints).")
 
@@ -151,7 +151,8 @@ def select_switches(compiled: Compiled, limits: tuple[str, ...]) -> dict[str, De
     if not limits:
         return compiled.intents
     names = list(compiled.intents)
-    allowed = f"spine, leaf, {names[0]}..{names[-1]}" if names else "spine, leaf"
+    roles = "spine, leaf, superspine" if compiled.fabric.superspines else "spine, leaf"
+    allowed = f"{roles}, {names[0]}..{names[-1]}" if names else roles
     for item in limits:
         one_line_flag("--limit", item)
         if not all(item.split(",")):  # `--limit ,` or `--limit leaf1,` must not select nothing
