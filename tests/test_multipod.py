@@ -8,6 +8,7 @@ The fabrics are written by bench/gen_100k.py (the same generator as examples/mul
 from __future__ import annotations
 
 import ipaddress
+import re
 import sys
 from pathlib import Path
 
@@ -276,3 +277,107 @@ def test_pod_pool_splits_evenly() -> None:
     assert [str(s) for s in shares] == ["10.0.0.0/18", "10.0.64.0/18", "10.0.128.0/18", "10.0.192.0/18"]
     assert pod_pool(pool, None, 4) == pool
     assert pod_pool(ipaddress.IPv4Network("10.0.0.0/30"), 1, 8) is None
+
+
+# --- proofs across pods (issue #13 step 2) -------------------------------------------------------
+
+#: The line each platform's super-spine port needs for the lossless class (removing it breaks it).
+LOSSLESS_PORT_LINE = {
+    "comware": " priority-flow-control no-drop dot1p 3",
+    "eos": "   service-profile ROCE-LOSSLESS",
+}
+CROSS_POD = re.compile(
+    r"p0(\d)-leaf\d+ .* -> p0\1-spine\d+ .* -> ss01-01 .* -> p0(?!\1)\d-spine\d+ .* -> p0\d-leaf\d+"
+)
+
+
+def _block_edit(text: str, header: str, line: str) -> str:
+    """`text` without `line` inside the block that starts at `header` (fails when absent)."""
+    lines = text.split("\n")
+    start = lines.index(header)
+    end = next(i for i in range(start + 1, len(lines)) if not lines[i].startswith(" "))
+    assert line in lines[start:end], (header, line)
+    del lines[start + lines[start:end].index(line)]
+    return "\n".join(lines)
+
+
+def test_cross_pod_tenant_is_lossless_and_a_superspine_fault_is_named_on_its_path(
+    fabric: tuple[Compiled, dict[str, str]],
+) -> None:
+    compiled, configs = fabric
+    report = verify_fabric(compiled, configs)
+    assert report.violations == []
+    platform = compiled.intents["ss01-01"].platform
+    port = next(i for i in compiled.intents["ss01-01"].interfaces if i.peer.startswith("p02-spine01"))
+    header = f"interface {port.name}"
+    broken = dict(
+        configs, **{"ss01-01": _block_edit(configs["ss01-01"], header, LOSSLESS_PORT_LINE[platform])}
+    )
+    found = [v for v in verify_fabric(compiled, broken).violations if v.switch == "ss01-01"]
+    assert found, "a super-spine port without the lossless class went unnoticed"
+    assert {v.object for v in found} == {port.name}
+    assert any(v.check == "pfc" for v in found), [v.check for v in found]
+    for v in found:
+        assert CROSS_POD.search(v.counterexample), v.counterexample
+
+
+def _vrf_block(text: str, name: str) -> str:
+    lines = text.split("\n")
+    start = next(i for i, ln in enumerate(lines) if ln.endswith(f" {name}") and not ln.startswith(" "))
+    end = next(i for i in range(start + 1, len(lines)) if not lines[i].startswith(" "))
+    return "\n".join(lines[start:end])
+
+
+def test_a_tenant_vrf_on_a_superspine_breaks_isolation(fabric: tuple[Compiled, dict[str, str]]) -> None:
+    """The super-spine tier is tenant-free: a tenant VRF there is a violation, named where it is."""
+    compiled, configs = fabric
+    leaf = next(a for a in compiled.allocation.tenants if a.name == "span").leaves[0]
+    vrf = next(v.name for v in compiled.intents[leaf].vrfs if v.name.endswith("span"))
+    block = _vrf_block(configs[leaf], vrf)
+    text = configs["ss01-01"]
+    at = text.index("\ninterface ")
+    broken = dict(configs, **{"ss01-01": text[:at] + "\n" + block + text[at:]})
+    found = [v for v in verify_fabric(compiled, broken).violations if v.check == "transit-tenant"]
+    assert [(v.switch, v.object) for v in found] == [("ss01-01", f"VRF {vrf}")], found
+    assert "super-spine" in found[0].counterexample and "span" in found[0].counterexample
+
+
+def test_capacity_per_tier(fabric: tuple[Compiled, dict[str, str]], tmp_path: Path) -> None:
+    compiled, configs = fabric
+    rows = {(r.scope, r.metric): r for r in verify_fabric(compiled, configs).capacity}
+    leaf = rows[("p01-leaf01", "oversubscription")]
+    assert (leaf.used, leaf.ok) == (1.0, True)  # 2 x 2 x 200G down, 2 x 400G up
+    spine = rows[("p02-spine01", "oversubscription to super-spines")]
+    assert (spine.used, spine.limit, spine.ok) == (1.0, 1.0, True)  # 2 leaf links, 2 up
+    assert not any(s == "ss01-01" and "oversubscription" in m for s, m in rows)
+
+
+def test_declared_spine_oversubscription_is_enforced(tmp_path: Path) -> None:
+    """Spines with 2 leaf links and 1 super-spine link are 2:1: above 1.0 a violation, at 2.0 fine."""
+    root = tmp_path / "f"
+    gen_100k.write_fabric(
+        root,
+        pods=2,
+        spines=2,
+        leaves=2,
+        gpu_ports="33-33",
+        nics=2,
+        leaf_uplinks=2,
+        spine_uplinks=1,
+        name="osub",
+    )
+    compiled = compile_fabric(root)
+    report = verify_fabric(compiled, render_configs(compiled))
+    over = [v for v in report.violations if v.check == "oversubscription"]
+    assert sorted(v.switch for v in over) == ["p01-spine01", "p01-spine02", "p02-spine01", "p02-spine02"]
+    assert "(2.00:1, design allows 1:1)" in over[0].counterexample
+    fabric_yaml = root / "inventory" / "fabric.yaml"
+    fabric_yaml.write_text(
+        fabric_yaml.read_text(encoding="utf-8").replace(
+            "  max_pods: 2\n", "  max_pods: 2\n  max_oversubscription: 2.0\n"
+        ),
+        encoding="utf-8",
+    )
+    compiled = compile_fabric(root)
+    assert verify_fabric(compiled, render_configs(compiled)).violations == []
+
