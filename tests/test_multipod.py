@@ -381,3 +381,40 @@ def test_declared_spine_oversubscription_is_enforced(tmp_path: Path) -> None:
     compiled = compile_fabric(root)
     assert verify_fabric(compiled, render_configs(compiled)).violations == []
 
+
+# --- examples/multipod-10k (issue #13 step 3) ----------------------------------------------------
+
+EXAMPLE = REPO / "examples" / "multipod-10k"
+
+
+@pytest.fixture(scope="module")
+def example() -> tuple[Compiled, dict[str, str]]:
+    compiled = compile_fabric(EXAMPLE)
+    return compiled, render_configs(compiled, EXAMPLE)
+
+
+def test_example_10k_is_five_pods_of_2048_gpus(example: tuple[Compiled, dict[str, str]]) -> None:
+    compiled, _ = example
+    fabric = compiled.fabric
+    assert fabric.pods == [1, 2, 3, 4, 5]
+    assert (len(fabric.superspines), len(fabric.spines), len(fabric.leaves)) == (128, 160, 160)
+    per_pod = {
+        p: sum(len(compiled.topology.gpu_ports[s.name]) for s in fabric.in_pod("leaf", p))
+        for p in fabric.pods
+    }
+    assert per_pod == {p: 2048 for p in range(1, 6)}
+    llm = next(a for a in compiled.allocation.tenants if a.name == "llm-pretrain")
+    assert {fabric.switch(leaf).pod for leaf in llm.leaves} == {1, 2}  # type: ignore[union-attr]
+
+
+def test_example_10k_verifies_clean_and_is_lab_syntax(example: tuple[Compiled, dict[str, str]]) -> None:
+    compiled, configs = example
+    report = verify_fabric(compiled, configs)
+    assert report.violations == [], report.violations[:3]
+    assert report.switches == 448
+    ref = reference("comware")
+    storage = next(a for a in compiled.allocation.tenants if a.name == "storage").leaves
+    hpc = next(a for a in compiled.allocation.tenants if a.name == "hpc-l2").leaves
+    for name in ("ss01-01", "ss32-04", "p03-spine07", "p01-leaf01", hpc[0], *storage):
+        unknown = _unknown_lines(ref, parse_tree(configs[name]), ref.grammar.root)
+        assert unknown == [], (name, unknown[:3])
