@@ -41,10 +41,26 @@ comware:
   platform: comware
   data:
     model: S9825-64D
+  connection_options:
+    netmiko:
+      platform: hp_comware
+      extras:
+        global_cmd_verify: true
+    napalm:
+      platform: h3c_comware     # the napalm-h3c-comware driver (getters)
 eos:
   platform: eos
   data:
     model: 7060X5-64
+  connection_options:
+    netmiko:
+      platform: arista_eos
+    napalm:
+      platform: eos
+      port: 443                 # eAPI (the host's port, 22, is SSH)
+      extras:
+        optional_args:
+          transport: https
 """
 
 FABRIC = """\
