@@ -13,10 +13,8 @@ from fabricctl.model.problems import ProblemLog
 from fabricctl.platforms import get_platform
 
 #: str() of an address or network, memoised: every switch spells the same loopbacks, link
-#: addresses and tenant blocks, and ipaddress formats them in Python each time. Sized for a
-#: 100,000-GPU fabric (about 400,000 link, loopback and tenant addresses, each spelt by both
-#: ends): a smaller cache evicts an address before its other end asks for it.
-addr_str = functools.lru_cache(maxsize=1 << 19, typed=True)(str)
+#: addresses and tenant blocks, and ipaddress formats them in Python each time.
+addr_str = functools.lru_cache(maxsize=1 << 16, typed=True)(str)
 
 
 @dataclass(frozen=True)
