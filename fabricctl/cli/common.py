@@ -43,7 +43,7 @@ limit_option = click.option(
     "--limit",
     multiple=True,
     metavar="NAME|ROLE",
-    help="Switch name or role (spine, leaf); repeatable.",
+    help="Switch name, role (spine, leaf, superspine) or pod:N (the leaves and spines of pod N); repeatable.",
 )
 lab_option = click.option("--lab", is_flag=True, help="Target the lab fabric (lab login and endpoints).")
 
@@ -205,11 +205,18 @@ def compile_root(root: Path) -> Compiled:
 
 
 def select_switches(compiled: Compiled, limits: tuple[str, ...]) -> dict[str, DeviceIntent]:
-    """--limit NAME|ROLE (repeatable or comma-separated) -> the selected intents, fabric order."""
+    """--limit NAME|ROLE|pod:N (repeatable or comma-separated) -> the selected intents, fabric order.
+
+    pod:N selects the leaves and spines of pod N of a multi-pod fabric; super-spines belong to no
+    pod (a change inside one pod never touches them; select them with `superspine`)."""
     if not limits:
         return compiled.intents
     names = list(compiled.intents)
-    allowed = f"spine, leaf, {names[0]}..{names[-1]}" if names else "spine, leaf"
+    pods = [p for p in compiled.fabric.pods if p is not None]
+    roles = "spine, leaf, superspine" if compiled.fabric.superspines else "spine, leaf"
+    if pods:
+        roles += f", pod:{pods[0]}..pod:{pods[-1]}"
+    allowed = f"{roles}, {names[0]}..{names[-1]}" if names else roles
     for item in limits:
         one_line_flag("--limit", item)
         if not all(item.split(",")):  # `--limit ,` or `--limit leaf1,` must not select nothing
@@ -217,8 +224,19 @@ def select_switches(compiled: Compiled, limits: tuple[str, ...]) -> dict[str, De
     wanted = [w for item in limits for w in item.split(",")]
     chosen: set[str] = set()
     for w in wanted:
-        hits = {n for n, i in compiled.intents.items() if n == w or i.role == w}
-        if not hits:
-            raise CliError(f"--limit {w}: no such switch or role (allowed: {allowed})")
+        if w.startswith("pod:"):
+            number = w[4:]
+            pod = int(number) if number.isdigit() and len(number) <= 4 else None
+            hits = {
+                n
+                for n in compiled.intents
+                if pod is not None and (sw := compiled.fabric.switch(n)) is not None and sw.pod == pod
+            }
+            if not hits:
+                raise CliError(f"--limit {w}: no such pod (allowed: {allowed})")
+        else:
+            hits = {n for n, i in compiled.intents.items() if n == w or i.role == w}
+            if not hits:
+                raise CliError(f"--limit {w}: no such switch or role (allowed: {allowed})")
         chosen |= hits
     return {n: i for n, i in compiled.intents.items() if n in chosen}

@@ -26,10 +26,10 @@ def validate(root: Path) -> None:
 
     fabric, docs, _, alloc = load_and_check(fabric_root(root))
     n_gpus = sum(len(a.ports) for a in alloc.tenants)
-    click.echo(
-        f"ok: {len(docs)} tenants, {n_gpus} GPUs assigned, "
-        f"{len(fabric.spines)} spines + {len(fabric.leaves)} leaves"
-    )
+    tiers = f"{len(fabric.spines)} spines + {len(fabric.leaves)} leaves"
+    if fabric.superspines:
+        tiers = f"{len(fabric.pods)} pods: {len(fabric.superspines)} super-spines + {tiers}"
+    click.echo(f"ok: {len(docs)} tenants, {n_gpus} GPUs assigned, {tiers}")
 
 
 @click.command()

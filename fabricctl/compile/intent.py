@@ -114,8 +114,8 @@ class Bgp(Node):
     networks: list[str]  # CIDRs advertised into the underlay (loopbacks)
     neighbors: list[BgpNeighbor]
     evpn: bool
-    evpn_next_hop_unchanged: bool  # spines: re-advertise EVPN routes with the VTEP as next hop
-    evpn_retain_all_routes: bool  # spines carry no VRFs: keep EVPN routes of every route target
+    evpn_next_hop_unchanged: bool  # spines, super-spines: re-advertise EVPN routes with the VTEP as next hop
+    evpn_retain_all_routes: bool  # spines, super-spines carry no VRFs: keep EVPN routes of every route target
 
 
 class Vtep(Node):
@@ -145,7 +145,7 @@ class DeviceIntent(Node):
 
     name: str
     platform: str
-    role: Literal["spine", "leaf"]
+    role: Literal["spine", "leaf", "superspine"]
     model: str
     fabric: str
     loopbacks: list[Loopback]

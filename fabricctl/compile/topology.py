@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from ipaddress import IPv4Address, IPv4Network
 
@@ -34,7 +35,11 @@ class GpuPort:
 
 @dataclass(frozen=True)
 class FabricLink:
-    """One leaf-spine cable, numbered /31: spine side even, leaf side odd."""
+    """One fabric cable, numbered /31: upper side even, lower side odd.
+
+    `leaf` is the lower end and `spine` the upper: a leaf and a spine (tier "leaf-spine"), or, in
+    a multi-pod fabric, a spine and a super-spine (tier "spine-superspine").
+    """
 
     leaf: str
     leaf_port: str
@@ -42,6 +47,7 @@ class FabricLink:
     spine_port: str
     spine_ip: IPv4Address
     leaf_ip: IPv4Address
+    tier: str = "leaf-spine"
 
 
 @dataclass
@@ -74,11 +80,24 @@ def _host(pool: IPv4Network, index: int) -> IPv4Address | None:
     return pool[index] if index < pool.num_addresses - 1 else None
 
 
+def pod_pool(pool: IPv4Network, pod: int | None, max_pods: int) -> IPv4Network | None:
+    """Pod `pod`'s share of a fabric pool: the pod-th of max_pods equal prefixes (the whole pool in
+    a 2-tier fabric); None when the pool is too small to split that far."""
+    if pod is None:
+        return pool
+    bits = max_pods.bit_length() - 1
+    if pool.prefixlen + bits > 31:
+        return None
+    size = pool.num_addresses >> bits
+    return IPv4Network((int(pool.network_address) + (pod - 1) * size, pool.prefixlen + bits))
+
+
 def build_topology(fabric: Fabric, log: ProblemLog) -> Topology | None:
     """Derive every port and link from the cabling rules; problems go to `log`."""
     cab = fabric.settings.cabling
     und = fabric.settings.underlay
-    fabric_file = fabric.root / "inventory" / "fabric.yaml"
+    pods_cfg = fabric.settings.pods
+    max_pods = pods_cfg.max_pods if pods_cfg else 1
     spines, leaves = fabric.spines, fabric.leaves
     uplinks = expand_ports(cab.leaf_uplink_ports)
     gpu_ports = expand_ports(cab.leaf_gpu_ports)
@@ -94,12 +113,112 @@ def build_topology(fabric: Fabric, log: ProblemLog) -> Topology | None:
             "the fabric needs at least one spine and one leaf",
         )
         return None
+    pod_spines: dict[int | None, list[Switch]] = {}
+    pod_leaves: dict[int | None, list[Switch]] = {}
+    for sw in spines:
+        pod_spines.setdefault(sw.pod, []).append(sw)
+    for sw in leaves:
+        pod_leaves.setdefault(sw.pod, []).append(sw)
+    for pod in fabric.pods:
+        where = f"pod {pod}: " if pod is not None else ""
+        p_spines, p_leaves = pod_spines.get(pod, []), pod_leaves.get(pod, [])
+        if not p_spines or not p_leaves:
+            log.add(
+                fabric.root / "inventory" / "hosts.yaml",
+                1,
+                "",
+                f"{where}every pod needs at least one spine and one leaf",
+            )
+            ok = False
+            continue
+        ok = _check_pod(fabric, log, where, p_spines, p_leaves, pod, max_pods) and ok
+    ok = _check_superspines(fabric, log, pod_spines) and ok
+    ok = _check_numbering(fabric, log) and ok
+    if not ok:
+        return None
+
+    lanes: list[int | None] = [1, 2] if cab.gpu_port_breakout == "2x200G" else [None]
+    slots = [(p, lane) for p in gpu_ports for lane in lanes]
+    groups = len(leaves) // n
+    topo = Topology(servers=[cab.server_name.format(i + 1) for i in range(groups * len(slots))])
+    for pos, leaf in enumerate(leaves):
+        plat = get_platform(leaf.platform)
+        group, rail = divmod(pos, n)
+        ports = []
+        for i, (port, lane) in enumerate(slots):
+            server = topo.servers[group * len(slots) + i]
+            gp = GpuPort(leaf.name, port, lane, plat.port_name(port, lane), server, rail)
+            ports.append(gp)
+            topo.by_leaf_port[(leaf.name, gp.key)] = gp
+            topo.by_server.setdefault(server, [None] * n)[rail] = gp  # type: ignore[list-item]
+        topo.gpu_ports[leaf.name] = ports
+        if cab.gpu_port_breakout != "none":
+            topo.breakout_parents[leaf.name] = [plat.port_name(p) for p in gpu_ports]
+        used = set(uplinks[: len(pod_spines[leaf.pod]) * per_spine]) | set(gpu_ports)
+        topo.unused_ports[leaf.name] = [
+            plat.port_name(p) for p in range(1, plat.port_count + 1) if p not in used
+        ]
+    for spine in spines:
+        topo.loopback[spine.name] = _host(pod_pool(und.spine_loopbacks, spine.pod, max_pods), spine.index)  # type: ignore[arg-type,assignment]
+        topo.asn[spine.name] = und.spine_asn + (spine.pod - 1 if spine.pod else 0)
+    for leaf in leaves:
+        topo.loopback[leaf.name] = _host(pod_pool(und.leaf_loopbacks, leaf.pod, max_pods), leaf.index)  # type: ignore[arg-type,assignment]
+        topo.vtep[leaf.name] = _host(pod_pool(und.vtep_loopbacks, leaf.pod, max_pods), leaf.index)  # type: ignore[arg-type,assignment]
+        topo.asn[leaf.name] = leaf_asn(fabric, leaf)
+        pool = pod_pool(und.p2p_links, leaf.pod, max_pods)
+        _cable(topo, leaf, pod_spines[leaf.pod], uplinks, downlinks, per_spine, pool)  # type: ignore[arg-type]
+    if pods_cfg is not None:
+        _cable_superspines(fabric, topo, pod_spines)
+    cabled = {(ln.spine, ln.spine_port) for ln in topo.links} | {(ln.leaf, ln.leaf_port) for ln in topo.links}
+    for sw in [*spines, *fabric.superspines]:
+        plat = get_platform(sw.platform)
+        topo.unused_ports[sw.name] = [
+            plat.port_name(p)
+            for p in range(1, plat.port_count + 1)
+            if (sw.name, plat.port_name(p)) not in cabled
+        ]
+    return topo
+
+
+def leaf_asn(fabric: Fabric, leaf: Switch) -> int:
+    """leaf_asn_base + index; in pod p of a multi-pod fabric, + (p - 1) * pods.leaf_asn_stride."""
+    und, pods = fabric.settings.underlay, fabric.settings.pods
+    offset = (leaf.pod - 1) * pods.leaf_asn_stride if pods is not None and leaf.pod else 0
+    return und.leaf_asn_base + offset + leaf.index
+
+
+def superspine_slots(fabric: Fabric) -> int:
+    """Super-spines one plane can have: a spine reaches at most this many with its uplink ports."""
+    pods = fabric.settings.pods
+    assert pods is not None
+    return len(expand_ports(pods.spine_uplink_ports)) // pods.spine_uplinks_per_superspine
+
+
+def _check_pod(
+    fabric: Fabric,
+    log: ProblemLog,
+    where: str,
+    spines: list[Switch],
+    leaves: list[Switch],
+    pod: int | None,
+    max_pods: int,
+) -> bool:
+    """The cabling rules and pools against one pod's switches (the whole 2-tier fabric when
+    pod is None; its messages are those of a 2-tier fabric)."""
+    cab = fabric.settings.cabling
+    und = fabric.settings.underlay
+    fabric_file = fabric.root / "inventory" / "fabric.yaml"
+    uplinks = expand_ports(cab.leaf_uplink_ports)
+    downlinks = expand_ports(cab.spine_downlink_ports)
+    per_spine = cab.leaf_uplinks_per_spine
+    n = cab.nics_per_server
+    ok = True
     if len(uplinks) < len(spines) * per_spine:
         log.add(
             fabric_file,
             fabric.settings_line("cabling", "leaf_uplink_ports"),
             "cabling.leaf_uplink_ports",
-            f"{len(uplinks)} ports cannot reach {len(spines)} spines x {per_spine} uplinks",
+            f"{where}{len(uplinks)} ports cannot reach {len(spines)} spines x {per_spine} uplinks",
             f"at least {len(spines) * per_spine} ports",
         )
         ok = False
@@ -108,7 +227,7 @@ def build_topology(fabric: Fabric, log: ProblemLog) -> Topology | None:
             fabric_file,
             fabric.settings_line("cabling", "spine_downlink_ports"),
             "cabling.spine_downlink_ports",
-            f"{len(downlinks)} ports cannot reach leaf index {max(s.index for s in leaves)} x {per_spine} links",
+            f"{where}{len(downlinks)} ports cannot reach leaf index {max(s.index for s in leaves)} x {per_spine} links",
             f"at least {max(s.index for s in leaves) * per_spine} ports",
         )
         ok = False
@@ -117,12 +236,12 @@ def build_topology(fabric: Fabric, log: ProblemLog) -> Topology | None:
             fabric_file,
             fabric.settings_line("cabling", "nics_per_server"),
             "cabling.nics_per_server",
-            f"{len(leaves)} leaves do not split into rail groups of {n}",
-            "a divisor of the leaf count",
+            f"{where}{len(leaves)} leaves do not split into rail groups of {n}",
+            "a divisor of the leaf count" + (" of every pod" if where else ""),
         )
         ok = False
     links_needed = len(leaves) * len(spines) * per_spine
-    for pool_name, pool, need in (
+    for pool_name, whole, need in (
         ("underlay.spine_loopbacks", und.spine_loopbacks, max(s.index for s in spines) + 1),
         ("underlay.leaf_loopbacks", und.leaf_loopbacks, max(s.index for s in leaves) + 1),
         ("underlay.vtep_loopbacks", und.vtep_loopbacks, max(s.index for s in leaves) + 1),
@@ -132,60 +251,135 @@ def build_topology(fabric: Fabric, log: ProblemLog) -> Topology | None:
             2 * (max(s.index for s in leaves) * len(spines) * per_spine) + 1,
         ),
     ):
-        if pool.num_addresses < need:
+        pool = pod_pool(whole, pod, max_pods)
+        share = f" (pod {pod}'s 1/{max_pods} of {whole})" if pod is not None else ""
+        if pool is None or pool.num_addresses < need:
+            size = pool.num_addresses if pool is not None else 0
             log.add(
                 fabric_file,
                 fabric.settings_line(*pool_name.split(".")),
                 pool_name,
-                f"{pool} is too small ({pool.num_addresses} addresses, {need} needed for {links_needed} links)"
+                f"{where}{pool or whole}{share} is too small ({size} addresses, {need} needed for {links_needed} links)"
                 if "p2p" in pool_name
-                else f"{pool} is too small for switch index {need - 1}",
-                f"a prefix with at least {need} addresses",
+                else f"{where}{pool or whole}{share} is too small for switch index {need - 1}",
+                f"a prefix with at least {need} addresses" + (f" per pod ({max_pods} pods)" if share else ""),
             )
             ok = False
-    ok = _check_numbering(fabric, log) and ok
-    if not ok:
-        return None
+    return ok
 
-    lanes: list[int | None] = [1, 2] if cab.gpu_port_breakout == "2x200G" else [None]
-    slots = [(p, lane) for p in gpu_ports for lane in lanes]
-    pods = len(leaves) // n
-    topo = Topology(servers=[cab.server_name.format(i + 1) for i in range(pods * len(slots))])
-    for leaf in leaves:
-        plat = get_platform(leaf.platform)
-        pos = leaves.index(leaf)
-        pod, rail = divmod(pos, n)
-        ports = []
-        for i, (port, lane) in enumerate(slots):
-            server = topo.servers[pod * len(slots) + i]
-            gp = GpuPort(leaf.name, port, lane, plat.port_name(port, lane), server, rail)
-            ports.append(gp)
-            topo.by_leaf_port[(leaf.name, gp.key)] = gp
-            topo.by_server.setdefault(server, [None] * n)[rail] = gp  # type: ignore[list-item]
-        topo.gpu_ports[leaf.name] = ports
-        if cab.gpu_port_breakout != "none":
-            topo.breakout_parents[leaf.name] = [plat.port_name(p) for p in gpu_ports]
-        used = set(uplinks[: len(spines) * per_spine]) | set(gpu_ports)
-        topo.unused_ports[leaf.name] = [
-            plat.port_name(p) for p in range(1, plat.port_count + 1) if p not in used
-        ]
-    for spine in spines:
-        topo.loopback[spine.name] = _host(und.spine_loopbacks, spine.index)  # type: ignore[assignment]
-        topo.asn[spine.name] = und.spine_asn
-    for leaf in leaves:
-        topo.loopback[leaf.name] = _host(und.leaf_loopbacks, leaf.index)  # type: ignore[assignment]
-        topo.vtep[leaf.name] = _host(und.vtep_loopbacks, leaf.index)  # type: ignore[assignment]
-        topo.asn[leaf.name] = und.leaf_asn_base + leaf.index
-        _cable(topo, leaf, spines, uplinks, downlinks, per_spine, und.p2p_links)
-    cabled = {(ln.spine, ln.spine_port) for ln in topo.links}
-    for spine in spines:
-        plat = get_platform(spine.platform)
-        topo.unused_ports[spine.name] = [
-            plat.port_name(p)
-            for p in range(1, plat.port_count + 1)
-            if (spine.name, plat.port_name(p)) not in cabled
-        ]
-    return topo
+
+def _check_superspines(fabric: Fabric, log: ProblemLog, pod_spines: dict[int | None, list[Switch]]) -> bool:
+    """The super-spine tier's cabling rules and pools against the inventory's super-spines."""
+    pods = fabric.settings.pods
+    supers = fabric.superspines
+    if pods is None:
+        return True
+    und = fabric.settings.underlay
+    fabric_file = fabric.root / "inventory" / "fabric.yaml"
+    ok = True
+
+    def add(path: str, message: str, allowed: str) -> None:
+        nonlocal ok
+        ok = False
+        log.add(fabric_file, fabric.settings_line(*path.split(".")), path, message, allowed)
+
+    if not supers:
+        log.add(
+            fabric.root / "inventory" / "hosts.yaml",
+            1,
+            "",
+            "a multi-pod fabric needs super-spines (role superspine, plane: N)",
+        )
+        return False
+    per = pods.spine_uplinks_per_superspine
+    up = expand_ports(pods.spine_uplink_ports)
+    down = expand_ports(pods.superspine_downlink_ports)
+    slots = len(up) // per
+    top = max(s.index for s in supers)
+    if top > slots:
+        add(
+            "pods.spine_uplink_ports",
+            f"{len(up)} ports cannot reach super-spine index {top} x {per} uplinks",
+            f"at least {top * per} ports",
+        )
+    top_pod = max(p for p in pod_spines if p is not None)
+    if len(down) < top_pod * per:
+        add(
+            "pods.superspine_downlink_ports",
+            f"{len(down)} ports cannot reach pod {top_pod} x {per} links",
+            f"at least {top_pod * per} ports",
+        )
+    planes = {s.plane for s in supers}
+    for spine in fabric.spines:
+        if spine.index not in planes:
+            log.add(
+                fabric.root / "inventory" / "hosts.yaml",
+                1,
+                "",
+                f"{spine.name} (pod {spine.pod}, index {spine.index}) uplinks to plane {spine.index}, which has no super-spine",
+            )
+            ok = False
+            break
+    top_plane = max(planes)
+    need_lo = (top_plane - 1) * slots + top + 1
+    assert und.superspine_loopbacks is not None and und.superspine_p2p_links is not None
+    if und.superspine_loopbacks.num_addresses < need_lo:
+        add(
+            "underlay.superspine_loopbacks",
+            f"{und.superspine_loopbacks} is too small for plane {top_plane} ({slots} super-spines a plane)",
+            f"a prefix with at least {need_lo} addresses",
+        )
+    top_spine = max(s.index for s in fabric.spines)
+    need = 2 * top_spine * len(up) + 1
+    pool = pod_pool(und.superspine_p2p_links, 1, pods.max_pods)
+    if pool is None or pool.num_addresses < need:
+        add(
+            "underlay.superspine_p2p_links",
+            f"{und.superspine_p2p_links} is too small (each of {pods.max_pods} pods needs {need} addresses)",
+            f"a prefix with at least {need * pods.max_pods} addresses",
+        )
+    return ok
+
+
+def _cable_superspines(fabric: Fabric, topo: Topology, pod_spines: dict[int | None, list[Switch]]) -> None:
+    """Spine k of every pod to every super-spine of plane k: /31s from the pod's share of the
+    super-spine link pool, spine side odd (it is the lower end, as a leaf is below a spine)."""
+    pods = fabric.settings.pods
+    und = fabric.settings.underlay
+    assert pods is not None and und.superspine_loopbacks is not None and und.superspine_p2p_links is not None
+    per = pods.spine_uplinks_per_superspine
+    up = expand_ports(pods.spine_uplink_ports)
+    down = expand_ports(pods.superspine_downlink_ports)
+    slots = superspine_slots(fabric)
+    by_plane: dict[int, list[Switch]] = {}
+    for ss in fabric.superspines:
+        assert ss.plane is not None
+        by_plane.setdefault(ss.plane, []).append(ss)
+        topo.loopback[ss.name] = _host(und.superspine_loopbacks, (ss.plane - 1) * slots + ss.index)  # type: ignore[assignment]
+        assert und.superspine_asn_base is not None
+        topo.asn[ss.name] = und.superspine_asn_base + ss.plane
+    for pod in fabric.pods:
+        assert pod is not None
+        pool = pod_pool(und.superspine_p2p_links, pod, pods.max_pods)
+        assert pool is not None
+        for spine in pod_spines.get(pod, []):
+            spine_plat = get_platform(spine.platform)
+            for ss in by_plane.get(spine.index, []):
+                ss_plat = get_platform(ss.platform)
+                for k in range(per):
+                    slot = (ss.index - 1) * per + k
+                    base = pool.network_address + 2 * ((spine.index - 1) * len(up) + slot)
+                    topo.links.append(
+                        FabricLink(
+                            leaf=spine.name,
+                            leaf_port=spine_plat.port_name(up[slot]),
+                            spine=ss.name,
+                            spine_port=ss_plat.port_name(down[(pod - 1) * per + k]),
+                            spine_ip=base,
+                            leaf_ip=base + 1,
+                            tier="spine-superspine",
+                        )
+                    )
 
 
 def _cable(
@@ -233,25 +427,37 @@ def _check_numbering(fabric: Fabric, log: ProblemLog) -> bool:
         ok = False
         log.add(fabric_file, fabric.settings_line(*path.split(".")), path, message, allowed)
 
-    top = max(fabric.leaves, key=lambda s: s.index)
-    if und.leaf_asn_base + top.index > MAX_ASN:
-        add(
-            "underlay.leaf_asn_base",
-            f"{top.name} (index {top.index}) would get ASN {und.leaf_asn_base + top.index}, above {MAX_ASN}",
-            f"leaf_asn_base at most {MAX_ASN - top.index}",
-        )
-    same = [leaf for leaf in fabric.leaves if und.leaf_asn_base + leaf.index == und.spine_asn]
-    if same:
-        add(
-            "underlay.spine_asn",
-            f"{und.spine_asn} is also the ASN of {same[0].name} (leaf_asn_base + index {same[0].index})",
-            f"an ASN outside {und.leaf_asn_base + 1}-{und.leaf_asn_base + top.index}",
-        )
-    for path, spec, switches in (
+    pods = fabric.settings.pods
+    if pods is None:
+        top = max(fabric.leaves, key=lambda s: s.index)
+        if und.leaf_asn_base + top.index > MAX_ASN:
+            add(
+                "underlay.leaf_asn_base",
+                f"{top.name} (index {top.index}) would get ASN {und.leaf_asn_base + top.index}, above {MAX_ASN}",
+                f"leaf_asn_base at most {MAX_ASN - top.index}",
+            )
+        same = [leaf for leaf in fabric.leaves if und.leaf_asn_base + leaf.index == und.spine_asn]
+        if same:
+            add(
+                "underlay.spine_asn",
+                f"{und.spine_asn} is also the ASN of {same[0].name} (leaf_asn_base + index {same[0].index})",
+                f"an ASN outside {und.leaf_asn_base + 1}-{und.leaf_asn_base + top.index}",
+            )
+    else:
+        _check_pod_asns(fabric, add)
+    ports = [
         ("cabling.leaf_uplink_ports", cab.leaf_uplink_ports, fabric.leaves),
         ("cabling.leaf_gpu_ports", cab.leaf_gpu_ports, fabric.leaves),
         ("cabling.spine_downlink_ports", cab.spine_downlink_ports, fabric.spines),
-    ):
+    ]
+    if pods is not None:
+        ports += [
+            ("pods.spine_uplink_ports", pods.spine_uplink_ports, fabric.spines),
+            ("pods.superspine_downlink_ports", pods.superspine_downlink_ports, fabric.superspines),
+        ]
+    for path, spec, switches in ports:
+        if not switches:
+            continue
         highest = max(expand_ports(spec))
         small = min(switches, key=lambda s: get_platform(s.platform).port_count)
         count = get_platform(small.platform).port_count
@@ -272,6 +478,49 @@ def _check_numbering(fabric: Fabric, log: ProblemLog) -> bool:
                 )
                 break
     return ok
+
+
+def _check_pod_asns(fabric: Fabric, add: Callable[[str, str, str], None]) -> None:
+    """Multi-pod ASNs (RFC 7938 section 5.2.1): the three runs - spine ASNs one per pod, leaf ASNs
+    a stride per pod, super-spine ASNs one per plane - stay in range and never meet."""
+    und, pods = fabric.settings.underlay, fabric.settings.pods
+    assert pods is not None and und.superspine_asn_base is not None
+    top = max(fabric.leaves, key=lambda s: s.index)
+    if top.index > pods.leaf_asn_stride:
+        add(
+            "pods.leaf_asn_stride",
+            f"{top.name} (index {top.index}) is above the stride {pods.leaf_asn_stride}: its ASN would be the next pod's",
+            f"leaf_asn_stride at least {top.index}",
+        )
+        return
+    planes = max((s.plane or 1) for s in fabric.superspines) if fabric.superspines else 1
+    runs = [
+        ("underlay.spine_asn", "spine ASNs", und.spine_asn, und.spine_asn + pods.max_pods - 1),
+        (
+            "underlay.leaf_asn_base",
+            "leaf ASNs",
+            und.leaf_asn_base + 1,
+            und.leaf_asn_base + pods.max_pods * pods.leaf_asn_stride,
+        ),
+        (
+            "underlay.superspine_asn_base",
+            "super-spine ASNs",
+            und.superspine_asn_base + 1,
+            und.superspine_asn_base + planes,
+        ),
+    ]
+    for path, what, lo, hi in runs:
+        if hi > MAX_ASN:
+            add(path, f"{what} {lo}-{hi} run above {MAX_ASN}", f"a base at most {MAX_ASN - (hi - lo)}")
+            return
+    for i, (path, what, lo, hi) in enumerate(runs):
+        for _p, other, lo2, hi2 in runs[:i]:
+            if lo <= hi2 and lo2 <= hi:
+                add(
+                    path,
+                    f"{what} {lo}-{hi} meet the {other} {lo2}-{hi2} ({pods.max_pods} pods)",
+                    f"a range apart from {lo2}-{hi2}",
+                )
 
 
 def management_addresses(fabric: Fabric) -> list[tuple[str, IPv4Network]]:

@@ -22,10 +22,10 @@ def loopbacks(topo: Topology, switch: Switch) -> list[Loopback]:
 
 
 def fabric_interfaces(topo: Topology, switch: Switch, mtu: int) -> list[Interface]:
-    """Every cabled leaf-spine port: routed /31, lossless QoS, jumbo MTU."""
+    """Every cabled fabric port (leaf-spine, spine-superspine): routed /31, lossless QoS, jumbo MTU."""
     out = []
     for link in topo.links_of(switch.name):
-        if switch.role == "leaf":
+        if link.leaf == switch.name:  # the lower end: an uplink
             name, peer, peer_port, ip, role = (
                 link.leaf_port,
                 link.spine,
@@ -55,11 +55,25 @@ def fabric_interfaces(topo: Topology, switch: Switch, mtu: int) -> list[Interfac
     return out
 
 
+def evpn_peers(fabric: Fabric, switch: Switch) -> list[Switch]:
+    """Whom a switch's EVPN sessions reach, loopback to loopback: a leaf its pod's spines; a spine
+    its pod's leaves and the super-spines of its plane; a super-spine the spines of its plane in
+    every pod. Spines and super-spines re-advertise with the next hop (the VTEP) unchanged, so
+    every route keeps the leaf that originated it; a 2-tier fabric is one pod without planes."""
+    if switch.role == "leaf":
+        return fabric.in_pod("spine", switch.pod)
+    if switch.role == "spine":
+        uplinks = fabric.in_plane("superspine", switch.index) if switch.pod is not None else []
+        return [*fabric.in_pod("leaf", switch.pod), *uplinks]
+    assert switch.plane is not None
+    return fabric.in_plane("spine", switch.plane)
+
+
 def bgp(fabric: Fabric, topo: Topology, switch: Switch) -> Bgp:
-    """Underlay peers on the /31s; overlay (EVPN) peers leaf<->every spine between loopbacks."""
+    """Underlay peers on the /31s; overlay (EVPN) peers between loopbacks (`evpn_peers`)."""
     neighbors: list[BgpNeighbor] = []
     for link in topo.links_of(switch.name):
-        if switch.role == "leaf":
+        if link.leaf == switch.name:
             neighbors.append(
                 BgpNeighbor(
                     ip=addr_str(link.spine_ip),
@@ -79,8 +93,7 @@ def bgp(fabric: Fabric, topo: Topology, switch: Switch) -> Bgp:
                     bfd=fabric.settings.underlay.bfd,
                 )
             )
-    peers = fabric.spines if switch.role == "leaf" else fabric.leaves
-    for peer in peers:
+    for peer in evpn_peers(fabric, switch):
         neighbors.append(
             BgpNeighbor(
                 ip=addr_str(topo.loopback[peer.name]),
@@ -100,6 +113,6 @@ def bgp(fabric: Fabric, topo: Topology, switch: Switch) -> Bgp:
         networks=networks,
         neighbors=neighbors,
         evpn=True,
-        evpn_next_hop_unchanged=switch.role == "spine",
-        evpn_retain_all_routes=switch.role == "spine",
+        evpn_next_hop_unchanged=switch.role != "leaf",
+        evpn_retain_all_routes=switch.role != "leaf",
     )

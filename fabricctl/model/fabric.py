@@ -78,7 +78,12 @@ def check_ports(spec: str) -> None:
 
 
 class Underlay(Strict):
-    """eBGP underlay: one ASN for all spines, one per leaf, numbered /31 fabric links."""
+    """eBGP underlay: one ASN for all spines, one per leaf, numbered /31 fabric links.
+
+    A multi-pod fabric (`pods:` in fabric.yaml) adds a super-spine tier: one ASN per super-spine
+    plane (superspine_asn_base + plane), the spines of pod p take spine_asn + p - 1, and the
+    super-spines number their loopbacks and spine links from pools of their own.
+    """
 
     spine_asn: StrictInt = Field(ge=1, le=4294967294)
     leaf_asn_base: StrictInt = Field(ge=1, le=4294967294)
@@ -91,6 +96,10 @@ class Underlay(Strict):
     bfd: StrictBool = True
     #: BGP graceful restart: a control-plane restart keeps forwarding (peers keep the routes).
     graceful_restart: StrictBool = True
+    #: Multi-pod fabrics only: plane k of the super-spine tier is ASN superspine_asn_base + k.
+    superspine_asn_base: StrictInt | None = Field(default=None, ge=1, le=4294967294)
+    superspine_loopbacks: Network | None = None
+    superspine_p2p_links: Network | None = None
 
     @model_validator(mode="after")
     def _pools_apart(self) -> Underlay:
@@ -102,12 +111,17 @@ class Underlay(Strict):
 
     def pools(self) -> list[tuple[str, Network]]:
         """(field name, network) of every address pool, in the order fabric.yaml lists them."""
-        return [
+        pools = [
             ("spine_loopbacks", self.spine_loopbacks),
             ("leaf_loopbacks", self.leaf_loopbacks),
             ("vtep_loopbacks", self.vtep_loopbacks),
             ("p2p_links", self.p2p_links),
         ]
+        if self.superspine_loopbacks is not None:
+            pools.append(("superspine_loopbacks", self.superspine_loopbacks))
+        if self.superspine_p2p_links is not None:
+            pools.append(("superspine_p2p_links", self.superspine_p2p_links))
+        return pools
 
 
 class Overlay(Strict):
@@ -237,6 +251,9 @@ class Cabling(Strict):
     leaf_gpu_ports: PortRange
     spine_downlink_ports: PortRange
     gpu_port_breakout: Literal["none", "2x200G"] = "none"
+    #: The leaf tier's declared oversubscription (GPU-port bandwidth : uplink bandwidth); verify
+    #: flags a leaf above it. 1 is non-blocking.
+    max_oversubscription: float = Field(default=1.0, ge=1.0, le=16.0, strict=True)
     nics_per_server: StrictInt = Field(default=8, ge=1, le=16)
     server_name: str = Field(default="gpu{:03d}", pattern=r"^[a-z][a-z0-9-]*\{:0?\d?d\}$")
 
@@ -255,6 +272,40 @@ class Cabling(Strict):
         return self
 
 
+class Pods(Strict):
+    """A multi-pod fabric: pods (each a 2-tier leaf/spine block, cabled by `cabling:`) joined by a
+    super-spine tier, as in the 5-stage Clos of RFC 7938 section 3.2.
+
+    Spine k of every pod is in plane k: it uplinks to every super-spine of plane k,
+    spine_uplinks_per_superspine cables each, on spine_uplink_ports in super-spine index order;
+    super-spine j of a plane takes pod p's spine on superspine_downlink_ports (pod p gets the
+    p-th group of spine_uplinks_per_superspine ports). Each pool of `underlay:` is split into
+    max_pods equal sub-pools and pod p numbers from the p-th, so a pod's loopbacks and links
+    summarise to one prefix; leaf ASNs are leaf_asn_base + (pod - 1) * leaf_asn_stride + index.
+    """
+
+    max_pods: StrictInt = Field(ge=2, le=256)
+    leaf_asn_stride: StrictInt = Field(default=100, ge=1, le=100_000)
+    spine_uplink_ports: PortRange
+    spine_uplinks_per_superspine: StrictInt = Field(default=1, ge=1, le=64)
+    superspine_downlink_ports: PortRange
+    #: The spine tier's declared oversubscription (leaf-facing : super-spine-facing bandwidth).
+    max_oversubscription: float = Field(default=1.0, ge=1.0, le=16.0, strict=True)
+
+    @field_validator("max_pods")
+    @classmethod
+    def _power_of_two(cls, value: int) -> int:
+        if value & (value - 1):
+            raise ValueError(f"{value} is not a power of two (pools split into max_pods equal prefixes)")
+        return value
+
+    @field_validator("spine_uplink_ports", "superspine_downlink_ports")
+    @classmethod
+    def _ports(cls, value: str) -> str:
+        check_ports(value)
+        return value
+
+
 #: Keys of `limits:` in fabric.yaml (the fields of fabricctl.platforms.base.Limits).
 LIMIT_NAMES = ("max_vrfs", "max_vlans", "max_vnis", "max_acl_entries")
 
@@ -268,6 +319,7 @@ class FabricSettings(Strict):
     overlay: Overlay
     qos: QosPolicy = Field(default_factory=QosPolicy)  # type: ignore[valid-type]
     cabling: Cabling
+    pods: Pods | None = None
     limits: dict[str, StrictInt] = Field(
         default_factory=dict,
         description="Per-leaf budgets overriding the platform's datasheet figures: " + ", ".join(LIMIT_NAMES),
@@ -285,14 +337,52 @@ class FabricSettings(Strict):
                 raise ValueError(f"{key} must be at least 1, not {number}")
         return value
 
+    @model_validator(mode="after")
+    def _pods_complete(self) -> FabricSettings:
+        """A multi-pod fabric needs the super-spine tier's ASNs and pools; a 2-tier one none."""
+        names = ("superspine_asn_base", "superspine_loopbacks", "superspine_p2p_links")
+        if self.pods is not None:
+            missing = [n for n in names if getattr(self.underlay, n) is None]
+            if missing:
+                raise ValueError(
+                    f"pods needs underlay.{missing[0]} (a multi-pod fabric numbers its super-spines from "
+                    + ", ".join(f"underlay.{n}" for n in names)
+                    + ")"
+                )
+            shared = set(expand_ports(self.pods.spine_uplink_ports)) & set(
+                expand_ports(self.cabling.spine_downlink_ports)
+            )
+            if shared:
+                ports = ", ".join(map(str, sorted(shared)))
+                raise ValueError(
+                    f"pods spine_uplink_ports overlap cabling.spine_downlink_ports on port(s) {ports}"
+                )
+        else:
+            given = [n for n in names if getattr(self.underlay, n) is not None]
+            if given:
+                raise ValueError(
+                    f"underlay.{given[0]} is set but there is no pods: block (only multi-pod fabrics have super-spines)"
+                )
+        return self
+
+
+#: What a switch does: leaves carry GPUs and tenants, spines join the leaves of a pod, super-spines
+#: join the spines of every pod (multi-pod fabrics only).
+Role = Literal["spine", "leaf", "superspine"]
+ROLES = ("spine", "leaf", "superspine")
+
 
 class Switch(Strict):
     """One switch from hosts.yaml with role and platform resolved through its groups."""
 
     name: str = Field(pattern=r"^[a-z][a-z0-9-]{0,31}$")
-    role: Literal["spine", "leaf"]
+    role: Role
     platform: str
     index: StrictInt = Field(ge=1, le=4096)
+    #: Multi-pod fabrics: the pod of a leaf or spine (a spine's index is its plane), and the plane
+    #: of a super-spine (its index numbers it inside the plane).
+    pod: StrictInt | None = Field(default=None, ge=1, le=256)
+    plane: StrictInt | None = Field(default=None, ge=1, le=4096)
     model: str = ""
     hostname: str = ""  # the management address (or DNS name) Nornir connects to
     file: str = ""

@@ -157,9 +157,9 @@ def _check_data(data: dict[str, Any], add: Any) -> None:
             add(
                 (key,),
                 f"must be text, not {kind_of(value)}",
-                "spine or leaf" if key == "role" else "a model name",
+                "spine, leaf or superspine" if key == "role" else "a model name",
             )
-        elif key == "index" and (isinstance(value, bool) or not isinstance(value, int)):
+        elif key in ("index", "pod", "plane") and (isinstance(value, bool) or not isinstance(value, int)):
             add((key,), f"{_shown(value)} must be a whole number", "a whole number, 1-4096")
 
 

@@ -43,8 +43,37 @@ class Fabric:
     def leaves(self) -> list[Switch]:
         return [s for s in self.switches if s.role == "leaf"]
 
+    @property
+    def superspines(self) -> list[Switch]:
+        return [s for s in self.switches if s.role == "superspine"]
+
+    @property
+    def pods(self) -> list[int | None]:
+        """The pods of the fabric in order ([None] for a 2-tier fabric: one pod, unnumbered)."""
+        return sorted({s.pod for s in self.switches if s.role != "superspine"}, key=lambda p: p or 0)
+
     def switch(self, name: str) -> Switch | None:
         return self._by_name.get(name)
+
+    def in_pod(self, role: str, pod: int | None) -> list[Switch]:
+        """The leaves or spines of one pod (of the whole fabric when it has no pods), in order."""
+        return self._groups.get((role, pod, None), [])
+
+    def in_plane(self, role: str, plane: int) -> list[Switch]:
+        """Super-spines of plane k, or spines of plane k (spine index k of every pod), in order."""
+        return self._groups.get((role, None, plane), [])
+
+    @functools.cached_property
+    def _groups(self) -> dict[tuple[str, int | None, int | None], list[Switch]]:
+        out: dict[tuple[str, int | None, int | None], list[Switch]] = {}
+        for s in self.switches:
+            if s.role == "superspine":
+                out.setdefault((s.role, None, s.plane), []).append(s)
+            else:
+                out.setdefault((s.role, s.pod, None), []).append(s)
+            if s.role == "spine":
+                out.setdefault((s.role, None, s.index), []).append(s)
+        return out
 
     @functools.cached_property
     def _by_name(self) -> dict[str, Switch]:
@@ -293,6 +322,8 @@ def load_fabric(root: Path, log: ProblemLog) -> Fabric | None:
     switches = _switches(root, docs["hosts"], log)
     if settings is None or switches is None:
         return None
+    if not _pods_match(settings, switches, docs["hosts"], log):
+        return None
     return Fabric(root=root, settings=settings, switches=switches, settings_doc=fabric_doc)
 
 
@@ -311,6 +342,8 @@ def _switches(root: Path, hosts: YamlDoc, log: ProblemLog) -> list[Switch] | Non
             "role": host.get("role"),
             "platform": host.platform,
             "index": host.get("index"),
+            "pod": host.get("pod"),
+            "plane": host.get("plane"),
             "model": host.get("model") if host.get("model") is not None else "",
             "hostname": host.hostname if isinstance(host.hostname, str) else "",
             "file": log.relative(hosts.file),
@@ -322,19 +355,89 @@ def _switches(root: Path, hosts: YamlDoc, log: ProblemLog) -> list[Switch] | Non
             groups = [g.name for g in host.groups]
             for err in exc.errors(include_url=False):
                 _switch_problem(hosts, log, str(name), groups, record, err)
-    seen: dict[tuple[str, int], str] = {}
+    seen: dict[tuple[str, int | None, int | None, int], str] = {}
     for sw in out:
-        key = (sw.role, sw.index)
+        key = (sw.role, sw.pod, sw.plane, sw.index)
         if key in seen:
+            where = f" of pod {sw.pod}" if sw.pod else f" of plane {sw.plane}" if sw.plane else ""
             log.add(
                 hosts.file,
                 hosts.line_of((sw.name, "data", "index")),
                 f"{sw.name}.data.index",
                 f"index {sw.index} already used by {seen[key]}",
-                f"a unique index per {sw.role}",
+                f"a unique index per {sw.role}{where}",
             )
         seen[key] = sw.name
-    return sorted(out, key=lambda s: (s.role != "spine", s.index))
+    return sorted(out, key=switch_order)
+
+
+#: Fabric order: super-spines (by plane), then spines, then leaves, each by pod and index.
+_ROLE_ORDER = {"superspine": 0, "spine": 1, "leaf": 2}
+
+
+def switch_order(sw: Switch) -> tuple[int, int, int, int]:
+    """The sort key of the fabric's switch list (a 2-tier fabric: spines, then leaves, by index)."""
+    return (_ROLE_ORDER[sw.role], sw.pod or 0, sw.plane or 0, sw.index)
+
+
+def _pods_match(settings: FabricSettings, switches: list[Switch], hosts: YamlDoc, log: ProblemLog) -> bool:
+    """Every leaf and spine of a multi-pod fabric names its pod, every super-spine its plane;
+    a 2-tier fabric has neither (nor super-spines)."""
+    ok = True
+
+    def add(sw: Switch, key: str, message: str, allowed: str) -> None:
+        nonlocal ok
+        ok = False
+        path = (sw.name, "data", key)
+        line = hosts.line_of(path if path in hosts.lines else (sw.name,))
+        log.add(hosts.file, line, ".".join(path), message, allowed)
+
+    pods = settings.pods
+    for sw in switches:
+        if pods is None:
+            if sw.role == "superspine":
+                add(
+                    sw,
+                    "role",
+                    "a super-spine needs a multi-pod fabric (fabric.yaml has no pods:)",
+                    "spine or leaf",
+                )
+            elif sw.pod is not None or sw.plane is not None:
+                key = "pod" if sw.pod is not None else "plane"
+                add(
+                    sw,
+                    key,
+                    f"{key} is set but fabric.yaml has no pods: (a 2-tier fabric is one pod)",
+                    "no pod or plane",
+                )
+        elif sw.role == "superspine":
+            if sw.plane is None:
+                add(
+                    sw,
+                    "plane",
+                    "a super-spine needs its plane (spine k of every pod uplinks to plane k)",
+                    "a whole number, 1-4096",
+                )
+            if sw.pod is not None:
+                add(sw, "pod", "a super-spine belongs to no pod (it joins the pods)", "no pod; plane: N")
+        else:
+            if sw.pod is None:
+                add(
+                    sw,
+                    "pod",
+                    f"a {sw.role} of a multi-pod fabric needs its pod",
+                    f"a whole number, 1-{pods.max_pods}",
+                )
+            elif sw.pod > pods.max_pods:
+                add(
+                    sw,
+                    "pod",
+                    f"pod {sw.pod} is above pods.max_pods {pods.max_pods}",
+                    f"a whole number, 1-{pods.max_pods}",
+                )
+            if sw.plane is not None:
+                add(sw, "plane", f"a {sw.role} has no plane (a spine's index is its plane)", "no plane")
+    return ok
 
 
 def _switch_problem(

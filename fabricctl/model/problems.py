@@ -61,9 +61,10 @@ class ProblemLog:
         """The file as the user names it under --root: a symlink by its own name, never its target
         (which may be outside the repository, or loop)."""
         p = Path(file)
-        for base, path in ((self.root.absolute(), p.absolute()), (_real(self.root), _real(p))):
+        # Resolving costs a realpath walk per call: only when the names as written do not nest.
+        for base, path in ((self.root.absolute, p.absolute), (lambda: _real(self.root), lambda: _real(p))):
             try:
-                return Path(os.path.normpath(path)).relative_to(os.path.normpath(base)).as_posix()
+                return Path(os.path.normpath(path())).relative_to(os.path.normpath(base())).as_posix()
             except ValueError:
                 continue
         return p.as_posix()

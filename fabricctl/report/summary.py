@@ -32,6 +32,8 @@ def switch_noun(plan: Plan, names: Sequence[str]) -> str:
         return "1 leaf" if n == 1 else f"{n} leaves"
     if roles == {"spine"}:
         return plural(n, "spine")
+    if roles == {"superspine"}:
+        return plural(n, "super-spine")
     return plural(n, "switch")
 
 

@@ -28,11 +28,12 @@ def parse_configs(compiled: Compiled, configs: dict[str, str]) -> dict[str, Swit
 
 
 def verify_fabric(
-    compiled: Compiled, configs: dict[str, str], *, max_oversubscription: float = 1.0
+    compiled: Compiled, configs: dict[str, str], *, max_oversubscription: float | None = None
 ) -> VerifyReport:
     """Prove isolation, lossless consistency and capacity for `configs` (switch -> config text).
 
     A switch of the fabric without a config is a violation: what is not read cannot be proven.
+    `max_oversubscription` overrides the leaf tier's declared `cabling.max_oversubscription`.
     """
     parsed = parse_configs(compiled, configs)
     facts = Facts(compiled)

@@ -1,4 +1,5 @@
-"""Capacity: oversubscription per leaf, hardware budgets per switch, GPUs per tenant and free GPUs.
+"""Capacity: oversubscription per tier (leaf: GPU ports : uplinks; spine of a multi-pod fabric:
+leaf-facing : super-spine-facing ports), hardware budgets per switch, GPUs per tenant and free GPUs.
 
 Bandwidth comes from the topology (400G per port, 200G per breakout lane); budgets are counted from
 the config text read back (what the switch will actually hold), against the platform limits with
@@ -17,14 +18,19 @@ LANE_GBPS = 200
 
 
 def check_capacity(
-    compiled: Compiled, parsed: dict[str, SwitchConfig], max_oversubscription: float = 1.0
+    compiled: Compiled, parsed: dict[str, SwitchConfig], max_oversubscription: float | None = None
 ) -> tuple[list[CapacityRow], list[Violation]]:
+    """`max_oversubscription` overrides the leaf tier's declared `cabling.max_oversubscription`."""
     rows: list[CapacityRow] = []
     out: list[Violation] = []
     topo = compiled.topology
+    if max_oversubscription is None:
+        max_oversubscription = compiled.fabric.settings.cabling.max_oversubscription
     uplinks: dict[str, int] = {}
+    downlinks: dict[str, int] = {}
     for ln in topo.links:
         uplinks[ln.leaf] = uplinks.get(ln.leaf, 0) + 1
+        downlinks[ln.spine] = downlinks.get(ln.spine, 0) + 1
     for leaf in compiled.fabric.leaves:
         ports = topo.gpu_ports.get(leaf.name, [])
         down = sum(LANE_GBPS if gp.lane else PORT_GBPS for gp in ports)
@@ -65,6 +71,7 @@ def check_capacity(
                     f"{down}G of GPU ports share {up}G of uplinks ({ratio:.2f}:1, design allows {max_oversubscription:g}:1): all-to-all traffic congests and PFC spreads it",
                 )
             )
+    out += _spine_tier(compiled, rows, uplinks, downlinks)
     for name, cfg in sorted(parsed.items()):
         sw = compiled.fabric.switch(name)
         if sw is None:
@@ -111,3 +118,43 @@ def check_capacity(
         CapacityRow("fabric", "GPUs free", total - held, total, True, "unassigned GPU ports (shut down)")
     )
     return rows, out
+
+
+def _spine_tier(
+    compiled: Compiled, rows: list[CapacityRow], uplinks: dict[str, int], downlinks: dict[str, int]
+) -> list[Violation]:
+    """Each spine of a multi-pod fabric: leaf-facing bandwidth against super-spine-facing bandwidth
+    (every fabric port is 400G), against the declared `pods.max_oversubscription`."""
+    pods = compiled.fabric.settings.pods
+    if pods is None:
+        return []
+    limit = pods.max_oversubscription
+    out = []
+    for spine in compiled.fabric.spines:
+        down = downlinks.get(spine.name, 0) * PORT_GBPS
+        up = uplinks.get(spine.name, 0) * PORT_GBPS
+        ratio = down / up if up else float(down)
+        ok = bool(up) and ratio <= limit
+        rows.append(
+            CapacityRow(
+                spine.name,
+                "oversubscription to super-spines",
+                round(ratio, 3),
+                limit,
+                ok,
+                f"{down}G down / {up}G up",
+            )
+        )
+        if not ok:
+            out.append(
+                Violation(
+                    "oversubscription",
+                    spine.name,
+                    "super-spine uplinks",
+                    None,
+                    f"({downlinks.get(spine.name, 0)} leaf links, {uplinks.get(spine.name, 0)} super-spine links)",
+                    f"{down}G from leaves share {up}G towards the super-spines ({ratio:.2f}:1, design allows "
+                    f"{limit:g}:1): traffic between pods congests and PFC spreads it",
+                )
+            )
+    return out

@@ -1,12 +1,16 @@
 """Tenant isolation, proven from the config text read back (not from the intent).
 
-Four ways one tenant's port could reach another tenant's addresses, each closed by one check:
+Five ways one tenant's port could reach another tenant's addresses, each closed by one check:
   ports   - a held port sits in its tenant's VRF/segment and applies an ACL that denies every other
             tenant block (first match); a port no tenant holds is shut down; no other port joins a
             tenant VRF or segment.
   RTs     - a VRF imports only route targets exported by its own tenant or a declared peer.
   VNIs    - one VNI maps to one VRF/segment fabric-wide, and it is the one the allocation gave it.
   SVIs    - a segment's gateway is in the segment tenant's VRF and applies its ACL.
+  transit - spines and super-spines hold no tenant VRF, segment or VNI: a packet between two
+            leaves, in its pod or across pods (leaf-spine-superspine-spine-leaf), stays inside
+            VXLAN with its source VRF's VNI and is decapsulated only by a leaf, whose VRFs and
+            ports the checks above prove.
 Everything is indexed (RT -> exporters, VNI -> owners, block intervals), never checked pairwise.
 """
 
@@ -52,6 +56,7 @@ def check_isolation(
         out += _svis(cfg, facts, acls)
     out += _route_targets(holders, facts, allowed)
     out += _vnis(holders, facts)
+    out += _transit(compiled, holders)
     exceptions = [
         AllowedException((a, b), mech, f"used on {n} switch object(s)")
         for (a, b, mech), n in sorted(allowed.items())
@@ -422,6 +427,30 @@ def _route_targets(
                     "configured on one side only, so return traffic has no route",
                 )
             )
+    return out
+
+
+def _transit(compiled: Compiled, holders: list[Holder]) -> list[Violation]:
+    """A spine or super-spine that holds a tenant's VRF or segment, or any VNI, could terminate
+    tunnelled tenant traffic in the middle of the fabric, where no port ACL stands."""
+    out = []
+    for h in holders:
+        sw = compiled.fabric.switch(h.switch)
+        if sw is None or sw.role == "leaf" or (h.owner is None and not h.obj.vnis):
+            continue
+        tier = "super-spine" if sw.role == "superspine" else sw.role
+        src = h.obj.src if h.obj.src.line else (h.obj.vnis[0].src if h.obj.vnis else None)
+        out.append(
+            _v(
+                "transit-tenant",
+                h.switch,
+                h.label,
+                src,
+                f"({h.label})",
+                f"{h.switch} is a {tier}: it carries only the underlay and EVPN transit, but holds "
+                f"{h.label} of {h.owner_name}, so tenant traffic could leave VXLAN there",
+            )
+        )
     return out
 
 

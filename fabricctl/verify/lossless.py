@@ -1,4 +1,5 @@
-"""Lossless consistency: every hop GPU -> leaf -> spine -> leaf -> GPU treats RoCE the same way.
+"""Lossless consistency: every hop GPU -> leaf -> spine -> leaf -> GPU treats RoCE the same way
+(in a multi-pod fabric also GPU -> leaf -> spine -> super-spine -> spine -> leaf -> GPU across pods).
 
 The reference is the fabric's QoS policy as each switch's intent states it (DSCP -> class, the
 no-drop priority, the CNP and protocol classes, the RoCE MTU). Each switch's DSCP and queue maps
@@ -30,22 +31,59 @@ class Paths:
         self.link_of: dict[tuple[str, str], FabricLink] = {}
         self.first_link: dict[tuple[str, str], FabricLink] = {}
         self.any_link: dict[str, FabricLink] = {}
+        self.down: dict[str, FabricLink] = {}  # a spine's first leaf link
+        self.via_super: dict[str, list[FabricLink]] = {}  # a super-spine's links, one per spine
+        self.by_spine: dict[str, list[FabricLink]] = {}  # a spine's links, one per GPU leaf
+        gpu_leaves = {leaf for leaf, ports in topo.gpu_ports.items() if ports}
         for ln in topo.links:
             self.link_of[(ln.leaf, ln.leaf_port)] = ln
             self.link_of[(ln.spine, ln.spine_port)] = ln
             self.first_link.setdefault((ln.leaf, ln.spine), ln)
+            first = self.first_link[(ln.leaf, ln.spine)] is ln
+            if ln.tier == "spine-superspine":
+                if first:
+                    self.via_super.setdefault(ln.spine, []).append(ln)
+                continue
+            if first and ln.leaf in gpu_leaves:
+                self.by_spine.setdefault(ln.spine, []).append(ln)
+            self.down.setdefault(ln.spine, ln)
             self.any_link.setdefault(ln.leaf, ln)
             self.any_link.setdefault(ln.spine, ln)
+        for ln in topo.links:
+            self.any_link.setdefault(ln.spine, ln)  # super-spines: their first link
         self.leaves = [leaf for leaf, ports in topo.gpu_ports.items() if ports]
 
     def _gpu(self, leaf: str, gp: GpuPort | None = None) -> str:
         gp = gp or next(iter(self.gpu_ports.get(leaf, [])), None)
         return f"{gp.server} nic{gp.nic} ({leaf} {gp.name})" if gp else f"a GPU on {leaf}"
 
+    def _across(self, ln: FabricLink) -> str:
+        """A path from a GPU in the spine's pod over `ln` (spine -> super-spine) to another pod."""
+        first = self.down.get(ln.leaf)
+        other = next((x for x in self.via_super.get(ln.spine, []) if x.leaf != ln.leaf), None)
+        back = self.down.get(other.leaf) if other else None
+        if first is None or other is None or back is None:
+            return f"{ln.leaf} {ln.leaf_port} -> {ln.spine} {ln.spine_port}"
+        hops = [
+            self._gpu(first.leaf),
+            f"{first.leaf} {first.leaf_port}",
+            f"{first.spine} {first.spine_port}",
+            f"{ln.leaf} {ln.leaf_port}",
+            f"{ln.spine} {ln.spine_port}",
+            f"{other.spine} {other.spine_port}",
+            f"{other.leaf} {other.leaf_port}",
+            f"{back.spine} {back.spine_port}",
+            f"{back.leaf} {back.leaf_port}",
+            self._gpu(back.leaf),
+        ]
+        return " -> ".join(hops)
+
     def _via(self, ln: FabricLink, start: GpuPort | None = None) -> str:
+        if ln.tier == "spine-superspine":
+            return self._across(ln)
         hops = [self._gpu(ln.leaf, start), f"{ln.leaf} {ln.leaf_port}", f"{ln.spine} {ln.spine_port}"]
-        far = next((x for x in self.leaves if x != ln.leaf), None)
-        back = self.first_link.get((far, ln.spine)) if far else None
+        back = next((x for x in self.by_spine.get(ln.spine, []) if x.leaf != ln.leaf), None)
+        far = back.leaf if back else None
         if far and back:
             hops += [f"{back.spine} {back.spine_port}", f"{back.leaf} {back.leaf_port}", self._gpu(far)]
         return " -> ".join(hops)
