@@ -63,6 +63,12 @@ def test_apply_one_pod_at_a_time(multipod_lab: LabRoot, capsys: pytest.CaptureFi
         n: s["message"][:200] for n, s in json.loads(out)["switches"].items() if s["status"] != "changed"
     }
     assert lab.run("plan", "--lab", "--detailed-exitcode", capsys=capsys)[0] == 0
+    # the fabric works across tiers: every leaf-spine and spine-super-spine link up with its
+    # planned LLDP neighbor, every session (underlay and EVPN through the super-spines) Established
+    code, out, _ = lab.run("check", "--lab", "--format", "json", capsys=capsys)
+    health = json.loads(out)
+    assert code == 0, [c for c in health["checks"] if not c["ok"]]
+    assert any(c["switch"].startswith("ss") and c["name"] == "lldp" for c in health["checks"])  # super-spines
     # a tenant that lands in pod 2 changes pod 2's leaf and nothing in pod 1 or the super-spines
     (lab.root / "tenants" / "late.yaml").write_text(POD2_TENANT, encoding="utf-8")
     changed = {n for n, s in _plan(lab, capsys).items() if s == "changed"}
