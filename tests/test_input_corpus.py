@@ -31,6 +31,7 @@ COMMANDS = [
     "plan --lab",
     "apply --lab --auto-approve",
     "drift --lab",
+    "tenant new probe --gpus 1",
 ]
 TENANT = """---
 name: alpha

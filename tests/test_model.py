@@ -108,7 +108,7 @@ def test_eos_small_fabric_loads() -> None:
     assert fabric.switch("leaf3") is not None and fabric.switch("leaf3").line == 23  # type: ignore[union-attr]
     assert fabric.switch("leaf9") is None
     assert fabric.settings.cabling.server_name == "node{:02d}"
-    assert fabric.settings_line("cabling", "leaf_gpu_ports") == 35
+    assert fabric.settings_line("cabling", "leaf_gpu_ports") == 36
     assert fabric.settings.qos.eos.ecn_maximum == 10000
 
 

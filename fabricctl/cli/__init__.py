@@ -34,6 +34,7 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
         "Print the JSON Schema of tenant files (or fabric.yaml) for editors.",
     ),
     "show": ("fabricctl.cli.fabric", "show", "Tables of what the fabric holds."),
+    "tenant": ("fabricctl.cli.tenant", "tenant", "Tenant files: place a new tenant on free GPUs."),
     "verify": (
         "fabricctl.cli.verify",
         "verify_command",

@@ -218,7 +218,7 @@ def allocate(fabric: Fabric, topo: Topology, docs: list[TenantDoc], log: Problem
     seen_id: dict[int, TenantDoc] = {}
     seen_name: dict[str, TenantDoc] = {}
     numbers: dict[tuple[str, int | str], tuple[TenantDoc, str]] = {}
-    reserved = _reserved_networks(fabric)
+    reserved = reserved_networks(fabric)
 
     platforms = {get_platform(sw.platform).name: get_platform(sw.platform) for sw in fabric.switches}
     for td in docs:
@@ -331,7 +331,7 @@ def allocate(fabric: Fabric, topo: Topology, docs: list[TenantDoc], log: Problem
                 f"{block} has {block.num_addresses} addresses; {len(unique)} GPUs in isolation {t.isolation} need {need}",
                 f"a prefix of /{32 - (need - 1).bit_length()} or larger",
             )
-        for name in _reserved_hits(block, reserved):
+        for name in reserved_hits(block, reserved):
             log.add(
                 td.file,
                 td.line("address_block"),
@@ -383,7 +383,7 @@ def _check_reserved_name(td: TenantDoc, platforms: list[Platform], log: ProblemL
 
 
 @dataclass(frozen=True)
-class _Reserved:
+class Reserved:
     """What no tenant block may overlap: the underlay pools (a few networks) and the switches'
     management addresses (one per switch, sorted, so a block finds its hits by bisection)."""
 
@@ -391,13 +391,13 @@ class _Reserved:
     hosts: list[tuple[int, str]]  # (address as int, switch), sorted
 
 
-def _reserved_networks(fabric: Fabric) -> _Reserved:
+def reserved_networks(fabric: Fabric) -> Reserved:
     pools = [(f"the fabric's {name} {net}", net) for name, net in fabric.settings.underlay.pools()]
     hosts = sorted((int(net.network_address), sw) for sw, net in management_addresses(fabric))
-    return _Reserved(pools, hosts)
+    return Reserved(pools, hosts)
 
 
-def _reserved_hits(block: IPv4Network, reserved: _Reserved) -> list[str]:
+def reserved_hits(block: IPv4Network, reserved: Reserved) -> list[str]:
     """How each reserved range `block` overlaps is named in an error, in order."""
     hits = [name for name, net in reserved.pools if block.overlaps(net)]
     lo, hi = int(block.network_address), int(block.broadcast_address)
@@ -497,6 +497,27 @@ def _acl_rules(a: TenantAllocation) -> list[AclRule]:
     return rules
 
 
+def leaf_budget(fabric: Fabric, leaf_name: str) -> dict[str, int]:
+    """What one leaf may carry, per kind (platform datasheet, `limits:` of fabric.yaml over it)."""
+    leaf = fabric.switch(leaf_name)
+    assert leaf is not None
+    limits = get_platform(leaf.platform).limits_with(fabric.settings.limits)
+    return {
+        "VRFs": limits.max_vrfs,
+        "VLANs": limits.max_vlans,
+        "VNIs": limits.max_vnis,
+        "ACL entries": limits.max_acl_entries,
+    }
+
+
+def leaf_use(leaf_name: str, tenants: list[TenantAllocation]) -> dict[str, int]:
+    """What the tenants on one leaf use of its budget, per kind (the keys of `leaf_budget`)."""
+    vrfs = len(tenants)
+    vlans = sum(1 for a in tenants if a.vlan is not None)
+    entries = sum(len(a.acl) * sum(1 for p in a.ports if p.gpu.leaf == leaf_name) for a in tenants)
+    return {"VRFs": vrfs, "VLANs": vlans, "VNIs": vrfs + vlans, "ACL entries": entries}
+
+
 def _check_budgets(
     fabric: Fabric,
     by_leaf: dict[str, list[TenantAllocation]],
@@ -507,17 +528,9 @@ def _check_budgets(
     for leaf_name, tenants in by_leaf.items():
         leaf = fabric.switch(leaf_name)
         assert leaf is not None
-        limits = get_platform(leaf.platform).limits_with(fabric.settings.limits)
-        vrfs = len(tenants)
-        vlans = sum(1 for a in tenants if a.vlan is not None)
-        vnis = vrfs + vlans
-        entries = sum(len(a.acl) * sum(1 for p in a.ports if p.gpu.leaf == leaf_name) for a in tenants)
-        for what, used, limit in (
-            ("VRFs", vrfs, limits.max_vrfs),
-            ("VLANs", vlans, limits.max_vlans),
-            ("VNIs", vnis, limits.max_vnis),
-            ("ACL entries", entries, limits.max_acl_entries),
-        ):
+        budget = leaf_budget(fabric, leaf_name)
+        for what, used in leaf_use(leaf_name, tenants).items():
+            limit = budget[what]
             if used > limit:
                 last = tenants[-1]
                 log.add(

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import difflib
 import itertools
+from ipaddress import IPv4Network
 from typing import Annotated, Literal
 
 from pydantic import (
@@ -137,6 +138,22 @@ class Overlay(Strict):
     #: never meets an l2 gateway's. A setting, not a constant: no vendor document found gives the
     #: Vsi-interface number range (docs/emitted-syntax.md).
     l3vni_interface_base: StrictInt = Field(default=4096, ge=4094, le=1_000_000)
+    #: Where `fabricctl tenant new` takes a new tenant's address block from: the first free block
+    #: of the size the tenant needs, clear of every tenant block, underlay pool and management
+    #: address. Existing tenants may hold blocks outside it. Default 10.0.0.0/8.
+    tenant_pool: Network = Field(
+        default=IPv4Network("10.0.0.0/8"),
+        description="Address pool new tenant blocks are taken from (fabricctl tenant new); "
+        "a prefix of /8 to /24, default 10.0.0.0/8.",
+    )
+
+    @field_validator("tenant_pool")
+    @classmethod
+    def _pool_size(cls, value: IPv4Network) -> IPv4Network:
+        """Big enough for a few tenants, small enough to be a pool and not the whole internet."""
+        if not 8 <= value.prefixlen <= 24:
+            raise ValueError(f"{value} is a /{value.prefixlen}; a tenant pool is a /8 to a /24")
+        return value
 
     @field_validator("anycast_gateway_mac")
     @classmethod
@@ -324,6 +341,18 @@ class FabricSettings(Strict):
         default_factory=dict,
         description="Per-leaf budgets overriding the platform's datasheet figures: " + ", ".join(LIMIT_NAMES),
     )
+
+    @model_validator(mode="after")
+    def _pool_apart(self) -> FabricSettings:
+        """A tenant pool inside an underlay pool has no address a tenant may use."""
+        pool = self.overlay.tenant_pool
+        for name, net in self.underlay.pools():
+            if pool.subnet_of(net):
+                raise ValueError(
+                    f"overlay.tenant_pool {pool} lies inside underlay.{name} {net} "
+                    "(a tenant pool needs addresses outside the underlay pools)"
+                )
+        return self
 
     @field_validator("limits")
     @classmethod
