@@ -276,13 +276,23 @@ class _Runner:
         return Result(host=task.host)
 
 
-def _waves(names: list[str], opts: ApplyOptions) -> list[list[str]]:
+def waves(
+    names: list[str], opts: ApplyOptions, pod_of: dict[str, int | None] | None = None
+) -> list[list[str]]:
+    """The canary wave, then batches of at most batch size; in a multi-pod fabric a batch never
+    mixes pods (pod 1's switches, then pod 2's, ...; super-spines, which belong to no pod, last),
+    so a bad change stops in the pod it started in."""
     canary = names[: max(0, opts.canary)]
     rest = names[len(canary) :]
     size = max(1, opts.batch_size or opts.parallelism)
-    waves = [canary] if canary else []
-    waves += [rest[i : i + size] for i in range(0, len(rest), size)]
-    return waves
+    groups: dict[int | None, list[str]] = {}
+    for name in rest:
+        groups.setdefault((pod_of or {}).get(name), []).append(name)
+    ordered = [groups[k] for k in sorted(groups, key=lambda k: (k is None, k or 0))]
+    out = [canary] if canary else []
+    for group in ordered:
+        out += [group[i : i + size] for i in range(0, len(group), size)]
+    return out
 
 
 def new_report(plan: Plan, opts: ApplyOptions) -> RunReport:
@@ -323,8 +333,10 @@ def apply_plan(
                 )
             )
     runner = ThreadedRunner(num_workers=max(1, opts.parallelism))
-    waves = _waves(plan.changed, opts)
-    for i, wave in enumerate(waves):
+    fabric = prepared.compiled.fabric
+    pod_of = {n: sw.pod for n in plan.changed if (sw := fabric.switch(n)) is not None}
+    batches = waves(plan.changed, opts, pod_of)
+    for i, wave in enumerate(batches):
         if run.too_many_failures():
             report.stopped_reason = f"{run.failures} failure(s), more than --max-failures {opts.max_failures}"
             break

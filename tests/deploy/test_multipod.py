@@ -81,3 +81,28 @@ def test_limit_names_an_unknown_pod(multipod_lab: LabRoot, capsys: pytest.Captur
     assert code == 1
     assert "--limit pod:7: no such pod (allowed: spine, leaf, superspine, pod:1..pod:2, " in err
     assert "Traceback" not in err
+
+
+def test_apply_batches_never_mix_pods() -> None:
+    """After the canary, batches follow the pods (super-spines, in no pod, last); a two-tier
+    fabric (no pods) batches exactly as before."""
+    from fabricctl.deploy.apply import ApplyOptions, waves
+
+    names = ["p02-leaf01", "ss01-01", "p01-leaf01", "p01-leaf02", "p02-leaf02", "p01-spine01"]
+    pod_of = {
+        "p01-leaf01": 1,
+        "p01-leaf02": 1,
+        "p01-spine01": 1,
+        "p02-leaf01": 2,
+        "p02-leaf02": 2,
+        "ss01-01": None,
+    }
+    opts = ApplyOptions(parallelism=2, canary=1)
+    assert waves(names, opts, pod_of) == [
+        ["p02-leaf01"],  # the canary, wherever it is
+        ["p01-leaf01", "p01-leaf02"],
+        ["p01-spine01"],
+        ["p02-leaf02"],
+        ["ss01-01"],
+    ]
+    assert waves(names, opts) == [["p02-leaf01"], names[1:3], names[3:5], names[5:]]
