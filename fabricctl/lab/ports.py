@@ -128,6 +128,17 @@ def show_interfaces_eos(state: PortState) -> tuple[str, dict[str, object]]:
     return "\n".join(lines), data
 
 
+def port_states(platform: str, running: Node, fabric: FabricState, device: str) -> list[PortState]:
+    """Every interface of `running`, in config order, as the switch shows it."""
+    out = []
+    for text in running.children:
+        if text.startswith("interface "):
+            state = port_state(platform, running, text.split()[1], fabric, device)
+            if state is not None:
+                out.append(state)
+    return out
+
+
 def eos_status(state: PortState) -> str:
     """`show interfaces status` wording: connected, notconnect or disabled."""
     if not state.admin_up:

@@ -9,17 +9,7 @@ from __future__ import annotations
 
 from fabricctl.lab.config_tree import Node
 from fabricctl.lab.fabric_state import FabricState
-from fabricctl.lab.ports import PortState, port_state
-
-
-def _ports(running: Node, fabric: FabricState, device: str) -> list[PortState]:
-    out = []
-    for text in running.children:
-        if text.startswith("interface "):
-            state = port_state("comware", running, text.split()[1], fabric, device)
-            if state is not None:
-                out.append(state)
-    return out
+from fabricctl.lab.ports import PortState, port_states
 
 
 def _link(state: PortState) -> str:
@@ -30,8 +20,9 @@ def _link(state: PortState) -> str:
 
 def interface_brief(running: Node, fabric: FabricState, device: str) -> str:
     facts = fabric.facts[device]
-    routed = [s for s in _ports(running, fabric, device) if s.routed]
-    bridged = [s for s in _ports(running, fabric, device) if not s.routed]
+    ports = port_states("comware", running, fabric, device)
+    routed = [s for s in ports if s.routed]
+    bridged = [s for s in ports if not s.routed]
     rows = [
         "Brief information on interfaces in route mode:",
         "Link: ADM - administratively down; Stby - standby",
@@ -94,7 +85,7 @@ def interface_detail(state: PortState, primary: str | None) -> str:
 def interfaces(running: Node, fabric: FabricState, device: str) -> str:
     facts = fabric.facts[device]
     blocks = []
-    for state in _ports(running, fabric, device):
+    for state in port_states("comware", running, fabric, device):
         port = facts.ports.get(state.name)
         primary = str(port.addresses[0]) if port and port.addresses else None
         blocks.append(interface_detail(state, primary))

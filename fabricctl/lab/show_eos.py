@@ -10,23 +10,13 @@ from typing import Any
 
 from fabricctl.lab.config_tree import Node
 from fabricctl.lab.fabric_state import FabricState
-from fabricctl.lab.ports import PortState, eos_status, port_state, show_interfaces_eos
-
-
-def _ports(running: Node, fabric: FabricState, device: str) -> list[PortState]:
-    out = []
-    for text in running.children:
-        if text.startswith("interface "):
-            state = port_state("eos", running, text.split()[1], fabric, device)
-            if state is not None:
-                out.append(state)
-    return out
+from fabricctl.lab.ports import eos_status, port_states, show_interfaces_eos
 
 
 def interfaces(running: Node, fabric: FabricState, device: str) -> tuple[str, dict[str, Any]]:
     """`show interfaces`: every interface."""
     texts, data = [], {}
-    for state in _ports(running, fabric, device):
+    for state in port_states("eos", running, fabric, device):
         text, entry = show_interfaces_eos(state)
         texts.append(text)
         data[state.name] = entry
@@ -39,7 +29,7 @@ def interfaces_status(running: Node, fabric: FabricState, device: str) -> tuple[
         "Port       Name                           Status       Vlan     Duplex Speed  Type            Flags"
     ]
     data = {}
-    for state in _ports(running, fabric, device):
+    for state in port_states("eos", running, fabric, device):
         if not state.name.startswith(("Ethernet", "Management")):
             continue
         status = eos_status(state)

@@ -9,12 +9,14 @@ Failures are data (stage + message), never exceptions.
 from __future__ import annotations
 
 import hashlib
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
 from fabricctl.config.diff import diff_device
 from fabricctl.config.rules import Dialect
+from fabricctl.secrets import describe_error, redact
 
 Stage = Literal["connect", "auth", "load", "commit", "verify", "health"]
 Status = Literal["unchanged", "changed", "failed", "skipped", "rolled back"]
@@ -102,6 +104,20 @@ class Pusher(Protocol):
         """Settle what an interrupted push left armed: confirm it when the switch already runs
         `request.intended`, else restore what the switch ran before it (status `rolled back`)."""
         ...
+
+
+def recover_failed(exc: Exception, started: float) -> PushResult:
+    """How a `recover` that could not settle the switch ends: its stage, or `connect` for a
+    client error, with the client's exception kept for the failure's cause."""
+    if isinstance(exc, StageError):
+        return PushResult(
+            "failed",
+            exc.stage,
+            redact(exc.message),
+            seconds=time.monotonic() - started,
+            error=underlying(exc),
+        )
+    return PushResult("failed", "connect", describe_error(exc), seconds=time.monotonic() - started, error=exc)
 
 
 def require_converged(name: str, running: str, request: PushRequest, when: str) -> None:

@@ -10,30 +10,11 @@ from typing import Any
 
 import pytest
 from napalm import get_network_driver
-from netmiko import ConnectHandler
 
 from fabricctl.lab.runtime import lab_credentials
+from tests.lab.conftest import connect, napalm_eos
 
 from .conftest import LabRoot
-
-
-def _napalm_eos(lab: LabRoot, name: str) -> Any:
-    ep = lab.lab.endpoints()[name]
-    user, password = lab_credentials()
-    dev = get_network_driver("eos")(
-        ep.host, user, password, timeout=30, optional_args={"transport": "https", "port": ep.eapi_port}
-    )
-    dev.open()
-    return dev
-
-
-def _netmiko(lab: LabRoot, name: str) -> Any:
-    ep = lab.lab.endpoints()[name]
-    user, password = lab_credentials()
-    device_type = "arista_eos" if ep.platform == "eos" else "hp_comware"
-    return ConnectHandler(
-        device_type=device_type, host=ep.host, port=ep.ssh_port, username=user, password=password
-    )
 
 
 @pytest.fixture
@@ -43,7 +24,7 @@ def applied(eos_lab: LabRoot, capsys: pytest.CaptureFixture[str]) -> LabRoot:
 
 
 def test_napalm_eos_getters_see_the_fabric(applied: LabRoot) -> None:
-    dev = _napalm_eos(applied, "leaf1")
+    dev = napalm_eos(applied.lab, "leaf1", timeout=30)
     try:
         facts = dev.get_facts()
         assert facts["hostname"] == "leaf1" and facts["vendor"] == "Arista"
@@ -63,7 +44,7 @@ def test_napalm_eos_getters_see_the_fabric(applied: LabRoot) -> None:
 
 def test_a_pulled_cable_and_a_held_peer_show_as_down(applied: LabRoot) -> None:
     applied.lab.set_faults("spine1", links_down=["Ethernet1"])
-    dev = _napalm_eos(applied, "leaf1")
+    dev = napalm_eos(applied.lab, "leaf1", timeout=30)
     try:
         assert not dev.get_interfaces()["Ethernet1"]["is_up"]  # the far end's fault takes this end down
         assert "Ethernet1" not in dev.get_lldp_neighbors()
@@ -76,7 +57,7 @@ def test_a_pulled_cable_and_a_held_peer_show_as_down(applied: LabRoot) -> None:
 
 def test_a_swapped_cable_shows_in_lldp(applied: LabRoot) -> None:
     applied.lab.swap_cables(("leaf1", "Ethernet1"), ("leaf1", "Ethernet2"))
-    conn = _netmiko(applied, "leaf1")
+    conn = connect(applied.lab, "leaf1")
     try:
         rows = conn.send_command("show lldp neighbors", use_textfsm=True)
     finally:
@@ -86,7 +67,7 @@ def test_a_swapped_cable_shows_in_lldp(applied: LabRoot) -> None:
 
 
 def test_ntc_templates_parse_eos_state(applied: LabRoot) -> None:
-    conn = _netmiko(applied, "spine1")
+    conn = connect(applied.lab, "spine1")
     try:
         status = conn.send_command("show interfaces status", use_textfsm=True)
         bgp = conn.send_command("show ip bgp summary", use_textfsm=True)
@@ -136,7 +117,7 @@ def test_napalm_h3c_comware_getters_see_the_fabric(comware_applied: LabRoot) -> 
 
 def test_ntc_templates_parse_comware_state(comware_applied: LabRoot) -> None:
     comware_applied.lab.set_faults("leaf1", bgp_down=["10.64.8.0"])
-    conn = _netmiko(comware_applied, "leaf1")
+    conn = connect(comware_applied.lab, "leaf1")
     try:
         brief = conn.send_command("display interface brief", use_textfsm=True)
         lldp = conn.send_command("display lldp neighbor-information list", use_textfsm=True)

@@ -54,14 +54,12 @@ def test_scrapli_hp_comware_reads(lab: LabFabric) -> None:
 
 
 def _read_until(conn, text: str) -> str:  # type: ignore[no-untyped-def]
-    """Poll the channel until `text` arrives (a generous deadline, never a timing assert)."""
-    import time
+    """What the channel says until `text` arrives (polled, with the suite's generous deadline)."""
+    from tests.conftest import wait_until
 
-    seen, deadline = "", time.monotonic() + 30
-    while text not in seen and time.monotonic() < deadline:
-        seen += conn.read_channel()
-        time.sleep(0.01)
-    return seen
+    seen: list[str] = []
+    wait_until(lambda: text in "".join(seen) or seen.append(conn.read_channel()), f"{text!r} on the channel")
+    return "".join(seen)
 
 
 def test_each_key_is_echoed_and_line_editing_works(lab: LabFabric) -> None:
@@ -123,8 +121,7 @@ def test_question_mark_lists_what_may_come_next(lab: LabFabric) -> None:
     conn = connect(lab, "spine01")
     try:
         conn.write_channel("display inter?")
-        out = _read_until(conn, "display inter")
-        out += _read_until(conn, "<spine01>display inter")
+        out = _read_until(conn, "<spine01>display inter")  # the list, then the line typed again
         assert "  interface" in out
         conn.write_channel("\x15system-view\n")
         _read_until(conn, "[spine01]")

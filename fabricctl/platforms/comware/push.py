@@ -58,6 +58,7 @@ from fabricctl.platforms.push import (
     Target,
     normalize_running,
     nothing_to_send,
+    recover_failed,
     require_converged,
     run_gate,
     underlying,
@@ -302,18 +303,8 @@ def recover(target: Target, request: PushRequest) -> PushResult:
             before=running,
             seconds=time.monotonic() - started,
         )
-    except StageError as exc:
-        return PushResult(
-            "failed",
-            exc.stage,
-            redact(exc.message),
-            seconds=time.monotonic() - started,
-            error=underlying(exc),
-        )
     except Exception as exc:
-        return PushResult(
-            "failed", "connect", describe_error(exc), seconds=time.monotonic() - started, error=exc
-        )
+        return recover_failed(exc, started)
     finally:
         _close(conn)
 

@@ -31,6 +31,7 @@ from fabricctl.platforms.push import (
     Target,
     normalize_running,
     nothing_to_send,
+    recover_failed,
     require_converged,
     run_gate,
     underlying,
@@ -216,18 +217,8 @@ def recover(target: Target, request: PushRequest) -> PushResult:
             driver.device.run_commands([f"configure session {n} abort" for n in timed], encoding="text")
             status, what = "rolled back", f"aborted session {', '.join(timed)}: its change was incomplete"
         return PushResult(status, message=what, before=running, seconds=time.monotonic() - started)
-    except StageError as exc:
-        return PushResult(
-            "failed",
-            exc.stage,
-            redact(exc.message),
-            seconds=time.monotonic() - started,
-            error=underlying(exc),
-        )
     except Exception as exc:
-        return PushResult(
-            "failed", "connect", describe_error(exc), seconds=time.monotonic() - started, error=exc
-        )
+        return recover_failed(exc, started)
     finally:
         _close(driver)
 
