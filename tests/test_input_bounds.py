@@ -1,6 +1,7 @@
 """Caps on input size (model/bounds.py) and the rules that need the whole fabric: each cap is a
-clear error that names it, reached in under a second of CPU (`time.process_time()`, never wall
-clock), and none is hit by a fabric of 100,000 GPUs.
+clear error that names it, reached without walking the oversized input (a CPU-time ceiling,
+`time.process_time()`, far above what a cap costs and far below what walking 10^12 servers
+would: a busy or slow machine never trips it), and none is hit by a fabric of 100,000 GPUs.
 """
 
 from __future__ import annotations
@@ -33,7 +34,10 @@ TENANT: dict[str, Any] = {
 
 
 @contextmanager
-def cpu_under(seconds: float = 1.0) -> Iterator[None]:
+CPU_CEILING = 10.0  # seconds of CPU; a cap costs milliseconds, an uncapped walk hours
+
+
+def cpu_under(seconds: float = CPU_CEILING) -> Iterator[None]:
     start = time.process_time()
     yield
     used = time.process_time() - start
@@ -41,7 +45,7 @@ def cpu_under(seconds: float = 1.0) -> Iterator[None]:
 
 
 def _tenant_errors(**changes: Any) -> list[tuple[tuple[Any, ...], str]]:
-    with cpu_under(1.0), pytest.raises(ValidationError) as caught:
+    with cpu_under(), pytest.raises(ValidationError) as caught:
         Tenant.model_validate({**TENANT, **changes})
     return [(tuple(e["loc"]), e["type"]) for e in caught.value.errors()]
 
@@ -84,13 +88,13 @@ def test_the_caps_leave_room_for_100000_gpus() -> None:
     ids=["quadratic-before", "huge-range", "huge-number", "repeated-ranges", "backwards", "zero"],
 )
 def test_port_ranges_are_checked_before_they_are_expanded(spec: str, message: str) -> None:
-    with cpu_under(1.0), pytest.raises(ValueError, match=message):
+    with cpu_under(), pytest.raises(ValueError, match=message):
         check_ports(spec)
 
 
 def test_a_port_range_string_is_capped_in_length() -> None:
     spec = ",".join(str(1 + i % 64) for i in range(bounds.MAX_PORT * 2))
-    with cpu_under(1.0), pytest.raises(ValidationError) as caught:
+    with cpu_under(), pytest.raises(ValidationError) as caught:
         Cabling.model_validate(
             {
                 "leaf_uplinks_per_spine": 1,
@@ -132,7 +136,7 @@ def _write_tenant(root: Path, gpus: str) -> None:
 )
 def test_server_ranges_are_capped_before_expansion(root: Path, gpus: str, message: str) -> None:
     _write_tenant(root, gpus)
-    with cpu_under(1.0), pytest.raises(InputError) as caught:
+    with cpu_under(), pytest.raises(InputError) as caught:
         load_and_check(root)
     assert any(message in p.message for p in caught.value.problems), caught.value.render()
 
