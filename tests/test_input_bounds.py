@@ -33,10 +33,10 @@ TENANT: dict[str, Any] = {
 }
 
 
-@contextmanager
 CPU_CEILING = 10.0  # seconds of CPU; a cap costs milliseconds, an uncapped walk hours
 
 
+@contextmanager
 def cpu_under(seconds: float = CPU_CEILING) -> Iterator[None]:
     start = time.process_time()
     yield
