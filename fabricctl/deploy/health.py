@@ -3,8 +3,9 @@
 Each switch is read with its platform's show commands (netmiko + ntc-templates, as an engineer
 would), and each check compares what the switch says with what the compiled fabric expects:
 every fabric link up with the planned neighbor at the other end (a swapped cable is named with
-where it belongs), every underlay and EVPN session Established, every tenant GPU port up.
-A switch that cannot be read is a failed check, never a pass.
+where it belongs), every underlay and EVPN session Established, every tenant VRF and VNI present, every tenant GPU
+port up, PFC on every lossless port and no pause storm on any. A switch that cannot be read is a
+failed check, never a pass.
 """
 
 from __future__ import annotations
@@ -22,13 +23,20 @@ from nornir_netmiko.tasks import netmiko_send_command
 from fabricctl.compile.build import Compiled
 from fabricctl.deploy.nornir_inv import fabric_platform
 from fabricctl.platforms import get_platform
-from fabricctl.platforms.health import SwitchHealth
+from fabricctl.platforms.health import PauseSeen, SwitchHealth
 from fabricctl.secrets import describe_error
+
+#: A port pausing or paused more often than this is in a pause storm, not absorbing a burst:
+#: incast bursts pause for microseconds, a receiver that stopped draining pauses without end.
+PAUSE_PPS_MAX = 10_000
+#: Where a switch reports counters only (EOS), pause frames since the counters were cleared
+#: above which the port is flagged; clear the counters once the cause is fixed.
+PAUSE_FRAMES_MAX = 1_000_000
 
 
 @dataclass(frozen=True)
 class Check:
-    name: str  # link | lldp | bgp-underlay | bgp-evpn | gpu-port | read
+    name: str  # link | lldp | bgp-underlay | bgp-evpn | vrf | vni | vtep | gpu-port | pfc | read
     switch: str
     subject: str  # the port or peer
     expected: str
@@ -55,6 +63,12 @@ def _read_task(task: Task, read_timeout: float, close: bool = True) -> Result:
     rows: dict[str, Any] = {}
     try:
         for probe in reader.probes:
+            if probe.text:
+                text = task.run(
+                    task=netmiko_send_command, command_string=probe.command, read_timeout=read_timeout
+                ).result
+                rows[probe.command] = str(text)
+                continue
             if probe.json:
                 text = task.run(
                     task=netmiko_send_command,
@@ -119,14 +133,82 @@ def check_health(compiled: Compiled, states: dict[str, SwitchHealth | str]) -> l
             kind = "bgp-underlay" if n.kind == "underlay" else "bgp-evpn"
             hint = "" if seen == "Established" else f"session to {n.description} (AS {n.asn}) is not up"
             out.append(Check(kind, name, n.ip, "Established", seen, seen == "Established", hint))
+        out += _vrf_checks(compiled, name, state)
         out += _vxlan_checks(compiled, name, state)
+        gpu_ports = {}
         for (leaf, port), (alloc, _pa) in sorted(compiled.allocation.port_owner.items()):
             if leaf == name:
+                gpu_ports[port] = alloc.name
                 admin, up = state.ports.get(port, (False, False))
                 seen = "up" if up else ("admin down" if not admin else "down")
                 hint = "" if up else f"tenant {alloc.name}'s GPU cannot send; check the NIC and its cable"
                 out.append(Check("gpu-port", name, port, "up", seen, up, hint))
+        fabric_ports = {port: far for (sw, port), far in planned.items() if sw == name}
+        lossless = {i.name for i in intent.interfaces if i.lossless} if intent else set()
+        out += _pfc_checks(name, state, lossless, fabric_ports, gpu_ports)
     return out
+
+
+def _vrf_checks(compiled: Compiled, name: str, state: SwitchHealth) -> list[Check]:
+    """Every tenant VRF the switch should hold, where the platform lists its VRFs."""
+    intent = compiled.intents.get(name)
+    if intent is None or state.vrfs is None:
+        return []
+    out = []
+    for vrf in sorted(v.name for v in intent.vrfs):
+        ok = vrf in state.vrfs
+        hint = "" if ok else "the tenant's VRF is missing: its GPUs on this switch are cut off"
+        out.append(Check("vrf", name, vrf, "present", "present" if ok else "absent", ok, hint))
+    return out
+
+
+def _pfc_checks(
+    name: str,
+    state: SwitchHealth,
+    lossless: set[str],
+    fabric_ports: dict[str, tuple[str, str]],
+    gpu_ports: dict[str, str],
+) -> list[Check]:
+    """PFC on every port the intent makes lossless, and no pause storm on any port with PFC on.
+
+    A storm is named with the port, which way the pauses flow, and whose traffic it stalls: the
+    tenant behind a GPU port, the link's far end for a fabric port."""
+    if state.pauses is None:
+        return []
+    out = []
+    for port in sorted(lossless | set(state.pauses)):
+        seen = state.pauses.get(port)
+        if port in gpu_ports:
+            where = f"tenant {gpu_ports[port]}'s GPU"
+        elif port in fabric_ports:
+            where = "fabric link to {} {}".format(*fabric_ports[port])
+        else:
+            where = f"port {port}"
+        if seen is None:
+            hint = f"PFC is off on the {where}: its lossless class drops under congestion"
+            out.append(Check("pfc", name, port, "PFC on, no pause storm", "PFC off", False, hint))
+            continue
+        storm, shown, expected = _storm(seen)
+        hint = ""
+        if storm:
+            hint = (
+                f"pause storm from the {where}: the far end keeps pausing this port (a stuck "
+                "receiver); check its PFC watchdog / deadlock recovery"
+                if storm == "received"
+                else f"this switch keeps pausing the {where}: a queue here does not drain"
+            )
+        out.append(Check("pfc", name, port, expected, shown, not storm, hint))
+    return out
+
+
+def _storm(seen: PauseSeen) -> tuple[str, str, str]:
+    """(which way a storm flows or "", what was seen, what is expected) for one port's pauses."""
+    if seen.received_pps is not None and seen.sent_pps is not None:
+        rx, tx, limit, unit = seen.received_pps, seen.sent_pps, PAUSE_PPS_MAX, " pause frames/s"
+    else:
+        rx, tx, limit, unit = seen.received, seen.sent, PAUSE_FRAMES_MAX, " pause frames"
+    storm = "received" if rx > limit else ("sent" if tx > limit else "")
+    return storm, f"{rx} received, {tx} sent", f"<= {limit}{unit} each way"
 
 
 def _vxlan_checks(compiled: Compiled, name: str, state: SwitchHealth) -> list[Check]:

@@ -66,6 +66,7 @@ class LabDevice:
     fabric_state: Callable[[], FabricState] | None = None
     generation: int = 0  # counts changes to running (state derived from it is cached per generation)
     _facts: tuple[int, DeviceFacts] | None = None
+    _storm_since: dict[str, float] = field(default_factory=dict)  # port -> lab time its storm began
     _release: asyncio.Event | None = None
     _running: Node | None = None
     _startup: str | None = None
@@ -103,7 +104,13 @@ class LabDevice:
         """The fabric's derived state; a device outside a LabFabric stands alone, uncabled."""
         if self.fabric_state is not None:
             return self.fabric_state()
-        return FabricState({self.name: self.facts()}, Cabling(), {}, {})
+        return FabricState({self.name: self.facts()}, Cabling(), {}, {}, {self.name: self.storms()})
+
+    def storms(self) -> dict[str, float]:
+        """Port -> lab time its `pfc_storm` began (kept while the fault stays, dropped after)."""
+        now, current = self.clock.now(), set(self.faults.pfc_storm)
+        self._storm_since = {p: self._storm_since.get(p, now) for p in sorted(current)}
+        return dict(self._storm_since)
 
     def serial(self) -> str:
         """A serial number stable across lab restarts (derived from the name)."""

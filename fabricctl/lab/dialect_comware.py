@@ -175,6 +175,23 @@ class ComwareCli(CliSession):
     async def _display_bgp_peer(self, m: re.Match[str], as_json: bool) -> Output:
         return show_comware.bgp_peers(self.dev.state(), self.dev.name, "ipv4" if m[1] == "ipv4" else "evpn")
 
+    @command(r"display priority-flow-control interface(?: (\S+)(?: (\S+))?)?", "user system")
+    async def _display_pfc(self, m: re.Match[str], as_json: bool) -> Output:
+        """All Ethernet ports, or one (`FourHundredGigE1/0/1` or `FourHundredGigE 1/0/1`)."""
+        fabric = self.dev.state()
+        port = "".join(w for w in (m[1], m[2]) if w) or None
+        if port is not None and port not in fabric.facts[self.dev.name].ports:
+            raise CliError(" % Wrong parameter found at '^' position.")
+        return show_comware.pfc_interface(fabric, self.dev.name, self.dev.clock.now(), port)
+
+    @command(r"display ip vpn-instance", "user system")
+    async def _display_vpn_instances(self, m: re.Match[str], as_json: bool) -> Output:
+        return show_comware.vpn_instances(self.dev.running)
+
+    @command(r"display vlan all", "user system")
+    async def _display_vlans(self, m: re.Match[str], as_json: bool) -> Output:
+        return show_comware.vlans(self.dev.running, self.dev.state(), self.dev.name)
+
     @command(r"display device manuinfo", "user system")
     async def _display_manuinfo(self, m: re.Match[str], as_json: bool) -> Output:
         return show_comware.device_manuinfo(self.dev.spec.model, self.dev.serial())

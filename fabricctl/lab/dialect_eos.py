@@ -179,6 +179,10 @@ class EosCli(CliSession):
         text, data = show(self.dev.state(), self.dev.name)
         return data if as_json else text
 
+    @command(r"show priority-flow-control counters", "exec config session")
+    async def _show_pfc(self, m: re.Match[str], as_json: bool) -> Output:
+        return show_eos.pfc_counters(self.dev.state(), self.dev.name, self.dev.clock.now())
+
     @command(r"show ip interface", "exec config session")
     async def _show_ip_interface(self, m: re.Match[str], as_json: bool) -> Output:
         return show_eos.ip_interfaces(self.dev.running, self.dev.state(), self.dev.name)

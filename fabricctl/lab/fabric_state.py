@@ -19,6 +19,10 @@ from fabricctl.lab.facts import DeviceFacts, PeerFacts
 
 End = tuple[str, str]  # (device or server, port)
 
+#: Pause frames per second a stuck receiver sends in the lab's storm: far above any burst of
+#: incast (a storm is a receiver that never drains, so it pauses its sender without pause).
+STORM_PPS = 200_000
+
 
 @dataclass
 class Cabling:
@@ -73,6 +77,17 @@ class Session:
     peer_router_id: IPv4Address | None
 
 
+@dataclass(frozen=True)
+class Pauses:
+    """PFC pause frames of one port on its no-drop priorities, since the lab started."""
+
+    priorities: tuple[int, ...]
+    received: int = 0
+    sent: int = 0
+    received_pps: int = 0
+    sent_pps: int = 0
+
+
 class FabricState:
     """Link, LLDP and BGP state of every lab switch at one moment."""
 
@@ -82,11 +97,13 @@ class FabricState:
         cabling: Cabling,
         links_down: dict[str, set[str]],
         bgp_down: dict[str, set[str]],
+        storms: dict[str, dict[str, float]] | None = None,
     ) -> None:
         self.facts = facts
         self.cabling = cabling
         self.links_down = links_down
         self._bgp_down = bgp_down
+        self._storms = storms or {}  # device -> port -> lab time its storm began
         self._owners = {  # address -> (switch, port) that holds it
             a.ip: (name, port.name)
             for name, facts in facts.items()
@@ -127,6 +144,29 @@ class FabricState:
         if self.far_end(device, port) is not None or _physical(port):
             return self.link_up(device, port)
         return facts.admin_up
+
+    # --- PFC -----------------------------------------------------------------------------
+    def pauses(self, device: str, port: str, now: float) -> Pauses | None:
+        """The port's pause counters at lab time `now` (None: PFC is off on the port).
+
+        A storming port receives pauses while its link is up; when the far end is a lab switch
+        with PFC on, that port counts the same frames as sent. A storm that began at `since`
+        has run one second when first read (counters never read zero during a storm).
+        """
+        facts = self.facts[device].ports.get(port)
+        if facts is None or not facts.pfc:
+            return None
+        up = self.link_up(device, port)
+
+        def frames(since: float | None) -> tuple[int, int]:
+            if since is None or not up:
+                return 0, 0
+            return int(STORM_PPS * (max(now - since, 0.0) + 1.0)), STORM_PPS
+
+        received, received_pps = frames(self._storms.get(device, {}).get(port))
+        far = self.far_end(device, port)
+        sent, sent_pps = frames(self._storms.get(far[0], {}).get(far[1]) if far else None)
+        return Pauses(facts.no_drop, received, sent, received_pps, sent_pps)
 
     # --- EVPN / VXLAN ----------------------------------------------------------------------
     def remote_vteps(self, device: str) -> dict[int, set[IPv4Address]]:

@@ -21,6 +21,8 @@ class PortFacts:
     addresses: list[IPv4Interface] = field(default_factory=list)
     vrf: str = "default"
     routed: bool = False
+    pfc: bool = False  # priority-based flow control enabled on the port
+    no_drop: tuple[int, ...] = ()  # the 802.1p priorities PFC keeps lossless
 
 
 @dataclass
@@ -71,10 +73,14 @@ def _read_eos(name: str, running: Node) -> DeviceFacts:
     groups: dict[str, str] = {}  # neighbor ip -> peer group
     vtep_source: str | None = None
     group_families: dict[str, set[str]] = {}
+    service_profiles: dict[str, str] = {}  # port -> the qos profile it applies
+    qos_profiles: dict[str, list[list[str]]] = {}
     for text, node in running.children.items():
         words = text.split()
         if words[0] == "hostname" and len(words) == 2:
             facts.hostname = words[1]
+        elif words[:2] == ["qos", "profile"] and len(words) == 3:
+            qos_profiles[words[2]] = _words(node)
         elif words[0] == "interface" and len(words) == 2:
             port = PortFacts(words[1], admin_up="shutdown" not in node.children)
             port.routed = not words[1].startswith("Ethernet") or "no switchport" in node.children
@@ -87,10 +93,14 @@ def _read_eos(name: str, running: Node) -> DeviceFacts:
                     port.addresses.append(IPv4Interface(w[3]))
                 elif w[0] == "vrf" and len(w) == 2:
                     port.vrf = w[1]
+                elif w[0] == "service-profile" and len(w) == 2:
+                    service_profiles[port.name] = w[1]
                 elif w[:2] == ["vxlan", "source-interface"] and len(w) == 3:
                     vtep_source = w[2]
                 elif w[0] == "vxlan" and len(w) == 5 and w[3] == "vni" and w[1] in ("vlan", "vrf"):
                     facts.vnis[int(w[4])] = (w[1], w[2])
+                else:
+                    _eos_pfc(port, w)
             facts.ports[port.name] = port
         elif words[:2] == ["router", "bgp"] and len(words) == 3:
             facts.asn = int(words[2])
@@ -114,6 +124,9 @@ def _read_eos(name: str, running: Node) -> DeviceFacts:
                     for aw in _words(sub):
                         if family and aw[0] == "neighbor" and aw[-1] == "activate":
                             group_families.setdefault(aw[1], set()).add(family)
+    for port_name, profile in service_profiles.items():  # a profile's lines act as the port's own
+        for w in qos_profiles.get(profile, []):
+            _eos_pfc(facts.ports[port_name], w)
     source = facts.ports.get(vtep_source or "")
     if source is not None and source.addresses:
         facts.vtep = source.addresses[0].ip
@@ -122,6 +135,14 @@ def _read_eos(name: str, running: Node) -> DeviceFacts:
             group_families.get(str(ip), set()) | group_families.get(groups.get(str(ip), ""), set())
         )
     return facts
+
+
+def _eos_pfc(port: PortFacts, w: list[str]) -> None:
+    """PFC lines, in interface view or in the `qos profile` the port applies."""
+    if w == ["priority-flow-control", "on"]:
+        port.pfc = True
+    elif w[:2] == ["priority-flow-control", "priority"] and w[-1] == "no-drop" and len(w) == 4:
+        port.no_drop = (*port.no_drop, int(w[2]))
 
 
 def _read_comware(name: str, running: Node) -> DeviceFacts:
@@ -142,6 +163,10 @@ def _read_comware(name: str, running: Node) -> DeviceFacts:
                     port.addresses.append(IPv4Interface(f"{w[2]}/{w[3]}"))
                 elif w[:3] == ["ip", "binding", "vpn-instance"] and len(w) == 4:
                     port.vrf = w[3]
+                elif w == ["priority-flow-control", "enable"]:
+                    port.pfc = True
+                elif w[:3] == ["priority-flow-control", "no-drop", "dot1p"] and len(w) == 4:
+                    port.no_drop = tuple(int(p) for p in w[3].split(","))
                 elif w[0] == "l3-vni" and len(w) == 2:
                     facts.vnis[int(w[1])] = ("vrf", port.vrf)
             facts.ports[port.name] = port

@@ -33,7 +33,9 @@ class Faults:
     hang_on_commit: commits never answer. hold: a command matching this regex waits, unanswered,
     until the test releases it (`LabFabric.release`): a push frozen at a chosen step, to kill
     the client there. links_down: ports whose link is down (a pulled cable or a dead optic; the
-    far end goes down too). bgp_down: BGP peer addresses whose sessions stay Idle.
+    far end goes down too). bgp_down: BGP peer addresses whose sessions stay Idle. pfc_storm:
+    ports that receive a PFC pause storm from the far end (a stuck NIC or switch queue), counted
+    from the moment the fault is set; the far switch's port counts the pauses it sends.
     """
 
     unreachable: bool = False
@@ -47,6 +49,7 @@ class Faults:
     hold: str | None = None
     links_down: list[str] = field(default_factory=list)
     bgp_down: list[str] = field(default_factory=list)
+    pfc_storm: list[str] = field(default_factory=list)
 
     @classmethod
     def from_mapping(cls, device: str, data: Any) -> Faults:
@@ -75,7 +78,7 @@ class Faults:
 
 _FLAGS = ("unreachable", "auth_failure", "commit_failure", "hang_on_commit")
 _SECONDS = ("latency", "config_latency")
-_LISTS = ("links_down", "bgp_down")
+_LISTS = ("links_down", "bgp_down", "pfc_storm")
 
 
 def _check_value(device: str, key: str, value: Any) -> None:

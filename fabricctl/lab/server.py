@@ -226,6 +226,7 @@ class LabFabric:
         }
         for name, f in (faults or {}).items():
             self._dev(name).faults = f
+            self._dev(name).storms()
         self.cabling = cabling if cabling is not None else Cabling()
         self._state: tuple[object, FabricState] | None = None  # derived once per change
         for dev in self.devices.values():
@@ -419,7 +420,7 @@ class LabFabric:
         key = (
             self.cabling.version,
             tuple(
-                (d.generation, tuple(d.faults.links_down), tuple(d.faults.bgp_down))
+                (d.generation, tuple(d.faults.links_down), tuple(d.faults.bgp_down), tuple(d.storms()))
                 for d in self.devices.values()
             ),
         )
@@ -431,6 +432,7 @@ class LabFabric:
                     self.cabling,
                     {n: set(d.faults.links_down) for n, d in self.devices.items()},
                     {n: set(d.faults.bgp_down) for n, d in self.devices.items()},
+                    {n: d.storms() for n, d in self.devices.items()},
                 ),
             )
         return self._state[1]
@@ -449,6 +451,7 @@ class LabFabric:
         new = replace(faults if faults is not None else dev.faults, **changes)
         was_unreachable = dev.faults.unreachable
         dev.faults = new
+        dev.storms()  # a storm is counted from now
         if new.unreachable != was_unreachable and self._addresses:
             if new.unreachable:
                 self._acall(lambda: self._unlisten(name))

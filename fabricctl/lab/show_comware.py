@@ -175,3 +175,71 @@ def device_manuinfo(model: str, serial: str) -> str:
             "VENDOR_NAME          : H3C",
         ]
     )
+
+
+def pfc_interface(fabric: FabricState, device: str, now: float, only: str | None = None) -> str:
+    """`display priority-flow-control interface [name]` (H3C S9825/S9855 R913x PFC command
+    reference, display priority-flow-control): one row per Ethernet port, with PFC frames
+    received and sent on each no-drop priority and their rates (Inpps, Outpps). The lab prints
+    full interface names where the switch prints abbreviated ones."""
+    rows = [
+        "Interface                        AdminMode  OperMode  Dot1pList   Prio  Recv"
+        "       Send       Inpps      Outpps",
+        "-" * 99,
+    ]
+    for port in fabric.facts[device].ports:
+        if not port.startswith(("FourHundredGigE", "TwoHundredGigE")) or (only and port != only):
+            continue
+        pauses = fabric.pauses(device, port, now)
+        if pauses is None:
+            rows.append(f"{port:<32} {'Disabled':<10} {'Disabled':<9}")
+            continue
+        dot1p = ",".join(str(p) for p in pauses.priorities)
+        oper = "Enabled" if fabric.link_up(device, port) else "Disabled"
+        for prio in pauses.priorities or (0,):
+            rows.append(
+                f"{port:<32} {'Enabled':<10} {oper:<9} {dot1p:<11} {prio:<5} {pauses.received:<10} "
+                f"{pauses.sent:<10} {pauses.received_pps:<10} {pauses.sent_pps}"
+            )
+    return "\n".join(rows)
+
+
+def vpn_instances(running: Node) -> str:
+    """`display ip vpn-instance`: every VPN instance with its RD (the layout ntc-templates'
+    hp_comware_display_ip_vpn-instance template reads, from a Comware V7 capture)."""
+    found = []
+    for text, node in running.children.items():
+        words = text.split()
+        if words[:2] == ["ip", "vpn-instance"] and len(words) == 3:
+            rd = next((w[1] for w in map(str.split, node.children) if w[0] == "route-distinguisher"), "")
+            found.append((words[2], rd))
+    rows = [
+        f"  Total VPN-Instances configured : {len(found)}",
+        "  VPN-Instance Name               RD                     Create time",
+    ]
+    rows += [f"  {name:<31} {rd:<22} 2025/01/01 00:00:00" for name, rd in found]
+    return "\n".join(rows)
+
+
+def vlans(running: Node, fabric: FabricState, device: str) -> str:
+    """`display vlan all` (Comware V7 layout, as ntc-templates' hp_comware_display_vlan_all reads it):
+    VLAN 1 holds every bridged Ethernet port; tenant segments are VSIs, not VLANs."""
+    words = (t.split() for t in running.children)
+    ids = [1, *sorted(int(w[1]) for w in words if w[0] == "vlan" and len(w) == 2 and w[1].isdigit())]
+    bridged = [s.name for s in port_states("comware", running, fabric, device) if not s.routed]
+    blocks = []
+    for vid in dict.fromkeys(ids):
+        lines = [
+            f" VLAN ID: {vid}",
+            " VLAN type: Static",
+            " Route interface: Not configured",
+            f" Description: VLAN {vid:04d}",
+            f" Name: VLAN {vid:04d}",
+            " Tagged ports:   None",
+        ]
+        members = bridged if vid == 1 else []
+        lines.append(" Untagged ports: " + ("" if members else "None"))
+        # Two ports a line, each padded to 30 columns, trailing blanks kept (as the switch prints).
+        lines += ["    " + "".join(f"{m:<30}" for m in members[i : i + 2]) for i in range(0, len(members), 2)]
+        blocks.append("\n".join(lines))
+    return "\n\n".join(blocks)

@@ -202,3 +202,17 @@ def vxlan_vni(fabric: FabricState, device: str) -> tuple[str, dict[str, Any]]:
     rows += [f"{v:<11} {'-':<10} {d['vrfName']:<12} evpn" for v, d in to_vrf.items()]
     data = {"vxlanIntfs": {"Vxlan1": {"vniBindings": to_vlan, "vniBindingsToVrf": to_vrf}}}
     return "\n".join(rows), data
+
+
+def pfc_counters(fabric: FabricState, device: str, now: float) -> str:
+    """`show priority-flow-control counters`: pause frames received and sent per PFC port.
+
+    The columns are the RxPfc / TxPfc the EOS manual's Data Center Bridging chapter names; the
+    lab serves the text only (no `| json` model of this command is documented).
+    """
+    rows = [f"{'Port':<12} {'RxPfc':>12} {'TxPfc':>12}"]
+    for port in fabric.facts[device].ports:
+        pauses = fabric.pauses(device, port, now)
+        if pauses is not None:
+            rows.append(f"{_short(port):<12} {pauses.received:>12} {pauses.sent:>12}")
+    return "\n".join(rows)

@@ -20,6 +20,17 @@ class Probe:
     #: The ntc-templates file to parse it with, when the template index does not match the command.
     template: str | None = None
     json: bool = False  # read as `<command> | json` (the NOS's own structured output) instead
+    text: bool = False  # no template parses it: the platform's reader gets the text
+
+
+@dataclass(frozen=True)
+class PauseSeen:
+    """PFC pause frames of one port, as the switch counts them."""
+
+    received: int
+    sent: int
+    received_pps: int | None = None  # None: the platform reports counters, not rates
+    sent_pps: int | None = None
 
 
 @dataclass
@@ -29,12 +40,19 @@ class SwitchHealth:
     bgp: dict[str, str] = field(default_factory=dict)  # peer address -> Established | Idle | Active ...
     vnis: set[int] | None = None  # VNIs bound on the VTEP (None: not read on this platform)
     remote_vteps: set[str] | None = None  # VTEPs EVPN taught this one (None: not read)
+    vrfs: set[str] | None = None  # VRFs the switch holds (None: not read on this platform)
+    pauses: dict[str, PauseSeen] | None = None  # PFC-enabled port -> its pause frames (None: not read)
 
 
 @dataclass(frozen=True)
 class HealthReader:
     probes: tuple[Probe, ...]
     parse: Callable[[dict[str, Any]], SwitchHealth]  # probe command -> parsed rows (or JSON)
+
+
+def numbers(words: list[str]) -> list[int]:
+    """The words of a table row that are counts."""
+    return [int(w) for w in words if w.isdigit()]
 
 
 def session_state(state: str) -> str:

@@ -72,8 +72,15 @@ def test_ntc_templates_parse_eos_state(applied: LabRoot) -> None:
         status = conn.send_command("show interfaces status", use_textfsm=True)
         bgp = conn.send_command("show ip bgp summary", use_textfsm=True)
         evpn = conn.send_command("show bgp evpn summary", use_textfsm=True)
+        pfc = conn.send_command("show priority-flow-control counters")
     finally:
         conn.disconnect()
+    header, *rows = pfc.splitlines()
+    assert (
+        header.split() == ["Port", "RxPfc", "TxPfc"]
+        and rows
+        and all(r.split()[1:] == ["0", "0"] for r in rows)
+    )
     assert isinstance(status, list) and {r["status"] for r in status} >= {"connected"}
     assert isinstance(bgp, list) and bgp and all(r["state"] == "Estab" for r in bgp), bgp
     assert isinstance(evpn, list) and len(evpn) == 4 and all(r["state"] == "Estab" for r in evpn), evpn
@@ -111,6 +118,9 @@ def test_napalm_h3c_comware_getters_see_the_fabric(comware_applied: LabRoot) -> 
         assert not interfaces["FourHundredGigE1/0/15"]["is_enabled"]
         lldp = dev.get_lldp_neighbors()
         assert lldp["FourHundredGigE1/0/1"] == [{"hostname": "spine1", "port": "FourHundredGigE1/0/1"}]
+        vlans = dev.get_vlans()  # tenant segments are VSIs: VLAN 1 holds the bridged ports
+        assert list(vlans) == [1] and vlans[1]["interfaces"], vlans
+        assert set(vlans[1]["interfaces"]) <= {p for p in interfaces if p.startswith("FourHundredGigE")}
     finally:
         dev.close()
 
@@ -122,8 +132,15 @@ def test_ntc_templates_parse_comware_state(comware_applied: LabRoot) -> None:
         brief = conn.send_command("display interface brief", use_textfsm=True)
         lldp = conn.send_command("display lldp neighbor-information list", use_textfsm=True)
         bgp = conn.send_command("display bgp peer ipv4", use_textfsm=True)
+        vrfs = conn.send_command("display ip vpn-instance", use_textfsm=True)
+        vlans = conn.send_command("display vlan all", use_textfsm=True)
+        pfc = conn.send_command("display priority-flow-control interface FourHundredGigE 1/0/1")
     finally:
         conn.disconnect()
+    # (the template reads only ASN:nn route distinguishers; these are IP:nn, so `rd` stays empty)
+    assert isinstance(vrfs, list) and vrfs and all(r["name"].startswith("tnt-") for r in vrfs), vrfs
+    assert isinstance(vlans, list) and [r["vlan_id"] for r in vlans] == ["1"], vlans
+    assert pfc.splitlines()[2].split()[:5] == ["FourHundredGigE1/0/1", "Enabled", "Enabled", "3", "3"], pfc
     ports = {r["interface"]: r for r in brief}
     assert ports["FourHundredGigE1/0/1"]["link"] == "UP" and ports["FourHundredGigE1/0/15"]["link"] == "ADM"
     assert {r["local_interface"] for r in lldp} >= {"FourHundredGigE1/0/1", "FourHundredGigE1/0/2"}
@@ -153,15 +170,17 @@ def test_check_names_each_fault(
 
     for lab in _lab_root(EOS_SMALL, tmp_path, monkeypatch, platform):
         code, before = _check(lab, capsys)
-        # Factory switches: cabled and up, but no BGP yet.
-        assert code == 1 and {c["name"] for c in _failed(before)} == {"bgp-underlay", "bgp-evpn"}
+        # Factory switches: cabled and up, but no BGP, no PFC and no tenant VRF yet.
+        factory = {"bgp-underlay", "bgp-evpn", "pfc"} | ({"vrf"} if platform == "comware" else set())
+        assert code == 1 and {c["name"] for c in _failed(before)} == factory
 
         assert lab.run("apply", "--lab", "--auto-approve", capsys=capsys)[0] == 0
         code, healthy = _check(lab, capsys)
         assert code == 0 and healthy["ok"], _failed(healthy)
         names = {c["name"] for c in healthy["checks"]}
-        vxlan = {"vni", "vtep"} if platform == "eos" else set()  # Comware VXLAN state: not read yet
-        assert names == {"link", "lldp", "bgp-underlay", "bgp-evpn", "gpu-port"} | vxlan
+        # VNIs and VTEPs are read from EOS's JSON; VRFs from Comware's `display ip vpn-instance`.
+        vxlan = {"vni", "vtep"} if platform == "eos" else {"vrf"}
+        assert names == {"link", "lldp", "bgp-underlay", "bgp-evpn", "gpu-port", "pfc"} | vxlan
 
         p = "Ethernet" if platform == "eos" else "FourHundredGigE1/0/"
         lab.lab.swap_cables(("leaf1", f"{p}1"), ("leaf1", f"{p}2"))
@@ -187,6 +206,32 @@ def test_check_names_each_fault(
         lab.lab.set_faults("leaf1", links_down=[f"{p}9"])  # a GPU NIC's link
         code, gpu = _check(lab, capsys, "--limit", "leaf1")
         assert code == 1 and [(c["name"], c["subject"]) for c in _failed(gpu)] == [("gpu-port", f"{p}9")]
+        lab.lab.clear_faults()
+
+        # A GPU NIC storms pauses into leaf1 for 10 s: the pfc check names the port and its tenant.
+        lab.lab.set_faults("leaf1", pfc_storm=[f"{p}9"])
+        lab.lab.advance(10)
+        code, storm = _check(lab, capsys, "--limit", "leaf1")
+        failed = _failed(storm)
+        assert code == 1 and [(c["name"], c["subject"]) for c in failed] == [("pfc", f"{p}9")], failed
+        assert "pause storm from the tenant" in failed[0]["hint"], failed[0]
+        # spine1's port to leaf1 receives a storm: leaf1 is the one sending the pauses.
+        lab.lab.set_faults("leaf1", pfc_storm=[])
+        lab.lab.set_faults("spine1", pfc_storm=[f"{p}1"])
+        lab.lab.advance(10)
+        code, fabric_storm = _check(lab, capsys, "--limit", "leaf1,spine1")
+        failed = sorted((c["switch"], c["subject"], c["hint"]) for c in _failed(fabric_storm))
+        assert code == 1 and [f[:2] for f in failed] == [("leaf1", f"{p}1"), ("spine1", f"{p}1")], failed
+        assert "this switch keeps pausing the fabric link to spine1" in failed[0][2]
+        assert "pause storm from the fabric link to leaf1" in failed[1][2]
+        lab.lab.clear_faults()
+        if platform == "comware":  # a tenant VRF deleted by hand on leaf1
+            vrf = next(
+                c["subject"] for c in healthy["checks"] if c["name"] == "vrf" and c["switch"] == "leaf1"
+            )
+            lab.lab.device("leaf1").configure([f"undo ip vpn-instance {vrf}"])
+            code, gone = _check(lab, capsys, "--limit", "leaf1")
+            assert code == 1 and ("vrf", vrf) in {(c["name"], c["subject"]) for c in _failed(gone)}
 
 
 # --- the apply health gate ---------------------------------------------------------------------------

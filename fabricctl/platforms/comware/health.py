@@ -1,16 +1,47 @@
-"""Comware links, LLDP and BGP for health checks, from the display commands ntc-templates parses."""
+"""Comware links, LLDP, BGP and VRFs for health checks, from the display commands ntc-templates
+parses, and PFC pause counters from `display priority-flow-control interface` (no template)."""
 
 from __future__ import annotations
 
-from fabricctl.platforms.health import HealthReader, Probe, Rows, SwitchHealth, session_state
+from typing import Any
+
+from fabricctl.platforms.health import (
+    HealthReader,
+    PauseSeen,
+    Probe,
+    SwitchHealth,
+    numbers,
+    session_state,
+)
 
 BRIEF, LLDP = "display interface brief", "display lldp neighbor-information list"
 BGP, EVPN = "display bgp peer ipv4", "display bgp peer l2vpn evpn"
+VRF, PFC = "display ip vpn-instance", "display priority-flow-control interface"
 #: ntc-templates indexes only `display bgp peer ipv4`; the EVPN table has the same layout.
 _BGP_TEMPLATE = "hp_comware_display_bgp_peer_ipv4.textfsm"
 
 
-def parse(rows: dict[str, Rows]) -> SwitchHealth:
+def pauses(text: str) -> dict[str, PauseSeen]:
+    """Rows of PFC-enabled ports: name, AdminMode, OperMode, [Dot1pList], Prio, Recv, Send, Inpps,
+    Outpps (H3C S9825 R913x PFC command reference, display priority-flow-control)."""
+    out: dict[str, PauseSeen] = {}
+    for line in text.splitlines():
+        words = line.split()
+        if len(words) < 7 or words[1] != "Enabled":
+            continue
+        counts = numbers(words[-4:])
+        if len(counts) == 4:
+            old = out.get(words[0], PauseSeen(0, 0, 0, 0))
+            out[words[0]] = PauseSeen(
+                max(old.received, counts[0]),
+                max(old.sent, counts[1]),
+                max(old.received_pps or 0, counts[2]),
+                max(old.sent_pps or 0, counts[3]),
+            )
+    return out
+
+
+def parse(rows: dict[str, Any]) -> SwitchHealth:
     health = SwitchHealth()
     for r in rows.get(BRIEF, []):
         health.ports[r["interface"]] = (r["link"] != "ADM", r["link"] == "UP")
@@ -19,10 +50,21 @@ def parse(rows: dict[str, Rows]) -> SwitchHealth:
     for command in (BGP, EVPN):
         for r in rows.get(command, []):
             health.bgp[r["peer"]] = session_state(r["state"])
+    if VRF in rows:
+        health.vrfs = {r["name"] for r in rows[VRF]}
+    if isinstance(rows.get(PFC), str):
+        health.pauses = pauses(rows[PFC])
     return health
 
 
 HEALTH = HealthReader(
-    probes=(Probe(BRIEF), Probe(LLDP), Probe(BGP), Probe(EVPN, template=_BGP_TEMPLATE)),
+    probes=(
+        Probe(BRIEF),
+        Probe(LLDP),
+        Probe(BGP),
+        Probe(EVPN, template=_BGP_TEMPLATE),
+        Probe(VRF),
+        Probe(PFC, text=True),
+    ),
     parse=parse,
 )

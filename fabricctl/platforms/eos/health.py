@@ -1,10 +1,11 @@
-"""EOS links, LLDP, BGP (show commands ntc-templates parses) and VXLAN (EOS JSON) for health checks."""
+"""EOS links, LLDP, BGP (show commands ntc-templates parses), VXLAN (EOS JSON) and PFC pause
+counters (`show priority-flow-control counters` text, which no template parses) for health checks."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from fabricctl.platforms.health import HealthReader, Probe, SwitchHealth, session_state
+from fabricctl.platforms.health import HealthReader, PauseSeen, Probe, SwitchHealth, numbers, session_state
 
 STATUS, LLDP, BGP, EVPN = (
     "show interfaces status",
@@ -13,6 +14,7 @@ STATUS, LLDP, BGP, EVPN = (
     "show bgp evpn summary",
 )
 VNI, VTEP = "show vxlan vni", "show vxlan vtep"  # JSON, the shapes ANTA's VerifyVxlan* tests read
+PFC = "show priority-flow-control counters"
 #: `show interfaces status` and `show lldp neighbors` print short port names.
 _SHORT = (("Et", "Ethernet"), ("Ma", "Management"), ("Lo", "Loopback"), ("Vl", "Vlan"), ("Vx", "Vxlan"))
 
@@ -22,6 +24,16 @@ def long_name(port: str) -> str:
         if port.startswith(short) and not port.startswith(full) and port[len(short) :][:1].isdigit():
             return full + port[len(short) :]
     return port
+
+
+def pauses(text: str) -> dict[str, PauseSeen]:
+    """`Port RxPfc TxPfc` rows: pause frames received and sent since the counters were cleared."""
+    out = {}
+    for line in text.splitlines():
+        words = line.split()
+        if len(words) == 3 and len(counts := numbers(words[1:])) == 2:
+            out[long_name(words[0])] = PauseSeen(counts[0], counts[1])
+    return out
 
 
 def parse(rows: dict[str, Any]) -> SwitchHealth:
@@ -40,10 +52,17 @@ def parse(rows: dict[str, Any]) -> SwitchHealth:
     if vxlan is not None:
         health.vnis = {int(v) for v in (*vxlan.get("vniBindings", {}), *vxlan.get("vniBindingsToVrf", {}))}
         health.remote_vteps = set(rows.get(VTEP, {}).get("interfaces", {}).get("Vxlan1", {}).get("vteps", []))
+    if isinstance(rows.get(PFC), str):
+        health.pauses = pauses(rows[PFC])
     return health
 
 
 HEALTH = HealthReader(
-    probes=(*(Probe(c) for c in (STATUS, LLDP, BGP, EVPN)), Probe(VNI, json=True), Probe(VTEP, json=True)),
+    probes=(
+        *(Probe(c) for c in (STATUS, LLDP, BGP, EVPN)),
+        Probe(VNI, json=True),
+        Probe(VTEP, json=True),
+        Probe(PFC, text=True),
+    ),
     parse=parse,
 )
