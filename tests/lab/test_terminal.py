@@ -1,7 +1,8 @@
 """The lab terminal behaves like a switch: every key echoed, line editing, and scrapli (2026, libscrapli) drives it.
 
 The EOS definition opens, runs exec commands and enters configuration mode; the hp_comware
-definition opens and runs user-view commands.
+definition opens and runs user-view commands, and configures once its generic prompt pattern also
+ends in `]` (a gap in that definition, shown below). Legacy scrapli: test_scrapli_legacy.py.
 """
 
 from __future__ import annotations
@@ -169,3 +170,30 @@ def test_tab_completes_a_word_that_only_one_command_takes(lab: LabFabric) -> Non
         assert "Hostname: leaf01" in _read_until(conn, "Hostname: leaf01")
     finally:
         conn.disconnect()
+
+
+def test_scrapli_hp_comware_configures_with_a_system_view_prompt(lab: LabFabric, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """scrapli 2026's hp_comware definition finds prompts with a generic pattern that must end in
+    `>`, `#` or `$`, so the system-view prompt Comware prints (`[spine01]`) is never found and
+    configuration mode times out. With that one pattern widened to `]`, the same definition
+    enters system view on the lab and configures it: the lab's prompts are the switch's."""
+    import re
+    from importlib import resources
+
+    import scrapli
+
+    shipped = (resources.files(scrapli) / "definitions" / "hp_comware.yaml").read_text()
+    generic = re.search(r"^prompt_pattern: '(.*)'$", shipped, re.M)
+    assert generic is not None and re.search(generic[1], "[spine01]", re.M) is None  # still the bug
+    fixed = tmp_path / "hp_comware.yaml"
+    fixed.write_text(shipped.replace(generic[0], r"prompt_pattern: '^.*[>#$\]]\s?+$'", 1))
+    conn = _cli(lab, "spine01", str(fixed))
+    try:
+        conn.send_inputs(
+            ["interface FourHundredGigE1/0/1", "description set-by-scrapli"],
+            requested_mode="configuration",
+            operation_timeout_ns=TIMEOUT_NS,
+        )
+    finally:
+        conn.close()
+    assert "description set-by-scrapli" in lab.device("spine01").running_config()
