@@ -190,6 +190,7 @@ class CliSession:
         return sorted(found, key=lambda w: (w == "<cr>", w.startswith("<"), w))
 
     def _command(self, line: str) -> tuple[Command, re.Match[str]] | None:
+        line = " ".join(line.split())  # a CLI reads words: `show lldp neighbors  detail` too
         for cmd in self.COMMANDS:
             if self.mode in cmd.modes:
                 m = cmd.pattern.fullmatch(line)

@@ -155,6 +155,11 @@ class EosCli(CliSession):
         text, data = show_eos.lldp_neighbors(self.dev.state(), self.dev.name)
         return data if as_json else text
 
+    @command(r"show lldp neighbors(?: (\S+))? detail", "exec config session")
+    async def _show_lldp_detail(self, m: re.Match[str], as_json: bool) -> Output:
+        text, data = show_eos.lldp_neighbors_detail(self.dev.state(), self.dev.name, m[1])
+        return data if as_json else text
+
     @command(r"show (ip bgp|bgp evpn) summary(?: vrf (?:all|default))?", "exec config session")
     async def _show_bgp_summary(self, m: re.Match[str], as_json: bool) -> Output:
         family = "ipv4" if m[1] == "ip bgp" else "evpn"

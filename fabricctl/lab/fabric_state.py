@@ -170,7 +170,9 @@ class FabricState:
 
     # --- EVPN / VXLAN ----------------------------------------------------------------------
     def remote_vteps(self, device: str) -> dict[int, set[IPv4Address]]:
-        """VNI -> the other VTEPs with that VNI whose routes reach this one over EVPN sessions."""
+        """VNI -> the other VTEPs whose EVPN routes this VNI installs: routes that reach this
+        switch over EVPN sessions and carry a route target the VNI's VRF (type-5) or segment
+        (type-2/3) imports."""
         facts = self.facts[device]
         if facts.vtep is None:
             return {}
@@ -179,8 +181,15 @@ class FabricState:
         for name, other in self.facts.items():
             if name == device or other.vtep is None or reach.get(device, device) != reach.get(name, name):
                 continue
-            for vni in set(facts.vnis) & set(other.vnis):
-                out[vni].add(other.vtep)
+            for vni, owner in facts.vnis.items():
+                imports = facts.route_targets.get(owner, (set(), set()))[0]
+                layer = _layer(owner[0])
+                if any(
+                    imports & other.route_targets.get(theirs, (set(), set()))[1]
+                    for theirs in other.vnis.values()
+                    if _layer(theirs[0]) == layer
+                ):
+                    out[vni].add(other.vtep)
         return out
 
     # --- BGP ------------------------------------------------------------------------------
@@ -300,6 +309,11 @@ def _components(graph: dict[str, set[str]]) -> dict[str, str]:
                     label[nxt] = start
                     frontier.append(nxt)
     return label
+
+
+def _layer(kind: str) -> str:
+    """A VRF's routes (type 5) are imported by VRFs, a segment's (types 2/3) by segments."""
+    return "l3" if kind == "vrf" else "l2"
 
 
 def _physical(port: str) -> bool:

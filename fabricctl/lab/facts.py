@@ -42,6 +42,9 @@ class DeviceFacts:
     peers: dict[IPv4Address, PeerFacts] = field(default_factory=dict)
     vtep: IPv4Address | None = None
     vnis: dict[int, tuple[str, str]] = field(default_factory=dict)
+    #: EVPN route targets per VNI owner (("vlan", "112"), ("vrf", "tnt-a"), ("vsi", "tnt-a-seg")):
+    #: (import, export). Routes from another VTEP are installed only where these match.
+    route_targets: dict[tuple[str, str], tuple[set[str], set[str]]] = field(default_factory=dict)
     _owned: dict[IPv4Address, str] | None = field(
         default=None, repr=False, compare=False
     )  # VNI -> ("vlan" | "vrf" | "vsi", its id)
@@ -54,7 +57,7 @@ class DeviceFacts:
 
 
 def _words(node: Node) -> list[list[str]]:
-    return [child.split() for child in node.children]
+    return [child.text.split() for child in node.children.values()]
 
 
 def _ip(text: str) -> IPv4Address | None:
@@ -124,6 +127,14 @@ def _read_eos(name: str, running: Node) -> DeviceFacts:
                     for aw in _words(sub):
                         if family and aw[0] == "neighbor" and aw[-1] == "activate":
                             group_families.setdefault(aw[1], set()).add(family)
+                elif w[0] in ("vlan", "vrf") and len(w) == 2:
+                    imports, exports = facts.route_targets.setdefault((w[0], w[1]), (set(), set()))
+                    for rw in _words(sub):
+                        if rw[:2] == ["route-target", "both"] and len(rw) == 3:
+                            imports.add(rw[2])
+                            exports.add(rw[2])
+                        elif rw[0] == "route-target" and len(rw) == 4 and rw[2] == "evpn":
+                            (imports if rw[1] == "import" else exports).add(rw[3])
     for port_name, profile in service_profiles.items():  # a profile's lines act as the port's own
         for w in qos_profiles.get(profile, []):
             _eos_pfc(facts.ports[port_name], w)
@@ -143,6 +154,14 @@ def _eos_pfc(port: PortFacts, w: list[str]) -> None:
         port.pfc = True
     elif w[:2] == ["priority-flow-control", "priority"] and w[-1] == "no-drop" and len(w) == 4:
         port.no_drop = (*port.no_drop, int(w[2]))
+
+
+def _comware_targets(facts: DeviceFacts, owner: tuple[str, str], node: Node) -> None:
+    """`vpn-target RT import-extcommunity|export-extcommunity` lines of a VSI's or VPN instance's EVPN view."""
+    imports, exports = facts.route_targets.setdefault(owner, (set(), set()))
+    for w in _words(node):
+        if w[0] == "vpn-target" and len(w) == 3:
+            (imports if w[2] == "import-extcommunity" else exports).add(w[1])
 
 
 def _read_comware(name: str, running: Node) -> DeviceFacts:
@@ -173,9 +192,16 @@ def _read_comware(name: str, running: Node) -> DeviceFacts:
         elif words[:3] == ["tunnel", "global", "source-address"] and len(words) == 4:
             facts.vtep = _ip(words[3])
         elif words[0] == "vsi" and len(words) == 2:
-            for w in _words(node):
+            for child in node.children.values():
+                w = child.text.split()
                 if w[0] == "vxlan" and len(w) == 2:
                     facts.vnis[int(w[1])] = ("vsi", words[1])
+                elif w[:3] == ["evpn", "encapsulation", "vxlan"]:
+                    _comware_targets(facts, ("vsi", words[1]), child)
+        elif words[:2] == ["ip", "vpn-instance"] and len(words) == 3:
+            for child in node.children.values():
+                if child.text.split() == ["address-family", "evpn"]:
+                    _comware_targets(facts, ("vrf", words[2]), child)
         elif words[0] == "bgp" and len(words) == 2:
             facts.asn = int(words[1])
             for child, sub in node.children.items():

@@ -72,6 +72,59 @@ def lldp_neighbors(fabric: FabricState, device: str) -> tuple[str, dict[str, Any
     return "\n".join(rows), {"lldpNeighbors": entries}
 
 
+def _mac(name: str) -> str:
+    """A stable per-switch chassis MAC (EOS dotted form)."""
+    digits = f"{sum(ord(c) * 31**i for i, c in enumerate(name)) % 16**8:08x}"
+    return f"001c.{digits[:4]}.{digits[4:]}"
+
+
+def lldp_neighbors_detail(fabric: FabricState, device: str, only: str | None) -> tuple[str, dict[str, Any]]:
+    """`show lldp neighbors [PORT] detail`: the layout of a vEOS capture in ntc-templates' tests,
+    the eAPI keys NAPALM's eos `get_lldp_neighbors_detail` reads."""
+    blocks, data = [], {}
+    for port, name, far in fabric.lldp(device):
+        if only is not None and port != only:
+            continue
+        mac = _mac(name)
+        blocks.append(
+            "\n".join(
+                [
+                    f"Interface {port} detected 1 LLDP neighbors:",
+                    "",
+                    f'  Neighbor {mac}/"{far}", age 10 seconds',
+                    "  Discovered 0:00:10 ago; Last changed 0:00:10 ago",
+                    "  - Chassis ID type: MAC address (4)",
+                    f"    Chassis ID     : {mac}",
+                    "  - Port ID type: Interface name (5)",
+                    f'    Port ID     : "{far}"',
+                    "  - Time To Live: 120 seconds",
+                    f'  - System Name: "{name}"',
+                    '  - System Description: "Arista Networks EOS (lab)"',
+                    "  - System Capabilities : Bridge, Router",
+                    "    Enabled Capabilities: Bridge, Router",
+                ]
+            )
+        )
+        data[port] = {
+            "lldpNeighborInfo": [
+                {
+                    "systemName": name,
+                    "systemDescription": "Arista Networks EOS (lab)",
+                    "chassisIdType": "macAddress",
+                    "chassisId": mac,
+                    "ttl": 120,
+                    "systemCapabilities": {"bridge": True, "router": True},
+                    "neighborInterfaceInfo": {
+                        "interfaceIdType": "interfaceName",
+                        "interfaceId": f'"{far}"',
+                        "interfaceDescription": "",
+                    },
+                }
+            ]
+        }
+    return "\n\n".join(blocks), {"lldpNeighbors": data}
+
+
 def _peers(fabric: FabricState, device: str, family: str) -> list[Any]:
     return sorted(
         (s for s in fabric.sessions.get(device, {}).values() if family in s.families or not s.families),

@@ -34,6 +34,9 @@ def test_napalm_eos_getters_see_the_fabric(applied: LabRoot) -> None:
         assert not interfaces["Ethernet15"]["is_enabled"]  # an unassigned GPU port is shut
         lldp = dev.get_lldp_neighbors()
         assert lldp["Ethernet1"] == [{"hostname": "spine1", "port": "Ethernet1"}]
+        detail = dev.get_lldp_neighbors_detail()["Ethernet1"][0]
+        assert (detail["remote_system_name"], detail["remote_port"]) == ("spine1", "Ethernet1"), detail
+        assert detail["remote_system_enable_capab"] == ["bridge", "router"], detail
         bgp = dev.get_bgp_neighbors()["global"]
         assert bgp["peers"] and all(p["is_up"] for p in bgp["peers"].values()), bgp
         ips = dev.get_interfaces_ip()
@@ -73,8 +76,10 @@ def test_ntc_templates_parse_eos_state(applied: LabRoot) -> None:
         bgp = conn.send_command("show ip bgp summary", use_textfsm=True)
         evpn = conn.send_command("show bgp evpn summary", use_textfsm=True)
         pfc = conn.send_command("show priority-flow-control counters")
+        detail = conn.send_command("show lldp neighbors detail", use_textfsm=True)
     finally:
         conn.disconnect()
+    assert isinstance(detail, list) and {r["neighbor_name"] for r in detail} >= {"leaf1", "leaf4"}, detail
     header, *rows = pfc.splitlines()
     assert (
         header.split() == ["Port", "RxPfc", "TxPfc"]
@@ -203,6 +208,13 @@ def test_check_names_each_fault(
             vtep = [c for c in _failed(evpn) if c["name"] == "vtep"]
             assert code == 1 and [c["subject"] for c in vtep] == ["10.64.0.131"], _failed(evpn)
             lab.lab.clear_faults()
+            # Sessions up, but leaf3 exports no route target: its routes are installed nowhere.
+            drop, restore = _exports(lab.running("leaf3"))
+            lab.lab.device("leaf3").configure(drop)
+            code, rts = _check(lab, capsys, "--limit", "leaf1")
+            failed = [(c["name"], c["subject"]) for c in _failed(rts)]
+            assert code == 1 and failed == [("vtep", "10.64.0.131")], failed
+            lab.lab.device("leaf3").configure(restore)
         lab.lab.set_faults("leaf1", links_down=[f"{p}9"])  # a GPU NIC's link
         code, gpu = _check(lab, capsys, "--limit", "leaf1")
         assert code == 1 and [(c["name"], c["subject"]) for c in _failed(gpu)] == [("gpu-port", f"{p}9")]
@@ -232,6 +244,27 @@ def test_check_names_each_fault(
             lab.lab.device("leaf1").configure([f"undo ip vpn-instance {vrf}"])
             code, gone = _check(lab, capsys, "--limit", "leaf1")
             assert code == 1 and ("vrf", vrf) in {(c["name"], c["subject"]) for c in _failed(gone)}
+
+
+def _exports(running: str) -> tuple[list[str], list[str]]:
+    """EOS lines that drop every EVPN route target a switch exports (a VLAN's `both` goes whole),
+    and the lines that put them back."""
+    drop, restore, in_bgp = [], [], False
+    for line in running.splitlines():
+        words = line.split()
+        if line.startswith("router bgp "):
+            in_bgp = True
+            drop.append(line)
+            restore.append(line)
+        elif in_bgp and not line.startswith(" "):
+            in_bgp = False
+        elif in_bgp and words[0] in ("vlan", "vrf") and len(words) == 2:
+            drop.append(line.strip())
+            restore.append(line.strip())
+        elif in_bgp and words[:2] in (["route-target", "export"], ["route-target", "both"]):
+            drop.append("no " + line.strip())
+            restore.append(line.strip())
+    return drop, restore
 
 
 # --- the apply health gate ---------------------------------------------------------------------------
