@@ -44,14 +44,26 @@ class RenderError(StageError):
     """A template could not be rendered for one device; the message names device and template."""
 
 
+@functools.lru_cache(maxsize=4096)
+def _cidr(value: str) -> tuple[str, int]:
+    """(address text, prefix length) of a validated CIDR; templates ask for an address and its
+    mask one after the other, so one parse serves both."""
+    iface = IPv4Interface(value)
+    return str(iface.ip), iface.network.prefixlen
+
+
+#: Dotted mask per prefix length.
+_MASKS = tuple(str(IPv4Interface(f"0.0.0.0/{n}").netmask) for n in range(33))
+
+
 def cidr_ip(value: str) -> str:
     """'10.0.0.1/31' -> '10.0.0.1' (a bare address is returned as is)."""
-    return str(IPv4Interface(value).ip)
+    return _cidr(value)[0]
 
 
 def cidr_mask(value: str) -> str:
     """'10.0.0.1/31' -> '255.255.255.254' (for CLIs that want dotted masks)."""
-    return str(IPv4Interface(value).netmask)
+    return _MASKS[_cidr(value)[1]]
 
 
 def cidr_wildcard(value: str) -> str:
@@ -94,6 +106,11 @@ def _one_line(value: Any) -> Any:
     return value
 
 
+#: Bumped by every Renderer: templates do not change during one run, so a cached template is
+#: checked against the files once per Renderer, not on every include of every switch.
+_RUN = [0]
+
+
 class _OverridableLoader(jinja2.FileSystemLoader):
     """FileSystemLoader whose cached templates also go stale when an override appears earlier in
     the search path (or disappears): Jinja alone re-checks only the file a template came from."""
@@ -102,9 +119,15 @@ class _OverridableLoader(jinja2.FileSystemLoader):
         self, environment: jinja2.Environment, template: str
     ) -> tuple[str, str, Callable[[], bool]]:
         source, filename, uptodate = super().get_source(environment, template)
+        checked = [_RUN[0]]  # loaded during this run: current for the rest of it
 
         def still_current() -> bool:
-            return uptodate() and self._resolve(template) == filename
+            if checked[0] == _RUN[0]:
+                return True
+            current = uptodate() and self._resolve(template) == filename
+            if current:
+                checked[0] = _RUN[0]
+            return current
 
         return source, filename, still_current
 
@@ -117,11 +140,19 @@ class _OverridableLoader(jinja2.FileSystemLoader):
         return None
 
 
+#: The field names of each intent node class (pydantic's `model_fields` is slow to ask per read).
+_FIELDS: dict[type, frozenset[str]] = {}
+
+
 class _IntentSandbox(SandboxedEnvironment):
     """Field reads on DeviceIntent nodes skip the per-access sandbox checks; all else is unchanged."""
 
     def getattr(self, obj: Any, attribute: str) -> Any:
-        if isinstance(obj, Node) and attribute in type(obj).model_fields:
+        cls = type(obj)
+        fields = _FIELDS.get(cls)
+        if fields is None:
+            fields = _FIELDS[cls] = frozenset(cls.model_fields) if issubclass(cls, Node) else frozenset()
+        if attribute in fields:
             return obj.__dict__[attribute]
         return super().getattr(obj, attribute)
 
@@ -159,6 +190,7 @@ class Renderer:
         # dict.fromkeys: the fabricctl repo itself is a fabric root whose templates/ is built in.
         self.search_path: tuple[str, ...] = tuple(dict.fromkeys(str(p) for p in paths))
         self._digests: dict[str, str] = {}
+        _RUN[0] += 1
 
     def environment(self, platform: str) -> SandboxedEnvironment:
         """The Jinja environment of one platform's templates (its filters added)."""

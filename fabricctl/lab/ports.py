@@ -144,3 +144,8 @@ def eos_status(state: PortState) -> str:
     if not state.admin_up:
         return "disabled"
     return "connected" if state.oper_up else "notconnect"
+
+
+def chassis_digits(name: str) -> str:
+    """Eight hex digits stable per switch name: the low half of the chassis MAC LLDP advertises."""
+    return f"{sum(ord(c) * 31**i for i, c in enumerate(name)) % 16**8:08x}"

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from fabricctl.lab.config_tree import Node
 from fabricctl.lab.fabric_state import FabricState
-from fabricctl.lab.ports import PortState, port_states
+from fabricctl.lab.ports import PortState, chassis_digits, port_states
 
 
 def _link(state: PortState) -> str:
@@ -132,7 +132,7 @@ def lldp_verbose(fabric: FabricState, device: str) -> str:
 
 def _chassis(name: str) -> str:
     """A stable per-switch MAC, as the chassis ID an LLDP neighbor advertises."""
-    digits = f"{sum(ord(c) * 31**i for i, c in enumerate(name)) % 16**8:08x}"
+    digits = chassis_digits(name)
     return f"0000-{digits[:4]}-{digits[4:]}"
 
 

@@ -10,7 +10,7 @@ from typing import Any
 
 from fabricctl.lab.config_tree import Node
 from fabricctl.lab.fabric_state import FabricState
-from fabricctl.lab.ports import eos_status, port_states, show_interfaces_eos
+from fabricctl.lab.ports import chassis_digits, eos_status, port_states, show_interfaces_eos
 
 
 def interfaces(running: Node, fabric: FabricState, device: str) -> tuple[str, dict[str, Any]]:
@@ -74,7 +74,7 @@ def lldp_neighbors(fabric: FabricState, device: str) -> tuple[str, dict[str, Any
 
 def _mac(name: str) -> str:
     """A stable per-switch chassis MAC (EOS dotted form)."""
-    digits = f"{sum(ord(c) * 31**i for i, c in enumerate(name)) % 16**8:08x}"
+    digits = chassis_digits(name)
     return f"001c.{digits[:4]}.{digits[4:]}"
 
 

@@ -47,6 +47,7 @@ class ProblemLog:
     root: Path
     problems: list[Problem] = field(default_factory=list)
     _folders: dict[Path, Path] = field(default_factory=dict, repr=False, compare=False)
+    _relative_folders: dict[Path, str] = field(default_factory=dict, repr=False, compare=False)
 
     def real_folder(self, folder: Path) -> Path:
         """`folder` with symlinks resolved, once per stage (thousands of tenant files share one)."""
@@ -59,8 +60,17 @@ class ProblemLog:
 
     def relative(self, file: Path | str) -> str:
         """The file as the user names it under --root: a symlink by its own name, never its target
-        (which may be outside the repository, or loop)."""
+        (which may be outside the repository, or loop). Worked out once per folder: thousands of
+        tenant files share one."""
         p = Path(file)
+        if p.name in ("", ".", ".."):
+            return self._relative(p)
+        folder = self._relative_folders.get(p.parent)
+        if folder is None:
+            folder = self._relative_folders[p.parent] = self._relative(p.parent)
+        return p.name if folder == "." else f"{folder}/{p.name}"
+
+    def _relative(self, p: Path) -> str:
         # Resolving costs a realpath walk per call: only when the names as written do not nest.
         for base, path in ((self.root.absolute, p.absolute), (lambda: _real(self.root), lambda: _real(p))):
             try:
