@@ -71,7 +71,7 @@ def render_plan(
     if fmt == "json":
         return redacted_json(plan.to_dict())
     if fmt == "markdown":
-        return plan_markdown(plan, artifact)
+        return plan_markdown(plan, artifact, fabric=compiled.fabric if compiled is not None else None)
     if fmt == "html":
         from fabricctl.report.html import plan_html
 

@@ -333,9 +333,7 @@ def apply_plan(
                 )
             )
     runner = ThreadedRunner(num_workers=max(1, opts.parallelism))
-    fabric = prepared.compiled.fabric
-    pod_of = {n: sw.pod for n in plan.changed if (sw := fabric.switch(n)) is not None}
-    batches = waves(plan.changed, opts, pod_of)
+    batches = waves(plan.changed, opts, prepared.compiled.fabric.pod_of(plan.changed))
     for i, wave in enumerate(batches):
         if run.too_many_failures():
             report.stopped_reason = f"{run.failures} failure(s), more than --max-failures {opts.max_failures}"

@@ -6,6 +6,7 @@ import datetime as dt
 import difflib
 import functools
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
@@ -54,6 +55,16 @@ class Fabric:
 
     def switch(self, name: str) -> Switch | None:
         return self._by_name.get(name)
+
+    @property
+    def multipod(self) -> bool:
+        """A 3-tier fabric (`pods:` in fabric.yaml); a 2-tier fabric is one unnumbered pod."""
+        return self.settings.pods is not None
+
+    def pod_of(self, names: Iterable[str]) -> dict[str, int | None]:
+        """Switch -> its pod as hosts.yaml gives it (None: a super-spine, or any switch of a 2-tier
+        fabric); one place for apply's batches and the reports' per-pod rows. Unknown names are left out."""
+        return {n: sw.pod for n in names if (sw := self.switch(n)) is not None}
 
     def in_pod(self, role: str, pod: int | None) -> list[Switch]:
         """The leaves or spines of one pod (of the whole fabric when it has no pods), in order."""

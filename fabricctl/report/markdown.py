@@ -4,6 +4,7 @@ GitHub refuses comments over 65,536 characters, and a first plan of a 48-switch 
 a megabyte of diff. So the comment is built in order of what a reviewer needs: tenants first,
 then the switch table, then changes aggregated across switches, then diffs (identical ones
 once per group) for as long as they fit; whatever is cut points to the full plan artifact.
+A multi-pod fabric gets one row per pod (and one for the super-spines) right after the totals.
 A hidden marker lets CI find and update its own comment instead of adding one per push.
 """
 
@@ -20,6 +21,7 @@ from fabricctl.report.summary import (
     gpu_text,
     object_changes,
     plural,
+    pod_rows,
     span,
     switch_noun,
     tenant_rows,
@@ -28,6 +30,7 @@ from fabricctl.secrets import redact
 
 if TYPE_CHECKING:
     from fabricctl.deploy.plan import Plan
+    from fabricctl.model.load import Fabric
 
 MARKER = "<!-- fabricctl-plan -->"
 MAX_CHARS = 60_000  # GitHub's hard limit is 65,536; leave room for CI to add a line or two
@@ -100,6 +103,38 @@ def _header(plan: Plan) -> list[str]:
             f"**{s['changed']} to change**, {s['unchanged']} unchanged, {s['unreachable']} unreachable "
             f"(+{s['added']} -{s['removed']} lines)"
         )
+    out.append("")
+    return out
+
+
+def _pods(plan: Plan, fabric: Fabric | None, budget: _Budget, limit: int) -> list[str]:
+    """Multi-pod fabrics only: one row per pod the plan covers, the super-spine tier its own row, so
+    a reviewer sees at once whether a change stays in its pod (a 2-tier fabric gets nothing here)."""
+    if fabric is None or not fabric.multipod:
+        return []
+    rows = pod_rows(plan, fabric.pod_of(plan.switches))
+    if not rows:
+        return []
+    out: list[str] = []
+    start = budget.used
+    budget.take(out, "#### Pods")
+    budget.take(
+        out, "| pod | changed | unchanged | unreachable | lines added | lines removed | tenants touched |"
+    )
+    budget.take(out, "|---|---:|---:|---:|---:|---:|---|")
+    for i, row in enumerate(rows):
+        label = f"pod {row.pod}" if row.pod is not None else "super-spines"
+        names = ", ".join(code(t) for t in row.tenants[:4])
+        more = f" and {len(row.tenants) - 4} more" if len(row.tenants) > 4 else ""
+        tenants = f"{len(row.tenants)}: {names}{more}" if row.tenants else "0"
+        line = (
+            f"| {label} | {row.changed} | {row.unchanged} | {row.unreachable} | {row.added} | "
+            f"{row.removed} | {tenants} |"
+        )
+        if budget.used - start + len(line) > limit or not budget.take(out, line):
+            budget.cut = True
+            out.append(f"| ... | {len(rows) - i} more pods in the full plan | | | | | |")
+            break
     out.append("")
     return out
 
@@ -207,11 +242,14 @@ def _diff_block(plan: Plan, names: list[str], diff: str, added: int, removed: in
     return "\n".join(body), truncated
 
 
-def plan_markdown(plan: Plan, artifact: str | None = None, max_chars: int = MAX_CHARS) -> str:
-    """The PR comment: summary, tenants, switch table, aggregated changes, then diffs that fit.
+def plan_markdown(
+    plan: Plan, artifact: str | None = None, max_chars: int = MAX_CHARS, fabric: Fabric | None = None
+) -> str:
+    """The PR comment: summary, per-pod rows, tenants, switch table, aggregated changes, then diffs.
 
     `artifact` names or links the full plan (a URL becomes a link); it is shown whenever
-    anything had to be cut, and always when given.
+    anything had to be cut, and always when given. `fabric` (the compiled inventory) gives a
+    multi-pod fabric its per-pod rows; without it, or for a 2-tier fabric, there are none.
     """
     pointer = artifact or DEFAULT_ARTIFACT
     if re.match(r"^https?://", pointer):
@@ -228,6 +266,7 @@ def plan_markdown(plan: Plan, artifact: str | None = None, max_chars: int = MAX_
     out: list[str] = []
     for line in _header(plan):
         budget.take(out, line)
+    out += _pods(plan, fabric, budget, limit=max_chars // 6)
     out += _tenants(plan, budget, limit=max_chars // 4)
     out += _switch_table(plan, budget, limit=max_chars // 5)
     out += _objects(plan, budget, limit=max_chars // 6)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -151,6 +151,46 @@ def gpu_text(row: dict[str, Any]) -> str:
     if before is None or before == after:
         return str(after)
     return f"{before} -> {after}"
+
+
+@dataclass
+class PodRow:
+    """One pod's share of a plan (pod None: the super-spine tier, which belongs to no pod)."""
+
+    pod: int | None
+    changed: int = 0  # changed or pending: what apply touches, as the plan's summary counts it
+    unchanged: int = 0
+    unreachable: int = 0
+    added: int = 0
+    removed: int = 0
+    tenants: list[str] = field(default_factory=list)  # touched in this pod, in review order
+
+
+def pod_rows(plan: Plan, pod_of: dict[str, int | None]) -> list[PodRow]:
+    """Per-pod counts of a multi-pod plan, pods in order and the super-spines last (as apply's
+    batches go), so a reviewer sees which pods a change reaches before reading any switch.
+
+    `pod_of` is the inventory's `pod:` per switch (`Fabric.pod_of`); a tenant counts in every pod
+    holding one of the switches its row in the plan names.
+    """
+    rows: dict[int | None, PodRow] = {}
+    for name, sp in plan.switches.items():
+        if name not in pod_of:
+            continue
+        row = rows.setdefault(pod_of[name], PodRow(pod_of[name]))
+        if sp.status in ("changed", "pending"):
+            row.changed += 1
+        elif sp.status == "unreachable":
+            row.unreachable += 1
+        else:
+            row.unchanged += 1
+        row.added += sp.added
+        row.removed += sp.removed
+    for tenant in tenant_rows(plan):
+        for pod in dict.fromkeys(pod_of[n] for n in tenant.get("leaves") or [] if n in pod_of):
+            if pod in rows:
+                rows[pod].tenants.append(tenant["name"])
+    return [rows[k] for k in sorted(rows, key=lambda k: (k is None, k or 0))]
 
 
 def basis(plan: Plan) -> tuple[str, str]:

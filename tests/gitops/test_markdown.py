@@ -1,4 +1,5 @@
-"""The PR comment: goldens for a one-tenant PR and a REF-less plan; the size cap at 48 switches."""
+"""The PR comment: goldens for a one-tenant PR and a REF-less plan; the size cap at 48 switches;
+per-pod rows of a multi-pod fabric (a golden for a one-pod change, the cap at 448 switches)."""
 
 from __future__ import annotations
 
@@ -8,8 +9,10 @@ from pathlib import Path
 import pytest
 
 from fabricctl import secrets
+from fabricctl.cli.deploy import render_plan
 from fabricctl.report.markdown import MARKER, MAX_CHARS, plan_markdown
-from tests.conftest import EOS_SMALL, REFERENCE, assert_golden, copy_fabric
+from tests.conftest import EOS_SMALL, REFERENCE, REPO, assert_golden, copy_fabric
+from tests.test_multipod import make_fabric
 
 from .conftest import (
     GOLDEN_FILES,
@@ -47,7 +50,8 @@ def test_one_tenant_pr_on_the_reference_fabric(tmp_path: Path, git_identity: Non
     assert plan.changed_since_commit == git(root, "rev-parse", "main").strip()
     tenants = plan.changes["tenants"]
     assert [(t["name"], t["change"], t["gpus"]) for t in tenants] == [("newco", "added", 8)]
-    text = plan_markdown(plan, artifact="https://ci.example.invalid/runs/1")
+    # the compiled fabric is passed as the CLI passes it: a 2-tier fabric has no pod rows
+    text = plan_markdown(plan, artifact="https://ci.example.invalid/runs/1", fabric=prepared.compiled.fabric)
     assert text.startswith(MARKER + "\n")
     # Eight leaves, one shape of change: aggregated once, not eight times.
     bullet = next(
@@ -65,15 +69,15 @@ def test_running_fabric_basis_derives_tenants_from_the_diff(tmp_path: Path) -> N
     team.write_text(
         re.sub(r"description: .*", "description: LLM team, now 5 servers", team.read_text()), encoding="utf-8"
     )
-    plan, _ = offline_plan(root, running)
+    plan, prepared = offline_plan(root, running)
     got = {t["name"]: (t["change"], t["leaves"]) for t in plan.changes["tenants"]}
     assert got == {
         "intern-01": ("removed", ["leaf3"]),
         "team-llm": ("changed", ["leaf1", "leaf2", "leaf3", "leaf4"]),
     }
     assert plan.changes["fabric_wide"] == []  # nothing outside tenant objects changes
-    text = plan_markdown(plan)
-    assert "vs the running fabric" in text
+    text = plan_markdown(plan, fabric=prepared.compiled.fabric)
+    assert "vs the running fabric" in text and "#### Pods" not in text
     assert_golden(GOLDEN_GITOPS / GOLDEN_FILES[1], text)
 
 
@@ -131,6 +135,62 @@ def test_no_secret_reaches_the_comment(tmp_path: Path, monkeypatch: pytest.Monke
     plan, _ = offline_plan(root, running)
     text = plan_markdown(plan)
     assert "Sw0rdf1sh-42" not in text and secrets.REDACTED in text
+
+
+# --- multi-pod fabrics: one row per pod, the super-spine tier its own row ------------------------
+
+POD2_TENANT = {
+    "name": "late",
+    "id": 9,
+    "description": "Arrives in pod 2",
+    "isolation": "l3",
+    "address_block": "100.100.2.0/29",
+    "gpus": [{"servers": ["gpu007"]}],
+}
+
+
+def _pod_rows(text: str) -> dict[str, list[str]]:
+    """'pod 1' / 'super-spines' -> the row's other cells, from the Pods table."""
+    section = text.split("#### Pods\n", 1)[1].split("\n\n", 1)[0]
+    cells = [[c.strip() for c in ln.strip("|").split("|")] for ln in section.splitlines()[2:]]
+    return {c[0]: c[1:] for c in cells}
+
+
+def test_a_pod_2_tenant_shows_pod_2_only(tmp_path: Path) -> None:
+    """Running the fabric as rendered, a tenant on a pod-2 server: pod 2 changes, pod 1 and the
+    super-spines do not, and the tenant is counted in pod 2 only."""
+    root = make_fabric(tmp_path / "fabric")
+    running = rendered_fetch(root)
+    write_tenant(root, POD2_TENANT)
+    plan, prepared = offline_plan(root, running)
+    assert plan.changed == ["p02-leaf01", "p02-leaf02"]
+    text = render_plan(plan, "markdown", prepared)  # as `fabricctl plan --format markdown` does
+    rows = _pod_rows(text)
+    assert list(rows) == ["pod 1", "pod 2", "super-spines"]
+    assert rows["pod 1"][:3] == ["0", "4", "0"] and rows["pod 1"][-1] == "0"
+    assert rows["pod 2"][:3] == ["2", "2", "0"] and rows["pod 2"][-1] == "1: `late`"
+    assert rows["super-spines"][:3] == ["0", "2", "0"] and rows["super-spines"][-1] == "0"
+    assert _sections(text)[:2] == ["Pods", "Tenants (vs the running fabric)"]
+    assert_golden(GOLDEN_GITOPS / GOLDEN_FILES[2], text)
+
+
+def test_first_plan_of_the_10k_example_stays_under_the_cap(tmp_path: Path) -> None:
+    """All 448 switches against factory configs (about 600,000 diff lines): every pod row and the
+    super-spine row still fit, and their counts add up to the totals."""
+    root = copy_fabric(REPO / "examples" / "multipod-10k", tmp_path / "fabric")
+    plan, prepared = offline_plan(root, factory_fetch(root))
+    assert len(plan.changed) == 448
+    text = plan_markdown(plan, fabric=prepared.compiled.fabric)
+    assert len(text) <= MAX_CHARS
+    rows = _pod_rows(text)
+    assert list(rows) == ["pod 1", "pod 2", "pod 3", "pod 4", "pod 5", "super-spines"]
+    assert [r[0] for r in rows.values()] == ["64"] * 5 + ["128"]  # changed: spines + leaves of each pod
+    s = plan.summary()
+    assert sum(int(r[3]) for r in rows.values()) == s["added"]
+    assert sum(int(r[4]) for r in rows.values()) == s["removed"]
+    assert rows["pod 1"][-1] == rows["pod 2"][-1] == "1: `llm-pretrain`"  # the tenant spanning two pods
+    assert rows["super-spines"][-1] == "0"  # the super-spine tier is tenant-free
+    assert ":scissors:" in text and text.count("<details>") == text.count("</details>")
 
 
 def test_no_stale_gitops_goldens() -> None:
