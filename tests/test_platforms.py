@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import inspect
+import re
 from pathlib import Path
 
 import jinja2
@@ -29,6 +30,27 @@ EXAMPLES = {"comware": REFERENCE, "eos": EOS_SMALL}
 
 def test_every_platform_has_an_example_fabric() -> None:
     assert set(PLATFORMS) == set(EXAMPLES)
+
+
+@pytest.mark.parametrize("name", list(PLATFORMS))
+def test_value_key_is_the_first_single_value_prefix_that_matches(name: str) -> None:
+    """`single_value` is tried as one alternation: the same key as trying each prefix in order,
+    on every line of the example fabric and of the lab's factory config."""
+    from fabricctl.lab.factory import factory_text
+    from fabricctl.lab.inventory import specs_from_inventory
+
+    dialect = get_platform(name).dialect
+    compiled = compile_fabric(EXAMPLES[name])
+    renderer = Renderer(EXAMPLES[name])
+    texts = [renderer.render(i) for i in compiled.intents.values()]
+    texts += [factory_text(s) for s in specs_from_inventory(EXAMPLES[name])]
+    lines = {ln.strip() for text in texts for ln in text.splitlines()} | {""}
+
+    def one_by_one(line: str) -> str | None:
+        return next((m[0] for p in dialect.single_value if (m := re.match(p, line))), None)
+
+    assert sum(one_by_one(ln) is not None for ln in lines) > 50
+    assert {ln: dialect.value_key(ln) for ln in lines} == {ln: one_by_one(ln) for ln in lines}
 
 
 @pytest.mark.parametrize("name", list(PLATFORMS))

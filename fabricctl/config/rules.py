@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass, field
 
@@ -58,37 +59,66 @@ class Dialect:
     vlan_objects: tuple[str, ...] = ()  # names a tenant VLAN gives config objects ({id})
     l3vni_objects: tuple[str, ...] = ()  # names a VRF's L3VNI gives config objects ({number})
 
+    # The rules are matched once per config line and switch (millions of times in a plan of a
+    # large fabric): each list is compiled once, and `value_key` tries all its prefixes in one
+    # alternation (the first alternative that matches wins, as the patterns' order says).
+
+    @functools.cached_property
+    def _owned(self) -> tuple[re.Pattern[str], ...]:
+        return tuple(re.compile(p) for p in self.owned)
+
+    @functools.cached_property
+    def _not_owned(self) -> tuple[re.Pattern[str], ...]:
+        return tuple(re.compile(p) for p in self.not_owned)
+
+    @functools.cached_property
+    def _tenant_objects(self) -> tuple[tuple[re.Pattern[str], Provenance], ...]:
+        return tuple((re.compile(p.pattern), p) for p in self.tenant_objects)
+
+    @functools.cached_property
+    def _single_value(self) -> re.Pattern[str]:
+        return re.compile("|".join(f"(?:{p})" for p in self.single_value) or r"(?!)")
+
+    @functools.cached_property
+    def _negations(self) -> tuple[tuple[re.Pattern[str], str], ...]:
+        return tuple((re.compile(n.pattern), n.replacement) for n in self.negations)
+
+    @functools.cached_property
+    def _never_remove(self) -> tuple[re.Pattern[str], ...]:
+        return tuple(re.compile(p) for p in self.never_remove)
+
+    @functools.cached_property
+    def _removal_order(self) -> tuple[re.Pattern[str], ...]:
+        return tuple(re.compile(p) for p in self.removal_order)
+
     def owns(self, top_line: str) -> bool:
         """Fabric-wide lines owned by shape (tenant objects also need `owns_object`)."""
-        return any(re.match(p, top_line) for p in self.owned) and not any(
-            re.match(p, top_line) for p in self.not_owned
+        return any(rx.match(top_line) for rx in self._owned) and not any(
+            rx.match(top_line) for rx in self._not_owned
         )
 
     def tenant_object(self, line: str) -> Provenance | None:
-        return next((p for p in self.tenant_objects if re.match(p.pattern, line)), None)
+        return next((p for rx, p in self._tenant_objects if rx.match(line)), None)
 
     def value_key(self, line: str) -> str | None:
         """The part of a single-valued line that names the setting (without its value)."""
-        for pattern in self.single_value:
-            m = re.match(pattern, line)
-            if m:
-                return m.group(0)
-        return None
+        m = self._single_value.match(line)
+        return m.group(0) if m else None
 
     def negate(self, line: str) -> str | None:
         """The command that removes `line`, or None when it cannot be removed."""
-        if any(re.match(p, line) for p in self.never_remove):
+        if any(rx.match(line) for rx in self._never_remove):
             return None
-        for rule in self.negations:
-            if re.match(rule.pattern, line):
-                return re.sub(rule.pattern, rule.replacement, line)
+        for rx, replacement in self._negations:
+            if rx.match(line):
+                return rx.sub(replacement, line)
         prefix = self.negate_prefix
         if line.startswith(prefix):
             return line[len(prefix) :]
         return prefix + line
 
     def removal_rank(self, top_line: str) -> int:
-        for i, pattern in enumerate(self.removal_order):
-            if re.match(pattern, top_line):
+        for i, rx in enumerate(self._removal_order):
+            if rx.match(top_line):
                 return i
         return len(self.removal_order)

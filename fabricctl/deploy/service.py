@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 
 from fabricctl.deploy.plan import Plan, PlanError, Prepared, load_plan, make_plan, prepare, stale_reasons
 from fabricctl.deploy.stages import Stages, quiet
+from fabricctl.procs import paused_gc
 
 if TYPE_CHECKING:
     from fabricctl.compile.build import Compiled
@@ -41,7 +42,7 @@ def compile_stage(
     from fabricctl.compile.build import compile_fabric
     from fabricctl.deploy.plan import render_all
 
-    with (stages or quiet()).stage("compile") as step:
+    with (stages or quiet()).stage("compile") as step, paused_gc():
         compiled = compile_fabric(root)
         names = select(compiled) if select is not None else list(compiled.intents)
         configs = render_all(root, compiled)
@@ -84,7 +85,7 @@ def build_plan(
     # Nothing selected: no login, no lab, no connection at all.
     fetched = fetch(list(prepared.names)) if prepared.names else {}
     prepared.fetch_seconds = {n: f.seconds for n, f in fetched.items() if f.seconds}
-    with stages.stage("diff") as step:
+    with stages.stage("diff") as step, paused_gc():
         plan = make_plan(prepared, fetched, limit)
         annotate(plan, prepared.compiled, ref)
         s = plan.summary()

@@ -7,6 +7,7 @@ from pathlib import Path
 
 from fabricctl.compile.build import Compiled
 from fabricctl.config.readback import SwitchConfig
+from fabricctl.procs import paused_gc
 from fabricctl.verify.capacity import check_capacity
 from fabricctl.verify.facts import Facts
 from fabricctl.verify.isolation import check_isolation
@@ -35,6 +36,11 @@ def verify_fabric(
     A switch of the fabric without a config is a violation: what is not read cannot be proven.
     `max_oversubscription` overrides the leaf tier's declared `cabling.max_oversubscription`.
     """
+    with paused_gc():  # read-back models of every switch: millions of objects, no cycles
+        return _verify(compiled, configs, max_oversubscription)
+
+
+def _verify(compiled: Compiled, configs: dict[str, str], max_oversubscription: float | None) -> VerifyReport:
     parsed = parse_configs(compiled, configs)
     facts = Facts(compiled)
     violations = [
