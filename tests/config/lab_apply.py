@@ -19,9 +19,12 @@ from fabricctl.lab.state import StateStore
 SESSION = {"comware": ("system-view", "return"), "eos": ("configure", "end")}
 
 
-def lab_device(name: str, platform: str, running: str | None = None) -> LabDevice:
-    """A lab switch in memory; `running` replaces its factory config (parsed by its grammar)."""
-    dev = LabDevice(DeviceSpec(name, platform), StateStore(None), clock=LabClock.frozen())
+def lab_device(
+    name: str, platform: str, running: str | None = None, spec: DeviceSpec | None = None
+) -> LabDevice:
+    """A lab switch in memory; `running` replaces its factory config (parsed by its grammar).
+    `spec` (from the inventory: model, management address) makes it the device the lab boots."""
+    dev = LabDevice(spec or DeviceSpec(name, platform), StateStore(None), clock=LabClock.frozen())
     if running is not None:
         dev.set_running(dev.parse(running))
     return dev
