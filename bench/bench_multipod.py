@@ -9,7 +9,7 @@ GPU ports, 32 super-spine planes; tenants t00001.. of one GPU each, at most 99,9
 allow), then measured in a fresh Python subprocess:
 
   compile   compile_fabric(): load + validate inventory and tenants, topology, allocation, intent
-            for every switch
+            for every switch (the cyclic GC paused inside, as in every command)
   render    every switch's config rendered to text (Renderer.render; the text is counted and
             dropped, not written, so the figure is the templates' cost, not the disk's)
   total     compile + render; the median of the runs (min in brackets)

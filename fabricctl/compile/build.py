@@ -16,6 +16,7 @@ from fabricctl.compile.topology import Topology, addr_str, build_topology
 from fabricctl.model.fabric import Switch
 from fabricctl.model.load import Fabric, TenantDoc, load_fabric, load_tenants
 from fabricctl.model.problems import ProblemLog
+from fabricctl.procs import paused_gc
 
 
 @dataclass
@@ -31,6 +32,11 @@ class Compiled:
 
 def load_and_check(root: Path) -> tuple[Fabric, list[TenantDoc], Topology, Allocation]:
     """Load and validate the whole fabric repo; raises InputError with every problem at once."""
+    with paused_gc():  # tens of thousands of tenant models, no cycles: see procs.paused_gc
+        return _load_and_check(root)
+
+
+def _load_and_check(root: Path) -> tuple[Fabric, list[TenantDoc], Topology, Allocation]:
     log = ProblemLog(root)
     fabric = load_fabric(root, log)
     docs = load_tenants(root, log)
@@ -66,12 +72,13 @@ def blame_order(root: Path, docs: list[TenantDoc]) -> list[TenantDoc]:
 
 def compile_fabric(root: Path, only: set[str] | None = None) -> Compiled:
     """Compile every switch (or only the named ones; allocation is always fabric-wide)."""
-    fabric, docs, topo, alloc = load_and_check(root)
-    intents = {
-        sw.name: device_intent(fabric, topo, alloc, sw)
-        for sw in fabric.switches
-        if only is None or sw.name in only
-    }
+    with paused_gc():
+        fabric, docs, topo, alloc = load_and_check(root)
+        intents = {
+            sw.name: device_intent(fabric, topo, alloc, sw)
+            for sw in fabric.switches
+            if only is None or sw.name in only
+        }
     return Compiled(fabric, docs, topo, alloc, intents)
 
 

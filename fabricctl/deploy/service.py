@@ -42,7 +42,7 @@ def compile_stage(
     from fabricctl.compile.build import compile_fabric
     from fabricctl.deploy.plan import render_all
 
-    with (stages or quiet()).stage("compile") as step, paused_gc():
+    with (stages or quiet()).stage("compile") as step:  # compile_fabric pauses the GC itself
         compiled = compile_fabric(root)
         names = select(compiled) if select is not None else list(compiled.intents)
         configs = render_all(root, compiled)

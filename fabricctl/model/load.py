@@ -18,7 +18,7 @@ from fabricctl.model.fabric import FabricSettings, Switch
 from fabricctl.model.inventory import check_inventory, load_inventory
 from fabricctl.model.problems import ProblemLog, kind_of
 from fabricctl.model.tenant import Tenant
-from fabricctl.model.yamlsource import YamlDoc, dotted, inside_root, load_yaml
+from fabricctl.model.yamlsource import YamlDoc, dotted, inside_root, load_yaml, validated
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -512,7 +512,7 @@ def load_tenants(root: Path, log: ProblemLog) -> list[TenantDoc]:
             continue
         tenant = validate_doc(doc, Tenant, log)
         if tenant is not None:
-            out.append(TenantDoc(tenant=tenant, doc=doc, file=log.relative(path)))
+            out.append(TenantDoc(tenant=tenant, doc=validated(doc), file=log.relative(path)))
             if path.stem != tenant.name:
                 log.add(
                     path,
