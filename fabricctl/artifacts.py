@@ -216,8 +216,9 @@ def write_artifacts(
     stats = RenderStats()
     todo: list[tuple[str, str, str, str]] = []  # name, inputs digest, config, intent YAML
     for name, intent in intents.items():
-        intent_text = intent_yaml(intent)
-        made_from = _sha(renderer.template_digest(intent.platform) + "\0" + intent_text)
+        # The intent as pydantic's JSON: the same content as the YAML file, ten times cheaper to
+        # make for the 4,160 switches of a 100k fabric when one tenant changed.
+        made_from = _sha(renderer.template_digest(intent.platform) + "\0" + intent.model_dump_json())
         seen = manifest.get(name, {})
         if (
             not force
@@ -227,7 +228,7 @@ def write_artifacts(
         ):
             stats.unchanged.append(name)
             continue
-        todo.append((name, made_from, renderer.render(intent), intent_text))
+        todo.append((name, made_from, renderer.render(intent), intent_yaml(intent)))
     out.mkdir(parents=True, exist_ok=True)
     for name, made_from, text, intent_text in todo:
         _write_if_changed(out / f"{name}.cfg", text)
