@@ -65,7 +65,7 @@ def multipod(runs: int) -> None:
         capture_output=True,
     )
     print(f"lab up (448 switches, one process): {time.monotonic() - started:.2f} s")
-    plan = ("plan", "--lab", "--limit", "pod:1")
+    plan = ("plan", "--lab", "--limit", "pod:1", "--parallelism", "64")  # the whole pod read at once
     try:
         for label, setup in (("first plan", None), ("re-plan", "apply")):
             if setup:

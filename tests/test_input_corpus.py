@@ -161,6 +161,7 @@ FLAG_CASES: list[tuple[str, str]] = [
     ("plan --lab -o tenants/team-llm.yaml/plan.json", "tenants/team-llm.yaml/plan.json"),
     ("plan --lab -o tenants/plan.yaml", "tenants/plan.yaml"),
     ("plan --lab --timeout nan", "--timeout"),
+    ("plan --lab --parallelism 0", "--parallelism"),
     ("plan --lab --artifact-url 'a\nb'", "--artifact-url"),
     ("apply --lab --auto-approve --confirm-timeout 100000000000000000000", "--confirm-timeout"),
     ("apply --lab --auto-approve --parallelism 0", "--parallelism"),

@@ -147,7 +147,7 @@ def apply_cmd(
             )
             plan, prepared = load_reviewed(compiled, root, plan_file, stages, configs, reviewed)
         else:
-            plan, prepared = compute_plan(root, lab, limit, timeout, stages=stages)
+            plan, prepared = compute_plan(root, lab, limit, timeout, stages=stages, workers=parallelism)
             stream = sys.stderr if as_json else sys.stdout
             text = plan_text(
                 plan, prepared.verify, prepared.compiled, compact=compact, color=color_enabled(stream)

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from fabricctl.cli.common import (
+    MAX_PARALLELISM,
     CliError,
     check_output_file,
     compile_root,
@@ -40,6 +41,7 @@ def compute_plan(
     timeout: float,
     changed_since: str | None = None,
     stages: Stages | None = None,
+    workers: int = 20,
 ) -> tuple[Plan, Prepared]:
     """The plan of the selected switches (real or lab) and the prepared inputs it rests on."""
     from fabricctl.deploy.service import build_plan, compile_stage, nornir_fetcher
@@ -48,7 +50,7 @@ def compute_plan(
     compiled, names, configs = compile_stage(
         fabric_root(root), stages, lambda c: list(select_switches(c, limit))
     )
-    fetch = nornir_fetcher(root, lab, timeout, stages)
+    fetch = nornir_fetcher(root, lab, timeout, stages, workers)
     notify = lambda m: echo(m, err=True)  # noqa: E731
     return build_plan(compiled, root, names, list(limit), fetch, changed_since, notify, stages, configs)
 
@@ -130,6 +132,13 @@ def write_outputs(plan: Plan, paths: tuple[Path, ...], prepared: Any, artifact: 
     help="Where the full plan is kept (CI run URL); the Markdown report links to it.",
 )
 @click.option("--detailed-exitcode", is_flag=True, help="Exit 2 when there are changes, 0 when none.")
+@click.option(
+    "--parallelism",
+    type=click.IntRange(min=1, max=MAX_PARALLELISM),
+    default=20,
+    show_default=True,
+    help=f"Switches read at once, 1-{MAX_PARALLELISM}.",
+)
 @compact_option
 @timeout_option
 @log_options
@@ -144,6 +153,7 @@ def plan_cmd(
     detailed_exitcode: bool,
     compact: bool,
     timeout: float,
+    parallelism: int,
 ) -> None:
     """Diff every switch's running config against the intent (read-only); optionally save the plan."""
     from fabricctl.cli.output import color_enabled
@@ -152,7 +162,7 @@ def plan_cmd(
     one_line_flag("--artifact-url", artifact_url)
     for path in out_paths:  # before any switch is read: a plan nobody can save is wasted reads
         check_output_file(path, root)
-    plan, prepared = compute_plan(root, lab, limit, timeout, changed_since)
+    plan, prepared = compute_plan(root, lab, limit, timeout, changed_since, workers=parallelism)
     color = fmt == "text" and color_enabled(sys.stdout)
     echo(render_plan(plan, fmt, prepared, artifact_url, compact=compact, color=color))
     if out_paths:

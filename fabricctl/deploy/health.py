@@ -3,9 +3,9 @@
 Each switch is read with its platform's show commands (netmiko + ntc-templates, as an engineer
 would), and each check compares what the switch says with what the compiled fabric expects:
 every fabric link up with the planned neighbor at the other end (a swapped cable is named with
-where it belongs), every underlay and EVPN session Established, every tenant VRF and VNI present, every tenant GPU
-port up, PFC on every lossless port and no pause storm on any. A switch that cannot be read is a
-failed check, never a pass.
+where it belongs), every underlay and EVPN session Established, every tenant VRF and VNI
+present, every tenant GPU port up, PFC on every lossless port and no pause storm on any. A switch
+that cannot be read is a failed check, never a pass.
 """
 
 from __future__ import annotations

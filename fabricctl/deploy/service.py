@@ -97,15 +97,17 @@ def build_plan(
     return plan, prepared
 
 
-def nornir_fetcher(root: Path, lab: bool, timeout: float, stages: Stages | None = None) -> Fetcher:
-    """Read running configs over Nornir, from the lab or from real switches."""
+def nornir_fetcher(
+    root: Path, lab: bool, timeout: float, stages: Stages | None = None, workers: int = 20
+) -> Fetcher:
+    """Read running configs over Nornir (`workers` switches at once), from the lab or real switches."""
 
     def fetch(names: list[str]) -> dict[str, Fetched]:
         from fabricctl.deploy.context import open_fabric
         from fabricctl.deploy.fetch import fetch_running
 
         st = stages or quiet()
-        with open_fabric(root, lab, set(names), stages=st) as nr:
+        with open_fabric(root, lab, set(names), workers, stages=st) as nr:
             with st.stage("fetch") as step:
                 got = fetch_running(nr, timeout, lab=lab)
                 bad = [n for n, f in got.items() if f.text is None]
