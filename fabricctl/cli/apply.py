@@ -12,7 +12,6 @@ import click
 
 from fabricctl.cli.common import (
     MAX_CONFIRM_TIMEOUT,
-    MAX_PARALLELISM,
     MAX_SWITCHES,
     CliError,
     check_output_file,
@@ -21,6 +20,7 @@ from fabricctl.cli.common import (
     lab_option,
     limit_option,
     log_options,
+    parallelism_option,
     root_option,
     select_switches,
     stage_lines,
@@ -35,13 +35,7 @@ from fabricctl.cli.deploy import compact_option, compute_plan
 @lab_option
 @limit_option
 @click.option("--auto-approve", is_flag=True, help="Do not ask for confirmation.")
-@click.option(
-    "--parallelism",
-    type=click.IntRange(min=1, max=MAX_PARALLELISM),
-    default=20,
-    show_default=True,
-    help=f"Switches pushed at once, 1-{MAX_PARALLELISM}.",
-)
+@parallelism_option("pushed")
 @click.option(
     "--canary",
     type=click.IntRange(min=0, max=MAX_SWITCHES),

@@ -75,6 +75,17 @@ timeout_option = click.option(
 )
 
 
+def parallelism_option(what: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """`--parallelism N`: switches `what` ("read", "pushed") at once, 20 by default as in Nornir."""
+    return click.option(
+        "--parallelism",
+        type=click.IntRange(min=1, max=MAX_PARALLELISM),
+        default=20,
+        show_default=True,
+        help=f"Switches {what} at once, 1-{MAX_PARALLELISM}.",
+    )
+
+
 #: ctx.meta keys where the group's own -v / --log-file (`fabricctl -v plan`) are kept.
 META_VERBOSE = "fabricctl.verbose"
 META_LOG_FILE = "fabricctl.log_file"

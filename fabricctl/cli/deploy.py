@@ -9,7 +9,6 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from fabricctl.cli.common import (
-    MAX_PARALLELISM,
     CliError,
     check_output_file,
     compile_root,
@@ -19,6 +18,7 @@ from fabricctl.cli.common import (
     limit_option,
     log_options,
     one_line_flag,
+    parallelism_option,
     root_option,
     select_switches,
     stage_lines,
@@ -132,13 +132,7 @@ def write_outputs(plan: Plan, paths: tuple[Path, ...], prepared: Any, artifact: 
     help="Where the full plan is kept (CI run URL); the Markdown report links to it.",
 )
 @click.option("--detailed-exitcode", is_flag=True, help="Exit 2 when there are changes, 0 when none.")
-@click.option(
-    "--parallelism",
-    type=click.IntRange(min=1, max=MAX_PARALLELISM),
-    default=20,
-    show_default=True,
-    help=f"Switches read at once, 1-{MAX_PARALLELISM}.",
-)
+@parallelism_option("read")
 @compact_option
 @timeout_option
 @log_options

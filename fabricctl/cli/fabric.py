@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import click
 
@@ -117,15 +118,11 @@ def show_tenants(root: Path) -> None:
 )
 def show_allocations(root: Path, fmt: str) -> None:
     """Every number derived per tenant: VNIs, VLAN, route target, ACL, addresses."""
-    from fabricctl.report.holdings import ALLOCATION_COLUMNS, allocation_rows, to_csv, to_json
+    from fabricctl.report.holdings import ALLOCATION_COLUMNS, allocation_rows
 
     compiled = compile_root(root)
     rows = allocation_rows(compiled)
-    if fmt == "json":
-        click.echo(to_json(rows), nl=False)
-        return
-    if fmt == "csv":
-        click.echo(to_csv(rows, ALLOCATION_COLUMNS), nl=False)
+    if _for_tools(rows, ALLOCATION_COLUMNS, fmt):
         return
     from rich.table import Table
 
@@ -149,6 +146,17 @@ def show_allocations(root: Path, fmt: str) -> None:
     console().print(table)
 
 
+def _for_tools(rows: list[dict[str, Any]], columns: tuple[str, ...], fmt: str) -> bool:
+    """Print `rows` as JSON or CSV when `fmt` asks for one (True); the table is the caller's."""
+    from fabricctl.report.holdings import to_csv, to_json
+
+    if fmt == "json":
+        click.echo(to_json(rows), nl=False)
+    elif fmt == "csv":
+        click.echo(to_csv(rows, columns), nl=False)
+    return fmt in ("json", "csv")
+
+
 format_option = click.option(
     "--format",
     "fmt",
@@ -166,7 +174,7 @@ format_option = click.option(
 def show_gpus(root: Path, tenants: tuple[str, ...], fmt: str) -> None:
     """One row per held GPU port: tenant, server, NIC, leaf, port, switch IP, host IP, VLAN/VNI."""
     from fabricctl.cli.common import CliError
-    from fabricctl.report.holdings import GPU_COLUMNS, gpu_rows, to_csv, to_json
+    from fabricctl.report.holdings import GPU_COLUMNS, gpu_rows
 
     compiled = compile_root(root)
     known = {a.name for a in compiled.allocation.tenants}
@@ -174,11 +182,7 @@ def show_gpus(root: Path, tenants: tuple[str, ...], fmt: str) -> None:
     if unknown:
         raise CliError(f"--tenant {', '.join(unknown)}: no such tenant (allowed: {', '.join(sorted(known))})")
     rows = [r for r in gpu_rows(compiled) if not tenants or r["tenant"] in tenants]
-    if fmt == "json":
-        click.echo(to_json(rows), nl=False)
-        return
-    if fmt == "csv":
-        click.echo(to_csv(rows, GPU_COLUMNS), nl=False)
+    if _for_tools(rows, GPU_COLUMNS, fmt):
         return
     from rich.table import Table
 
@@ -198,15 +202,11 @@ def show_gpus(root: Path, tenants: tuple[str, ...], fmt: str) -> None:
 @format_option
 def show_free(root: Path, fmt: str) -> None:
     """Free GPU ports per leaf and rail, and the servers they belong to."""
-    from fabricctl.report.holdings import FREE_COLUMNS, free_cell, free_rows, to_csv, to_json
+    from fabricctl.report.holdings import FREE_COLUMNS, free_cell, free_rows
 
     compiled = compile_root(root)
     rows = free_rows(compiled)
-    if fmt == "json":
-        click.echo(to_json(rows), nl=False)
-        return
-    if fmt == "csv":
-        click.echo(to_csv(rows, FREE_COLUMNS), nl=False)
+    if _for_tools(rows, FREE_COLUMNS, fmt):
         return
     from rich.table import Table
 

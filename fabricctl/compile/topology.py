@@ -268,6 +268,18 @@ def _check_pod(
     return ok
 
 
+class _SettingsProblems:
+    """Logs problems located in fabric.yaml by field path; `ok` until the first one."""
+
+    def __init__(self, fabric: Fabric, log: ProblemLog) -> None:
+        self.fabric, self.log, self.ok = fabric, log, True
+
+    def __call__(self, path: str, message: str, allowed: str) -> None:
+        self.ok = False
+        fabric_file = self.fabric.root / "inventory" / "fabric.yaml"
+        self.log.add(fabric_file, self.fabric.settings_line(*path.split(".")), path, message, allowed)
+
+
 def _check_superspines(fabric: Fabric, log: ProblemLog, pod_spines: dict[int | None, list[Switch]]) -> bool:
     """The super-spine tier's cabling rules and pools against the inventory's super-spines."""
     pods = fabric.settings.pods
@@ -275,13 +287,7 @@ def _check_superspines(fabric: Fabric, log: ProblemLog, pod_spines: dict[int | N
     if pods is None:
         return True
     und = fabric.settings.underlay
-    fabric_file = fabric.root / "inventory" / "fabric.yaml"
-    ok = True
-
-    def add(path: str, message: str, allowed: str) -> None:
-        nonlocal ok
-        ok = False
-        log.add(fabric_file, fabric.settings_line(*path.split(".")), path, message, allowed)
+    add = _SettingsProblems(fabric, log)
 
     if not supers:
         log.add(
@@ -318,7 +324,7 @@ def _check_superspines(fabric: Fabric, log: ProblemLog, pod_spines: dict[int | N
                 "",
                 f"{spine.name} (pod {spine.pod}, index {spine.index}) uplinks to plane {spine.index}, which has no super-spine",
             )
-            ok = False
+            add.ok = False
             break
     top_plane = max(planes)
     need_lo = (top_plane - 1) * slots + top + 1
@@ -338,7 +344,7 @@ def _check_superspines(fabric: Fabric, log: ProblemLog, pod_spines: dict[int | N
             f"{und.superspine_p2p_links} is too small (each of {pods.max_pods} pods needs {need} addresses)",
             f"a prefix with at least {need * pods.max_pods} addresses",
         )
-    return ok
+    return add.ok
 
 
 def _cable_superspines(fabric: Fabric, topo: Topology, pod_spines: dict[int | None, list[Switch]]) -> None:
@@ -419,13 +425,7 @@ def _check_numbering(fabric: Fabric, log: ProblemLog) -> bool:
     management address. Returns False after logging any problem."""
     und = fabric.settings.underlay
     cab = fabric.settings.cabling
-    fabric_file = fabric.root / "inventory" / "fabric.yaml"
-    ok = True
-
-    def add(path: str, message: str, allowed: str) -> None:
-        nonlocal ok
-        ok = False
-        log.add(fabric_file, fabric.settings_line(*path.split(".")), path, message, allowed)
+    add = _SettingsProblems(fabric, log)
 
     pods = fabric.settings.pods
     if pods is None:
@@ -477,7 +477,7 @@ def _check_numbering(fabric: Fabric, log: ProblemLog) -> bool:
                     "a pool outside the switches' management addresses",
                 )
                 break
-    return ok
+    return add.ok
 
 
 def _check_pod_asns(fabric: Fabric, add: Callable[[str, str, str], None]) -> None:

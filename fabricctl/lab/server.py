@@ -420,7 +420,12 @@ class LabFabric:
         key = (
             self.cabling.version,
             tuple(
-                (d.generation, tuple(d.faults.links_down), tuple(d.faults.bgp_down), tuple(d.storms()))
+                (
+                    d.generation,
+                    tuple(d.faults.links_down),
+                    tuple(d.faults.bgp_down),
+                    tuple(d.faults.pfc_storm),
+                )
                 for d in self.devices.values()
             ),
         )

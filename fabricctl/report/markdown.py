@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import html
 import re
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from fabricctl.report.summary import (
     KIND_WORD,
@@ -31,6 +31,7 @@ from fabricctl.secrets import redact
 if TYPE_CHECKING:
     from fabricctl.deploy.plan import Plan
     from fabricctl.model.load import Fabric
+    from fabricctl.report.summary import ObjectChange, PodRow
 
 MARKER = "<!-- fabricctl-plan -->"
 MAX_CHARS = 60_000  # GitHub's hard limit is 65,536; leave room for CI to add a line or two
@@ -70,6 +71,15 @@ class _Budget:
         lines.append(text)
         self.used += len(text) + 1
         return True
+
+    def take_rows(self, lines: list[str], rows: list[str], start: int, limit: int, more: str) -> None:
+        """A section's rows while the section (begun at `start`) stays within `limit` and the
+        comment within its cap; then the line `more` with the count of rows left in `{}`."""
+        for i, row in enumerate(rows):
+            if self.used - start + len(row) > limit or not self.take(lines, row):
+                self.cut = True
+                lines.append(more.format(len(rows) - i))
+                return
 
 
 def _basis(plan: Plan) -> str:
@@ -122,19 +132,20 @@ def _pods(plan: Plan, fabric: Fabric | None, budget: _Budget, limit: int) -> lis
         out, "| pod | changed | unchanged | unreachable | lines added | lines removed | tenants touched |"
     )
     budget.take(out, "|---|---:|---:|---:|---:|---:|---|")
-    for i, row in enumerate(rows):
+
+    def line(row: PodRow) -> str:
         label = f"pod {row.pod}" if row.pod is not None else "super-spines"
         names = ", ".join(code(t) for t in row.tenants[:4])
         more = f" and {len(row.tenants) - 4} more" if len(row.tenants) > 4 else ""
         tenants = f"{len(row.tenants)}: {names}{more}" if row.tenants else "0"
-        line = (
+        return (
             f"| {label} | {row.changed} | {row.unchanged} | {row.unreachable} | {row.added} | "
             f"{row.removed} | {tenants} |"
         )
-        if budget.used - start + len(line) > limit or not budget.take(out, line):
-            budget.cut = True
-            out.append(f"| ... | {len(rows) - i} more pods in the full plan | | | | | |")
-            break
+
+    budget.take_rows(
+        out, [line(r) for r in rows], start, limit, "| ... | {} more pods in the full plan | | | | | |"
+    )
     out.append("")
     return out
 
@@ -151,17 +162,18 @@ def _tenants(plan: Plan, budget: _Budget, limit: int) -> list[str]:
     if rows:
         budget.take(out, "| tenant | change | GPUs | switches touched |")
         budget.take(out, "|---|---|---:|---|")
-    for i, row in enumerate(rows):
+
+    def line(row: dict[str, Any]) -> str:
         change = row["change"] + (f" ({', '.join(row['fields'])})" if row.get("fields") else "")
         leaves = row.get("leaves") or []
         where = f"{switch_noun(plan, leaves) if leaves else '-'}"
         if leaves:
             where += f": {span(leaves)}"
-        line = f"| {code(row['name'])} | {change} | {gpu_text(row)} | {where} |"
-        if budget.used - start + len(line) > limit or not budget.take(out, line):
-            budget.cut = True
-            out.append(f"| ... | {len(rows) - i} more tenants in the full plan | | |")
-            break
+        return f"| {code(row['name'])} | {change} | {gpu_text(row)} | {where} |"
+
+    budget.take_rows(
+        out, [line(r) for r in rows], start, limit, "| ... | {} more tenants in the full plan | | |"
+    )
     notes = []
     if fabric_wide:
         notes.append(
@@ -188,14 +200,13 @@ def _switch_table(plan: Plan, budget: _Budget, limit: int) -> list[str]:
     budget.take(out, "#### Switches")
     budget.take(out, "| switch | status | lines added | lines removed |")
     budget.take(out, "|---|---|---:|---:|")
-    for i, name in enumerate(shown):
+
+    def line(name: str) -> str:
         sp = plan.switches[name]
         status = sp.status if sp.status != "unreachable" else f"unreachable: {sp.error}"
-        line = f"| {code(name)} | {code(status) if sp.error else status} | {sp.added} | {sp.removed} |"
-        if budget.used - start + len(line) > limit or not budget.take(out, line):
-            budget.cut = True
-            out.append(f"| ... | {len(shown) - i} more in the full plan | | |")
-            break
+        return f"| {code(name)} | {code(status) if sp.error else status} | {sp.added} | {sp.removed} |"
+
+    budget.take_rows(out, [line(n) for n in shown], start, limit, "| ... | {} more in the full plan | | |")
     unchanged = [n for n, sp in plan.switches.items() if sp.status == "unchanged"]
     if unchanged:
         budget.take(out, f"| {switch_noun(plan, unchanged)} | unchanged: {span(unchanged)} | 0 | 0 |")
@@ -210,17 +221,15 @@ def _objects(plan: Plan, budget: _Budget, limit: int) -> list[str]:
     out: list[str] = []
     start = budget.used
     budget.take(out, "#### Changes by object (aggregated across switches)")
-    for i, ch in enumerate(changes):
+
+    def line(ch: ObjectChange) -> str:
         shown = ", ".join(code(o) for o in ch.objects[:6])
         more = f" and {len(ch.objects) - 6} more" if len(ch.objects) > 6 else ""
-        line = (
-            f"- **{KIND_WORD[ch.kind]}** on {switch_noun(plan, ch.names)} ({span(ch.names, 4)}): "
-            f"{shown}{more}"
-        )
-        if budget.used - start + len(line) > limit or not budget.take(out, line):
-            budget.cut = True
-            out.append(f"- ... {len(changes) - i} more groups of changes in the full plan")
-            break
+        return f"- **{KIND_WORD[ch.kind]}** on {switch_noun(plan, ch.names)} ({span(ch.names, 4)}): {shown}{more}"
+
+    budget.take_rows(
+        out, [line(r) for r in changes], start, limit, "- ... {} more groups of changes in the full plan"
+    )
     out.append("")
     return out
 
