@@ -13,13 +13,16 @@ import hashlib
 import json
 import os
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import yaml
 
-from fabricctl.compile.intent import DeviceIntent
+from fabricctl.compile.intent import DeviceIntent, intent_digest
 from fabricctl.render import Renderer
+from fabricctl.stamps import now_ns, stamp, trusted
 
 try:
     _Dumper: type = yaml.CSafeDumper
@@ -182,7 +185,7 @@ def _write_if_changed(path: Path, text: str) -> bool:
     return True
 
 
-def _read_manifest(out: Path) -> dict[str, dict[str, str]]:
+def _read_manifest(out: Path) -> dict[str, dict[str, Any]]:
     try:
         data = json.loads((out / MANIFEST).read_text(encoding="utf-8"))
     except (OSError, ValueError):
@@ -190,11 +193,31 @@ def _read_manifest(out: Path) -> dict[str, dict[str, str]]:
     return data if isinstance(data, dict) else {}
 
 
-def _on_disk(path: Path) -> str | None:
-    try:
-        return _sha(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError):
-        return None
+def _files_intact(out: Path, name: str, entry: dict[str, Any], taken: int) -> bool:
+    """Both files of a switch are as written: by their stamps when those settle it (8,320 files of
+    a 100k fabric are not read again), else by their content, and then the stamps are renewed."""
+    paths = (f"{out}/{name}.cfg", f"{out}/{name}.intent.yaml")  # str, not Path: 8,320 of them
+    current = [stamp(p) for p in paths]
+    recorded = entry.get("stamps")
+    seen = entry.get("seen")
+    if (
+        isinstance(recorded, list)
+        and len(recorded) == 2
+        and isinstance(seen, int)
+        and all(
+            trusted(c, tuple(r) if isinstance(r, list) else None, seen)
+            for c, r in zip(current, recorded, strict=True)
+        )
+    ):
+        return True
+    for path, kind in zip(paths, ("cfg", "intent"), strict=True):
+        try:
+            if _sha(Path(path).read_text(encoding="utf-8")) != entry.get(kind):
+                return False
+        except (OSError, UnicodeDecodeError):
+            return False
+    entry["stamps"], entry["seen"] = current, taken
+    return True
 
 
 @dataclass
@@ -202,39 +225,71 @@ class RenderStats:
     rendered: list[str] = field(default_factory=list)
     unchanged: list[str] = field(default_factory=list)
     lines: int = 0
+    #: Switch -> the digest of the intent its files now hold (every switch given or known).
+    digests: dict[str, str] = field(default_factory=dict)
+    #: Known switches whose files are not those of their digest: nothing was rendered or written.
+    stale: list[str] = field(default_factory=list)
 
 
 def write_artifacts(
-    intents: dict[str, DeviceIntent], renderer: Renderer, out: Path, force: bool = False
+    intents: dict[str, DeviceIntent],
+    renderer: Renderer,
+    out: Path,
+    force: bool = False,
+    known: Mapping[str, tuple[str, str]] | None = None,
 ) -> RenderStats:
     """Render into `out` the switches whose inputs or files changed; skip the rest.
+
+    `known` names switches not compiled this run, each with its platform and the digest of the
+    intent it had when last compiled (the compile cache's word). Each must already be in `out`,
+    made from that digest; if any is not, the run stops before rendering and lists them in
+    `stale`, so the caller compiles them.
 
     Every switch is rendered before anything is written, so a template error leaves `out` as
     it was (a half-written folder would mix configs of two template versions).
     """
+    taken = now_ns()
     manifest = _read_manifest(out)
     stats = RenderStats()
+    for name, (platform, digest) in (known or {}).items():
+        seen = manifest.get(name, {})
+        if seen.get("inputs") == _made_from(renderer, platform, digest) and _files_intact(
+            out, name, seen, taken
+        ):
+            stats.unchanged.append(name)
+            stats.digests[name] = digest
+        else:
+            stats.stale.append(name)
+    if stats.stale:
+        return stats
     todo: list[tuple[str, str, str, str]] = []  # name, inputs digest, config, intent YAML
     for name, intent in intents.items():
-        # The intent as pydantic's JSON: the same content as the YAML file, ten times cheaper to
-        # make for the 4,160 switches of a 100k fabric when one tenant changed.
-        made_from = _sha(renderer.template_digest(intent.platform) + "\0" + intent.model_dump_json())
+        digest = stats.digests[name] = intent_digest(intent)
+        made_from = _made_from(renderer, intent.platform, digest)
         seen = manifest.get(name, {})
-        if (
-            not force
-            and seen.get("inputs") == made_from
-            and seen.get("cfg") == _on_disk(out / f"{name}.cfg")
-            and seen.get("intent") == _on_disk(out / f"{name}.intent.yaml")
-        ):
+        if not force and seen.get("inputs") == made_from and _files_intact(out, name, seen, taken):
             stats.unchanged.append(name)
             continue
         todo.append((name, made_from, renderer.render(intent), intent_yaml(intent)))
     out.mkdir(parents=True, exist_ok=True)
     for name, made_from, text, intent_text in todo:
-        _write_if_changed(out / f"{name}.cfg", text)
-        _write_if_changed(out / f"{name}.intent.yaml", intent_text)
-        manifest[name] = {"inputs": made_from, "cfg": _sha(text), "intent": _sha(intent_text)}
+        paths = (out / f"{name}.cfg", out / f"{name}.intent.yaml")
+        _write_if_changed(paths[0], text)
+        _write_if_changed(paths[1], intent_text)
+        manifest[name] = {
+            "inputs": made_from,
+            "cfg": _sha(text),
+            "intent": _sha(intent_text),
+            "stamps": [stamp(p) for p in paths],
+            "seen": now_ns(),
+        }
         stats.rendered.append(name)
         stats.lines += text.count("\n")
-    _write_if_changed(out / MANIFEST, json.dumps(manifest, indent=1, sort_keys=True) + "\n")
+    # One line, no indent: the C encoder, 4,160 switches in 10 ms instead of 130.
+    _write_if_changed(out / MANIFEST, json.dumps(manifest, sort_keys=True, separators=(",", ":")) + "\n")
     return stats
+
+
+def _made_from(renderer: Renderer, platform: str, digest: str) -> str:
+    """What a switch's files are made from: its platform's templates and its intent."""
+    return _sha(renderer.template_digest(platform) + "\0" + digest)

@@ -138,6 +138,20 @@ def no_network(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[object]]:
     yield attempts
 
 
+@pytest.fixture(scope="session", autouse=True)
+def compile_cache_of_this_run(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """The compile cache (compile/cache.py) in a folder of this run, never the user's: every
+    command the suite runs, in process or as a child process, writes its snapshots there."""
+    folder = tmp_path_factory.mktemp("compile-cache")
+    before = os.environ.get("FABRICCTL_CACHE_DIR")
+    os.environ["FABRICCTL_CACHE_DIR"] = str(folder)
+    yield folder
+    if before is None:
+        os.environ.pop("FABRICCTL_CACHE_DIR", None)
+    else:
+        os.environ["FABRICCTL_CACHE_DIR"] = before
+
+
 @pytest.fixture(scope="session")
 def reference() -> Compiled:
     """The reference fabric (repo root), compiled once per session. Treat as read-only."""

@@ -19,6 +19,7 @@ LAYERS: list[tuple[str, ...]] = [
         "fabricctl.errors",
         "fabricctl.secrets",
         "fabricctl.procs",
+        "fabricctl.stamps",
         "fabricctl.logs",
         "fabricctl.gitinfo",
     ),

@@ -23,14 +23,23 @@ from fabricctl.cli.common import (
 @root_option
 def validate(root: Path) -> None:
     """Check inventory and every tenant; report every problem at once (exit 1 if any)."""
-    from fabricctl.compile.build import load_and_check
+    from fabricctl.compile import cache
+    from fabricctl.compile.build import Compiled, load_and_check
 
-    fabric, docs, _, alloc = load_and_check(fabric_root(root))
-    n_gpus = sum(len(a.ports) for a in alloc.tenants)
+    path = fabric_root(root)
+    found = cache.scan(path)
+    known = cache.changes(found, intents=False) if found is not None else None
+    if known is not None:
+        fabric, tenants, n_gpus = known.fabric, known.tenants, known.gpus
+    else:
+        fabric, docs, topo, alloc = load_and_check(path)
+        tenants, n_gpus = len(docs), sum(len(a.ports) for a in alloc.tenants)
+        if found is not None:  # a first snapshot for render to start from; never over render's own
+            cache.remember(found, Compiled(fabric, docs, topo, alloc, {}), digests=None, replace=False)
     tiers = f"{len(fabric.spines)} spines + {len(fabric.leaves)} leaves"
     if fabric.superspines:
         tiers = f"{len(fabric.pods)} pods: {len(fabric.superspines)} super-spines + {tiers}"
-    click.echo(f"ok: {len(docs)} tenants, {n_gpus} GPUs assigned, {tiers}")
+    click.echo(f"ok: {tenants} tenants, {n_gpus} GPUs assigned, {tiers}")
 
 
 @click.command()
@@ -48,13 +57,25 @@ def validate(root: Path) -> None:
 def render(root: Path, out_dir: Path | None, limit: tuple[str, ...], force: bool) -> None:
     """Compile and write <switch>.intent.yaml + <switch>.cfg for each switch."""
     from fabricctl.artifacts import write_artifacts
+    from fabricctl.compile import cache
     from fabricctl.render import Renderer
 
-    target = out_dir if out_dir is not None else fabric_root(root) / "out"
+    path = fabric_root(root)
+    target = out_dir if out_dir is not None else path / "out"
     check_output_folder(target)  # before compiling: nothing is read for a render that cannot land
-    compiled = compile_root(root)
-    intents = select_switches(compiled, limit)
-    stats = write_artifacts(intents, Renderer(root), target, force=force)
+    renderer = Renderer(root)
+    # A whole-fabric render keeps the compile cache's snapshot; unforced, the cache may answer
+    # for every switch the change does not touch.
+    found = cache.scan(path) if not limit else None
+    known = cache.changes(found) if found is not None and not force else None
+    stats = write_artifacts(known.intents, renderer, target, known=known.unchanged) if known else None
+    if found is not None and known is not None and stats is not None and not stats.stale:
+        cache.save(found, known, stats.digests)
+    else:
+        compiled = compile_root(root)
+        stats = write_artifacts(select_switches(compiled, limit), renderer, target, force=force)
+        if found is not None:
+            cache.remember(found, compiled, stats.digests)
     click.echo(
         f"rendered {len(stats.rendered)} switches ({stats.lines} config lines), "
         f"{len(stats.unchanged)} unchanged, into {target}"

@@ -104,7 +104,7 @@ def _expand_servers(names: list[str]) -> list[str]:
     return out
 
 
-def _resolve_gpus(td: TenantDoc, topo: Topology, fabric: Fabric, log: ProblemLog) -> list[GpuPort]:
+def resolve_gpus(td: TenantDoc, topo: Topology, fabric: Fabric, log: ProblemLog) -> list[GpuPort]:
     """Turn the tenant's GPU selections into leaf ports, in declared order."""
     ports: list[GpuPort] = []
     named = 0  # server names this tenant's ranges expand to, against MAX_SERVERS
@@ -296,7 +296,7 @@ def allocate(fabric: Fabric, topo: Topology, docs: list[TenantDoc], log: Problem
                 )
             numbers.setdefault(key, (td, path))
 
-        ports = _resolve_gpus(td, topo, fabric, log)
+        ports = resolve_gpus(td, topo, fabric, log)
         unique: list[GpuPort] = []
         for gp in ports:
             if gp in owner:

@@ -243,12 +243,21 @@ class _QosPolicy(Strict):
 
 
 def _strict(tuning: type[QosTuning]) -> type[QosTuning]:
-    """The platform's tuning model, strict: `ecn_minimum: true` is not 1, `"5"` is not 5."""
-    return type(
+    """The platform's tuning model, strict: `ecn_minimum: true` is not 1, `"5"` is not 5. Named
+    in this module under a name of its own, so a fabric pickles (the compile cache keeps one)."""
+    qualname = f"_Strict{tuning.__name__}"
+    strict = type(
         tuning.__name__,
         (tuning,),
-        {"model_config": ConfigDict(strict=True), "__module__": tuning.__module__, "__doc__": tuning.__doc__},
+        {
+            "model_config": ConfigDict(strict=True),
+            "__module__": __name__,
+            "__qualname__": qualname,
+            "__doc__": tuning.__doc__,
+        },
     )
+    globals()[qualname] = strict
+    return strict
 
 
 #: `qos:` of fabric.yaml: the policy, plus one block of tuning values per platform (`qos.<name>`).

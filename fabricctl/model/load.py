@@ -507,18 +507,26 @@ def load_tenants(root: Path, log: ProblemLog) -> list[TenantDoc]:
         )
         return out
     for path in paths:
-        doc = load_yaml(path, log, max_bytes=MAX_TENANT_FILE_BYTES)
-        if doc is None:
-            continue
-        tenant = validate_doc(doc, Tenant, log)
-        if tenant is not None:
-            out.append(TenantDoc(tenant=tenant, doc=validated(doc), file=log.relative(path)))
-            if path.stem != tenant.name:
-                log.add(
-                    path,
-                    doc.line_of(("name",)),
-                    "name",
-                    f"file is named {path.name} but the tenant is {tenant.name!r}",
-                    f"{tenant.name}.yaml",
-                )
+        td = read_tenant(path, log)
+        if td is not None:
+            out.append(td)
     return sorted(out, key=lambda t: t.tenant.id)
+
+
+def read_tenant(path: Path, log: ProblemLog) -> TenantDoc | None:
+    """One tenant file, read and validated on its own (cross-tenant checks come later)."""
+    doc = load_yaml(path, log, max_bytes=MAX_TENANT_FILE_BYTES)
+    if doc is None:
+        return None
+    tenant = validate_doc(doc, Tenant, log)
+    if tenant is None:
+        return None
+    if path.stem != tenant.name:
+        log.add(
+            path,
+            doc.line_of(("name",)),
+            "name",
+            f"file is named {path.name} but the tenant is {tenant.name!r}",
+            f"{tenant.name}.yaml",
+        )
+    return TenantDoc(tenant=tenant, doc=validated(doc), file=log.relative(path))

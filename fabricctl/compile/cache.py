@@ -1,0 +1,624 @@
+"""The compile cache: after a one-tenant change, read only the tenants that change touches.
+
+A whole-fabric compile that succeeds leaves a snapshot (one SQLite file per fabric root):
+- the key: the fabricctl code, the Python version and every byte under inventory/;
+- the fabric and its topology, pickled, the topology a pod at a time;
+- every tenant file's stamp (stamps.py) and what it holds: id, name, VNIs, VLAN, GPU ports,
+  address block, leaves and `shared_with`;
+- the digest of every switch's intent.
+
+The next run stamps tenants/ and compares. What differs is compiled as the whole fabric would
+be, from the changed files, the tenants on the leaves they touch (before and after) and their
+peers, with every cross-tenant claim checked against the snapshot. The result is the intents of
+those leaves, and the snapshot's digests for every other switch.
+
+Fail-closed: the cache only ever answers "nothing else changed, and nothing conflicts". Any doubt
+(a changed inventory or fabricctl, a racy stamp, a symlink, any problem at all, a missing digest,
+an unreadable cache) gives None, and the caller compiles the whole fabric, which reports every
+problem the way it always does. The snapshot lives in the user's cache folder, never in the
+fabric repository: it holds pickles, and a pickle committed to a pull request would run code.
+`FABRICCTL_CACHE_DIR` moves it; `FABRICCTL_CACHE_DIR=off` turns the cache off.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import logging
+import os
+import pickle
+import sqlite3
+import sys
+from collections.abc import Callable, Hashable, Iterable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from fabricctl import __version__
+from fabricctl.compile.allocate import Allocation, TenantAllocation, allocate, resolve_gpus
+from fabricctl.compile.build import Compiled, device_intent
+from fabricctl.compile.capabilities import check_capabilities
+from fabricctl.compile.intent import DeviceIntent
+from fabricctl.compile.topology import FabricLink, Topology
+from fabricctl.model.bounds import MAX_TENANT_FILES
+from fabricctl.model.load import TENANT_SUFFIXES, Fabric, TenantDoc, read_tenant
+from fabricctl.model.problems import ProblemLog
+from fabricctl.procs import paused_gc
+from fabricctl.stamps import RACY_NS, Stamp, now_ns, stamp_of
+
+log = logging.getLogger(__name__)
+
+SCHEMA = 1
+_PACKAGE = Path(__file__).resolve().parent.parent
+
+_TABLES = """
+CREATE TABLE meta(k TEXT PRIMARY KEY, v BLOB);
+CREATE TABLE pod(pod INTEGER PRIMARY KEY, v BLOB);
+CREATE TABLE tenant(file TEXT PRIMARY KEY, id INTEGER, name TEXT, gpus INTEGER, leaves TEXT,
+                    lo INTEGER, hi INTEGER, shared_with TEXT);
+CREATE INDEX tenant_name ON tenant(name);
+CREATE INDEX tenant_lo ON tenant(lo);
+CREATE TABLE claim(kind TEXT, value TEXT, file TEXT, PRIMARY KEY(kind, value)) WITHOUT ROWID;
+CREATE INDEX claim_file ON claim(file);
+CREATE TABLE on_leaf(leaf TEXT, file TEXT, PRIMARY KEY(leaf, file)) WITHOUT ROWID;
+CREATE INDEX on_leaf_file ON on_leaf(file);
+CREATE TABLE peer(name TEXT, file TEXT, PRIMARY KEY(name, file)) WITHOUT ROWID;
+CREATE INDEX peer_file ON peer(file);
+CREATE TABLE digest(switch TEXT PRIMARY KEY, platform TEXT, v TEXT);
+"""
+
+#: Changed files beyond this many (or a twentieth of all) are compiled whole: the cache pays off
+#: for the few files one change touches, not for a folder rewritten.
+_FEW = 64
+
+#: 2-tier fabrics are one pod without a number; its row in `pod` is this one.
+_NO_POD = -1
+
+
+def cache_file(root: Path) -> Path | None:
+    """Where the snapshot of this fabric root lives (None: the cache is off)."""
+    setting = os.environ.get("FABRICCTL_CACHE_DIR")
+    if setting == "off":
+        return None
+    base = (
+        Path(setting)
+        if setting
+        else Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "fabricctl"
+    )
+    digest = hashlib.sha256(str(root.resolve()).encode()).hexdigest()[:20]
+    return base / f"compile-{digest}.sqlite"
+
+
+@dataclass
+class Scan:
+    """tenants/ as stamped at the start of a run, before anything is read."""
+
+    root: Path
+    db_file: Path
+    key: str
+    taken_ns: int
+    stamps: dict[str, Stamp]  # file name in tenants/ -> stamp
+
+
+def scan(root: Path) -> Scan | None:
+    """Stamp the inputs; None when the cache is off or the folder is not plain files."""
+    db_file = cache_file(root)
+    folder = root / "tenants"
+    if db_file is None or folder.is_symlink():
+        return None
+    taken = now_ns()
+    stamps: dict[str, Stamp] = {}
+    try:
+        key = _key(root)
+        if folder.exists():
+            with paused_gc(), os.scandir(folder) as entries:  # 100,000 stamps: no cycles
+                for entry in entries:
+                    name = entry.name
+                    if not name.lower().endswith(TENANT_SUFFIXES):
+                        continue
+                    if not entry.is_file(follow_symlinks=False):
+                        return None  # a symlink or a folder: the whole compile judges it
+                    st = entry.stat(follow_symlinks=False)  # stamp_of, inline: 100,000 calls
+                    stamps[name] = (st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino)
+    except OSError:
+        return None
+    return Scan(root, db_file, key, taken, stamps)
+
+
+def _key(root: Path) -> str:
+    """Everything a snapshot depends on besides the tenants: fabricctl's code (by its files'
+    stamps: an edited checkout counts), the Python version, and the inventory's bytes."""
+    h = hashlib.sha256(f"{SCHEMA}\0{__version__}\0{sys.version}\0".encode())
+    for path in sorted(_PACKAGE.rglob("*.py")):
+        h.update(f"{path.relative_to(_PACKAGE)}\0{stamp_of(path.stat())[:3]}\0".encode())
+    inventory = root / "inventory"
+    for path in sorted(inventory.rglob("*")):
+        if path.is_file():
+            h.update(f"{path.relative_to(inventory)}\0".encode())
+            h.update(hashlib.sha256(path.read_bytes()).digest())
+    return h.hexdigest()
+
+
+# --- writing a snapshot after a whole-fabric compile ------------------------------------------
+
+
+def remember(found: Scan, compiled: Compiled, digests: dict[str, str] | None, replace: bool = True) -> None:
+    """Write the snapshot of a whole-fabric compile that succeeded. Without `digests` (validate
+    compiles no switch) no switch is known, so the next render compiles all; `replace=False`
+    keeps a snapshot already there for the same key (its digests are worth more)."""
+    if not replace:
+        opened = _open(found)
+        if opened is not None:
+            opened[0].close()
+            return
+    with paused_gc():  # half a million rows of plain tuples beside a compiled fabric
+        c = compiled
+        _write(found, c.fabric, c.tenants, c.topology, c.allocation, digests)
+
+
+def _write(
+    found: Scan,
+    fabric: Fabric,
+    docs: list[TenantDoc],
+    topo: Topology,
+    alloc: Allocation,
+    digests: dict[str, str] | None,
+) -> None:
+    chunks = _pod_chunks(fabric, topo)
+    if (
+        chunks is None
+        or {_name(td.file) for td in docs} != set(found.stamps)
+        or any(td.file != f"tenants/{_name(td.file)}" for td in docs)
+    ):
+        log.debug("compile cache: not written (the fabric does not split into pods, or tenants/ changed)")
+        return
+    found.db_file.parent.mkdir(parents=True, exist_ok=True)
+    tmp = found.db_file.with_name(f"{found.db_file.name}.{os.getpid()}.tmp")
+    with contextlib.suppress(FileNotFoundError):
+        tmp.unlink()
+    try:
+        with contextlib.closing(sqlite3.connect(tmp)) as db:
+            # A new file, moved into place only once whole: no journal, no syncs while it is built.
+            db.executescript("PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF;" + _TABLES)
+            glob = (fabric, topo.servers, topo.loopback, topo.vtep, topo.asn, _server_pods(topo, fabric))
+            total = sum(len(a.ports) for a in alloc.tenants)
+            _set_meta(db, key=found.key, gen=0, gpus=total, fabric=pickle.dumps(glob, protocol=5))
+            db.executemany(
+                "INSERT INTO pod VALUES (?, ?)",
+                (
+                    (_NO_POD if pod is None else pod, pickle.dumps(chunk, protocol=5))
+                    for pod, chunk in chunks.items()
+                ),
+            )
+            _insert_tenants(db, alloc.tenants)
+            _set_meta(db, stamps=_stamps_blob(found, found.stamps, found.stamps))
+            if digests is not None:
+                platform = {sw.name: sw.platform for sw in fabric.switches}
+                db.executemany(
+                    "INSERT INTO digest VALUES (?, ?, ?)", ((n, platform[n], d) for n, d in digests.items())
+                )
+            db.commit()
+        os.replace(tmp, found.db_file)
+    except (OSError, sqlite3.Error, pickle.PicklingError) as exc:
+        log.debug("compile cache: not written: %s", exc)
+        with contextlib.suppress(OSError):
+            tmp.unlink()
+
+
+def _stamps_blob(found: Scan, stamps: dict[str, Stamp], fresh: Iterable[str]) -> bytes:
+    """Every tenant file's stamp, and which of those taken now (`fresh`) prove nothing yet."""
+    racy = {name for name in fresh if stamps[name][2] >= found.taken_ns - RACY_NS}  # its ctime
+    return pickle.dumps((stamps, racy), protocol=5)
+
+
+def _name(file: str) -> str:
+    """'tenants/a.yaml' -> 'a.yaml' (a str split: Path() costs 5 us, 100,000 times a snapshot)."""
+    return file.rpartition("/")[2]
+
+
+def _set_meta(db: sqlite3.Connection, **values: Any) -> None:
+    db.executemany("INSERT OR REPLACE INTO meta VALUES (?, ?)", values.items())
+
+
+def _claims(a: TenantAllocation) -> Iterator[tuple[str, str]]:
+    """What no other tenant may hold: the same keys `allocate` checks across tenants."""
+    yield "id", str(a.tenant.id)
+    yield "name", a.name
+    yield "VNI", str(a.l3vni)
+    if a.l2vni is not None:
+        yield "VNI", str(a.l2vni)
+    if a.vlan is not None:
+        yield "VLAN", str(a.vlan)
+    for pa in a.ports:
+        yield "port", f"{pa.gpu.leaf} {pa.gpu.name}"
+
+
+def _insert_tenants(db: sqlite3.Connection, allocs: Iterable[TenantAllocation]) -> None:
+    rows, claims, on_leaf, peers = [], [], [], []
+    for a in allocs:
+        file = _name(a.file)
+        block = a.tenant.address_block
+        leaves = a.leaves
+        rows.append(
+            (
+                file,
+                a.tenant.id,
+                a.name,
+                len(a.ports),
+                " ".join(leaves),
+                int(block.network_address),
+                int(block.broadcast_address),
+                " ".join(a.tenant.shared_with),
+            )
+        )
+        claims += [(k, v, file) for k, v in _claims(a)]
+        on_leaf += [(leaf, file) for leaf in leaves]
+        peers += [(p, file) for p in a.tenant.shared_with]
+    db.executemany("INSERT INTO tenant VALUES (?, ?, ?, ?, ?, ?, ?, ?)", rows)
+    db.executemany("INSERT INTO claim VALUES (?, ?, ?)", claims)
+    db.executemany("INSERT INTO on_leaf VALUES (?, ?)", on_leaf)
+    db.executemany("INSERT OR IGNORE INTO peer VALUES (?, ?)", peers)
+
+
+def _pod_chunks(fabric: Fabric, topo: Topology) -> dict[int | None, dict[str, Any]] | None:
+    """What a leaf's intent reads of the topology, split by pod; None when a server's NICs reach
+    leaves of two pods (the cache then keeps nothing: that fabric always compiles whole)."""
+    pod_of = {sw.name: sw.pod for sw in fabric.leaves}
+    chunks: dict[int | None, dict[str, Any]] = {}
+
+    def chunk(pod: int | None) -> dict[str, Any]:
+        return chunks.setdefault(
+            pod,
+            {
+                "gpu_ports": {},
+                "by_server": {},
+                "by_leaf_port": {},
+                "unused_ports": {},
+                "breakout_parents": {},
+                "links": {},
+            },
+        )
+
+    for leaf, ports in topo.gpu_ports.items():
+        chunk(pod_of[leaf])["gpu_ports"][leaf] = ports
+    for (leaf, key), gp in topo.by_leaf_port.items():
+        chunk(pod_of[leaf])["by_leaf_port"][(leaf, key)] = gp
+    for server, ports in topo.by_server.items():
+        pods = {pod_of[gp.leaf] for gp in ports if gp is not None}
+        if len(pods) != 1:
+            return None
+        chunk(pods.pop())["by_server"][server] = ports
+    for name in ("unused_ports", "breakout_parents"):
+        for leaf, value in getattr(topo, name).items():
+            if leaf in pod_of:
+                chunk(pod_of[leaf])[name][leaf] = value
+    for leaf, pod in pod_of.items():
+        chunk(pod)["links"][leaf] = topo.links_of(leaf)
+    return chunks
+
+
+def _server_pods(topo: Topology, fabric: Fabric) -> dict[str, int | None]:
+    pod_of = {sw.name: sw.pod for sw in fabric.leaves}
+    return {s: next(pod_of[gp.leaf] for gp in ports if gp is not None) for s, ports in topo.by_server.items()}
+
+
+# --- reading it back: a topology that loads a pod when one of its leaves is asked for ---------
+
+
+class _OnDemand(dict):  # type: ignore[type-arg]
+    """A dict whose first lookup of a key loads the pod that holds it."""
+
+    def __init__(self, load: Callable[[Hashable], None]) -> None:
+        super().__init__()
+        self._load = load
+
+    def __missing__(self, key: Hashable) -> Any:
+        self._load(key)
+        if dict.__contains__(self, key):
+            return dict.__getitem__(self, key)
+        raise KeyError(key)
+
+    def get(self, key: Hashable, default: Any = None) -> Any:
+        if not dict.__contains__(self, key):
+            self._load(key)
+        return dict.get(self, key, default)
+
+    def __contains__(self, key: object) -> bool:
+        if not dict.__contains__(self, key):
+            self._load(key)  # type: ignore[arg-type]
+        return dict.__contains__(self, key)
+
+
+@dataclass
+class _PodTopology(Topology):
+    """The Topology a leaf's compile reads (its GPU ports, servers, links), loaded a pod at a time."""
+
+    links_by_leaf: dict[str, list[FabricLink]] = field(default_factory=dict)
+
+    def links_of(self, switch: str) -> list[FabricLink]:
+        return list(self.links_by_leaf.get(switch, ()))
+
+
+def _topology(db: sqlite3.Connection, glob: tuple[Any, ...]) -> tuple[Fabric, Topology]:
+    fabric, servers, loopback, vtep, asn, server_pod = glob
+    pod_of = {sw.name: sw.pod for sw in fabric.leaves}
+    loaded: set[int | None] = set()
+    maps: dict[str, _OnDemand] = {}
+
+    def load_pod(pod: int | None) -> None:
+        if pod in loaded:
+            return
+        loaded.add(pod)
+        row = db.execute("SELECT v FROM pod WHERE pod = ?", (_NO_POD if pod is None else pod,)).fetchone()
+        if row is not None:
+            for name, values in pickle.loads(row[0]).items():
+                dict.update(maps[name], values)
+
+    def by(pod_of_key: Callable[[Any], Any]) -> _OnDemand:
+        def load(key: Hashable) -> None:
+            pod = pod_of_key(key)
+            if pod is not _MISSING:
+                load_pod(pod)
+
+        return _OnDemand(load)
+
+    leaf_pod: Callable[[Any], Any] = lambda k: pod_of.get(k, _MISSING) if isinstance(k, str) else _MISSING  # noqa: E731
+    for name in ("gpu_ports", "unused_ports", "breakout_parents", "links"):
+        maps[name] = by(leaf_pod)
+    maps["by_leaf_port"] = by(lambda k: pod_of.get(k[0], _MISSING) if isinstance(k, tuple) else _MISSING)
+    maps["by_server"] = by(lambda k: server_pod.get(k, _MISSING))
+    topo = _PodTopology(
+        servers=servers,
+        gpu_ports=maps["gpu_ports"],
+        by_server=maps["by_server"],
+        by_leaf_port=maps["by_leaf_port"],
+        loopback=loopback,
+        vtep=vtep,
+        asn=asn,
+        unused_ports=maps["unused_ports"],
+        breakout_parents=maps["breakout_parents"],
+        links_by_leaf=maps["links"],
+    )
+    return fabric, topo
+
+
+_MISSING = object()
+
+
+# --- the incremental compile ------------------------------------------------------------------
+
+
+@dataclass
+class Changes:
+    """What a run must compile after the snapshot, and what it may take from it."""
+
+    fabric: Fabric
+    tenants: int
+    gpus: int
+    #: The leaves the changed tenants touch, compiled now.
+    intents: dict[str, DeviceIntent]
+    #: Every other switch: (platform, intent digest) from the snapshot.
+    unchanged: dict[str, tuple[str, str]]
+    _gen: int = 0
+    _gone: set[str] = field(default_factory=set)
+    _new: list[TenantAllocation] = field(default_factory=list)
+    _stamps: tuple[dict[str, Stamp], set[str]] = field(default_factory=lambda: ({}, set()))
+
+
+def _open(found: Scan) -> tuple[sqlite3.Connection, dict[str, Any]] | None:
+    if not found.db_file.is_file():
+        return None
+    try:
+        db = sqlite3.connect(found.db_file)
+        meta = dict(db.execute("SELECT k, v FROM meta WHERE k IN ('key', 'gen', 'gpus')").fetchall())
+    except sqlite3.Error:
+        return None
+    if meta.get("key") != found.key:
+        db.close()
+        return None
+    return db, meta
+
+
+def changes(found: Scan, intents: bool = True) -> Changes | None:
+    """The incremental compile (module docstring); None: compile the whole fabric."""
+    opened = _open(found)
+    if opened is None:
+        return None
+    db, meta = opened
+    try:
+        with paused_gc():
+            return _changes(found, db, meta, intents)
+    except (
+        sqlite3.Error,
+        pickle.UnpicklingError,
+        EOFError,
+        KeyError,
+        ValueError,
+        TypeError,
+        AttributeError,
+    ) as exc:
+        log.debug("compile cache: unreadable, compiling the whole fabric: %s", exc)
+        return None
+    finally:
+        db.close()
+
+
+def _changes(found: Scan, db: sqlite3.Connection, meta: dict[str, Any], with_intents: bool) -> Changes | None:
+    def fallback(why: str) -> None:
+        log.debug("compile cache: %s; compiling the whole fabric", why)
+
+    if len(found.stamps) > MAX_TENANT_FILES:
+        return fallback("too many tenant files")
+    recorded: dict[str, Stamp]
+    racy: set[str]
+    recorded, racy = pickle.loads(_meta(db, "stamps"))
+    # A file differs from the snapshot when its stamp does (a set difference: 100,000 stamps in
+    # 20 ms), or when its stamp was taken too close to its last change to prove anything.
+    changed = {name for name, _ in found.stamps.items() - recorded.items()} | (racy & found.stamps.keys())
+    removed = set(recorded) - set(found.stamps)
+    if len(changed) + len(removed) > max(_FEW, len(found.stamps) // 20):
+        return fallback(f"{len(changed) + len(removed)} tenant files changed")  # a whole compile is cheaper
+    gone = (changed | removed) & set(recorded)  # files whose snapshot rows no longer hold
+    root, folder = found.root, found.root / "tenants"
+    problems = ProblemLog(root)
+    new_docs = [read_tenant(folder / name, problems) for name in sorted(changed)]
+    if problems.problems or any(td is None for td in new_docs):
+        return fallback("a changed tenant file has a problem")
+    fabric, topo = _topology(db, pickle.loads(_meta(db, "fabric")))
+    docs = [td for td in new_docs if td is not None]
+
+    old = _rows(db, "file", gone)
+    # The changed tenants' leaves after the change (problems are judged once, below).
+    new_leaves = {gp.leaf for td in docs for gp in resolve_gpus(td, topo, fabric, ProblemLog(root))}
+    # Their peers before and after, and whoever names them: those tenants' ACLs change too.
+    names = {r["name"] for r in old} | {td.tenant.name for td in docs}
+    peer_names = {p for r in old for p in r["shared_with"]} | {
+        p for td in docs for p in td.tenant.shared_with
+    }
+    referrers = _column(db, "SELECT file FROM peer WHERE name IN ({})", names)
+    peers = [r for r in _rows(db, "name", peer_names) + _rows(db, "file", referrers) if r["file"] not in gone]
+    leaves = {leaf for r in old + peers for leaf in r["leaves"]} | new_leaves
+    core = (
+        _column(db, "SELECT file FROM on_leaf WHERE leaf IN ({})", leaves) | {r["file"] for r in peers}
+    ) - gone
+    core_rows = _rows(db, "file", core)
+    context_names = {p for r in core_rows for p in r["shared_with"]} | {
+        p for td in docs for p in td.tenant.shared_with
+    }
+    context = {r["file"] for r in _rows(db, "name", context_names)} - core - gone
+
+    for name in sorted(core | context):
+        td = read_tenant(folder / name, problems)
+        if td is None:
+            return fallback(f"{name} no longer reads")
+        docs.append(td)
+    if problems.problems:
+        return fallback("a tenant file has a problem")
+    docs.sort(key=_by_id)
+    scratch = ProblemLog(root)
+    alloc = allocate(fabric, topo, docs, scratch)
+    check_capabilities(fabric, alloc, docs, scratch)
+    context_files = {f"tenants/{name}" for name in context}
+    if any(p.file not in context_files for p in scratch.problems):
+        return fallback("the changed tenants have a problem")
+    new = [a for a in alloc.tenants if _name(a.file) in changed]
+    if _conflicts(db, new, gone):
+        return fallback("a changed tenant claims what another holds")
+
+    unchanged: dict[str, tuple[str, str]] = {}
+    intents: dict[str, DeviceIntent] = {}
+    if with_intents:
+        unchanged = {s: (p, d) for s, p, d in db.execute("SELECT switch, platform, v FROM digest")}
+        if len(unchanged) != len(fabric.switches):
+            return fallback("not every switch has a digest")
+        for leaf in sorted(leaves):
+            sw = fabric.switch(leaf)
+            assert sw is not None
+            intents[leaf] = device_intent(fabric, topo, alloc, sw)
+            del unchanged[leaf]
+    gpus = int(meta["gpus"]) - sum(r["gpus"] for r in old) + sum(len(a.ports) for a in new)
+    return Changes(
+        fabric=fabric,
+        tenants=len(found.stamps),
+        gpus=gpus,
+        intents=intents,
+        unchanged=unchanged,
+        _gen=int(meta["gen"]),
+        _gone=gone,
+        _new=new,
+        _stamps=(recorded, racy),
+    )
+
+
+def _by_id(td: TenantDoc) -> int:
+    return td.tenant.id
+
+
+def _meta(db: sqlite3.Connection, key: str) -> Any:
+    row = db.execute("SELECT v FROM meta WHERE k = ?", (key,)).fetchone()
+    if row is None:
+        raise KeyError(key)
+    return row[0]
+
+
+def _in(values: Iterable[str]) -> tuple[str, list[str]]:
+    items = sorted(values)
+    return ", ".join("?" * len(items)), items
+
+
+def _column(db: sqlite3.Connection, query: str, values: set[str]) -> set[str]:
+    if not values:
+        return set()
+    marks, items = _in(values)
+    return {row[0] for row in db.execute(query.format(marks), items)}
+
+
+def _rows(db: sqlite3.Connection, column: str, values: set[str]) -> list[dict[str, Any]]:
+    if not values:
+        return []
+    marks, items = _in(values)
+    rows = db.execute(
+        f"SELECT file, name, gpus, leaves, shared_with FROM tenant WHERE {column} IN ({marks})", items
+    )
+    return [
+        {"file": f, "name": n, "gpus": g, "leaves": leaves.split(), "shared_with": shared.split()}
+        for f, n, g, leaves, shared in rows
+    ]
+
+
+def _conflicts(db: sqlite3.Connection, new: list[TenantAllocation], gone: set[str]) -> bool:
+    """True when a changed tenant claims a number, name, GPU or addresses an unchanged one holds
+    (changed tenants against each other were checked by `allocate`)."""
+    for a in new:
+        for kind, value in _claims(a):
+            row = db.execute("SELECT file FROM claim WHERE kind = ? AND value = ?", (kind, value)).fetchone()
+            if row is not None and row[0] not in gone:
+                return True
+        block = a.tenant.address_block
+        lo, hi = int(block.network_address), int(block.broadcast_address)
+        inside = db.execute("SELECT file FROM tenant WHERE lo BETWEEN ? AND ?", (lo, hi))
+        if any(f not in gone for (f,) in inside):
+            return True
+        # Snapshot blocks never overlap, so only the nearest one starting below can reach lo.
+        for f, end in db.execute("SELECT file, hi FROM tenant WHERE lo < ? ORDER BY lo DESC", (lo,)):
+            if f not in gone:
+                if end >= lo:
+                    return True
+                break
+    return False
+
+
+def save(found: Scan, done: Changes, digests: dict[str, str]) -> None:
+    """Bring the snapshot up to a run that compiled `done` and rendered it (digests of its
+    switches). Skipped when another run wrote the snapshot meanwhile."""
+    opened = _open(found)
+    if opened is None:
+        return
+    db = opened[0]
+    try:
+        db.execute("BEGIN IMMEDIATE")
+        if int(_meta(db, "gen")) != done._gen:
+            db.rollback()
+            return
+        stamps = done._stamps[0]
+        if done._gone:
+            marks, items = _in(done._gone)
+            for table in ("tenant", "claim", "on_leaf", "peer"):
+                db.execute(f"DELETE FROM {table} WHERE file IN ({marks})", items)
+        _insert_tenants(db, done._new)
+        for name in done._gone:
+            stamps.pop(name, None)
+        fresh = {_name(a.file) for a in done._new}
+        for name in fresh:
+            stamps[name] = found.stamps[name]
+        platform = {sw.name: sw.platform for sw in done.fabric.switches}
+        db.executemany(
+            "INSERT OR REPLACE INTO digest VALUES (?, ?, ?)",
+            ((n, platform[n], d) for n, d in digests.items() if n in done.intents),
+        )
+        _set_meta(db, stamps=_stamps_blob(found, stamps, fresh), gen=done._gen + 1, gpus=done.gpus)
+        db.commit()
+    except (sqlite3.Error, pickle.UnpicklingError, KeyError) as exc:
+        log.debug("compile cache: not updated: %s", exc)
+    finally:
+        db.close()
