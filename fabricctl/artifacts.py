@@ -253,7 +253,7 @@ def write_artifacts(
     stats = RenderStats()
     for name, (platform, digest) in (known or {}).items():
         seen = manifest.get(name, {})
-        if seen.get("inputs") == _made_from(renderer, platform, digest) and _files_intact(
+        if seen.get("inputs") == renderer.made_from(platform, digest) and _files_intact(
             out, name, seen, taken
         ):
             stats.unchanged.append(name)
@@ -262,17 +262,23 @@ def write_artifacts(
             stats.stale.append(name)
     if stats.stale:
         return stats
-    todo: list[tuple[str, str, str, str]] = []  # name, inputs digest, config, intent YAML
+    todo: dict[str, DeviceIntent] = {}
     for name, intent in intents.items():
         digest = stats.digests[name] = intent_digest(intent)
-        made_from = _made_from(renderer, intent.platform, digest)
         seen = manifest.get(name, {})
-        if not force and seen.get("inputs") == made_from and _files_intact(out, name, seen, taken):
+        if (
+            not force
+            and seen.get("inputs") == renderer.made_from(intent.platform, digest)
+            and _files_intact(out, name, seen, taken)
+        ):
             stats.unchanged.append(name)
-            continue
-        todo.append((name, made_from, renderer.render(intent), intent_yaml(intent)))
+        else:
+            todo[name] = intent
+    texts = renderer.render_all(todo, stats.digests)  # before anything is written (above)
     out.mkdir(parents=True, exist_ok=True)
-    for name, made_from, text, intent_text in todo:
+    for name, intent in todo.items():
+        made_from = renderer.made_from(intent.platform, stats.digests[name])
+        text, intent_text = texts[name], intent_yaml(intent)
         paths = (out / f"{name}.cfg", out / f"{name}.intent.yaml")
         _write_if_changed(paths[0], text)
         _write_if_changed(paths[1], intent_text)
@@ -288,8 +294,3 @@ def write_artifacts(
     # One line, no indent: the C encoder, 4,160 switches in 10 ms instead of 130.
     _write_if_changed(out / MANIFEST, json.dumps(manifest, sort_keys=True, separators=(",", ":")) + "\n")
     return stats
-
-
-def _made_from(renderer: Renderer, platform: str, digest: str) -> str:
-    """What a switch's files are made from: its platform's templates and its intent."""
-    return _sha(renderer.template_digest(platform) + "\0" + digest)

@@ -20,7 +20,7 @@ import hashlib
 import importlib.resources
 import math
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from ipaddress import IPv4Interface
 from pathlib import Path
 from typing import Any
@@ -30,11 +30,12 @@ import jinja2.meta
 from jinja2.sandbox import SandboxedEnvironment
 
 from fabricctl import __version__
-from fabricctl.compile.intent import DeviceIntent, Node
+from fabricctl.compile.intent import DeviceIntent, Node, intent_digest
 from fabricctl.errors import StageError
 from fabricctl.model.text import one_line_problem
 from fabricctl.platforms import get_platform
 from fabricctl.platforms.base import Platform
+from fabricctl.store import open_store
 
 #: Templates shipped with fabricctl (`templates/<platform>/device.j2` + per-feature files).
 BUILTIN_TEMPLATES = Path(str(importlib.resources.files("fabricctl.templates")))
@@ -194,6 +195,37 @@ class Renderer:
     def environment(self, platform: str) -> SandboxedEnvironment:
         """The Jinja environment of one platform's templates (its filters added)."""
         return _environment(self.search_path, platform)
+
+    def render_all(
+        self, intents: Mapping[str, DeviceIntent], digests: Mapping[str, str] | None = None
+    ) -> dict[str, str]:
+        """Every intent's config: from the store (store.py) when it was rendered before from the
+        same intent, templates and fabricctl code; the rest rendered now, and kept there.
+        `digests` are the intents' digests when the caller has them already."""
+        store = open_store()
+        keys = {
+            n: self.made_from(i.platform, (digests or {}).get(n) or intent_digest(i))
+            for n, i in intents.items()
+        }
+        kept = store.get("config", keys.values()) if store is not None else {}
+        out: dict[str, str] = {}
+        new: dict[str, bytes] = {}
+        for name, intent in intents.items():
+            text = kept[keys[name]].decode() if keys[name] in kept else self.render(intent)
+            out[name] = text
+            if store is not None and keys[name] not in kept:
+                new[keys[name]] = text.encode()
+                if len(new) >= 256:  # in batches: a 100k fabric's configs are 460 MB
+                    store.put("config", new)
+                    new = {}
+        if store is not None:
+            store.put("config", new)
+            store.close()
+        return out
+
+    def made_from(self, platform: str, intent_digest: str) -> str:
+        """What a config is made from, as a hash: its platform's templates and its intent."""
+        return hashlib.sha256(f"{self.template_digest(platform)}\0{intent_digest}".encode()).hexdigest()
 
     def render(self, intent: DeviceIntent) -> str:
         """The full configuration fabricctl owns on this switch, as the switch would print it."""

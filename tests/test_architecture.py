@@ -20,6 +20,7 @@ LAYERS: list[tuple[str, ...]] = [
         "fabricctl.secrets",
         "fabricctl.procs",
         "fabricctl.stamps",
+        "fabricctl.store",
         "fabricctl.logs",
         "fabricctl.gitinfo",
     ),

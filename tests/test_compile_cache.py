@@ -279,7 +279,7 @@ def test_an_inventory_edit_or_new_code_drops_the_snapshot(
     found = cache.scan(fabric)
     assert found is not None and cache.changes(found) is not None
     with monkeypatch.context() as patch:
-        patch.setattr(cache, "__version__", "99.0.0")
+        patch.setattr(cache, "code_fingerprint", lambda: "another fabricctl")
         assert cache.changes(cache.scan(fabric)) is None  # type: ignore[arg-type]
     assert cache.changes(cache.scan(fabric)) is not None  # type: ignore[arg-type]
     fabric_yaml = fabric / "inventory" / "fabric.yaml"

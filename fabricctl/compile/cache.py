@@ -15,9 +15,8 @@ those leaves, and the snapshot's digests for every other switch.
 Fail-closed: the cache only ever answers "nothing else changed, and nothing conflicts". Any doubt
 (a changed inventory or fabricctl, a racy stamp, a symlink, any problem at all, a missing digest,
 an unreadable cache) gives None, and the caller compiles the whole fabric, which reports every
-problem the way it always does. The snapshot lives in the user's cache folder, never in the
-fabric repository: it holds pickles, and a pickle committed to a pull request would run code.
-`FABRICCTL_CACHE_DIR` moves it; `FABRICCTL_CACHE_DIR=off` turns the cache off.
+problem the way it always does. The snapshot lives in the user's cache folder (store.py), never
+in the fabric repository.
 """
 
 from __future__ import annotations
@@ -28,13 +27,11 @@ import logging
 import os
 import pickle
 import sqlite3
-import sys
 from collections.abc import Callable, Hashable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from fabricctl import __version__
 from fabricctl.compile.allocate import Allocation, TenantAllocation, allocate, resolve_gpus
 from fabricctl.compile.build import Compiled, device_intent
 from fabricctl.compile.capabilities import check_capabilities
@@ -44,12 +41,12 @@ from fabricctl.model.bounds import MAX_TENANT_FILES
 from fabricctl.model.load import TENANT_SUFFIXES, Fabric, TenantDoc, read_tenant
 from fabricctl.model.problems import ProblemLog
 from fabricctl.procs import paused_gc
-from fabricctl.stamps import RACY_NS, Stamp, now_ns, stamp_of
+from fabricctl.stamps import RACY_NS, Stamp, now_ns
+from fabricctl.store import cache_dir, code_fingerprint
 
 log = logging.getLogger(__name__)
 
 SCHEMA = 1
-_PACKAGE = Path(__file__).resolve().parent.parent
 
 _TABLES = """
 CREATE TABLE meta(k TEXT PRIMARY KEY, v BLOB);
@@ -77,16 +74,10 @@ _NO_POD = -1
 
 def cache_file(root: Path) -> Path | None:
     """Where the snapshot of this fabric root lives (None: the cache is off)."""
-    setting = os.environ.get("FABRICCTL_CACHE_DIR")
-    if setting == "off":
+    folder = cache_dir()
+    if folder is None:
         return None
-    base = (
-        Path(setting)
-        if setting
-        else Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "fabricctl"
-    )
-    digest = hashlib.sha256(str(root.resolve()).encode()).hexdigest()[:20]
-    return base / f"compile-{digest}.sqlite"
+    return folder / f"compile-{hashlib.sha256(str(root.resolve()).encode()).hexdigest()[:20]}.sqlite"
 
 
 @dataclass
@@ -126,11 +117,9 @@ def scan(root: Path) -> Scan | None:
 
 
 def _key(root: Path) -> str:
-    """Everything a snapshot depends on besides the tenants: fabricctl's code (by its files'
-    stamps: an edited checkout counts), the Python version, and the inventory's bytes."""
-    h = hashlib.sha256(f"{SCHEMA}\0{__version__}\0{sys.version}\0".encode())
-    for path in sorted(_PACKAGE.rglob("*.py")):
-        h.update(f"{path.relative_to(_PACKAGE)}\0{stamp_of(path.stat())[:3]}\0".encode())
+    """Everything a snapshot depends on besides the tenants: fabricctl's code and the inventory's
+    bytes."""
+    h = hashlib.sha256(f"{SCHEMA}\0{code_fingerprint()}\0".encode())
     inventory = root / "inventory"
     for path in sorted(inventory.rglob("*")):
         if path.is_file():

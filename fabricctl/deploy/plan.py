@@ -80,14 +80,6 @@ def verify_or_refuse(compiled: Compiled, configs: dict[str, str]) -> VerifyRepor
     return report
 
 
-def render_all(root: Path, compiled: Compiled) -> dict[str, str]:
-    """Every switch's config text (verify and the inputs hash need the whole fabric)."""
-    from fabricctl.render import Renderer
-
-    renderer = Renderer(root)
-    return {n: renderer.render(i) for n, i in compiled.intents.items()}
-
-
 def prepare(
     root: Path,
     compiled: Compiled,
@@ -97,11 +89,12 @@ def prepare(
 ) -> Prepared:
     """Render every switch (unless `configs` are given), verify, hash."""
     from fabricctl.deploy.stages import quiet
+    from fabricctl.verify.api import render_configs
 
     stages = stages or quiet()
     if configs is None:
         with stages.stage("render") as step:
-            configs = render_all(root, compiled)
+            configs = render_configs(compiled, root)
             step.detail = f"{len(configs)} switch configs"
     with stages.stage("verify") as step:
         report = verify_or_refuse(compiled, configs)

@@ -40,12 +40,12 @@ def compile_stage(
     checks --limit against them), render every config. Everything here is offline, so a
     mistake found here stops the command before any stage line is printed."""
     from fabricctl.compile.build import compile_fabric
-    from fabricctl.deploy.plan import render_all
+    from fabricctl.verify.api import render_configs
 
     with (stages or quiet()).stage("compile") as step:  # compile_fabric pauses the GC itself
         compiled = compile_fabric(root)
         names = select(compiled) if select is not None else list(compiled.intents)
-        configs = render_all(root, compiled)
+        configs = render_configs(compiled, root)
         gpus = sum(len(a.ports) for a in compiled.allocation.tenants)
         lines = sum(c.count("\n") for c in configs.values())
         picked = f" ({len(names)} selected)" if len(names) != len(compiled.intents) else ""

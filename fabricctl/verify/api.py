@@ -71,8 +71,7 @@ def render_configs(compiled: Compiled, root: Path | None = None) -> dict[str, st
     """Freshly rendered configs: the default input of verify (and what plan will push)."""
     from fabricctl.render import Renderer
 
-    renderer = Renderer(root)
-    return {name: renderer.render(intent) for name, intent in compiled.intents.items()}
+    return Renderer(root).render_all(compiled.intents)
 
 
 def read_configs(folder: Path, switches: list[str]) -> dict[str, str]:
