@@ -43,6 +43,9 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
+# Rendering is what this measures: the store (fabricctl/store.py) would serve every run after the
+# first. Set here, so the scenario subprocesses inherit it.
+os.environ["FABRICCTL_CACHE_DIR"] = "off"
 sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(REPO))
 

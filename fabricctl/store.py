@@ -1,8 +1,11 @@
 """The user's cache folder, and a store of what fabricctl derives there and can derive again.
 
-Two caches live in the folder, never in a fabric repository (they hold pickles, and a pickle
-committed to a pull request would run code in CI): the compile cache (compile/cache.py), one
-snapshot per fabric root; and this store, shared by every fabric. The store holds derived
+Two caches live in the folder, never in a fabric repository: the compile cache
+(compile/cache.py), one snapshot per fabric root, holds pickles, and a pickle committed to a pull
+request would run code in CI; this store, shared by every fabric, holds configs under the hash of
+their inputs, so whoever can write to it decides what a plan pushes. Both are the user's own,
+like their SSH keys: not a folder to share between users or restore from an untrusted CI cache.
+The store holds derived
 artifacts under a hash of everything they are made from, fabricctl's own code included, so an
 entry is right or absent: today, the config rendered from an intent and its platform's templates.
 A plan renders every switch of the fabric (verify proves all of them); for the 448 switches of

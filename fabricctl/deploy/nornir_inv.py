@@ -21,6 +21,7 @@ from nornir.core.inventory import ConnectionOptions, Host
 from fabricctl.deploy.credentials import Credentials
 from fabricctl.model.inventory import inventory_options
 from fabricctl.platforms.push import Target
+from fabricctl.procs import paused_gc
 
 if TYPE_CHECKING:
     from fabricctl.lab import Endpoint
@@ -46,11 +47,12 @@ def build_nornir(
 ) -> Nornir:
     """InitNornir on `<root>/inventory`, every host made ready to connect."""
     _quiet_loggers()
-    nr = InitNornir(
-        runner={"plugin": "threaded", "options": {"num_workers": max(1, workers)}},
-        inventory={"plugin": "SimpleInventory", "options": inventory_options(Path(root))},
-        logging={"enabled": False},
-    )
+    with paused_gc():  # the inventory's YAML, read after compile and verify filled the heap
+        nr = InitNornir(
+            runner={"plugin": "threaded", "options": {"num_workers": max(1, workers)}},
+            inventory={"plugin": "SimpleInventory", "options": inventory_options(Path(root))},
+            logging={"enabled": False},
+        )
     if names is not None:
         nr = nr.filter(filter_func=lambda h: h.name in names)
     for host in nr.inventory.hosts.values():
