@@ -172,6 +172,44 @@ def test_render_writes_what_a_whole_render_writes(
         assert (fabric / "out" / path.name).read_bytes() == path.read_bytes(), path.name
 
 
+def test_a_chain_of_changes_each_from_the_snapshot_the_last_left(
+    fabric: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each render saves what it compiled into the snapshot; the next change starts from there
+    (claims freed by a move or a removal must be gone, new ones there)."""
+    newcomer = NEW_TENANT.format(server="gpu080", nic=2)
+
+    def move(r: Path, name: str, old: str) -> None:
+        where, on = free_gpu(r)
+        rewrite(r, name, old, f"server: {where}\n    nics: [{on}]")
+
+    steps: list[Edit] = [
+        lambda r: move(r, "dev-sandbox-03", "server: gpu080\n    nics: [2]"),
+        lambda r: tenant(r, "newcomer").write_text(newcomer, encoding="utf-8"),  # the GPU just freed
+        lambda r: (
+            rewrite(r, "newcomer", "lossless: true\n", "lossless: true\nshared_with: [kaggle-team7]\n"),
+            rewrite(r, "kaggle-team7", "nics: [1]\n", "nics: [1]\nshared_with: [newcomer]\n"),
+        ),
+        lambda r: move(r, "kaggle-team7", "server: gpu080\n    nics: [1]"),
+        lambda r: (
+            tenant(r, "newcomer").unlink(),
+            rewrite(r, "kaggle-team7", "shared_with: [newcomer]\n", ""),
+        ),
+        lambda r: tenant(r, "newcomer").write_text(newcomer.replace("id: 777", "id: 778"), encoding="utf-8"),
+        lambda r: rewrite(r, "shared-storage", "10.90.0.0/27", "10.91.0.0/27"),
+    ]
+    for step in steps:
+        step(fabric)
+        same_as_whole(fabric)
+        assert "rendered" in render(fabric, capsys)
+    assert same_as_whole(fabric).intents == {}  # the last render left nothing to compile
+    monkeypatch.setenv("FABRICCTL_CACHE_DIR", "off")
+    render(fabric, capsys, "--out", str(tmp_path / "whole"))
+    for path in (tmp_path / "whole").iterdir():
+        if not path.name.startswith("."):
+            assert (fabric / "out" / path.name).read_bytes() == path.read_bytes(), path.name
+
+
 def test_a_tenant_across_two_pods(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     root = make_fabric(tmp_path / "tiny")
     render(root, capsys)

@@ -488,8 +488,9 @@ def _changes(found: Scan, db: sqlite3.Connection, meta: dict[str, Any], with_int
     alloc = allocate(fabric, topo, docs, scratch)
     check_capabilities(fabric, alloc, docs, scratch)
     context_files = {f"tenants/{name}" for name in context}
-    if any(p.file not in context_files for p in scratch.problems):
-        return fallback("the changed tenants have a problem")
+    blocking = [p for p in scratch.problems if p.file not in context_files]
+    if blocking:
+        return fallback(f"the changed tenants have a problem ({blocking[0].render()})")
     new = [a for a in alloc.tenants if _name(a.file) in changed]
     if _conflicts(db, new, gone):
         return fallback("a changed tenant claims what another holds")
