@@ -379,6 +379,17 @@ def test_a_run_that_lost_the_race_leaves_the_snapshot_as_the_winner_wrote_it(fab
     assert same_as_whole(fabric).intents == {}
 
 
+def test_a_cache_folder_that_cannot_be_written_changes_nothing(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root = copy_fabric(EOS_SMALL, tmp_path / "fabric")
+    (tmp_path / "a-file").write_text("", encoding="utf-8")
+    monkeypatch.setenv("FABRICCTL_CACHE_DIR", str(tmp_path / "a-file" / "cache"))  # under a file
+    assert run_cli(["validate", "--root", str(root)], capsys)[0] == 0
+    assert "rendered 6 switches" in render(root, capsys, "--out", str(tmp_path / "out"))
+    assert "rendered 0 switches" in render(root, capsys, "--out", str(tmp_path / "out"))
+
+
 def test_the_snapshot_stays_out_of_the_repository(fabric: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("FABRICCTL_CACHE_DIR")
     monkeypatch.setenv("XDG_CACHE_HOME", str(fabric.parent / "xdg"))

@@ -161,11 +161,11 @@ def _write(
     ):
         log.debug("compile cache: not written (the fabric does not split into pods, or tenants/ changed)")
         return
-    found.db_file.parent.mkdir(parents=True, exist_ok=True)
     tmp = found.db_file.with_name(f"{found.db_file.name}.{os.getpid()}.tmp")
-    with contextlib.suppress(FileNotFoundError):
-        tmp.unlink()
-    try:
+    try:  # a cache that cannot be written is one the next run does without, never an error
+        found.db_file.parent.mkdir(parents=True, exist_ok=True)
+        with contextlib.suppress(FileNotFoundError):
+            tmp.unlink()
         with contextlib.closing(sqlite3.connect(tmp)) as db:
             # A new file, moved into place only once whole: no journal, no syncs while it is built.
             db.executescript("PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF;" + _TABLES)
@@ -608,7 +608,7 @@ def save(found: Scan, done: Changes, digests: dict[str, str]) -> None:
         )
         _set_meta(db, stamps=_stamps_blob(found, stamps, fresh), gen=done._gen + 1, gpus=done.gpus)
         db.commit()
-    except (sqlite3.Error, pickle.UnpicklingError, KeyError) as exc:
+    except (OSError, sqlite3.Error, pickle.UnpicklingError, KeyError) as exc:
         log.debug("compile cache: not updated: %s", exc)
     finally:
         db.close()
