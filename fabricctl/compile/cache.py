@@ -190,8 +190,9 @@ def _write(
         os.replace(tmp, found.db_file)
     except (OSError, sqlite3.Error, pickle.PicklingError) as exc:
         log.debug("compile cache: not written: %s", exc)
+    finally:  # also on Ctrl-C: no half-built file is left behind
         with contextlib.suppress(OSError):
-            tmp.unlink()
+            tmp.unlink()  # gone already once moved into place
 
 
 def _stamps_blob(found: Scan, stamps: dict[str, Stamp], fresh: Iterable[str]) -> bytes:
