@@ -263,27 +263,24 @@ def write_artifacts(
     if stats.stale:
         return stats
     todo: dict[str, DeviceIntent] = {}
+    made_from: dict[str, str] = {}
     for name, intent in intents.items():
-        digest = stats.digests[name] = intent_digest(intent)
+        stats.digests[name] = intent_digest(intent)
+        made_from[name] = renderer.made_from(intent.platform, stats.digests[name])
         seen = manifest.get(name, {})
-        if (
-            not force
-            and seen.get("inputs") == renderer.made_from(intent.platform, digest)
-            and _files_intact(out, name, seen, taken)
-        ):
+        if not force and seen.get("inputs") == made_from[name] and _files_intact(out, name, seen, taken):
             stats.unchanged.append(name)
         else:
             todo[name] = intent
     texts = renderer.render_all(todo, stats.digests)  # before anything is written (above)
     out.mkdir(parents=True, exist_ok=True)
     for name, intent in todo.items():
-        made_from = renderer.made_from(intent.platform, stats.digests[name])
         text, intent_text = texts[name], intent_yaml(intent)
         paths = (out / f"{name}.cfg", out / f"{name}.intent.yaml")
         _write_if_changed(paths[0], text)
         _write_if_changed(paths[1], intent_text)
         manifest[name] = {
-            "inputs": made_from,
+            "inputs": made_from[name],
             "cfg": _sha(text),
             "intent": _sha(intent_text),
             "stamps": [stamp(p) for p in paths],

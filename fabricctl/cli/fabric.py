@@ -70,7 +70,7 @@ def render(root: Path, out_dir: Path | None, limit: tuple[str, ...], force: bool
     known = cache.changes(found) if found is not None and not force else None
     stats = write_artifacts(known.intents, renderer, target, known=known.unchanged) if known else None
     if found is not None and known is not None and stats is not None and not stats.stale:
-        cache.save(found, known, stats.digests)
+        cache.save(found, known, stats.digests)  # the switches no change touched were up to date
     else:
         compiled = compile_root(root)
         stats = write_artifacts(select_switches(compiled, limit), renderer, target, force=force)

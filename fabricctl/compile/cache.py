@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from fabricctl.compile.allocate import Allocation, TenantAllocation, allocate, resolve_gpus
+from fabricctl.compile.allocate import TenantAllocation, allocate, resolve_gpus
 from fabricctl.compile.build import Compiled, device_intent
 from fabricctl.compile.capabilities import check_capabilities
 from fabricctl.compile.intent import DeviceIntent
@@ -141,18 +141,11 @@ def remember(found: Scan, compiled: Compiled, digests: dict[str, str] | None, re
             opened[0].close()
             return
     with paused_gc():  # half a million rows of plain tuples beside a compiled fabric
-        c = compiled
-        _write(found, c.fabric, c.tenants, c.topology, c.allocation, digests)
+        _write(found, compiled, digests)
 
 
-def _write(
-    found: Scan,
-    fabric: Fabric,
-    docs: list[TenantDoc],
-    topo: Topology,
-    alloc: Allocation,
-    digests: dict[str, str] | None,
-) -> None:
+def _write(found: Scan, compiled: Compiled, digests: dict[str, str] | None) -> None:
+    fabric, docs, topo, alloc = compiled.fabric, compiled.tenants, compiled.topology, compiled.allocation
     chunks = _pod_chunks(fabric, topo)
     if (
         chunks is None
@@ -392,7 +385,7 @@ class Changes:
     _gen: int = 0
     _gone: set[str] = field(default_factory=set)
     _new: list[TenantAllocation] = field(default_factory=list)
-    _stamps: tuple[dict[str, Stamp], set[str]] = field(default_factory=lambda: ({}, set()))
+    _stamps: dict[str, Stamp] = field(default_factory=dict)  # the snapshot's, as this run read them
 
 
 def _open(found: Scan) -> tuple[sqlite3.Connection, dict[str, Any]] | None:
@@ -517,7 +510,7 @@ def _changes(found: Scan, db: sqlite3.Connection, meta: dict[str, Any], with_int
         _gen=int(meta["gen"]),
         _gone=gone,
         _new=new,
-        _stamps=(recorded, racy),
+        _stamps=recorded,
     )
 
 
@@ -591,7 +584,7 @@ def save(found: Scan, done: Changes, digests: dict[str, str]) -> None:
         if int(_meta(db, "gen")) != done._gen:
             db.rollback()
             return
-        stamps = done._stamps[0]
+        stamps = done._stamps
         if done._gone:
             marks, items = _in(done._gone)
             for table in ("tenant", "claim", "on_leaf", "peer"):

@@ -9,6 +9,7 @@ re-sends addresses after a port changes VRF, and adds the rest in intended order
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import re
 from dataclasses import dataclass, field
@@ -179,11 +180,19 @@ class DeviceDiff:
     diff: str
     added: int
     removed: int
-    intended_hash: str
+    intended_text: str = field(repr=False)
+    dialect: Dialect = field(repr=False)
+    intended: Node | None = field(default=None, repr=False)  # parsed already, when it was
 
     @property
     def changed(self) -> bool:
         return bool(self.commands)
+
+    @functools.cached_property
+    def intended_hash(self) -> str:
+        """Made when asked for: a check that only wants `changed` never parses or canonicalizes."""
+        tree = self.intended if self.intended is not None else parse_config(self.intended_text)
+        return config_hash(canonical_text(owned_view(tree, self.dialect), self.dialect))
 
 
 def remediation(running: Node, intended: Node, dialect: Dialect) -> list[Op]:
@@ -228,9 +237,10 @@ def diff_text(ops: list[Op], dialect: Dialect, depth: int = 0) -> tuple[list[str
 
 def diff_device(name: str, running_text: str, intended_text: str, dialect: Dialect) -> DeviceDiff:
     """Everything `plan` needs for one switch."""
-    running = parse_config(running_text)
-    intended = parse_config(intended_text)
-    ops = remediation(running, intended, dialect)
+    # The same text is the same config: nothing to parse or compare (a re-plan's saved-against-
+    # running check of every switch that runs its intent).
+    intended = None if running_text == intended_text else parse_config(intended_text)
+    ops = [] if intended is None else remediation(parse_config(running_text), intended, dialect)
     body, added, removed = diff_text(ops, dialect)
     header = [f"--- {name} running (owned scope)", f"+++ {name} intended"] if body else []
     return DeviceDiff(
@@ -238,5 +248,7 @@ def diff_device(name: str, running_text: str, intended_text: str, dialect: Diale
         diff="\n".join(header + body) + ("\n" if body else ""),
         added=added,
         removed=removed,
-        intended_hash=config_hash(canonical_text(owned_view(intended, dialect), dialect)),
+        intended_text=intended_text,
+        dialect=dialect,
+        intended=intended,
     )

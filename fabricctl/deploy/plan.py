@@ -213,13 +213,11 @@ def make_plan(prepared: Prepared, fetched: dict[str, Fetched], limit: list[str] 
         running = normalize_running(got.text)
         dd = diff_device(name, running, prepared.configs[name], dialect)
         pending = got.pending
-        saved = normalize_running(got.saved) if got.saved is not None else None
-        unsaved = (  # the same text is the same config: no diff needed (most re-plans)
+        unsaved = (
             pending is None
             and not dd.changed
-            and saved is not None
-            and saved != running
-            and diff_device(name, saved, running, dialect).changed
+            and got.saved is not None
+            and diff_device(name, normalize_running(got.saved), running, dialect).changed
         )
         if unsaved:
             pending = "it runs the intended config but has not saved it (an interrupted apply?)"

@@ -28,19 +28,25 @@ def _cli(lab: LabFabric, name: str, definition: str) -> Cli:
     return conn
 
 
-def test_scrapli_arista_eos_reads_and_configures(lab: LabFabric) -> None:
-    conn = _cli(lab, "leaf01", "arista_eos")
+def _configures(lab: LabFabric, name: str, definition: str, interface: str, show: str = "") -> str:
+    """scrapli enters configuration mode and sets a description, which then runs on the switch;
+    returns what `show` printed first (when given)."""
+    conn = _cli(lab, name, definition)
     try:
-        version = conn.send_input("show version", operation_timeout_ns=TIMEOUT_NS)
-        assert "Arista DCS-" in version.result
+        shown = conn.send_input(show, operation_timeout_ns=TIMEOUT_NS).result if show else ""
         conn.send_inputs(
-            ["interface Ethernet1", "description set-by-scrapli"],
+            [f"interface {interface}", "description set-by-scrapli"],
             requested_mode="configuration",
             operation_timeout_ns=TIMEOUT_NS,
         )
     finally:
         conn.close()
-    assert "description set-by-scrapli" in lab.device("leaf01").running_config()
+    assert "description set-by-scrapli" in lab.device(name).running_config()
+    return shown
+
+
+def test_scrapli_arista_eos_reads_and_configures(lab: LabFabric) -> None:
+    assert "Arista DCS-" in _configures(lab, "leaf01", "arista_eos", "Ethernet1", show="show version")
 
 
 def test_scrapli_hp_comware_reads(lab: LabFabric) -> None:
@@ -187,13 +193,4 @@ def test_scrapli_hp_comware_configures_with_a_system_view_prompt(lab: LabFabric,
     assert generic is not None and re.search(generic[1], "[spine01]", re.M) is None  # still the bug
     fixed = tmp_path / "hp_comware.yaml"
     fixed.write_text(shipped.replace(generic[0], r"prompt_pattern: '^.*[>#$\]]\s?+$'", 1))
-    conn = _cli(lab, "spine01", str(fixed))
-    try:
-        conn.send_inputs(
-            ["interface FourHundredGigE1/0/1", "description set-by-scrapli"],
-            requested_mode="configuration",
-            operation_timeout_ns=TIMEOUT_NS,
-        )
-    finally:
-        conn.close()
-    assert "description set-by-scrapli" in lab.device("spine01").running_config()
+    _configures(lab, "spine01", str(fixed), "FourHundredGigE1/0/1")
