@@ -85,6 +85,7 @@ def _ethernet(iface: Interface, intent: DeviceIntent) -> dict[str, Any]:
 def _vlan_interface(vlan: Vlan) -> dict[str, Any]:
     return {
         "name": f"Vlan{vlan.id}",
+        "description": vlan.description,
         "mtu": vlan.mtu,
         "vrf": vlan.vrf,
         "ip_address_virtual": vlan.gateway,
@@ -92,8 +93,12 @@ def _vlan_interface(vlan: Vlan) -> dict[str, Any]:
     }
 
 
+#: The sequence of the remark that carries an ACL's description (the mark): before every rule.
+ACL_DESCRIPTION_SEQUENCE = 1
+
+
 def _acl(acl: Acl) -> dict[str, Any]:
-    entries = [
+    entries = [{"sequence": ACL_DESCRIPTION_SEQUENCE, "remark": acl.description}] + [
         {
             "sequence": e.seq,
             "action": e.action,

@@ -144,6 +144,7 @@ def leaf(platform: str) -> DeviceIntent:
             Vlan(
                 id=110,
                 name="beta-110",
+                description="fabricctl lab-fabric tenant beta",
                 tenant="beta",
                 l2vni=10110,
                 rd="10.0.1.1:10110",
@@ -158,6 +159,7 @@ def leaf(platform: str) -> DeviceIntent:
             Acl(
                 name="acme-in",
                 tenant="acme",
+                description="fabricctl lab-fabric tenant acme",
                 entries=[
                     AclEntry(seq=10, action="permit", source="10.100.0.0/16", destination="10.100.0.0/16"),
                     AclEntry(seq=20, action="deny", source=None, destination=None),
@@ -166,6 +168,7 @@ def leaf(platform: str) -> DeviceIntent:
             Acl(
                 name="beta-in",
                 tenant="beta",
+                description="fabricctl lab-fabric tenant beta",
                 entries=[
                     AclEntry(seq=10, action="permit", source="10.200.0.0/24", destination="10.200.0.0/24"),
                     AclEntry(seq=20, action="deny", source=None, destination=None),
@@ -378,10 +381,12 @@ def test_comware_leaf() -> None:
         "  vpn-target 65000:50007 export-extcommunity",
     ]
     assert block(text, "interface Vsi-interface4103", " ") == [
+        " description tenant acme",
         " ip binding vpn-instance acme",
         " l3-vni 50007",
     ]
     assert block(text, "interface Vsi-interface110", " ") == [
+        " description fabricctl lab-fabric tenant beta",
         " ip binding vpn-instance beta",
         " ip address 10.200.0.1 255.255.255.0",
         " mtu 9000",
@@ -390,12 +395,14 @@ def test_comware_leaf() -> None:
         " distributed-gateway local",
         " packet-filter name beta-in inbound",
     ]
-    assert block(text, "vsi beta-110", " ")[:3] == [
+    assert block(text, "vsi beta-110", " ")[:4] == [
+        " description fabricctl lab-fabric tenant beta",
         " gateway vsi-interface 110",
         " vxlan 10110",
         " evpn encapsulation vxlan",
     ]
     assert block(text, "acl advanced name acme-in", " ") == [
+        " description fabricctl lab-fabric tenant acme",
         " rule 10 permit ip source 10.100.0.0 0.0.255.255 destination 10.100.0.0 0.0.255.255",
         " rule 20 deny ip",
     ]
@@ -544,6 +551,7 @@ def test_eos_leaf() -> None:
     ]
     assert block(text, "ip access-list acme-in", "   ") == [
         "   counters per-entry",
+        "   1 remark fabricctl lab-fabric tenant acme",
         "   10 permit ip 10.100.0.0/16 10.100.0.0/16",
         "   20 deny ip any any",
     ]
@@ -552,6 +560,7 @@ def test_eos_leaf() -> None:
     assert block(text, "vrf instance acme", "   ") == ["   description tenant acme"]
     assert block(text, "vlan 110", "   ") == ["   name beta-110"]
     assert block(text, "interface Vlan110", "   ") == [
+        "   description fabricctl lab-fabric tenant beta",
         "   mtu 9000",
         "   vrf beta",
         "   ip address virtual 10.200.0.1/24",

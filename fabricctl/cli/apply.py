@@ -6,7 +6,7 @@ import contextlib
 import sys
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -26,7 +26,10 @@ from fabricctl.cli.common import (
     stage_lines,
     timeout_option,
 )
-from fabricctl.cli.deploy import compact_option, compute_plan
+from fabricctl.cli.deploy import compact_option, compute_plan, prune_option
+
+if TYPE_CHECKING:
+    from fabricctl.compile.build import Compiled
 
 
 @click.command("apply")
@@ -80,6 +83,7 @@ from fabricctl.cli.deploy import compact_option, compute_plan
     metavar="FILE",
     help="Also write the run record to FILE (it is always kept under .fabricctl/runs/).",
 )
+@prune_option
 @compact_option
 @timeout_option
 @log_options
@@ -98,13 +102,14 @@ def apply_cmd(
     no_health_gate: bool,
     as_json: bool,
     report_file: Path | None,
+    prune: bool,
     compact: bool,
     timeout: float,
 ) -> None:
     """Push a plan safely: per switch load, device diff, commit with confirm timer, verify, confirm, save."""
     from fabricctl.cli.output import ApplyDisplay, color_enabled
     from fabricctl.deploy.apply import ApplyOptions
-    from fabricctl.deploy.plan import load_plan
+    from fabricctl.deploy.plan import check_fabric, load_plan
     from fabricctl.deploy.record import record_path
     from fabricctl.deploy.service import (
         ApplyHooks,
@@ -135,13 +140,22 @@ def apply_cmd(
     with locked(root, lambda message: echo(message, err=True)):  # also when there is nothing to change
         if plan_file is not None:
             reviewed = load_plan(plan_file)
-            # the plan's --limit must still name switches
-            compiled, _, configs = compile_stage(
-                fabric_root(root), stages, lambda c: list(select_switches(c, tuple(reviewed.limit)))
-            )
+            if prune and not reviewed.prune:
+                raise CliError(
+                    f"--prune: {plan_file} was made without it, so it removes no look-alike "
+                    "(allowed: a plan made with 'fabricctl plan --prune')"
+                )
+
+            def pick(c: Compiled) -> list[str]:  # a plan of this fabric, whose --limit still names switches
+                check_fabric(reviewed, c, plan_file)
+                return list(select_switches(c, tuple(reviewed.limit)))
+
+            compiled, _, configs = compile_stage(fabric_root(root), stages, pick)
             plan, prepared = load_reviewed(compiled, root, plan_file, stages, configs, reviewed)
         else:
-            plan, prepared = compute_plan(root, lab, limit, timeout, stages=stages, workers=parallelism)
+            plan, prepared = compute_plan(
+                root, lab, limit, timeout, stages=stages, workers=parallelism, prune=prune
+            )
             stream = sys.stderr if as_json else sys.stdout
             text = plan_text(
                 plan, prepared.verify, prepared.compiled, compact=compact, color=color_enabled(stream)

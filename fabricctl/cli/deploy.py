@@ -42,6 +42,7 @@ def compute_plan(
     changed_since: str | None = None,
     stages: Stages | None = None,
     workers: int = 20,
+    prune: bool = False,
 ) -> tuple[Plan, Prepared]:
     """The plan of the selected switches (real or lab) and the prepared inputs it rests on."""
     from fabricctl.deploy.service import build_plan, compile_stage, nornir_fetcher
@@ -52,7 +53,18 @@ def compute_plan(
     )
     fetch = nornir_fetcher(root, lab, timeout, stages, workers)
     notify = lambda m: echo(m, err=True)  # noqa: E731
-    return build_plan(compiled, root, names, list(limit), fetch, changed_since, notify, stages, configs)
+    return build_plan(
+        compiled, root, names, list(limit), fetch, changed_since, notify, stages, configs, prune=prune
+    )
+
+
+#: `--prune`: plan (and apply) the removal of objects that look like fabricctl's but carry no proof.
+prune_option = click.option(
+    "--prune",
+    is_flag=True,
+    help="Also remove what looks like fabricctl's objects (tnt-*) but carries no mark of this fabric "
+    "and no tenant declares (the plan lists them either way).",
+)
 
 
 def render_plan(
@@ -132,6 +144,7 @@ def write_outputs(plan: Plan, paths: tuple[Path, ...], prepared: Any, artifact: 
     help="Where the full plan is kept (CI run URL); the Markdown report links to it.",
 )
 @click.option("--detailed-exitcode", is_flag=True, help="Exit 2 when there are changes, 0 when none.")
+@prune_option
 @parallelism_option("read")
 @compact_option
 @timeout_option
@@ -145,6 +158,7 @@ def plan_cmd(
     changed_since: str | None,
     artifact_url: str | None,
     detailed_exitcode: bool,
+    prune: bool,
     compact: bool,
     timeout: float,
     parallelism: int,
@@ -156,7 +170,7 @@ def plan_cmd(
     one_line_flag("--artifact-url", artifact_url)
     for path in out_paths:  # before any switch is read: a plan nobody can save is wasted reads
         check_output_file(path, root)
-    plan, prepared = compute_plan(root, lab, limit, timeout, changed_since, workers=parallelism)
+    plan, prepared = compute_plan(root, lab, limit, timeout, changed_since, workers=parallelism, prune=prune)
     color = fmt == "text" and color_enabled(sys.stdout)
     echo(render_plan(plan, fmt, prepared, artifact_url, compact=compact, color=color))
     if out_paths:
@@ -179,7 +193,7 @@ def plan_cmd(
 def drift_cmd(root: Path, lab: bool, limit: tuple[str, ...], as_json: bool, timeout: float) -> None:
     """Read-only: exit 2 when a switch's owned config differs from the intent (0 none, 1 error)."""
     from fabricctl.cli.output import color_enabled
-    from fabricctl.report.text import Paint, failure_lines
+    from fabricctl.report.text import Paint, failure_lines, lookalike_lines
     from fabricctl.secrets import redacted_json
 
     plan, _ = compute_plan(root, lab, limit, timeout)
@@ -191,12 +205,16 @@ def drift_cmd(root: Path, lab: bool, limit: tuple[str, ...], as_json: bool, time
             "switches": {n: plan.switches[n].diff for n in plan.changed},
             "unreachable": {n: plan.switches[n].error for n in unread},
             "causes": {n: plan.switches[n].cause for n in unread},
+            # not drift: objects shaped like fabricctl's that it cannot prove it made (plan --prune)
+            "lookalikes": {n: sp.lookalikes for n, sp in plan.switches.items() if sp.lookalikes},
         }
         echo(redacted_json(data))
     else:
         paint = Paint(color_enabled(sys.stdout))
         for name in plan.changed:
             echo(paint.diff(plan.switches[name].diff))
+        for line in lookalike_lines(plan):
+            echo(paint("warn", "? ") + line + "\n")
         for name in unread:
             sp = plan.switches[name]
             echo("\n".join(failure_lines(name, "cannot read", sp.error or "", sp.hint, paint)) + "\n")

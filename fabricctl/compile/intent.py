@@ -70,6 +70,7 @@ class Vlan(Node):
 
     id: int
     name: str
+    description: str  # of the SVI / VSI: the fabric's mark (config/rules.py) and the tenant
     tenant: str
     l2vni: int
     rd: str
@@ -86,7 +87,7 @@ class Vrf(Node):
     name: str
     tenant: str
     tenant_id: int
-    description: str
+    description: str  # the fabric's mark (config/rules.py) and the tenant
     l3vni: int
     l3vni_interface: int  # number of the L3VNI's interface on platforms that need one (never a VLAN id)
     rd: str
@@ -107,6 +108,7 @@ class Acl(Node):
 
     name: str
     tenant: str
+    description: str  # the fabric's mark (config/rules.py) and the tenant
     entries: list[AclEntry]
 
 

@@ -5,10 +5,19 @@ from __future__ import annotations
 from fabricctl.compile.allocate import Allocation, TenantAllocation
 from fabricctl.compile.intent import Acl, AclEntry, Interface, Vlan, Vrf
 from fabricctl.compile.topology import Topology, addr_str
+from fabricctl.config.rules import fabric_mark
 from fabricctl.model.fabric import Switch
 
 
-def vrfs(tenants: list[TenantAllocation], router_id: str, l3vni_interface_base: int) -> list[Vrf]:
+def mark(fabric: str, a: TenantAllocation) -> str:
+    """The description (or ACL remark) of every object fabricctl creates for tenant `a`: the
+    fabric's mark (config/rules.py), then the tenant, so a switch shows who made it and for whom."""
+    return f"{fabric_mark(fabric)} tenant {a.name}"
+
+
+def vrfs(
+    tenants: list[TenantAllocation], router_id: str, l3vni_interface_base: int, fabric: str
+) -> list[Vrf]:
     out = []
     for a in tenants:
         # A declared two-sided exception imports the peer's route target, and nothing else.
@@ -18,7 +27,7 @@ def vrfs(tenants: list[TenantAllocation], router_id: str, l3vni_interface_base: 
                 name=a.vrf,
                 tenant=a.name,
                 tenant_id=a.tenant.id,
-                description=a.tenant.description,
+                description=mark(fabric, a),
                 l3vni=a.l3vni,
                 l3vni_interface=l3vni_interface_base + a.tenant.id,
                 rd=f"{router_id}:{a.l3vni}",
@@ -29,11 +38,12 @@ def vrfs(tenants: list[TenantAllocation], router_id: str, l3vni_interface_base: 
     return out
 
 
-def vlans(tenants: list[TenantAllocation], router_id: str, mtu: int) -> list[Vlan]:
+def vlans(tenants: list[TenantAllocation], router_id: str, mtu: int, fabric: str) -> list[Vlan]:
     return [
         Vlan(
             id=a.vlan,
             name=a.object_name,
+            description=mark(fabric, a),
             tenant=a.name,
             l2vni=a.l2vni,
             rd=f"{router_id}:{a.l2vni}",
@@ -48,11 +58,12 @@ def vlans(tenants: list[TenantAllocation], router_id: str, mtu: int) -> list[Vla
     ]
 
 
-def acls(tenants: list[TenantAllocation]) -> list[Acl]:
+def acls(tenants: list[TenantAllocation], fabric: str) -> list[Acl]:
     return [
         Acl(
             name=a.acl_name,
             tenant=a.name,
+            description=mark(fabric, a),
             entries=[
                 AclEntry(
                     seq=r.seq,

@@ -15,13 +15,14 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from fabricctl.config.diff import diff_device
+from fabricctl.config.diff import DeviceDiff, diff_device, owned_hash, parse_config
 from fabricctl.errors import StageError
 from fabricctl.platforms import get_platform
 from fabricctl.platforms.push import normalize_running, running_hash
 
 if TYPE_CHECKING:
     from fabricctl.compile.build import Compiled
+    from fabricctl.config.rules import Dialect
     from fabricctl.deploy.fetch import Fetched
     from fabricctl.deploy.stages import Stages
     from fabricctl.verify.report import VerifyReport
@@ -46,6 +47,10 @@ class Prepared:
     platforms: dict[str, str]
     verify: VerifyReport | None = None  # the proofs that held (plan shows them; apply records them)
     fetch_seconds: dict[str, float] = field(default_factory=dict)  # per switch, when this run read it
+
+    def dialect(self, name: str) -> Dialect:
+        """The remediation rules of switch `name`, knowing this fabric's mark (what it owns)."""
+        return get_platform(self.platforms[name]).dialect.for_fabric(self.compiled.fabric.settings.name)
 
 
 def inputs_hash(root: Path, configs: dict[str, str]) -> str:
@@ -128,6 +133,9 @@ class SwitchPlan:
     pending: str | None = None  # what an interrupted push left armed; apply confirms or restores it
     cause: str | None = None  # why it is unreachable (deploy/failures.py: dns, refused, auth, ...)
     hint: str | None = None  # what to check, one line
+    #: Objects that look like fabricctl's but carry no proof it made them (config/diff.py): kept,
+    #: or removed when the plan was made with --prune.
+    lookalikes: list[str] = field(default_factory=list)
 
 
 @dataclass
@@ -142,6 +150,7 @@ class Plan:
     changed_since_commit: str | None = None
     # What the change touches: {"tenants": [TenantChange dicts], "fabric_wide": [...], "freed_ports": [...]}
     changes: dict[str, Any] = field(default_factory=dict)
+    prune: bool = False  # made with --prune: its commands also remove the look-alikes
 
     @property
     def selected(self) -> list[str]:
@@ -180,6 +189,7 @@ class Plan:
             "limit": self.limit,
             "changed_since": self.changed_since,
             "changed_since_commit": self.changed_since_commit,
+            "prune": self.prune,
             "selected": self.selected,
             "summary": self.summary(),
             "changes": self.changes,
@@ -194,8 +204,12 @@ class Plan:
         return hashlib.sha256(self.to_json().encode()).hexdigest()
 
 
-def make_plan(prepared: Prepared, fetched: dict[str, Fetched], limit: list[str] | None = None) -> Plan:
-    """Diff every selected switch that could be read; the others are listed as unreachable."""
+def make_plan(
+    prepared: Prepared, fetched: dict[str, Fetched], limit: list[str] | None = None, prune: bool = False
+) -> Plan:
+    """Diff every selected switch that could be read; the others are listed as unreachable.
+    With `prune`, objects that look like fabricctl's but carry no proof it made them are removed
+    too; without, they are kept and listed."""
     switches: dict[str, SwitchPlan] = {}
     for name in prepared.names:
         platform = prepared.platforms[name]
@@ -209,15 +223,15 @@ def make_plan(prepared: Prepared, fetched: dict[str, Fetched], limit: list[str] 
                 name, platform, "unreachable", error=error, role=role, cause=cause, hint=hint
             )
             continue
-        dialect = get_platform(platform).dialect
+        dialect = prepared.dialect(name)
         running = normalize_running(got.text)
-        dd = diff_device(name, running, prepared.configs[name], dialect)
+        dd = diff_device(name, running, prepared.configs[name], dialect, prune)
         pending = got.pending
         unsaved = (
             pending is None
             and not dd.changed
             and got.saved is not None
-            and diff_device(name, normalize_running(got.saved), running, dialect).changed
+            and _unsaved(normalize_running(got.saved), running, prepared.configs[name], dd, dialect)
         )
         if unsaved:
             pending = "it runs the intended config but has not saved it (an interrupted apply?)"
@@ -233,10 +247,20 @@ def make_plan(prepared: Prepared, fetched: dict[str, Fetched], limit: list[str] 
             removed=dd.removed,
             role=role,
             pending=pending,
+            lookalikes=dd.lookalikes,
         )
     now = dt.datetime.now(dt.UTC).replace(microsecond=0).isoformat()
     fabric = prepared.compiled.fabric.settings.name
-    return Plan(fabric, prepared.inputs_hash, switches, list(limit or []), now)
+    return Plan(fabric, prepared.inputs_hash, switches, list(limit or []), now, prune=prune)
+
+
+def _unsaved(saved: str, running: str, intended: str, dd: DeviceDiff, dialect: Dialect) -> bool:
+    """The switch runs what fabricctl owns of its intent but has not saved it; what is the
+    operator's (unsaved or not) is theirs to save."""
+    if saved == running:
+        return False
+    tree = dd.intended if dd.intended is not None else parse_config(intended)
+    return owned_hash(saved, tree, dialect) != owned_hash(running, tree, dialect)
 
 
 def save_plan(plan: Plan, path: Path) -> None:
@@ -266,9 +290,20 @@ def load_plan(path: Path) -> Plan:
             changed_since=data.get("changed_since"),
             changed_since_commit=data.get("changed_since_commit"),
             changes=dict(data.get("changes") or {}),
+            prune=data.get("prune") is True,
         )
     except (KeyError, TypeError) as exc:
         raise PlanError(f"{path}: not a fabricctl plan ({type(exc).__name__}: {exc})") from None
+
+
+def check_fabric(plan: Plan, compiled: Compiled, plan_file: Path) -> None:
+    """Refuse, before any switch is read, a plan made for another fabric (by its name in fabric.yaml)."""
+    here = compiled.fabric.settings.name
+    if plan.fabric != here:
+        raise PlanError(
+            f"{plan_file} is a plan for fabric {plan.fabric!r}, but the fabric at "
+            f"{compiled.fabric.root} is {here!r}: nothing applied (allowed: a plan made for {here!r})"
+        )
 
 
 def stale_reasons(plan: Plan, prepared: Prepared, fetched: dict[str, Fetched]) -> list[str]:
@@ -286,8 +321,9 @@ def stale_reasons(plan: Plan, prepared: Prepared, fetched: dict[str, Fetched]) -
         elif name in prepared.configs:
             # Same inputs, same running config: the commands must be exactly what they give, so
             # a plan file edited after review (hashes intact) is never pushed.
-            dialect = get_platform(prepared.platforms[name]).dialect
-            fresh = diff_device(name, normalize_running(got.text), prepared.configs[name], dialect)
+            fresh = diff_device(
+                name, normalize_running(got.text), prepared.configs[name], prepared.dialect(name), plan.prune
+            )
             if fresh.commands != sp.commands:
                 edited.append(name)
     if changed:

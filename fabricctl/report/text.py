@@ -159,6 +159,25 @@ def switch_section(plan: Plan, paint: Paint) -> list[str]:
     return [*out, ""]
 
 
+#: Switches listed one per line in the look-alike section; the rest are counted.
+LOOKALIKE_LINES = 20
+
+
+def lookalike_lines(plan: Plan) -> list[str]:
+    """One line per switch holding objects that look like fabricctl's but carry no proof it made
+    them (no mark of this fabric, no tenant declares them): kept, unless the plan prunes them."""
+    held = [(n, sp.lookalikes) for n, sp in plan.switches.items() if sp.lookalikes]
+    out = []
+    for name, objects in held[:LOOKALIKE_LINES]:
+        them = "them" if len(objects) > 1 else "it"
+        what = ", ".join(objects)
+        verdict = "removed (--prune)" if plan.prune else f"--prune to remove {them}"
+        out.append(f"{name} holds {what}, which no tenant declares: {verdict}")
+    if len(held) > LOOKALIKE_LINES:
+        out.append(f"... and {len(held) - LOOKALIKE_LINES} more switches (see the plan file)")
+    return out
+
+
 def failure_lines(name: str, what: str, detail: str, hint: str | None, paint: Paint) -> list[str]:
     out = [paint("bad", f"! {name}: {what}") + f": {detail}"]
     if hint:
@@ -205,6 +224,8 @@ def plan_text(
         out += failure_lines(name, what, sp.error or "", sp.hint, paint)
     if plan.unreachable:
         out.append("")
+    lookalikes = lookalike_lines(plan)
+    out += [paint("warn", "? ") + line for line in lookalikes] + ([""] if lookalikes else [])
     changed = plan.changed
     out.append(f"changed: {', '.join(changed) if changed else '-'}")
     summary = plan_summary_line(plan)

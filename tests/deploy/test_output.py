@@ -37,7 +37,7 @@ def test_plan_reads_top_down(eos_lab: LabRoot, capsys: pytest.CaptureFixture[str
     assert "  4 tenant(s): 4 added (27 GPUs)" in out
     for proof in ("isolation", "lossless", "capacity"):
         assert re.search(rf"^  ✓ {proof} ", out, re.M), proof
-    assert re.search(r"^  leaf1 +changed +\+383 +-0$", out, re.M)
+    assert re.search(r"^  leaf1 +changed +\+243 +-0$", out, re.M)
 
     code, compact, _ = eos_lab.run("plan", "--lab", "--compact", capsys=capsys)
     assert code == 0 and "--- spine1 running" not in compact and "\n+" not in compact

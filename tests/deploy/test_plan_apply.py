@@ -88,15 +88,24 @@ def test_tenant_remove_and_add_touch_only_its_objects(
 
 def test_drift_reports_changed_owned_config(eos_lab: LabRoot, capsys: pytest.CaptureFixture[str]) -> None:
     assert eos_lab.run("apply", "--lab", "--auto-approve", capsys=capsys)[0] == 0
-    # A VLAN named like fabricctl's objects is fabricctl's (and not intended); the operator's
-    # own VLAN and NTP server are not: never reported, never touched.
+    # A line changed inside an object fabricctl made is drift; a VLAN only named like fabricctl's
+    # objects is a look-alike (listed, not drift), the operator's own VLAN and NTP server are not
+    # fabricctl's at all: never reported, never touched.
     eos_lab.lab.device("leaf2").configure(
-        ["vlan 3999", "name tnt-rogue", "vlan 3998", "ntp server 192.0.2.77"]
+        [
+            "vlan 3999",
+            "name tnt-rogue",
+            "vlan 3998",
+            "ntp server 192.0.2.77",
+            "interface Ethernet1",
+            "mtu 1500",
+        ]
     )
     code, out, _ = eos_lab.run("drift", "--lab", "--json", capsys=capsys)
     assert code == 2
     data = json.loads(out)
-    assert list(data["switches"]) == ["leaf2"] and "-vlan 3999" in data["switches"]["leaf2"]
+    assert list(data["switches"]) == ["leaf2"] and "-   mtu 1500" in data["switches"]["leaf2"]
+    assert data["lookalikes"] == {"leaf2": ["vlan 3999"]}
     assert "ntp" not in data["switches"]["leaf2"] and "3998" not in data["switches"]["leaf2"]
 
 

@@ -188,13 +188,6 @@ EOS: list[Mutation] = [
         "node07 nic0",
     ),
     M(
-        "uncabled-port-up",
-        (E("leaf4", ("interface Ethernet40",), r"^ +shutdown\n?", ""),),
-        "port-not-shut",
-        "leaf4",
-        "Ethernet40",
-    ),
-    M(
         "pfc-off-one-uplink",
         (E("leaf1", ("interface Ethernet1",), r"^\s+service-profile ROCE-LOSSLESS\n?", ""),),
         "pfc",

@@ -45,6 +45,6 @@ PLATFORM = Platform(
     health=HEALTH,
     pending=pending,
     push_module="fabricctl.platforms.comware.push",
-    # The management vpn-instance goes by these names on S98xx (rules.not_owned).
+    # The management vpn-instance goes by these names on S98xx (a tenant must not take it over).
     reserved_names=("mgmt", "Mgmt", "MGMT", "management"),
 )

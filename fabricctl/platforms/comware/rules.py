@@ -20,17 +20,24 @@ DIALECT = Dialect(
         r"l2vpn enable$",
         r"vxlan tunnel ",
         r"tunnel global source-address ",
-        r"interface (LoopBack[01]|FourHundredGigE|TwoHundredGigE)",
+        r"interface LoopBack[01]$",
         r"bgp \d+$",
     ),
-    not_owned=(r"ip vpn-instance (mgmt|MGMT|management|Mgmt)$",),
+    ports=r"interface (FourHundredGigE|TwoHundredGigE)",
+    # Ownership by proof (docs/plan-apply.md, "What fabricctl owns"): `description` in VPN
+    # instance, VSI, ACL and VSI interface views carries the fabric's mark.
     tenant_objects=(
-        Provenance(r"ip vpn-instance (?P<name>\S+)$"),
-        Provenance(r"vsi (?P<name>\S+)$"),
-        Provenance(r"acl advanced name (?P<name>\S+)$"),
-        Provenance(r"interface Vsi-interface\d+$", child=r"ip binding vpn-instance (?P<name>\S+)$"),
+        Provenance("vrf", r"ip vpn-instance (?P<key>\S+)$", mark=r"description (?P<text>.*)$"),
+        Provenance("vsi", r"vsi (?P<key>\S+)$", mark=r"description (?P<text>.*)$"),
+        Provenance("acl", r"acl advanced name (?P<key>\S+)$", mark=r"description (?P<text>.*)$"),
+        Provenance(
+            "svi",
+            r"interface Vsi-interface(?P<key>\d+)$",
+            mark=r"description (?P<text>.*)$",
+            looks=r"ip binding vpn-instance (?P<name>\S+)$",
+        ),
     ),
-    nested=((r"bgp \d+$", Provenance(r"ip vpn-instance (?P<name>\S+)$")),),
+    nested=((r"bgp \d+$", Provenance("bgp-vrf", r"ip vpn-instance (?P<key>\S+)$", follows="vrf")),),
     single_value=(
         r"description ",
         r"jumboframe enable ",

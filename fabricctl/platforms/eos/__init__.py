@@ -45,6 +45,7 @@ PLATFORM = Platform(
     health=HEALTH,
     pending=pending,
     push_module="fabricctl.platforms.eos.push",
-    # `vrf instance default` is the global table; MGMT is the management VRF (rules.not_owned).
+    # `vrf instance default` is the global table; MGMT is the management VRF (a tenant
+    # of that name would take it over).
     reserved_names=("default", "MGMT", "mgmt", "management"),
 )
