@@ -350,6 +350,17 @@ def test_a_changed_or_deleted_output_file_falls_back_to_a_whole_render(
     assert (fabric / "out" / "spine01.cfg").is_file()
 
 
+def test_a_tenant_file_in_a_sub_folder_is_an_error_with_a_snapshot_too(
+    fabric: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The snapshot never hides a file validate would refuse: a sub-folder makes the run whole."""
+    (fabric / "tenants" / "archive").mkdir()
+    tenant(fabric, "dev-sandbox-03").rename(fabric / "tenants" / "archive" / "dev-sandbox-03.yaml")
+    assert cache.scan(fabric) is None
+    code, _, err = run_cli(["validate", "--root", str(fabric)], capsys)
+    assert code == 1 and "tenants/archive/dev-sandbox-03.yaml: a tenant file in a sub-folder" in err, err
+
+
 def test_a_racy_stamp_is_read_again(
     fabric: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:

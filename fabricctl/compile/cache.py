@@ -105,6 +105,8 @@ def scan(root: Path) -> Scan | None:
             with paused_gc(), os.scandir(folder) as entries:  # 100,000 stamps: no cycles
                 for entry in entries:
                     name = entry.name
+                    if entry.is_dir():  # a sub-folder is an error of its own (model/load.py)
+                        return None
                     if not name.lower().endswith(TENANT_SUFFIXES):
                         continue
                     if not entry.is_file(follow_symlinks=False):

@@ -5,6 +5,7 @@ from __future__ import annotations
 import datetime as dt
 import difflib
 import functools
+import os
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -510,7 +511,33 @@ def load_tenants(root: Path, log: ProblemLog) -> list[TenantDoc]:
         td = read_tenant(path, log)
         if td is not None:
             out.append(td)
+    for path in nested_tenant_files(folder):
+        log.add(
+            path,
+            0,
+            "",
+            "a tenant file in a sub-folder of tenants/ is not read, so its tenant would be removed from the switches",
+            "tenant files directly in tenants/ (move it up, or out of tenants/)",
+        )
     return sorted(out, key=lambda t: t.tenant.id)
+
+
+def nested_tenant_files(folder: Path) -> list[Path]:
+    """Files named like tenant files anywhere below the sub-folders of tenants/, and the linked
+    folders in it (never followed); the walk stops after MAX_TENANT_FILES entries."""
+    found: list[Path] = []
+    seen = 0
+    for top in sorted(p for p in folder.iterdir() if p.is_dir()):
+        if top.is_symlink():
+            found.append(top)
+            continue
+        for base, dirs, files in os.walk(top, onerror=lambda exc: None):
+            dirs.sort()
+            seen += len(files) + len(dirs)
+            found += [Path(base) / f for f in sorted(files) if f.lower().endswith(TENANT_SUFFIXES)]
+            if seen > MAX_TENANT_FILES:
+                return found
+    return found
 
 
 def read_tenant(path: Path, log: ProblemLog) -> TenantDoc | None:
