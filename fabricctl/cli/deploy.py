@@ -103,14 +103,14 @@ OUT_FORMATS = {".html": "html", ".htm": "html", ".md": "markdown", ".txt": "text
 def write_outputs(plan: Plan, paths: tuple[Path, ...], prepared: Any, artifact: str | None) -> None:
     """Write every `-o` file: the plan file (JSON) unless the suffix names a report format."""
     from fabricctl.deploy.plan import save_plan
+    from fabricctl.outputs import write_output
 
     for path in paths:
         fmt = OUT_FORMATS.get(path.suffix.lower())
         if fmt is None:
             save_plan(plan, path)
-            continue
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(render_plan(plan, fmt, prepared, artifact), encoding="utf-8")
+        else:
+            write_output(path, render_plan(plan, fmt, prepared, artifact))
 
 
 @click.command("plan")

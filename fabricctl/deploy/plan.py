@@ -15,8 +15,12 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
 from fabricctl.config.diff import DeviceDiff, diff_device, owned_hash, parse_config
 from fabricctl.errors import StageError
+from fabricctl.model.text import printable
+from fabricctl.outputs import write_output
 from fabricctl.platforms import get_platform
 from fabricctl.platforms.push import normalize_running, running_hash
 
@@ -264,36 +268,59 @@ def _unsaved(saved: str, running: str, intended: str, dd: DeviceDiff, dialect: D
 
 
 def save_plan(plan: Plan, path: Path) -> None:
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(plan.to_json(), encoding="utf-8")
-    tmp.replace(path)
+    """The plan file, whole or not at all (outputs.py: through a symlink, never over a device)."""
+    write_output(Path(path), plan.to_json())
+
+
+class _PlanFile(BaseModel):
+    """The plan file as `Plan.to_dict` writes it, checked field by field on reading."""
+
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+    format_version: int
+    fabric: str
+    created_at: str = ""
+    inputs_hash: str
+    limit: list[str] = Field(default_factory=list)
+    changed_since: str | None = None
+    changed_since_commit: str | None = None
+    prune: bool = False
+    selected: list[str] = Field(default_factory=list)  # derived (Plan.selected): not read back
+    summary: dict[str, int] = Field(default_factory=dict)  # derived (Plan.summary): not read back
+    changes: dict[str, Any] = Field(default_factory=dict)
+    switches: dict[str, SwitchPlan]
 
 
 def load_plan(path: Path) -> Plan:
+    """A saved plan, or PlanError naming the file and, for a file that is not a plan, the field."""
     try:
-        data = json.loads(Path(path).read_text(encoding="utf-8"))
-    except (OSError, ValueError) as exc:
-        raise PlanError(f"cannot read plan {path}: {type(exc).__name__}: {exc}") from None
+        text = Path(path).read_text(encoding="utf-8")
+        data = json.loads(text)
+    except (OSError, UnicodeDecodeError, ValueError, RecursionError) as exc:
+        raise PlanError(
+            f"cannot read plan {path}: {type(exc).__name__}: {printable(str(exc))[:200]}"
+        ) from None
     if not isinstance(data, dict) or data.get("format_version") != FORMAT_VERSION:
         got = data.get("format_version") if isinstance(data, dict) else None
         raise PlanError(f"{path}: plan format version {got!r} (this fabricctl reads {FORMAT_VERSION})")
     try:
-        switches = {n: SwitchPlan(**s) for n, s in data["switches"].items()}
-        return Plan(
-            data["fabric"],
-            data["inputs_hash"],
-            switches,
-            list(data.get("limit", [])),
-            data.get("created_at", ""),
-            changed_since=data.get("changed_since"),
-            changed_since_commit=data.get("changed_since_commit"),
-            changes=dict(data.get("changes") or {}),
-            prune=data.get("prune") is True,
-        )
-    except (KeyError, TypeError) as exc:
-        raise PlanError(f"{path}: not a fabricctl plan ({type(exc).__name__}: {exc})") from None
+        doc = _PlanFile.model_validate_json(text)  # JSON mode: strict types, objects for dataclasses
+    except ValidationError as exc:
+        err = exc.errors(include_url=False, include_input=False)[0]
+        where = ".".join(printable(str(p)) for p in err["loc"])
+        more = f" (and {exc.error_count() - 1} more)" if exc.error_count() > 1 else ""
+        raise PlanError(f"{path}: not a fabricctl plan: {where}: {err['msg']}{more}") from None
+    return Plan(
+        doc.fabric,
+        doc.inputs_hash,
+        doc.switches,
+        doc.limit,
+        doc.created_at,
+        changed_since=doc.changed_since,
+        changed_since_commit=doc.changed_since_commit,
+        changes=doc.changes,
+        prune=doc.prune,
+    )
 
 
 def check_fabric(plan: Plan, compiled: Compiled, plan_file: Path) -> None:

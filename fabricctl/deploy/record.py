@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from fabricctl.gitinfo import repo_state
+from fabricctl.outputs import write_output
 from fabricctl.secrets import redact, redacted_json
 
 RUNS = Path(".fabricctl") / "runs"
@@ -61,13 +62,10 @@ def run_context(root: Path, argv: list[str] | None = None) -> dict[str, Any]:
 
 
 def write_record(path: Path, data: dict[str, Any]) -> Path:
-    """Atomic, redacted JSON (a reader never sees half a record)."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(redacted_json(data), encoding="utf-8")
-    tmp.replace(path)
-    return path
+    """Atomic, redacted JSON (a reader never sees half a record; outputs.py: through a symlink,
+    never over a device)."""
+    write_output(Path(path), redacted_json(data))
+    return Path(path)
 
 
 @dataclass
