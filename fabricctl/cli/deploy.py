@@ -243,13 +243,17 @@ def unreachable_error(what: str, plan: Plan, verb: str = "unreachable") -> str:
 @click.option("--yes", is_flag=True, help="Do not ask.")
 def force_unlock_cmd(root: Path, yes: bool) -> None:
     """Remove the apply lock of this fabric (after making sure no apply is running)."""
-    from fabricctl.deploy.lock import read_lock, remove_lock
+    from fabricctl.deploy.lock import LockHeld, lock_path, read_lock, remove_lock
 
-    info = read_lock(root)
-    if info is None:
-        echo("no lock held\n")
-        return
-    echo(f"lock held by {info.describe()}\n")
+    try:
+        info = read_lock(root)
+    except LockHeld:
+        echo(f"{lock_path(root)} cannot be read: it does not say who holds it\n")
+    else:
+        if info is None:
+            echo("no lock held\n")
+            return
+        echo(f"lock held by {info.describe()}\n")
     if not yes:
         if not sys.stdin.isatty():
             raise CliError("force-unlock needs --yes when not on a terminal")
