@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from fabricctl.model.text import printable
 from fabricctl.report.summary import gpu_text, span, switch_noun, tenant_rows
 from fabricctl.secrets import redact
 
@@ -335,19 +336,19 @@ def history_text(runs: list[RunSummary], width: int = 100) -> str:
     """`fabricctl history`: one line per run (started, who, commit, what happened), at most
     `width` columns; the record's file name is the run id."""
     rows = [("STARTED (UTC)", "BY", "COMMIT", "RESULT")]
-    for r in runs:
-        when = r.started.replace("T", " ")[:19] if r.started else r.run_id[:15]
-        by = f"{r.user}@{r.host}" if r.user else "-"
+    for r in runs:  # every field comes from a file anyone with the repository can write: escaped
+        when = printable(r.started.replace("T", " ")[:19] if r.started else r.run_id[:15])
+        by = printable(f"{r.user}@{r.host}" if r.user else "-")
         by = by if len(by) <= 24 else by[:23] + "…"
-        commit = (r.commit or "-")[:8] + ("*" if r.dirty else "")
+        commit = printable((r.commit or "-")[:8]) + ("*" if r.dirty else "")
         if r.problem:
-            result = f"unreadable record ({r.problem}): {r.path}"
+            result = f"unreadable record ({printable(r.problem)}): {printable(r.path)}"
         else:
             counts = ", ".join(f"{n} {k}" for k, n in r.counts.items() if n) or "nothing to do"
             failed = f" ({span(r.failed, 4)})" if r.failed else ""
             stopped = r.stopped_reason.split(":", 1)[0]
             note = f"; {stopped}" if stopped and stopped != "nothing to change" else ""
-            result = counts + failed + note
+            result = printable(counts + failed + note)
         rows.append((when, by, commit, result))
     widths = [max(len(row[i]) for row in rows) for i in range(3)]
     out = []
