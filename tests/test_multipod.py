@@ -207,9 +207,9 @@ def test_superspine_without_pods_is_one_located_error(
     text = "\n".join(line for line in text.splitlines() if "superspine_" not in line) + "\n"
     fabric_yaml.write_text(text, encoding="utf-8")
     err = _cli_error(root, capsys)
-    assert "inventory/hosts.yaml:" in err
-    assert "ss01-01.data.role: a super-spine needs a multi-pod fabric (fabric.yaml has no pods:)" in err
-    assert "(allowed: spine or leaf)" in err
+    assert "inventory/groups.yaml:" in err  # where the role is written
+    assert "superspine.data.role: a super-spine needs a multi-pod fabric (fabric.yaml has no pods:)" in err
+    assert "(given to ss01-01, " in err and "(allowed: spine or leaf)" in err
 
 
 def test_leaf_without_pod_and_pod_above_max(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

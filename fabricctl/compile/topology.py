@@ -222,6 +222,22 @@ def _check_pod(
             f"at least {len(spines) * per_spine} ports",
         )
         ok = False
+    elif len(uplinks) > len(spines) * per_spine:
+        used = len(spines) * per_spine
+        log.add(
+            fabric_file,
+            fabric.settings_line("cabling", "leaf_uplink_ports"),
+            "cabling.leaf_uplink_ports",
+            f"{where}{len(uplinks) - used} of its {len(uplinks)} ports would stay unused: "
+            f"{len(spines)} spines x {per_spine} uplinks cable {used}",
+            f"exactly {used} ports"
+            + (
+                f", or leaf_uplinks_per_spine: {len(uplinks) // len(spines)}"
+                if len(uplinks) % len(spines) == 0
+                else ""
+            ),
+        )
+        ok = False
     if len(downlinks) < max(s.index for s in leaves) * per_spine:
         log.add(
             fabric_file,
@@ -445,6 +461,8 @@ def _check_numbering(fabric: Fabric, log: ProblemLog) -> bool:
             )
     else:
         _check_pod_asns(fabric, add)
+    if add.ok:
+        _check_reserved_asns(fabric, add)
     ports = [
         ("cabling.leaf_uplink_ports", cab.leaf_uplink_ports, fabric.leaves),
         ("cabling.leaf_gpu_ports", cab.leaf_gpu_ports, fabric.leaves),
@@ -478,6 +496,41 @@ def _check_numbering(fabric: Fabric, log: ProblemLog) -> bool:
                 )
                 break
     return add.ok
+
+
+#: ASNs no switch may take and no route target may carry: AS_TRANS stands in for any 4-byte
+#: ASN on a 2-byte speaker (RFC 6793 section 9), 65535 is reserved (RFC 7300).
+RESERVED_ASNS = {
+    23456: "AS_TRANS (RFC 6793): a 2-byte BGP speaker's stand-in for any 4-byte ASN",
+    65535: "reserved (RFC 7300)",
+}
+
+
+def _check_reserved_asns(fabric: Fabric, add: Callable[[str, str, str], None]) -> None:
+    """No switch gets a reserved ASN from the underlay's bases, and route targets carry none."""
+    und, pods = fabric.settings.underlay, fabric.settings.pods
+    for sw in fabric.switches:
+        if sw.role == "leaf":
+            asn, path, how = leaf_asn(fabric, sw), "underlay.leaf_asn_base", "leaf_asn_base + index"
+        elif sw.role == "spine":
+            asn = und.spine_asn + (sw.pod - 1 if pods is not None and sw.pod else 0)
+            path, how = "underlay.spine_asn", "spine_asn" + (" + pod - 1" if pods is not None else "")
+        else:
+            asn, path, how = (
+                (und.superspine_asn_base or 0) + (sw.plane or 0),
+                "underlay.superspine_asn_base",
+                "base + plane",
+            )
+        if asn in RESERVED_ASNS:
+            add(
+                path,
+                f"{sw.name} would get ASN {asn} ({how}), {RESERVED_ASNS[asn]}",
+                f"an ASN other than {asn}",
+            )
+            return
+    rt = fabric.settings.overlay.route_target_asn
+    if rt in RESERVED_ASNS:
+        add("overlay.route_target_asn", f"{rt} is {RESERVED_ASNS[rt]}", f"an ASN other than {rt}")
 
 
 def _check_pod_asns(fabric: Fabric, add: Callable[[str, str, str], None]) -> None:

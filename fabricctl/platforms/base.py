@@ -111,6 +111,9 @@ class Platform:
     #: VRF, ACL and VSI names the NOS keeps for itself (its default and management VRFs):
     #: tenant names become these names, so a tenant may not take one, in any letter case.
     reserved_names: tuple[str, ...] = ()
+    #: The switch models (`data.model`) its capabilities, limits and port count describe; a model
+    #: not listed is refused at validate (an empty tuple: any).
+    models: tuple[str, ...] = ()
 
     def reserved(self, name: str) -> str | None:
         """Why `name` cannot name a tenant's VRF, ACL or VSI on this NOS, or None."""

@@ -47,4 +47,5 @@ PLATFORM = Platform(
     push_module="fabricctl.platforms.comware.push",
     # The management vpn-instance goes by these names on S98xx (a tenant must not take it over).
     reserved_names=("mgmt", "Mgmt", "MGMT", "management"),
+    models=("S9825-64D",),  # 64 x 400G QSFP-DD: port_count, breakouts and the limits above
 )

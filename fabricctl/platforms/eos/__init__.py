@@ -48,4 +48,5 @@ PLATFORM = Platform(
     # `vrf instance default` is the global table; MGMT is the management VRF (a tenant
     # of that name would take it over).
     reserved_names=("default", "MGMT", "mgmt", "management"),
+    models=("7060X5-64",),  # 64 x 400G: port_count, breakouts, max_ip_mtu and the limits above
 )
