@@ -22,13 +22,13 @@ CASES = {
     "commit": (Faults(commit_failure=True), "failed", "commit"),
     "hang": (Faults(hang_on_commit=True), "failed", "commit"),
 }
-#: The cause each fault is named by (deploy/failures.py), per platform where the protocols differ:
-#: Comware's paste sees a dropped session as silence, EOS's eAPI as a closed connection.
+#: The cause each fault is named by (deploy/failures.py): a dropped session is a disconnect on both
+#: platforms (Comware's paste reads a closed channel as silence, so it asks the channel).
 CAUSES = {
     "unreachable": "refused",
     "auth": "auth",
     "slow": "timeout",
-    "disconnect": {"comware": "timeout", "eos": "disconnected"},
+    "disconnect": "disconnected",
     "rejected": "rejected",
     "commit": "commit",
     "hang": "timeout",

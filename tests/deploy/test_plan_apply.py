@@ -123,6 +123,23 @@ def test_stale_plan_is_refused(eos_lab: LabRoot, capsys: pytest.CaptureFixture[s
     assert code == 1 and "inputs changed" in err
 
 
+def test_a_plan_for_another_fabric_is_refused_by_name(
+    eos_lab: LabRoot, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A plan file renamed, copied or mixed up in CI: refused before any switch is read, even
+    when its switches and hashes would fit (the fabric's name is part of what was reviewed)."""
+    plan_file = eos_lab.root / "plan.json"
+    assert eos_lab.run("plan", "--lab", "-o", str(plan_file), capsys=capsys)[0] == 0
+    data = json.loads(plan_file.read_text(encoding="utf-8"))
+    data["fabric"] = "icc-roce-ref"
+    plan_file.write_text(json.dumps(data), encoding="utf-8")
+    before = {n: eos_lab.running(n) for n in ("leaf1", "spine1")}
+    code, _, err = eos_lab.run("apply", str(plan_file), "--lab", "--auto-approve", capsys=capsys)
+    assert code == 1 and "is a plan for fabric 'icc-roce-ref'" in err and "is 'eos-small'" in err
+    assert "fetch" not in err and "recheck" not in err, "no switch was read"
+    assert {n: eos_lab.running(n) for n in before} == before
+
+
 def test_concurrent_apply_is_refused_by_the_lock(
     eos_lab: LabRoot, capsys: pytest.CaptureFixture[str]
 ) -> None:
