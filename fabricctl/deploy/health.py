@@ -11,7 +11,6 @@ that cannot be read is a failed check, never a pass.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from importlib import resources
 from typing import Any
@@ -280,25 +279,32 @@ def switch_checks(task: Task, compiled: Compiled, read_timeout: float, close: bo
     return check_health(compiled, {task.host.name: state})
 
 
-def health_gate(task: Task, compiled: Compiled, read_timeout: float) -> Callable[[], str | None]:
-    """Read the switch's checks now; the gate, run after commit, names every check that passed
-    before the change and fails after it (checks that already failed do not block a change that
-    may be what fixes them). The connection stays open between the two reads; a read that fails
-    after the change is tried once more on a new connection before it counts."""
-    held = {(c.name, c.subject) for c in switch_checks(task, compiled, read_timeout, close=False) if c.ok}
+class HealthGate:
+    """The apply health gate of one switch (the push protocol calls it; platforms/push.py
+    `HealthGate`): `before()` reads the switch's checks before the change; `after()`, run after
+    the change is in running and before the confirm, names every check that passed before and
+    fails after (checks that already failed do not block a change that may be what fixes them).
+    The connection stays open between the two reads; a read that fails after the change is tried
+    once more on a new connection before it counts."""
 
-    def gate() -> str | None:
-        after = switch_checks(task, compiled, read_timeout)
+    def __init__(self, task: Task, compiled: Compiled, read_timeout: float) -> None:
+        self.task, self.compiled, self.read_timeout = task, compiled, read_timeout
+        self.held: set[tuple[str, str]] = set()
+
+    def before(self) -> None:
+        checks = switch_checks(self.task, self.compiled, self.read_timeout, close=False)
+        self.held = {(c.name, c.subject) for c in checks if c.ok}
+
+    def after(self) -> str | None:
+        after = switch_checks(self.task, self.compiled, self.read_timeout)
         if any(c.name == "read" for c in after):
-            after = switch_checks(task, compiled, read_timeout)
+            after = switch_checks(self.task, self.compiled, self.read_timeout)
         unread = [c for c in after if c.name == "read"]
         if unread:
             return f"health could not be read after the change: {unread[0].seen}"
-        broken = [c for c in after if not c.ok and (c.name, c.subject) in held]
+        broken = [c for c in after if not c.ok and (c.name, c.subject) in self.held]
         if not broken:
             return None
         shown = "; ".join(f"{c.name} {c.subject}: expected {c.expected}, seen {c.seen}" for c in broken[:5])
         more = f" (and {len(broken) - 5} more)" if len(broken) > 5 else ""
         return f"{len(broken)} health check(s) passed before the change and fail after it: {shown}{more}"
-
-    return gate
