@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -29,9 +30,21 @@ if TYPE_CHECKING:
     from fabricctl.deploy.plan import Plan, Prepared
     from fabricctl.deploy.stages import Stages
 
-compact_option = click.option(
-    "--compact", is_flag=True, help="Text plan without the diffs: tenants, proofs, switches, totals."
-)
+
+def diff_options(f: Callable[..., Any]) -> Callable[..., Any]:
+    """--diff / --compact: every diff, or none (default: the diffs when they are short)."""
+    f = click.option(
+        "--diff",
+        "diff",
+        flag_value="full",
+        help="Print every switch's diff, however long (by default only when short).",
+    )(f)
+    return click.option(
+        "--compact",
+        "diff",
+        flag_value="none",
+        help="Text plan without the diffs: tenants, proofs, switches, totals.",
+    )(f)
 
 
 def compute_plan(
@@ -61,7 +74,7 @@ def render_plan(
     prepared: Prepared | None = None,
     artifact: str | None = None,
     *,
-    compact: bool = False,
+    diff: str | None = None,
     color: bool = False,
 ) -> str:
     """The plan as text, markdown (PR comment), json (the plan file) or html (needs `prepared`)."""
@@ -81,7 +94,7 @@ def render_plan(
     if plan.changed_since and not plan.switches:
         return selected_nothing_text(plan)
     verify = prepared.verify if prepared is not None else None
-    return plan_text(plan, verify, compiled, compact=compact, color=color)
+    return plan_text(plan, verify, compiled, diff=diff or "auto", color=color)
 
 
 #: `-o FILE`: what each file suffix receives (anything else gets the plan file, JSON).
@@ -133,7 +146,7 @@ def write_outputs(plan: Plan, paths: tuple[Path, ...], prepared: Any, artifact: 
 )
 @click.option("--detailed-exitcode", is_flag=True, help="Exit 2 when there are changes, 0 when none.")
 @parallelism_option("read")
-@compact_option
+@diff_options
 @timeout_option
 @log_options
 def plan_cmd(
@@ -145,7 +158,7 @@ def plan_cmd(
     changed_since: str | None,
     artifact_url: str | None,
     detailed_exitcode: bool,
-    compact: bool,
+    diff: str | None,
     timeout: float,
     parallelism: int,
 ) -> None:
@@ -158,7 +171,7 @@ def plan_cmd(
         check_output_file(path, root)
     plan, prepared = compute_plan(root, lab, limit, timeout, changed_since, workers=parallelism)
     color = fmt == "text" and color_enabled(sys.stdout)
-    echo(render_plan(plan, fmt, prepared, artifact_url, compact=compact, color=color))
+    echo(render_plan(plan, fmt, prepared, artifact_url, diff=diff, color=color))
     if out_paths:
         write_outputs(plan, out_paths, prepared, artifact_url)
         if fmt not in ("json", "html", "markdown"):

@@ -39,6 +39,9 @@ class TenantChange:
     gpus_before: int | None = None
     leaves: list[str] = field(default_factory=list)
     fields: list[str] = field(default_factory=list)  # tenant-file fields that changed
+    #: What the change does to the tenant's running service (deploy/disruption.py), and why.
+    classes: list[str] = field(default_factory=list)
+    evidence: dict[str, list[str]] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)

@@ -22,6 +22,9 @@ from fabricctl.report.summary import (
     object_changes,
     plural,
     pod_rows,
+    service_classes,
+    service_detail,
+    service_rows,
     span,
     switch_noun,
     tenant_rows,
@@ -150,6 +153,29 @@ def _pods(plan: Plan, fabric: Fabric | None, budget: _Budget, limit: int) -> lis
     return out
 
 
+def _service(plan: Plan, budget: _Budget, limit: int) -> list[str]:
+    """Running tenants the plan affects, before anything else a reviewer reads."""
+    rows = service_rows(plan)
+    if not rows:
+        return []
+    out: list[str] = []
+    start = budget.used
+    budget.take(
+        out,
+        f"#### :warning: Service-affecting: {len(rows)} running tenant(s) "
+        "(apply needs `--allow-disruptive` or `--canary N`)",
+    )
+    budget.take(out, "| tenant | what happens to it | e.g. |")
+    budget.take(out, "|---|---|---|")
+    lines = [
+        f"| {code(r['name'])} | {', '.join(service_classes(r))} | {html.escape(service_detail(r, 1))} |"
+        for r in rows
+    ]
+    budget.take_rows(out, lines, start, limit, "| ... | {} more tenants in the full plan | |")
+    out.append("")
+    return out
+
+
 def _tenants(plan: Plan, budget: _Budget, limit: int) -> list[str]:
     rows = tenant_rows(plan)
     fabric_wide = plan.changes.get("fabric_wide", [])
@@ -165,6 +191,8 @@ def _tenants(plan: Plan, budget: _Budget, limit: int) -> list[str]:
 
     def line(row: dict[str, Any]) -> str:
         change = row["change"] + (f" ({', '.join(row['fields'])})" if row.get("fields") else "")
+        effects = service_classes(row)
+        change += f" [{', '.join(effects)}]" if effects and row["change"] != "removed" else ""
         leaves = row.get("leaves") or []
         where = f"{switch_noun(plan, leaves) if leaves else '-'}"
         if leaves:
@@ -275,6 +303,7 @@ def plan_markdown(
     out: list[str] = []
     for line in _header(plan):
         budget.take(out, line)
+    out += _service(plan, budget, limit=max_chars // 6)
     out += _pods(plan, fabric, budget, limit=max_chars // 6)
     out += _tenants(plan, budget, limit=max_chars // 4)
     out += _switch_table(plan, budget, limit=max_chars // 5)

@@ -12,6 +12,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from fabricctl.deploy.disruption import DISRUPTIVE
+
 if TYPE_CHECKING:
     from fabricctl.deploy.plan import Plan, SwitchPlan
 
@@ -141,6 +143,26 @@ def tenant_rows(plan: Plan) -> list[dict[str, Any]]:
     rows = list(plan.changes.get("tenants", []))
     rows.sort(key=lambda t: (order.get(t["change"], 9), t["name"]))
     return rows
+
+
+def service_rows(plan: Plan) -> list[dict[str, Any]]:
+    """Tenants whose running service the plan affects (deploy/disruption.py), most severe first."""
+    rank = {c: i for i, c in enumerate(DISRUPTIVE)}
+    rows = [r for r in plan.changes.get("tenants", []) if any(c in rank for c in r.get("classes", ()))]
+    rows.sort(key=lambda r: (min(rank[c] for c in r["classes"] if c in rank), r["name"]))
+    return rows
+
+
+def service_classes(row: dict[str, Any]) -> list[str]:
+    """A row's service-affecting classes, most severe first."""
+    return [c for c in DISRUPTIVE if c in row.get("classes", ())]
+
+
+def service_detail(row: dict[str, Any], most: int = 2) -> str:
+    """'leaf17 Fo1/0/47: 10.105.0.0/31 -> 10.105.0.16/31 (+7 more)': the first evidence lines."""
+    lines = [e for c in service_classes(row) for e in row.get("evidence", {}).get(c, [])]
+    shown = "; ".join(lines[:most])
+    return shown + (f" (+{len(lines) - most} more)" if len(lines) > most else "")
 
 
 def gpu_text(row: dict[str, Any]) -> str:
