@@ -13,13 +13,12 @@ descriptions the leaves run (plan and apply: what customers are on now, whatever
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
 from fabricctl.compile.allocate import Allocation, resolve_gpus
-from fabricctl.compile.tenants import read_gpu_description
 from fabricctl.compile.topology import GpuPort, Topology
-from fabricctl.config.tree import parse_tree
 from fabricctl.model.load import Fabric, TenantDoc
 from fabricctl.model.problems import ProblemLog
 from fabricctl.platforms import get_platform
@@ -90,28 +89,33 @@ def held_gpus(alloc: Allocation) -> list[HeldGpu]:
     ]
 
 
+#: An interface block's first line, or a held GPU port's description inside one (the text
+#: compile/tenants.py writes), scanned in one pass over a whole running config.
+_DESCRIBED = re.compile(r"^interface (\S+)$|^[ \t]+description (\S+) nic(\d+) tenant (\S+)[ \t]*$", re.M)
+
+
 def described_gpus(leaf: str, platform: str, running: str) -> list[HeldGpu]:
     """The GPUs a leaf's running config says its ports serve: the description fabricctl writes
     on every held GPU port ("gpu079 nic0 tenant uni-nlp")."""
     position_of = get_platform(platform).port_position
     out = []
-    for node in parse_tree(running):
-        if not node.text.startswith("interface "):
-            continue
-        name = node.text.split(None, 1)[1]
-        for child in node.children:
-            held = (
-                read_gpu_description(child.text[len("description ") :])
-                if child.text.startswith("description ")
-                else None
-            )
-            if held is None:
-                continue
-            server, nic, tenant = held
-            where = position_of(name)
+    port = None
+    for m in _DESCRIBED.finditer(running):
+        if m[1] is not None:
+            port = m[1]
+        elif port is not None:
+            where = position_of(port)
             position = (where[0], where[1] or 1) if where is not None else None
-            out.append(HeldGpu(tenant, server, nic, leaf, name, position))
+            out.append(HeldGpu(m[4], m[2], int(m[3]), leaf, port, position))
+            port = None
     return out
+
+
+def moves_on_leaves(alloc: Allocation, running: dict[str, tuple[str, str]]) -> list[GpuMove]:
+    """Held GPUs `alloc` would move from where the leaves say they are now (`running`: leaf ->
+    (platform, running config)): what customers are on, whatever any commit says."""
+    before = [h for leaf, (platform, text) in running.items() for h in described_gpus(leaf, platform, text)]
+    return gpu_moves(before, held_gpus(alloc)) if before else []
 
 
 def gpu_moves(before: Iterable[HeldGpu], after: Iterable[HeldGpu]) -> list[GpuMove]:

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import re
-
 from fabricctl.compile.allocate import Allocation, TenantAllocation
 from fabricctl.compile.intent import Acl, AclEntry, Interface, Vlan, Vrf
 from fabricctl.compile.topology import Topology, addr_str
@@ -68,17 +66,6 @@ def acls(tenants: list[TenantAllocation]) -> list[Acl]:
         )
         for a in tenants
     ]
-
-
-#: The description of a held GPU port: "<server> nic<n> tenant <name>" (server and tenant names
-#: have no spaces), which is also how a leaf tells which tenant's GPU a port served.
-_HELD = re.compile(r"(\S+) nic(\d+) tenant (\S+)")
-
-
-def read_gpu_description(text: str) -> tuple[str, int, str] | None:
-    """(server, NIC, tenant) of a held GPU port's description, or None for any other text."""
-    m = _HELD.fullmatch(text.strip())
-    return (m[1], int(m[2]), m[3]) if m else None
 
 
 def gpu_interfaces(topo: Topology, alloc: Allocation, leaf: Switch, mtu: int) -> list[Interface]:

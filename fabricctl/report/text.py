@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from fabricctl.report.summary import gpu_text, span, switch_noun, tenant_rows
+from fabricctl.report.summary import gpu_moves, gpu_text, span, switch_noun, tenant_rows
 from fabricctl.secrets import redact
 
 if TYPE_CHECKING:
@@ -83,6 +83,16 @@ def _basis(plan: Plan) -> str:
         commit = (plan.changed_since_commit or "")[:12]
         return f"changes since {plan.changed_since}" + (f" ({commit})" if commit else "")
     return "compared with the running fabric"
+
+
+def moves_section(plan: Plan, paint: Paint) -> list[str]:
+    """Every held GPU the plan moves (allowed with --allow-gpu-moves), first: its tenant's server
+    is re-cabled or its port renamed under it."""
+    moves = gpu_moves(plan)
+    if not moves:
+        return []
+    head = paint("warn", f"! {len(moves)} held GPU(s) move to another leaf or port (--allow-gpu-moves):")
+    return [head, *(f"  {tenant} {gpu}: {old} -> {new}" for tenant, gpu, old, new in moves), ""]
 
 
 def tenant_section(plan: Plan, paint: Paint) -> list[str]:
@@ -181,6 +191,7 @@ def plan_text(
         + f": {_basis(plan)}, {len(plan.switches)} switch(es) selected.",
         "",
     ]
+    out += moves_section(plan, paint)
     out += tenant_section(plan, paint)
     out += proof_section(verify, compiled, paint)
     out += switch_section(plan, paint)
