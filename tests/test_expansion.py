@@ -275,3 +275,20 @@ def test_validate_checks_moves_on_the_compile_cache_path(
     )
     code, _, err = run_cli(["validate", "--root", str(root)], capsys)
     assert code == 1 and "would move from leaf1" in err
+
+
+def test_a_fabric_at_ref_that_does_not_validate_is_said_not_compared(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    root = copy_fabric(EOS_SMALL, tmp_path / "fabric")
+    tenant = root / "tenants" / "intern-01.yaml"
+    tenant.write_text(tenant.read_text(encoding="utf-8").replace("node07", "node99"), encoding="utf-8")
+    git_repo(root)  # HEAD names a server that does not exist
+    tenant.write_text(tenant.read_text(encoding="utf-8").replace("node99", "node07"), encoding="utf-8")
+    split(root)
+    code, out, err = run_cli(["validate", "--root", str(root)], capsys)
+    assert code == 0 and out.startswith("ok:")
+    assert (
+        err
+        == "warning: the fabric at HEAD does not validate (1 input problem(s)): held GPUs not compared with it\n"
+    )

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -19,6 +19,11 @@ from fabricctl.cli.common import (
     root_option,
     select_switches,
 )
+
+if TYPE_CHECKING:
+    from fabricctl.compile.allocate import Allocation
+    from fabricctl.compile.topology import Topology
+    from fabricctl.model.load import Fabric, TenantDoc
 
 
 @click.command()
@@ -61,7 +66,13 @@ def validate(root: Path, changed_since: str | None, allow_gpu_moves: bool) -> No
 
 
 def _refuse_moves(
-    root: Path, since: tuple[str, str], fabric: Any, docs: Any, topo: Any, alloc: Any, allow: bool
+    root: Path,
+    since: tuple[str, str],
+    fabric: Fabric,
+    docs: list[TenantDoc],
+    topo: Topology,
+    alloc: Allocation,
+    allow: bool,
 ) -> None:
     """Held GPUs the inventory change since REF moves: refused (InputError) unless allowed, then
     listed on stderr."""
@@ -70,12 +81,9 @@ def _refuse_moves(
     from fabricctl.model.problems import ProblemLog
 
     held = held_since(root, *since, alloc)
-    if held.before is None:
-        echo(
-            f"warning: the fabric at {held.ref} does not validate: held GPUs not compared with it\n", err=True
-        )
-        return
-    if not held.moves:
+    if held.problem:
+        echo(f"warning: {held.problem}: held GPUs not compared with it\n", err=True)
+    if held.before is None or not held.moves:
         return
     if not allow:
         log = ProblemLog(root)

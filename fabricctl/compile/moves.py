@@ -69,8 +69,6 @@ class GpuMove:
         b, a = self.before, self.after
         return {
             "tenant": a.tenant,
-            "server": b.server,
-            "nic": b.nic,
             "before": {"server": b.server, "nic": b.nic, "leaf": b.leaf, "port": b.port},
             "after": {"server": a.server, "nic": a.nic, "leaf": a.leaf, "port": a.port},
         }

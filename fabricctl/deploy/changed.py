@@ -221,8 +221,9 @@ class HeldSince:
     """Held GPUs compared with the fabric at a git revision (validate)."""
 
     ref: str
-    before: Fabric | None  # None: REF has no fabric, or it does not validate (nothing compared)
+    before: Fabric | None  # None: nothing compared (REF has no fabric, or `problem`)
     moves: list[GpuMove] = field(default_factory=list)
+    problem: str = ""  # why REF's fabric could not be compared with
 
 
 def held_since(root: Path, ref: str, commit: str, alloc: Allocation) -> HeldSince:
@@ -237,6 +238,6 @@ def held_since(root: Path, ref: str, commit: str, alloc: Allocation) -> HeldSinc
             return HeldSince(ref, None)
         try:
             before, _docs, _topo, old = load_and_check(base)
-        except InputError:
-            return HeldSince(ref, None)
+        except InputError as exc:
+            return HeldSince(ref, None, problem=f"the fabric at {ref} does not validate ({exc})")
     return HeldSince(ref, before, gpu_moves(held_gpus(old), held_gpus(alloc)))

@@ -50,7 +50,7 @@ class Check:
     ok: bool
     hint: str = ""
     #: What the check is about, where a name can change under it: "<tenant> <server> nic<n>" for
-    #: a tenant's GPU port ("" : the subject says it).
+    #: a tenant's GPU port (empty: the subject says what it is about).
     key: str = ""
 
     @property
