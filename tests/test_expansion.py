@@ -255,28 +255,6 @@ def test_validate_refuses_an_inventory_change_that_moves_held_gpus(
     assert code == 1 and err.startswith("error: --changed-since nope: no such commit")
 
 
-def test_validate_checks_moves_on_the_compile_cache_path(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """A snapshot taken after an allowed move must not let the next validate skip the check."""
-    from fabricctl import stamps
-    from fabricctl.compile import cache
-
-    monkeypatch.setattr(stamps, "RACY_NS", 0)
-    monkeypatch.setattr(cache, "RACY_NS", 0)
-    root = copy_fabric(EOS_SMALL, tmp_path / "fabric")
-    git_repo(root)
-    swap_leaves(root, "leaf1", "leaf2")
-    assert run_cli(["validate", "--root", str(root), "--allow-gpu-moves"], capsys)[0] == 0
-    assert run_cli(["render", "--root", str(root)], capsys)[0] == 0  # a whole snapshot, moved
-    tenant = next((root / "tenants").glob("*.yaml"))
-    tenant.write_text(
-        tenant.read_text(encoding="utf-8").replace("description: ", "description: Now "), encoding="utf-8"
-    )
-    code, _, err = run_cli(["validate", "--root", str(root)], capsys)
-    assert code == 1 and "would move from leaf1" in err
-
-
 def test_a_fabric_at_ref_that_does_not_validate_is_said_not_compared(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
