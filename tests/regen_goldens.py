@@ -22,6 +22,7 @@ GOLDEN_TESTS = [
     "tests/gitops/test_markdown.py",
     "tests/lab/test_reference.py",
     "tests/config/test_remediation.py",
+    "tests/test_expansion.py",
 ]
 
 

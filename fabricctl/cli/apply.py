@@ -14,6 +14,7 @@ from fabricctl.cli.common import (
     MAX_CONFIRM_TIMEOUT,
     MAX_SWITCHES,
     CliError,
+    allow_gpu_moves_option,
     check_output_file,
     echo,
     fabric_root,
@@ -77,6 +78,7 @@ from fabricctl.cli.deploy import compute_plan, diff_options
     is_flag=True,
     help="Confirm without the health gate (a check that passed before a switch's change and fails after it undoes that switch).",
 )
+@allow_gpu_moves_option
 @click.option("--json", "as_json", is_flag=True, help="Print the run report as JSON.")
 @click.option(
     "--report",
@@ -102,6 +104,7 @@ def apply_cmd(
     rollback_on_failure: bool,
     allow_disruptive: bool,
     no_health_gate: bool,
+    allow_gpu_moves: bool,
     as_json: bool,
     report_file: Path | None,
     diff: str | None,
@@ -143,6 +146,12 @@ def apply_cmd(
     with locked(root, lambda message: echo(message, err=True)):  # also when there is nothing to change
         if plan_file is not None:
             reviewed = load_plan(plan_file)
+            moves = reviewed.changes.get("gpu_moves") or []
+            if moves and not allow_gpu_moves:
+                raise CliError(
+                    f"{plan_file} moves {len(moves)} held GPU(s) (listed in the plan): "
+                    "apply it with --allow-gpu-moves"
+                )
             # the plan's --limit must still name switches
             compiled, _, configs = compile_stage(
                 fabric_root(root), stages, lambda c: list(select_switches(c, tuple(reviewed.limit)))
@@ -150,7 +159,9 @@ def apply_cmd(
             plan, prepared = load_reviewed(compiled, root, plan_file, stages, configs, reviewed)
             refuse_disruptive(plan, opts)
         else:
-            plan, prepared = compute_plan(root, lab, limit, timeout, stages=stages, workers=parallelism)
+            plan, prepared = compute_plan(
+                root, lab, limit, timeout, stages=stages, workers=parallelism, allow_gpu_moves=allow_gpu_moves
+            )
             stream = sys.stderr if as_json else sys.stdout
             text = plan_text(
                 plan, prepared.verify, prepared.compiled, diff=diff or "auto", color=color_enabled(stream)

@@ -11,6 +11,7 @@ import click
 
 from fabricctl.cli.common import (
     CliError,
+    allow_gpu_moves_option,
     check_output_file,
     compile_root,
     echo,
@@ -55,8 +56,10 @@ def compute_plan(
     changed_since: str | None = None,
     stages: Stages | None = None,
     workers: int = 20,
+    allow_gpu_moves: bool = False,
 ) -> tuple[Plan, Prepared]:
-    """The plan of the selected switches (real or lab) and the prepared inputs it rests on."""
+    """The plan of the selected switches (real or lab) and the prepared inputs it rests on; one
+    that moves held GPUs is refused unless `allow_gpu_moves`."""
     from fabricctl.deploy.service import build_plan, compile_stage, nornir_fetcher
 
     stages = stages or stage_lines()
@@ -65,7 +68,9 @@ def compute_plan(
     )
     fetch = nornir_fetcher(root, lab, timeout, stages, workers)
     notify = lambda m: echo(m, err=True)  # noqa: E731
-    return build_plan(compiled, root, names, list(limit), fetch, changed_since, notify, stages, configs)
+    return build_plan(
+        compiled, root, names, list(limit), fetch, changed_since, notify, stages, configs, allow_gpu_moves
+    )
 
 
 def render_plan(
@@ -145,6 +150,7 @@ def write_outputs(plan: Plan, paths: tuple[Path, ...], prepared: Any, artifact: 
     help="Where the full plan is kept (CI run URL); the Markdown report links to it.",
 )
 @click.option("--detailed-exitcode", is_flag=True, help="Exit 2 when there are changes, 0 when none.")
+@allow_gpu_moves_option
 @parallelism_option("read")
 @diff_options
 @timeout_option
@@ -158,6 +164,7 @@ def plan_cmd(
     changed_since: str | None,
     artifact_url: str | None,
     detailed_exitcode: bool,
+    allow_gpu_moves: bool,
     diff: str | None,
     timeout: float,
     parallelism: int,
@@ -169,7 +176,9 @@ def plan_cmd(
     one_line_flag("--artifact-url", artifact_url)
     for path in out_paths:  # before any switch is read: a plan nobody can save is wasted reads
         check_output_file(path, root)
-    plan, prepared = compute_plan(root, lab, limit, timeout, changed_since, workers=parallelism)
+    plan, prepared = compute_plan(
+        root, lab, limit, timeout, changed_since, workers=parallelism, allow_gpu_moves=allow_gpu_moves
+    )
     color = fmt == "text" and color_enabled(sys.stdout)
     echo(render_plan(plan, fmt, prepared, artifact_url, diff=diff, color=color))
     if out_paths:
@@ -195,7 +204,7 @@ def drift_cmd(root: Path, lab: bool, limit: tuple[str, ...], as_json: bool, time
     from fabricctl.report.text import Paint, failure_lines
     from fabricctl.secrets import redacted_json
 
-    plan, _ = compute_plan(root, lab, limit, timeout)
+    plan, _ = compute_plan(root, lab, limit, timeout, allow_gpu_moves=True)  # a move is drift too
     unread = plan.unreachable
     if as_json:
         data = {

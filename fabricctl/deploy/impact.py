@@ -16,12 +16,13 @@ from typing import TYPE_CHECKING
 
 from fabricctl.config.rules import TENANT_PREFIX, Dialect
 from fabricctl.deploy.changed import RefFabric, TenantChange, tenant_changes
-from fabricctl.deploy.disruption import ADDED, DISRUPTIVE, TenantEffect, classify
+from fabricctl.deploy.disruption import ADDED, DISRUPTIVE, MOVED, TenantEffect, classify
 from fabricctl.platforms import get_platform
 
 if TYPE_CHECKING:
     from fabricctl.compile.build import Compiled
     from fabricctl.compile.intent import DeviceIntent
+    from fabricctl.compile.moves import GpuMove
     from fabricctl.deploy.plan import Plan
 
 _EDGE = r"[\w/:.-]"
@@ -162,6 +163,7 @@ def annotate(
     ref: RefFabric | None,
     running: dict[str, str] | None = None,
     intended: dict[str, str] | None = None,
+    moves: list[GpuMove] | None = None,
 ) -> None:
     """Record in the plan what it was compared with, which tenants it touches, and what it does
     to each one's running service (classes from the switches' running configs, when given).
@@ -180,7 +182,10 @@ def annotate(
     found = impact_of(compiled, plan, known)
     rows = tenants + found.tenants
     if running is not None and intended is not None:
-        _classes(rows, classify(compiled, plan, running, intended), known is None)
+        effects = classify(compiled, plan, running, intended)
+        for move in moves or ():
+            effects.setdefault(move.tenant, TenantEffect(move.tenant)).add(MOVED, move.text())
+        _classes(rows, effects, known is None)
     plan.changes = {
         "tenants": [t.to_dict() for t in rows],
         "fabric_wide": found.fabric_wide,

@@ -20,6 +20,7 @@ from fabricctl.procs import paused_gc
 
 if TYPE_CHECKING:
     from fabricctl.compile.build import Compiled
+    from fabricctl.compile.moves import GpuMove
     from fabricctl.deploy.apply import ApplyOptions, Progress, RunReport, Started
     from fabricctl.deploy.changed import RefFabric
     from fabricctl.deploy.fetch import Fetched
@@ -67,12 +68,15 @@ def build_plan(
     notify: Notify = _quiet,
     stages: Stages | None = None,
     configs: dict[str, str] | None = None,
+    allow_gpu_moves: bool = False,
 ) -> tuple[Plan, Prepared]:
     """Verify the whole fabric, pick the switches, read them with `fetch`, diff and annotate.
 
     With `changed_since`, only switches whose intent differs from the fabric at that git REF
     are read and diffed. Tests pass a fetcher of saved configs; the CLI passes Nornir's.
     `stages` hears each step (render, verify, select, lab up, fetch, diff) as it starts and ends.
+    A held GPU the intent would move from where the leaves read say it is refuses the plan
+    (GpuMovesError) unless `allow_gpu_moves`; the plan lists every move (changes["gpu_moves"]).
     """
     from fabricctl.deploy.impact import annotate
 
@@ -89,7 +93,9 @@ def build_plan(
     with stages.stage("diff") as step, paused_gc():
         plan = make_plan(prepared, fetched, limit)
         running = {n: normalize_running(fetched[n].text or "") for n in plan.changed}
-        annotate(plan, prepared.compiled, ref, running, prepared.configs)
+        moves = gpu_moves_of(prepared, fetched)
+        annotate(plan, prepared.compiled, ref, running, prepared.configs, moves)
+        refuse_gpu_moves(plan, moves, allow_gpu_moves)
         s = plan.summary()
         step.detail = (
             f"{s['changed']} to change, {s['unchanged']} unchanged"
@@ -97,6 +103,39 @@ def build_plan(
             + f" (+{s['added']:,} -{s['removed']:,} lines)"
         )
     return plan, prepared
+
+
+class GpuMovesError(PlanError):
+    """The change would move held GPUs and --allow-gpu-moves was not given."""
+
+
+def gpu_moves_of(prepared: Prepared, fetched: dict[str, Fetched]) -> list[GpuMove]:
+    """Every held GPU the intent moves from where its leaf says it is (the GPU port descriptions
+    the leaves run)."""
+    from fabricctl.compile.moves import moves_on_leaves
+
+    running = {
+        name: (prepared.platforms[name], got.text)
+        for name, got in fetched.items()
+        if got.text is not None and name in prepared.compiled.topology.gpu_ports
+    }
+    return moves_on_leaves(prepared.compiled.allocation, running)
+
+
+def refuse_gpu_moves(plan: Plan, moves: list[GpuMove], allow: bool) -> None:
+    """List the moves in the plan; refuse them unless allowed."""
+    if not moves:
+        return
+    plan.changes["gpu_moves"] = [m.to_dict() for m in moves]
+    if not allow:
+        lines = [f"  {m.tenant}: {m.text()}" for m in moves]
+        raise GpuMovesError(
+            f"{len(moves)} held GPU(s) would move from where their leaves say they are cabled "
+            "(each port's description names its server, NIC and tenant):\n"
+            + "\n".join(lines)
+            + "\nnothing was planned: keep every held GPU on its leaf and port, or plan with "
+            "--allow-gpu-moves to move them (the plan then lists each move)"
+        )
 
 
 def nornir_fetcher(

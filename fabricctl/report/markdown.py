@@ -18,6 +18,7 @@ from fabricctl.report.summary import (
     KIND_WORD,
     basis,
     diff_groups,
+    gpu_moves,
     gpu_text,
     object_changes,
     plural,
@@ -116,6 +117,24 @@ def _header(plan: Plan) -> list[str]:
             f"**{s['changed']} to change**, {s['unchanged']} unchanged, {s['unreachable']} unreachable "
             f"(+{s['added']} -{s['removed']} lines)"
         )
+    out.append("")
+    return out
+
+
+def _moves(plan: Plan, budget: _Budget, limit: int) -> list[str]:
+    """Every held GPU the plan moves, before anything else a reviewer reads."""
+    moves = gpu_moves(plan)
+    out: list[str] = []
+    if not moves:
+        return out
+    start = budget.used
+    budget.take(
+        out, f"#### :warning: {len(moves)} held GPU(s) move to another leaf or port (--allow-gpu-moves)"
+    )
+    budget.take(out, "| tenant | GPU | from | to |")
+    budget.take(out, "|---|---|---|---|")
+    rows = [f"| {tenant} | {gpu} | {code(old)} | {code(new)} |" for tenant, gpu, old, new in moves]
+    budget.take_rows(out, rows, start, limit, "| ... | {} more in the full plan | | |")
     out.append("")
     return out
 
@@ -304,6 +323,7 @@ def plan_markdown(
     for line in _header(plan):
         budget.take(out, line)
     out += _service(plan, budget, limit=max_chars // 6)
+    out += _moves(plan, budget, limit=max_chars // 6)
     out += _pods(plan, fabric, budget, limit=max_chars // 6)
     out += _tenants(plan, budget, limit=max_chars // 4)
     out += _switch_table(plan, budget, limit=max_chars // 5)

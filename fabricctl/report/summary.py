@@ -220,3 +220,25 @@ def basis(plan: Plan) -> tuple[str, str]:
     if plan.changed_since:
         return plan.changed_since, (plan.changed_since_commit or "")[:12]
     return "", ""
+
+
+def gpu_moves(plan: Plan) -> list[tuple[str, str, str, str]]:
+    """(tenant, GPU, from, to) of every held GPU the plan moves (plan --allow-gpu-moves):
+    ('uni-nlp', 'gpu079 nic0', 'leaf17 FourHundredGigE1/0/47', 'leaf09 TwoHundredGigE1/0/40:1')."""
+    out = []
+    for m in plan.changes.get("gpu_moves") or []:
+        b, a = m["before"], m["after"]
+        there = (
+            f" (there: {a['server']} nic{a['nic']})"
+            if (a["server"], a["nic"]) != (b["server"], b["nic"])
+            else ""
+        )
+        out.append(
+            (
+                m["tenant"],
+                f"{b['server']} nic{b['nic']}",
+                f"{b['leaf']} {b['port']}",
+                f"{a['leaf']} {a['port']}{there}",
+            )
+        )
+    return out

@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from fabricctl.report.summary import (
+    gpu_moves,
     gpu_text,
     service_classes,
     service_detail,
@@ -110,6 +111,16 @@ def service_section(plan: Plan, paint: Paint) -> list[str]:
         detail = service_detail(r)
         out.append(paint("warn", f"  ! {r['name']:<{width}}  {classes}") + (f": {detail}" if detail else ""))
     return [*out, ""]
+
+
+def moves_section(plan: Plan, paint: Paint) -> list[str]:
+    """Every held GPU the plan moves (allowed with --allow-gpu-moves), first: its tenant's server
+    is re-cabled or its port renamed under it."""
+    moves = gpu_moves(plan)
+    if not moves:
+        return []
+    head = paint("warn", f"! {len(moves)} held GPU(s) move to another leaf or port (--allow-gpu-moves):")
+    return [head, *(f"  {tenant} {gpu}: {old} -> {new}" for tenant, gpu, old, new in moves), ""]
 
 
 def tenant_section(plan: Plan, paint: Paint) -> list[str]:
@@ -216,6 +227,7 @@ def plan_text(
         "",
     ]
     out += service_section(plan, paint)
+    out += moves_section(plan, paint)
     out += tenant_section(plan, paint)
     out += proof_section(verify, compiled, paint)
     out += switch_section(plan, paint)

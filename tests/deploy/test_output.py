@@ -87,7 +87,13 @@ def test_apply_says_what_changed_or_failed_and_nothing_else(
     storage.write_text(storage.read_text().replace("[team-llm, team-hpc]", "[team-llm]"))
     eos_lab.lab.set_faults("leaf2", auth_failure=True)
     code, out, err = eos_lab.run(
-        "apply", "--lab", "--auto-approve", "--max-failures", "5", "--compact", "--allow-disruptive",
+        "apply",
+        "--lab",
+        "--auto-approve",
+        "--max-failures",
+        "5",
+        "--compact",
+        "--allow-disruptive",
         capsys=capsys,
     )
     assert code == 1, out + err

@@ -52,8 +52,17 @@ def test_reference_first_apply_replan_and_comware_restore(
     lab.lab.advance(3600)  # past every commit-delay deadline: nothing fires, still exactly as before
     assert lab.running(victim) == before
     lab.lab.clear_faults()
-    assert lab.run(
-        "apply", "--lab", "--auto-approve", "--confirm-timeout", "3000", "--allow-disruptive", capsys=capsys
-    )[0] == 0
+    assert (
+        lab.run(
+            "apply",
+            "--lab",
+            "--auto-approve",
+            "--confirm-timeout",
+            "3000",
+            "--allow-disruptive",
+            capsys=capsys,
+        )[0]
+        == 0
+    )
     assert lab.run("plan", "--lab", "--detailed-exitcode", capsys=capsys)[0] == 0
     assert PASSWORD not in lab.all_text()
