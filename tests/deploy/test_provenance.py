@@ -159,7 +159,7 @@ def test_only_what_fabricctl_made_is_removed(small_lab: LabRoot, capsys: pytest.
     assert sorted(json.loads(out)["switches"][VICTIM]["lookalikes"]) == sorted(listed)
 
     (lab.root / "tenants" / "intern-01.yaml").unlink()  # a tenant on leaf3 goes: its objects go
-    assert lab.run("apply", "--lab", "--auto-approve", capsys=capsys)[0] == 0
+    assert lab.run("apply", "--lab", "--auto-approve", "--allow-disruptive", capsys=capsys)[0] == 0
     after = lab.running(VICTIM)
     assert "tnt-intern-01" not in after
     assert foreign(lab, after) == hand_made, "every hand-made line exactly as it was"
@@ -168,7 +168,10 @@ def test_only_what_fabricctl_made_is_removed(small_lab: LabRoot, capsys: pytest.
     plan_file = lab.root / "prune.json"
     code, out, _ = lab.run("plan", "--lab", "--prune", "-o", str(plan_file), capsys=capsys)
     assert code == 0 and "removed (--prune)" in out
-    assert lab.run("apply", str(plan_file), "--lab", "--auto-approve", capsys=capsys)[0] == 0
+    assert (
+        lab.run("apply", str(plan_file), "--lab", "--auto-approve", "--allow-disruptive", capsys=capsys)[0]
+        == 0
+    )
     pruned = lab.running(VICTIM)
     assert foreign(lab, pruned) == foreign(lab, after, prune=True), "only the look-alikes went"
     assert not any(line in pruned.splitlines() for line in listed)
@@ -228,12 +231,15 @@ def test_a_fabric_deployed_without_marks_is_adopted(
     assert gone and all("tnt-intern-01" in obj or obj.startswith(("vlan ", "interface V")) for obj in gone), (
         gone
     )
-    assert lab.run("apply", "--lab", "--auto-approve", capsys=capsys)[0] == 0
+    assert lab.run("apply", "--lab", "--auto-approve", "--allow-disruptive", capsys=capsys)[0] == 0
     assert "tnt-intern-01" in lab.running(VICTIM), "unproven: kept until pruned"
 
     plan_file = lab.root / "prune.json"
     assert lab.run("plan", "--lab", "--prune", "-o", str(plan_file), capsys=capsys)[0] == 0
-    assert lab.run("apply", str(plan_file), "--lab", "--auto-approve", capsys=capsys)[0] == 0
+    assert (
+        lab.run("apply", str(plan_file), "--lab", "--auto-approve", "--allow-disruptive", capsys=capsys)[0]
+        == 0
+    )
     assert "tnt-intern-01" not in lab.running(VICTIM)
     code, out, _ = lab.run("plan", "--lab", "--detailed-exitcode", capsys=capsys)
     assert code == 0 and "which no tenant declares" not in out
