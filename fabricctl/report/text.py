@@ -211,7 +211,7 @@ def lookalike_lines(plan: Plan) -> list[str]:
     out = []
     for name, objects in held[:LOOKALIKE_LINES]:
         them = "them" if len(objects) > 1 else "it"
-        what = ", ".join(objects)
+        what = printable(", ".join(objects))  # read from the switch
         verdict = "removed (--prune)" if plan.prune else f"--prune to remove {them}"
         out.append(f"{name} holds {what}, which no tenant declares: {verdict}")
     if len(held) > LOOKALIKE_LINES:
