@@ -41,11 +41,22 @@ DISRUPTIVE = (REMOVED, MOVED, READDRESSED, ISOLATION, FLAPPED)
 
 @dataclass(frozen=True)
 class PortState:
-    """One tenant port as a config has it."""
+    """One tenant port as a config has it (`name`: what the config calls it)."""
 
+    name: str
     routed: bool
     addresses: frozenset[str]
     down: bool
+
+
+#: Where a port is: its front-panel position and lane (a whole port and its first lane are one
+#: place, as a breakout keeps the GPU cabled there), or its name when it is no front-panel port.
+Place = tuple[int, int] | str
+
+
+def place_of(platform: str, name: str) -> Place:
+    at = get_platform(platform).port_position(name)
+    return (at[0], at[1] or 1) if at is not None else name
 
 
 @dataclass
@@ -53,7 +64,7 @@ class Footprint:
     """What one config holds of one tenant."""
 
     vrf: bool = False
-    ports: dict[tuple[str, str], PortState] = field(default_factory=dict)  # (switch, port) ->
+    ports: dict[tuple[str, Place], PortState] = field(default_factory=dict)  # (switch, place) ->
     gateways: dict[tuple[str, str], frozenset[str]] = field(default_factory=dict)
     permits: set[str] = field(default_factory=set)  # blocks its ACL lets in
 
@@ -104,8 +115,8 @@ class _Names:
         return name.removeprefix(TENANT_PREFIX) if name.startswith(TENANT_PREFIX) else None
 
 
-def footprints(cfg: SwitchConfig, names: _Names, gpu_ports: set[str]) -> dict[str, Footprint]:
-    """tenant -> what this config holds of it."""
+def footprints(cfg: SwitchConfig, names: _Names, gpu_places: set[Place]) -> dict[str, Footprint]:
+    """tenant -> what this config holds of it (GPU ports by place, whatever their name)."""
     out: dict[str, Footprint] = {}
     for vrf in cfg.vrfs:
         tenant = names.of_vrf(vrf)
@@ -122,13 +133,14 @@ def footprints(cfg: SwitchConfig, names: _Names, gpu_ports: set[str]) -> dict[st
         if tenant is None:
             continue
         addresses = frozenset(str(a.value) for a in intf.ipv4)
-        if name in gateways or name not in gpu_ports:
+        place = place_of(cfg.platform, name)
+        if name in gateways or place not in gpu_places:
             if addresses:
                 out.setdefault(tenant, Footprint()).gateways[(cfg.name, name)] = addresses
             continue
         routed = intf.segment is None
-        out.setdefault(tenant, Footprint()).ports[(cfg.name, name)] = PortState(
-            routed, addresses, intf.shutdown is not None
+        out.setdefault(tenant, Footprint()).ports[(cfg.name, place)] = PortState(
+            name, routed, addresses, intf.shutdown is not None
         )
     for acl in cfg.acls.values():
         tenant = names.acl.get(acl.name)
@@ -171,25 +183,22 @@ def classify(
     gpus = {a.name for a in compiled.allocation.tenants}
     before: dict[str, Footprint] = {}
     after: dict[str, Footprint] = {}
-    flapping: set[tuple[str, str]] = set()
+    flapping: set[tuple[str, Place]] = set()
     touched: dict[str, set[str]] = {}
     for name in plan.changed:
         sp = plan.switches[name]
         if name not in running:
             continue
         intent = compiled.intents.get(name)
-        gpu_ports = {i.name for i in intent.interfaces if i.role == "gpu"} if intent else set()
-        for tenant, fp in footprints(
-            parse_config(name, sp.platform, running[name]), names, gpu_ports
-        ).items():
-            _merge(before.setdefault(tenant, Footprint()), fp)
-            touched.setdefault(tenant, set()).add(name)
-        for tenant, fp in footprints(
-            parse_config(name, sp.platform, intended[name]), names, gpu_ports
-        ).items():
-            _merge(after.setdefault(tenant, Footprint()), fp)
-            touched.setdefault(tenant, set()).add(name)
-        flapping |= {(name, port) for port in _flapping_ports(sp.diff, get_platform(sp.platform).dialect)}
+        places = (
+            {place_of(sp.platform, i.name) for i in intent.interfaces if i.role == "gpu"} if intent else set()
+        )
+        for side, text in ((before, running[name]), (after, intended[name])):
+            for tenant, fp in footprints(parse_config(name, sp.platform, text), names, places).items():
+                _merge(side.setdefault(tenant, Footprint()), fp)
+                touched.setdefault(tenant, set()).add(name)
+        dialect = get_platform(sp.platform).dialect
+        flapping |= {(name, place_of(sp.platform, port)) for port in _flapping_ports(sp.diff, dialect)}
     unchanged = {n for n, sp in plan.switches.items() if sp.status == "unchanged"}
     effects: dict[str, TenantEffect] = {}
     for tenant in sorted(before.keys() | after.keys()):
@@ -223,10 +232,10 @@ def _merge(into: Footprint, fp: Footprint) -> None:
     into.permits |= fp.permits
 
 
-def _compare(effect: TenantEffect, old: Footprint, new: Footprint, flapping: set[tuple[str, str]]) -> None:
-    for key in sorted(old.ports.keys() & new.ports.keys()):
+def _compare(effect: TenantEffect, old: Footprint, new: Footprint, flapping: set[tuple[str, Place]]) -> None:
+    for key in sorted(old.ports.keys() & new.ports.keys(), key=str):
         was, now = old.ports[key], new.ports[key]
-        where = " ".join(key)
+        where = f"{key[0]} {was.name}" + (f" (now {now.name})" if now.name != was.name else "")
         if was.addresses and now.addresses and was.addresses != now.addresses:
             effect.add(READDRESSED, f"{where}: {_addr(was.addresses)} -> {_addr(now.addresses)}")
         if was.routed != now.routed:
@@ -243,8 +252,8 @@ def _compare(effect: TenantEffect, old: Footprint, new: Footprint, flapping: set
             [f"now lets in {', '.join(came)}"] if came else []
         )
         effect.add(ISOLATION, "; ".join(parts))
-    returned = sorted(old.ports.keys() - new.ports.keys())
-    gained = sorted(new.ports.keys() - old.ports.keys())
+    returned = old.ports.keys() - new.ports.keys()
+    gained = new.ports.keys() - old.ports.keys()
     if returned or gained:
         effect.add(
             CHANGED,
