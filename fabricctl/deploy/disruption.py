@@ -22,6 +22,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from ipaddress import ip_interface, ip_network
 from typing import TYPE_CHECKING
 
 from fabricctl.config.readback import SwitchConfig
@@ -31,6 +32,7 @@ from fabricctl.verify.parse import parse_config
 
 if TYPE_CHECKING:
     from fabricctl.compile.build import Compiled
+    from fabricctl.compile.intent import DeviceIntent
     from fabricctl.deploy.plan import Plan
 
 ADDED, REMOVED, CHANGED = "added", "removed", "changed"
@@ -175,9 +177,34 @@ def _flapping_ports(diff: str, dialect: Dialect) -> set[str]:
     return out
 
 
-def classify(
-    compiled: Compiled, plan: Plan, running: dict[str, str], intended: dict[str, str]
-) -> dict[str, TenantEffect]:
+def intended_footprints(intent: DeviceIntent) -> dict[str, Footprint]:
+    """tenant -> what the switch will hold of it, from its intent (what the config says too,
+    without parsing the rendered text again)."""
+    out: dict[str, Footprint] = {}
+    svi = get_platform(intent.platform).dialect.vlan_objects
+    for vrf in intent.vrfs:
+        out.setdefault(vrf.tenant, Footprint()).vrf = True
+    for vlan in intent.vlans:
+        gateway = next((f.format(id=vlan.id) for f in svi if not f.startswith("vlan ")), str(vlan.id))
+        fp = out.setdefault(vlan.tenant, Footprint())
+        fp.gateways[(intent.name, gateway)] = frozenset({str(ip_interface(vlan.gateway))})
+    for intf in intent.interfaces:
+        if intf.role != "gpu" or not intf.tenant:
+            continue
+        addresses = frozenset({str(ip_interface(intf.ipv4))} if intf.ipv4 else ())
+        out.setdefault(intf.tenant, Footprint()).ports[
+            (intent.name, place_of(intent.platform, intf.name))
+        ] = PortState(intf.name, intf.routed, addresses, not intf.enabled)
+    for acl in intent.acls:
+        out.setdefault(acl.tenant, Footprint()).permits |= {
+            str(ip_network(e.destination))
+            for e in acl.entries
+            if e.action == "permit" and e.destination is not None and e.destination != e.source
+        }
+    return out
+
+
+def classify(compiled: Compiled, plan: Plan, running: dict[str, str]) -> dict[str, TenantEffect]:
     """tenant -> its classes, over the switches the plan changes (the others run their intent)."""
     names = _Names(compiled)
     gpus = {a.name for a in compiled.allocation.tenants}
@@ -187,29 +214,29 @@ def classify(
     touched: dict[str, set[str]] = {}
     for name in plan.changed:
         sp = plan.switches[name]
-        if name not in running:
-            continue
         intent = compiled.intents.get(name)
-        places = (
-            {place_of(sp.platform, i.name) for i in intent.interfaces if i.role == "gpu"} if intent else set()
-        )
-        for side, text in ((before, running[name]), (after, intended[name])):
-            for tenant, fp in footprints(parse_config(name, sp.platform, text), names, places).items():
+        if name not in running or intent is None:
+            continue
+        places = {place_of(sp.platform, i.name) for i in intent.interfaces if i.role == "gpu"}
+        was = footprints(parse_config(name, sp.platform, running[name]), names, places)
+        for side, found in ((before, was), (after, intended_footprints(intent))):
+            for tenant, fp in found.items():
                 _merge(side.setdefault(tenant, Footprint()), fp)
                 touched.setdefault(tenant, set()).add(name)
         dialect = get_platform(sp.platform).dialect
         flapping |= {(name, place_of(sp.platform, port)) for port in _flapping_ports(sp.diff, dialect)}
-    unchanged = {n for n, sp in plan.switches.items() if sp.status == "unchanged"}
+    on_unchanged = {
+        t for n, sp in plan.switches.items() if sp.status == "unchanged" for t in _tenants_on(compiled, n)
+    }
     effects: dict[str, TenantEffect] = {}
     for tenant in sorted(before.keys() | after.keys()):
         old, new = before.get(tenant, Footprint()), after.get(tenant, Footprint())
         effect = effects[tenant] = TenantEffect(tenant)
-        lands_unchanged = any(tenant in _tenants_on(compiled, n) for n in unchanged)
         if tenant not in gpus:
             if old.runs:
                 effect.add(REMOVED, f"{len(old.ports)} GPU port(s) returned to the secure default")
             continue
-        if not old.runs and not lands_unchanged:
+        if not old.runs and tenant not in on_unchanged:
             effect.add(ADDED, f"{len(new.ports)} GPU port(s) on {len(touched.get(tenant, ()))} switch(es)")
             continue
         _compare(effect, old, new, flapping)
