@@ -10,6 +10,7 @@ from typing import Any
 
 from fabricctl.lab.device import LabDevice
 from fabricctl.lab.editor import Editor, InvalidInput
+from fabricctl.lab.view import ShowFn, View
 
 Output = str | dict[str, Any]
 Handler = Callable[[Any, re.Match[str], bool], Awaitable[Output]]
@@ -95,12 +96,25 @@ def _literal_words(pattern: str) -> list[str]:
     return out
 
 
+def _show_handler(fn: ShowFn) -> Handler:
+    """A dialect handler for a show function: its JSON when asked for JSON, else its text."""
+
+    async def handler(cli: Any, m: re.Match[str], as_json: bool) -> Output:
+        text, data = fn(View(cli.dev), m)
+        return data if as_json and data is not None else text
+
+    return handler
+
+
 class CliSession:
     """One interactive CLI (an SSH channel or one eAPI request)."""
 
     COMMANDS: tuple[Command, ...] = ()
     KEYWORDS: frozenset[str] = frozenset()  # the command words, for abbreviations (`dis cur`)
     FILTERS: tuple[str, ...] = ("include", "exclude", "begin")  # `| include REGEX` and the like
+    #: The platform's show functions (regex, fn) and the modes they answer in.
+    SHOWS: tuple[tuple[str, ShowFn], ...] = ()
+    SHOW_MODES: str = ""
 
     def __init_subclass__(cls) -> None:
         table: list[Command] = []
@@ -108,6 +122,8 @@ class CliSession:
             spec = getattr(value, "__lab_command__", None)
             if spec is not None:
                 table.append(Command(spec[0], value, spec[1]))
+        modes = frozenset(cls.SHOW_MODES.split())
+        table += [Command(re.compile(regex), _show_handler(fn), modes) for regex, fn in cls.SHOWS]
         cls.COMMANDS = tuple(table)
         cls.KEYWORDS = frozenset(w for c in table for w in _WORD.findall(c.pattern.pattern))
 
@@ -160,8 +176,7 @@ class CliSession:
                 return _filtered(out if isinstance(out, str) else "", kind, piped["regex"])
         if self.editor is None:
             words = stripped.split()
-            index = 0
-            raise self.invalid(line, words, index, prompt)
+            raise self.invalid(line, words, self._exec_error_at(words), prompt)
         if self.dev.faults.config_latency:
             await self.dev.clock.sleep(self.dev.faults.config_latency)
             if self.gone():
@@ -188,6 +203,24 @@ class CliSession:
             if len(literal) > len(words) and prefix_ok and literal[len(words)].startswith(partial):
                 found[literal[len(words)]] = None
         return sorted(found, key=lambda w: (w == "<cr>", w.startswith("<"), w))
+
+    def _exec_error_at(self, words: list[str]) -> int:
+        """The first word no command of this mode goes on with (where the switch points): the
+        most leading words any command's own words take, abbreviations included."""
+        best = 0
+        for cmd in self.COMMANDS:
+            if self.mode not in cmd.modes:
+                continue
+            literal = _literal_words(cmd.pattern.pattern)
+            taken = 0
+            for want, word in zip(literal, words, strict=False):
+                if not want.startswith(word.lower()):
+                    break
+                taken += 1
+            if taken == len(literal) and cmd.pattern.pattern[len(" ".join(literal)) :][:1] not in ("", "|"):
+                taken += 1  # the command goes on with a value: the word after its keywords is taken
+            best = max(best, taken)
+        return min(best, max(len(words) - 1, 0))
 
     def _command(self, line: str) -> tuple[Command, re.Match[str]] | None:
         line = " ".join(line.split())  # a CLI reads words: `show lldp neighbors  detail` too
