@@ -205,8 +205,8 @@ class CliSession:
         return sorted(found, key=lambda w: (w == "<cr>", w.startswith("<"), w))
 
     def _exec_error_at(self, words: list[str]) -> int:
-        """The first word no command of this mode goes on with (where the switch points): the
-        most leading words any command's own words take, abbreviations included."""
+        """The first word no command of this mode goes on with (where the switch points): past
+        the most leading keywords any command takes, abbreviations included."""
         best = 0
         for cmd in self.COMMANDS:
             if self.mode not in cmd.modes:
@@ -217,8 +217,6 @@ class CliSession:
                 if not want.startswith(word.lower()):
                     break
                 taken += 1
-            if taken == len(literal) and cmd.pattern.pattern[len(" ".join(literal)) :][:1] not in ("", "|"):
-                taken += 1  # the command goes on with a value: the word after its keywords is taken
             best = max(best, taken)
         return min(best, max(len(words) - 1, 0))
 

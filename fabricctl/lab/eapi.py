@@ -127,5 +127,7 @@ async def serve_connection(
             await writer.drain()
     except (Disconnect, ConnectionError, asyncio.IncompleteReadError, ValueError):
         pass
+    except asyncio.CancelledError:  # the lab stops while a client keeps its connection open
+        pass
     finally:
         writer.close()

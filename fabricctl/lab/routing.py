@@ -172,9 +172,12 @@ class Routing:
                                 if route.kind == "connected":
                                     learned.setdefault(prefix, []).append(theirs.vtep)
                 table = ribs[name].setdefault(vrf, {})
+                via = next((s.remote_as for s in st.sessions[name].values() if "evpn" in s.families), None)
                 for prefix, vteps in learned.items():
                     hops = tuple(Hop(v, "", v) for v in sorted(set(vteps)))[: facts.max_paths]
-                    table.setdefault(prefix, Route(prefix, "evpn", hops))
+                    origin = next(f.asn for f in st.facts.values() if f.vtep == hops[0].vtep)
+                    path = tuple(a for a in (via, origin) if a is not None)
+                    table.setdefault(prefix, Route(prefix, "evpn", hops, path))
 
     def lookup(self, device: str, vrf: str, address: IPv4Address) -> Route | None:
         """The longest-prefix match for `address` in the switch's VRF."""

@@ -414,7 +414,7 @@ def _far_chassis(view: View, device: str) -> str:
 def lldp_neighbors(view: View, m: re.Match[str]) -> Shown:
     rows = [
         "Last table change time   : 0:00:10 ago",
-        "Number of table inserts  : 0",
+        f"Number of table inserts  : {len(view.state.lldp(view.name))}",
         "Number of table deletes  : 0",
         "Number of table drops    : 0",
         "Number of table age-outs : 0",
@@ -426,7 +426,15 @@ def lldp_neighbors(view: View, m: re.Match[str]) -> Shown:
     for port, name, far in view.state.lldp(view.name):
         rows.append(f"{short('eos', port):<13} {name:<24} {far:<19} 120")
         entries.append({"port": port, "neighborDevice": name, "neighborPort": far, "ttl": 120})
-    return "\n".join(rows), {"lldpNeighbors": entries}
+    data = {
+        "tablesLastChangeTime": time.time() - 10,
+        "tablesAgeOuts": 0,
+        "tablesInserts": len(entries),
+        "tablesDeletes": 0,
+        "tablesDrops": 0,
+        "lldpNeighbors": entries,
+    }
+    return "\n".join(rows), data
 
 
 @show(r"show lldp neighbors(?: (?P<port>\S+))? detail")
@@ -762,7 +770,7 @@ def _sensor(view: View, i: int, sensor: Any, name: str | None = None) -> dict[st
     }
 
 
-@show(r"show system environment temperature(?: (?P<transceiver>transceiver))?")
+@show(r"show (?:system )?environment temperature(?: (?P<transceiver>transceiver))?")
 def temperature(view: View, m: re.Match[str]) -> Shown:
     mdl = view.model
     if m["transceiver"]:
@@ -826,7 +834,7 @@ def _fans(mdl: Any, prefix: str, count: int) -> list[dict[str, Any]]:
     ]
 
 
-@show(r"show system environment cooling")
+@show(r"show (?:system )?environment cooling")
 def cooling(view: View, m: re.Match[str]) -> Shown:
     mdl = view.model
     trays = [
@@ -872,7 +880,7 @@ def cooling(view: View, m: re.Match[str]) -> Shown:
     return "\n".join(rows), data
 
 
-@show(r"show system environment power")
+@show(r"show (?:system )?environment power")
 def power(view: View, m: re.Match[str]) -> Shown:
     mdl = view.model
     rows = [

@@ -504,7 +504,7 @@ def ip_interface_brief(view: View, m: re.Match[str]) -> Shown:
     out = {}
     for state in view.ports:
         port = view.facts.ports.get(state.name)
-        if not state.routed:
+        if not state.routed or state.name.startswith("Vxlan"):
             continue
         address = str(port.addresses[0]) if port and port.addresses else "unassigned"
         stat = "up" if state.oper_up else ("admin down" if not state.admin_up else "down")
@@ -588,7 +588,13 @@ def arp(view: View, m: re.Match[str]) -> Shown:
             rows.append(f"{h.address!s:<15} {'0:00:30':>9}  {dotted_mac(h.mac):<15} {where}")
             entries.append({"address": str(h.address), "age": 30, "hwAddress": h.mac, "interface": where})
         texts.append("\n".join(rows))
-        data[vrf] = {"ipV4Neighbors": entries, "totalEntries": len(entries)}
+        data[vrf] = {
+            "ipV4Neighbors": entries,
+            "totalEntries": len(entries),
+            "dynamicEntries": len(entries),
+            "staticEntries": 0,
+            "notLearnedEntries": 0,
+        }
     if m["vrf"] is None:
         return texts[0], data["default"]
     return "\n\n".join(texts), {"vrfs": data}
@@ -699,6 +705,8 @@ def vrfs(view: View, m: re.Match[str]) -> Shown:
             "routeDistinguisher": rd if rd != "<not set>" else "",
             "protocols": {"ipv4": {"supported": True, "protocolState": "up", "routingState": "up"}},
             "interfaces": intfs,
+            "interfacesV4": intfs,
+            "interfacesV6": [],
             "vrfState": "up",
             "description": "",
         }
@@ -834,4 +842,113 @@ def ecn_counters(view: View, m: re.Match[str]) -> Shown:
 @show(r"show ipv6 interface(?: brief)?")
 def ipv6_interface(view: View, m: re.Match[str]) -> Shown:
     """No interface of this fabric has an IPv6 address: EOS answers with an error."""
-    raise CliError("% No IPv6 configured interfaces", eapi="No IPv6 configured interfaces")
+    raise CliError("% No IPv6 configured interfaces", eapi="No IPv6 configured interfaces", code=1000)
+
+
+@show(
+    r"show ip bgp(?: (?P<prefix>\d+\.\d+\.\d+\.\d+(?:/\d+)?))?(?: (?P<longer>longer-prefixes))?"
+    r"(?: vrf (?P<vrf>\S+))?(?: (?P<detail>detail))?"
+)
+def ip_bgp(view: View, m: re.Match[str]) -> Shown:
+    """The BGP table: every path to each prefix (one per ECMP next hop), the best marked; what
+    NAPALM's get_route_to and ANTA's route tests read."""
+    facts = view.facts
+    vrfs = _vrf_arg(view, m["vrf"])
+    ribs = view.routing.routes(view.name)
+    texts, data = [], {}
+    peers = {s.peer: s for s in _sessions(view)}
+    for vrf in vrfs:
+        entries: dict[str, Any] = {}
+        rows = [
+            f"BGP routing table information for VRF {vrf}",
+            f"Router identifier {facts.router_id or '0.0.0.0'}, local AS number {facts.asn or 0}",
+            "Route status codes: s - suppressed contributor, * - valid, > - active, E - ECMP head, e - ECMP",
+            "                    S - Stale, c - Contributing to ECMP, b - backup, L - labeled-unicast",
+            "Origin codes: i - IGP, e - EGP, ? - incomplete",
+            "",
+            "          Network                Next Hop              Metric  AIGP       LocPref Weight  Path",
+        ]
+        table = ribs.get(vrf, {})
+        if m["prefix"]:
+            table = _route_tables(view, [vrf], m["prefix"], None)[vrf]
+        for prefix, r in sorted(table.items(), key=lambda x: (int(x[0].network_address), x[0].prefixlen)):
+            own = r.kind == "connected" and (prefix in facts.networks or vrf in facts.redistributed)
+            if r.kind not in ("ebgp", "evpn") and not own:
+                continue
+            paths = []
+            for i, h in enumerate(r.hops if not own else ()):
+                hop = h.vtep if h.vtep is not None else h.address
+                session = peers.get(hop) if h.vtep is None else None
+                as_path = " ".join(str(a) for a in r.as_path) + " i"
+                paths.append(
+                    {
+                        "nextHop": str(hop),
+                        "asPathEntry": {"asPath": as_path, "asPathType": "External"},
+                        "importedRoute": False,
+                        "routeType": {
+                            "active": i == 0,
+                            "valid": True,
+                            "ecmpHead": i == 0 and len(r.hops) > 1,
+                            "ecmp": len(r.hops) > 1,
+                            "ecmpContributor": len(r.hops) > 1,
+                            "atomicAggregator": False,
+                            "suppressed": False,
+                            "queued": False,
+                            "backup": False,
+                            "stale": False,
+                            "origin": "Igp",
+                        },
+                        "localPreference": 100,
+                        "med": 0,
+                        "weight": 0,
+                        "peerEntry": {
+                            "peerAddr": str(hop),
+                            "peerRouterId": str(session.peer_router_id if session else hop),
+                        },
+                        "routeDetail": {"origin": "Igp", "communityList": [], "extCommunityList": []},
+                        "reasonNotBestpath": "" if i == 0 else "ecmpPath",
+                    }
+                )
+                code = ("*>E" if len(r.hops) > 1 else "*>") if i == 0 else "*ec"
+                rows.append(
+                    f" {code:<8} {prefix!s:<22} {hop!s:<21} 0       -          100     0       {as_path}"
+                )
+            if own:
+                paths.append(
+                    {
+                        "nextHop": "0.0.0.0",
+                        "asPathEntry": {"asPath": "i", "asPathType": "Local"},
+                        "importedRoute": False,
+                        "routeType": {
+                            "active": True,
+                            "valid": True,
+                            "ecmp": False,
+                            "ecmpHead": False,
+                            "ecmpContributor": False,
+                            "origin": "Igp",
+                        },
+                        "localPreference": 100,
+                        "med": 0,
+                        "weight": 0,
+                        "peerEntry": {
+                            "peerAddr": "0.0.0.0",
+                            "peerRouterId": str(facts.router_id or "0.0.0.0"),
+                        },
+                        "routeDetail": {"origin": "Igp", "communityList": [], "extCommunityList": []},
+                    }
+                )
+                rows.append(f" {'*>':<8} {prefix!s:<22} {'-':<21} -       -          -       0       i")
+            entries[str(prefix)] = {
+                "address": str(prefix.network_address),
+                "maskLength": prefix.prefixlen,
+                "totalPaths": len(paths),
+                "bgpRoutePaths": paths,
+            }
+        texts.append("\n".join(rows))
+        data[vrf] = {
+            "routerId": str(facts.router_id or "0.0.0.0"),
+            "asn": str(facts.asn or 0),
+            "vrf": vrf,
+            "bgpRouteEntries": entries,
+        }
+    return "\n\n".join(texts), {"vrfs": data}
