@@ -164,6 +164,16 @@ def test_eos_bgp_states_from_every_summary_layout() -> None:
     assert len(seen) == 8 and set(seen.values()) == {"Established"}
 
 
+def test_eos_vnis_and_vteps_from_aristas_own_replies() -> None:
+    """`show vxlan vni | json` and `show vxlan vtep | json` as Arista's ANTA developers record
+    them: VNIs bound to VLANs and to VRFs, and the remote VTEPs."""
+    vni = json.loads((CAPTURES / "anta" / "show_vxlan_vni.json").read_text())
+    vtep = json.loads((CAPTURES / "anta" / "show_vxlan_vtep.json").read_text())
+    health = eos_health.parse({eos_health.VNI: vni, eos_health.VTEP: vtep})
+    assert health.vnis == {10020, 500, 600}
+    assert health.remote_vteps == {"10.1.1.5", "10.1.1.6"}
+
+
 # --- fetch, parse and diff of real running configs -------------------------------------------
 
 
