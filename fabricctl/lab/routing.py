@@ -117,67 +117,87 @@ class Routing:
     def _underlay(self, ribs: dict[str, dict[str, dict[IPv4Network, Route]]]) -> None:
         """eBGP over the Established IPv4 sessions, one origin at a time."""
         st = self.state
-        neighbors: dict[str, list[tuple[str, Hop]]] = {}  # switch -> (neighbor switch, the hop to it)
+        hops_to: dict[tuple[str, str], list[Hop]] = {}  # (switch, neighbor) -> its hops to the neighbor
         for name, sessions in st.sessions.items():
             for s in sessions.values():
                 owner = st._owner(s.peer)
-                port = st._connected_port(name, s.peer)
-                if s.state == "Established" and "ipv4" in s.families and owner and port:
-                    neighbors.setdefault(name, []).append((owner[0], Hop(s.peer, port)))
+                if s.state != "Established" or "ipv4" not in s.families or owner is None:
+                    continue
+                here = st.far_end(*owner)  # a direct session runs over the cable to the peer's port
+                if here is not None and here[0] == name:
+                    hops_to.setdefault((name, owner[0]), []).append(Hop(s.peer, here[1]))
+        neighbors: dict[str, list[str]] = {}
+        for here, there in hops_to:
+            neighbors.setdefault(there, []).append(here)  # `here` hears what `there` advertises
+        ecmp: dict[tuple[str, ...], tuple[Hop, ...]] = {}
         for origin, facts in st.facts.items():
             connected = ribs[origin]["default"]
-            for prefix in facts.networks:
-                if prefix not in connected:  # BGP originates only what the switch has a route to
-                    continue
-                paths: dict[str, tuple[int, ...]] = {origin: ()}
-                frontier = [origin]
-                while frontier:
-                    found: dict[str, list[tuple[Hop, tuple[int, ...]]]] = {}
-                    for here in frontier:
-                        here_path = (st.facts[here].asn or 0, *paths[here])
-                        for there in dict.fromkeys(n for n, _ in neighbors.get(here, [])):
-                            if there in paths or st.facts[there].asn in here_path:
-                                continue
-                            for back, hop in neighbors.get(there, []):
-                                if back == here:
-                                    found.setdefault(there, []).append((hop, here_path))
-                    for there, offers in found.items():
-                        limit = st.facts[there].max_paths
-                        hops = tuple(dict.fromkeys(h for h, _ in offers))[:limit]
-                        paths[there] = offers[0][1]
-                        ribs[there]["default"].setdefault(prefix, Route(prefix, "ebgp", hops, offers[0][1]))
-                    frontier = list(found)
+            # BGP originates only what the switch has a route to; its prefixes share their paths.
+            prefixes = [p for p in facts.networks if p in connected]
+            if not prefixes:
+                continue
+            paths: dict[str, tuple[int, ...]] = {origin: ()}
+            frontier = [origin]
+            while frontier:
+                found: dict[str, list[str]] = {}  # switch -> the neighbors it takes a best path from
+                taken: dict[str, tuple[int, ...]] = {}  # switch -> the AS path it takes
+                for here in frontier:
+                    here_path = (st.facts[here].asn or 0, *paths[here])
+                    for there in neighbors.get(here, []):
+                        if there not in paths and st.facts[there].asn not in here_path:
+                            found.setdefault(there, []).append(here)
+                            taken.setdefault(there, here_path)
+                for there, heres in found.items():
+                    key = (there, *heres)  # a leaf takes most prefixes from the same spines
+                    if key not in ecmp:
+                        ecmp[key] = tuple(h for here in heres for h in hops_to[(there, here)])[
+                            : st.facts[there].max_paths
+                        ]
+                    paths[there] = taken[there]
+                    for prefix in prefixes:
+                        ribs[there]["default"].setdefault(
+                            prefix, Route(prefix, "ebgp", ecmp[key], paths[there])
+                        )
+                frontier = list(found)
 
     def _overlay(self, ribs: dict[str, dict[str, dict[IPv4Network, Route]]]) -> None:
         """EVPN type-5 routes of the tenant VRFs."""
         st = self.state
         reach = _components(_graph(st.sessions, st._owners, "evpn"))
+        asn_of = {f.vtep: f.asn for f in st.facts.values() if f.vtep is not None}
+        #: What each VTEP advertises: (its component, VTEP, export RTs, connected prefixes) per VRF.
+        exported = [
+            (
+                reach.get(other, other),
+                theirs.vtep,
+                theirs.route_targets.get(("vrf", vrf), (set(), set()))[1],
+                [p for p, r in ribs[other].get(vrf, {}).items() if r.kind == "connected"],
+            )
+            for other, theirs in st.facts.items()
+            if theirs.vtep is not None
+            for vrf in theirs.redistributed
+        ]
         for name, facts in st.facts.items():
             if facts.vtep is None:
                 continue
+            via = next((s.remote_as for s in st.sessions[name].values() if "evpn" in s.families), None)
+            paths: dict[tuple[IPv4Address, ...], tuple[tuple[Hop, ...], tuple[int, ...]]] = {}
             for vrf in {owner[1] for owner in facts.vnis.values() if owner[0] == "vrf"}:
                 imports = facts.route_targets.get(("vrf", vrf), (set(), set()))[0]
                 learned: dict[IPv4Network, list[IPv4Address]] = {}
-                for other, theirs in st.facts.items():
-                    if (
-                        other == name
-                        or theirs.vtep is None
-                        or reach.get(name, name) != reach.get(other, other)
-                    ):
-                        continue
-                    for their_vrf in theirs.redistributed:
-                        exports = theirs.route_targets.get(("vrf", their_vrf), (set(), set()))[1]
-                        if imports & exports:
-                            for prefix, route in ribs[other].get(their_vrf, {}).items():
-                                if route.kind == "connected":
-                                    learned.setdefault(prefix, []).append(theirs.vtep)
+                for component, vtep, exports, prefixes in exported:
+                    if vtep != facts.vtep and component == reach.get(name, name) and imports & exports:
+                        for prefix in prefixes:
+                            learned.setdefault(prefix, []).append(vtep)
                 table = ribs[name].setdefault(vrf, {})
-                via = next((s.remote_as for s in st.sessions[name].values() if "evpn" in s.families), None)
                 for prefix, vteps in learned.items():
-                    hops = tuple(Hop(v, "", v) for v in sorted(set(vteps)))[: facts.max_paths]
-                    origin = next(f.asn for f in st.facts.values() if f.vtep == hops[0].vtep)
-                    path = tuple(a for a in (via, origin) if a is not None)
-                    table.setdefault(prefix, Route(prefix, "evpn", hops, path))
+                    key = tuple(vteps)
+                    if key not in paths:  # most prefixes share their VTEPs: one hop tuple each
+                        hops = tuple(Hop(v, "", v) for v in sorted(set(vteps)))[: facts.max_paths]
+                        paths[key] = hops, tuple(a for a in (via, asn_of[hops[0].vtep]) if a is not None)
+                    hops, path = paths[key]
+                    if prefix not in table:
+                        table[prefix] = Route(prefix, "evpn", hops, path)
 
     def lookup(self, device: str, vrf: str, address: IPv4Address) -> Route | None:
         """The longest-prefix match for `address` in the switch's VRF."""
