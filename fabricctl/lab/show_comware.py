@@ -597,29 +597,33 @@ def vsi_macs(view: View, m: re.Match[str]) -> Shown:
     return _text("\n".join(rows))
 
 
-def _route_rows(view: View, r: Route) -> list[str]:
+def _route_rows(view: View, vrf: str, r: Route) -> list[str]:
     rows = []
     proto, pre = _PROTO[r.kind], _PREFERENCE[r.kind]
     for i, h in enumerate(r.hops):
         if r.kind == "connected":
             own = view.facts.ports[h.interface].addresses[0].ip
             hop, intf = str(own), short("comware", h.interface)
-        elif h.vtep is not None:
-            hop, intf = str(h.vtep), "Vsi" + _l3_vsi(view, r)
+        elif h.vtep is not None:  # through the VRF's L3VNI interface
+            hop, intf = str(h.vtep), short("comware", _l3_interface(view, vrf))
         else:
             hop, intf = str(h.address), short("comware", h.interface)
-        if i == 0:
-            rows.append(f"{r.prefix!s:<19} {proto:<6} {pre:<4} {0:<12} {hop:<15} {intf}")
-        else:
-            rows.append(f"{'':<19} {proto:<6} {pre:<4} {0:<12} {hop:<15} {intf}")
+        rows.append(f"{str(r.prefix) if i == 0 else '':<19} {proto:<6} {pre:<4} {0:<12} {hop:<15} {intf}")
     return rows
 
 
-def _l3_vsi(view: View, r: Route) -> str:
-    for port in view.facts.ports.values():
-        if port.name.startswith("Vsi-interface") and not port.addresses:
-            return port.name[len("Vsi-interface") :]
-    return "0"
+def _l3_interface(view: View, vrf: str) -> str:
+    """The Vsi-interface that carries a VRF's L3VNI (`l3-vni N` under it)."""
+    vni = next((v for v, k in view.facts.vnis.items() if k == ("vrf", vrf)), None)
+    node = next(
+        (
+            n
+            for t, n in view.running.children.items()
+            if t.startswith("interface Vsi-interface") and f"l3-vni {vni}" in n.children
+        ),
+        None,
+    )
+    return node.text.split()[1] if node is not None else "NULL0"
 
 
 @show(r"display ip routing-table(?: vpn-instance (?P<vrf>\S+))?(?: (?P<stats>statistics))?")
@@ -655,7 +659,7 @@ def routing_table(view: View, m: re.Match[str]) -> Shown:
         "Destination/Mask    Proto  Pre  Cost         NextHop         Interface",
     ]
     for prefix, r in table.items():
-        rows += _route_rows(view, r)
+        rows += _route_rows(view, vrf, r)
         if prefix.prefixlen < 32:
             own = next((p for p in host if p.network_address in prefix and host[p] is r), None)
             if own is not None and own not in table:

@@ -2,8 +2,8 @@
 eAPI returns (routing, BGP and VXLAN are in show_eos_routing.py).
 
 The JSON carries the fields of Arista's eAPI models that NAPALM's eos driver and ANTA's tests
-read, with the shapes of the real replies in tests/captures/napalm/eos (tests/lab/test_show_json.py
-holds every answer to them); the text follows the layouts ntc-templates' arista_eos templates
+read, in the shapes of the real replies in tests/captures/napalm/eos (tests/deploy/test_eos_clients.py
+runs both against the lab); the text follows the layouts ntc-templates' arista_eos templates
 parse (tests/lab/test_show_layouts.py). Each function answers `(text, json)`.
 """
 
@@ -113,7 +113,7 @@ def interface_json(view: View, state: PortState) -> dict[str, Any]:
     entry: dict[str, Any] = {
         "name": state.name,
         "description": state.description or "",
-        "interfaceStatus": status(state) if _kind(state.name) in _PHYSICAL else _logical_status(state),
+        "interfaceStatus": status(state),
         "lineProtocolStatus": _line(state),
         "hardware": "ethernet" if _kind(state.name) in _PHYSICAL else _kind(state.name).lower(),
         "bandwidth": _bandwidth(state),
@@ -144,12 +144,6 @@ def interface_json(view: View, state: PortState) -> dict[str, Any]:
     if state.name == "Vxlan1":
         entry |= _vxlan_interface(view)
     return entry
-
-
-def _logical_status(state: PortState) -> str:
-    if not state.admin_up:
-        return "disabled"
-    return "connected" if state.oper_up else "notconnect"
 
 
 def _vxlan_interface(view: View) -> dict[str, Any]:
