@@ -12,7 +12,7 @@ from fabricctl.lab.config_tree import Node, render_comware
 from fabricctl.lab.device import FLASH_NAME, LabDevice
 from fabricctl.lab.dialect import CliError, CliSession, Logout, Output, command, word_column
 from fabricctl.lab.editor import Editor, InvalidInput
-from fabricctl.lab.names import canonical
+from fabricctl.lab.names import canonical, full_interface_line
 
 SAVED = "Validating file. Please wait...\nSaved the current configuration to mainboard device successfully."
 UNRECOGNIZED = " % Unrecognized command found at '^' position."
@@ -105,7 +105,7 @@ class ComwareCli(CliSession):
         return await pending.on_answer(answer.startswith("y"))
 
     async def config_line(self, line: str) -> None:
-        self.apply_config(_full_interface(line))
+        self.apply_config(full_interface_line("comware", line, self.dev.grammar.negations))
         self._persist_soon()
 
     def _persist_soon(self) -> None:
@@ -240,15 +240,3 @@ def _listing(nodes: list[Node]) -> str:
     """Top-level blocks as `display current-configuration` lists them (without the version line)."""
     root = Node("", block=True, children={n.text: n for n in nodes})
     return render_comware(root).split("\n", 2)[2].rstrip("\n")
-
-
-def _full_interface(line: str) -> str:
-    """`interface fourhundredgige 1/0/1` / `int 400GE1/0/1` with the name in full."""
-    words = line.split()
-    neg = words[:1] if words and words[0] == "undo" else []
-    rest = words[len(neg) :]
-    if len(rest) >= 2 and len(rest[0]) >= 2 and "interface".startswith(rest[0]):
-        name = canonical("comware", " ".join(rest[1:]))
-        if name is not None:
-            return " ".join([*neg, "interface", name])
-    return line

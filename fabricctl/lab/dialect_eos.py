@@ -10,7 +10,7 @@ from fabricctl.lab.config_tree import Node, unified_diff
 from fabricctl.lab.device import LabDevice
 from fabricctl.lab.dialect import CliError, CliSession, Logout, Output, command
 from fabricctl.lab.editor import Editor, InvalidInput
-from fabricctl.lab.names import canonical
+from fabricctl.lab.names import canonical, full_interface_line
 
 COPY_OK = "Copy completed successfully."
 
@@ -79,7 +79,7 @@ class EosCli(CliSession):
         return out
 
     async def config_line(self, line: str) -> None:
-        self.apply_config(_full_interface(line))
+        self.apply_config(full_interface_line("eos", line, self.dev.grammar.negations))
         if self.session is None:
             self.dev.persist_running()
 
@@ -292,18 +292,6 @@ def _block_text(node: Node) -> str:
 
     walk(node, 1)
     return "\n".join(out)
-
-
-def _full_interface(line: str) -> str:
-    """`interface Et64` / `int ethernet 64` / `no interface Loopback 9` with the name in full."""
-    words = line.split()
-    neg = words[:1] if words and words[0] in ("no", "default") else []
-    rest = words[len(neg) :]
-    if len(rest) >= 2 and len(rest[0]) >= 2 and "interface".startswith(rest[0]):
-        name = canonical("eos", " ".join(rest[1:]))
-        if name is not None:
-            return " ".join([*neg, "interface", name])
-    return line
 
 
 def _sanitized(text: str) -> str:

@@ -72,3 +72,16 @@ def interface_order(platform: str, name: str) -> tuple[int, tuple[int, ...]]:
     types = list(SHORT[platform])
     kind = next((i for i, full in enumerate(types) if name.startswith(full)), len(types))
     return kind, tuple(int(n) for n in re.findall(r"\d+", name))
+
+
+def full_interface_line(platform: str, line: str, negations: tuple[str, ...]) -> str:
+    """A config line that opens an interface with its name in full (`int Et64`, `interface
+    ethernet 64`, `undo interface LoopBack 9`); any other line unchanged."""
+    words = line.split()
+    neg = words[:1] if words and words[0] in negations else []
+    rest = words[len(neg) :]
+    if len(rest) >= 2 and len(rest[0]) >= 2 and "interface".startswith(rest[0]):
+        name = canonical(platform, " ".join(rest[1:]))
+        if name is not None:
+            return " ".join([*neg, "interface", name])
+    return line

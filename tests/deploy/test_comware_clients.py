@@ -24,7 +24,7 @@ from fabricctl.lab.runtime import lab_credentials
 from tests.conftest import EOS_SMALL
 
 from .conftest import LabRoot, _lab_root
-from .test_eos_clients import apply
+from .test_eos_clients import _equals, apply
 
 SWITCH = "leaf1"
 
@@ -123,13 +123,6 @@ def vlans(r: Any, a: Applied) -> None:
     """Tenant segments are VSIs: VLAN 1 holds every bridged port, the tenants' GPU ports too."""
     bridged = {x.name for x in a.intent.interfaces if not x.routed}
     assert list(r) == [1] and set(r[1]["interfaces"]) == bridged
-
-
-def _equals(value: Any) -> Check:
-    def check(r: Any, a: Applied) -> None:
-        assert r == value
-
-    return check
 
 
 #: (getter, what the applied fabric makes it return)
