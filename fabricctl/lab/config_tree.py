@@ -13,6 +13,7 @@ from __future__ import annotations
 import difflib
 import re
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 from fabricctl.lab.names import interface_order
 
@@ -75,15 +76,16 @@ def _natural(text: str) -> tuple[object, ...]:
     return tuple(int(p) if p.isdigit() else p for p in re.split(r"(\d+)", text))
 
 
+_SECTION_WORDS = tuple((i, head.split()) for i, head in enumerate(EOS_SECTIONS))
+
+
+@lru_cache(maxsize=1 << 16)  # a config renders after every line it takes: its lines repeat
 def eos_order(text: str) -> tuple[int, object]:
     """Where EOS prints a top-level line: its section, then its place inside the section."""
     words = text.split()
     if words[0] == "no":
         words = words[1:]
-    rank = next(
-        (i for i, head in enumerate(EOS_SECTIONS) if words[: len(head.split())] == head.split()),
-        len(EOS_SECTIONS),
-    )
+    rank = next((i for i, head in _SECTION_WORDS if words[: len(head)] == head), len(EOS_SECTIONS))
     head = EOS_SECTIONS[rank] if rank < len(EOS_SECTIONS) else ""
     if head == "interface" and len(words) > 1:
         return rank, interface_order("eos", words[1])
@@ -102,8 +104,8 @@ def render_eos(root: Node, hostname: str, model: str) -> str:
         "!",
     ]
     prev: tuple[bool, int] | None = None  # (block, section) of the line before
-    for child in sorted(root.children.values(), key=lambda c: eos_order(c.text)):
-        section = eos_order(child.text)[0]
+    for order, child in sorted(((eos_order(c.text), c) for c in root.children.values()), key=lambda x: x[0]):
+        section = order[0]
         if prev is not None and not prev[0] and (child.block or section != prev[1]):
             out.append("!")
         out.append(child.text)
