@@ -26,9 +26,6 @@ from ipaddress import IPv4Address, IPv4Network
 
 from fabricctl.lab.fabric_state import FabricState, _components, _graph
 
-#: Administrative distances as EOS and Comware show them next to a route.
-DISTANCE = {"connected": 0, "static": 1, "ebgp": 20, "evpn": 200}
-
 
 @dataclass(frozen=True)
 class Hop:
@@ -45,10 +42,6 @@ class Route:
     kind: str  # connected | static | ebgp | evpn
     hops: tuple[Hop, ...]
     as_path: tuple[int, ...] = ()  # BGP: the ASes the route crossed, nearest first
-
-    @property
-    def distance(self) -> int:
-        return DISTANCE[self.kind]
 
 
 @dataclass(frozen=True)
