@@ -11,7 +11,6 @@ napalm-h3c-comware's TextFSM templates parse them (tests/lab/test_show_layouts.p
 from __future__ import annotations
 
 import re
-import time
 from ipaddress import IPv4Network
 
 from fabricctl.lab.config_tree import COMWARE_VERSION
@@ -743,12 +742,6 @@ def manuinfo(view: View, m: re.Match[str]) -> Shown:
             "VENDOR_NAME          : H3C",
         ]
     return _text("\n".join(lines))
-
-
-@show(r"display clock")
-def clock(view: View, m: re.Match[str]) -> Shown:
-    now = time.gmtime()
-    return _text(time.strftime("%H:%M:%S UTC %a %m/%d/%Y", now) + "\nTime Zone : UTC add 00:00:00")
 
 
 @show(r"display cpu-usage(?: (?P<summary>summary))?")

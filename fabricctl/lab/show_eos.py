@@ -32,9 +32,12 @@ def _kind(name: str) -> str:
     return name.rstrip("0123456789/")
 
 
-def _bandwidth(state: PortState) -> int:
-    if state.name.startswith("Ethernet") and "/" in state.name:
-        return 200_000_000_000
+def _bandwidth(view: View, state: PortState) -> int:
+    """Bits per second: a front-panel port's speed (a breakout lane's, 400G unsplit), 1G for the
+    management port, none for a logical interface."""
+    port = view.facts.ports.get(state.name)
+    if state.name.startswith("Ethernet") and port is not None and port.speed:
+        return port.speed * 1_000_000_000
     return _SPEED.get(_kind(state.name), 0)
 
 
@@ -76,7 +79,7 @@ def _counters(view: View, state: PortState) -> dict[str, Any]:
         "totalOutErrors": 0,
         "linkStatusChanges": 1 if view.cabled(state.name) else 0,
         "lastClear": view.now - view.uptime,
-        "counterRefreshTime": time.time(),
+        "counterRefreshTime": view.calendar,
         "inputErrorsDetail": {
             "runtFrames": 0,
             "giantFrames": 0,
@@ -116,13 +119,13 @@ def interface_json(view: View, state: PortState) -> dict[str, Any]:
         "interfaceStatus": status(state),
         "lineProtocolStatus": _line(state),
         "hardware": "ethernet" if _kind(state.name) in _PHYSICAL else _kind(state.name).lower(),
-        "bandwidth": _bandwidth(state),
+        "bandwidth": _bandwidth(view, state),
         "mtu": state.ip_mtu if state.ip_mtu is not None else EOS_L2_MTU,
         "l3MtuConfigured": state.ip_mtu is not None and port is not None and port.mtu is not None,
         "l2Mru": 0,
         "physicalAddress": mac,
         "burnedInAddress": mac,
-        "lastStatusChangeTimestamp": time.time() - view.uptime,
+        "lastStatusChangeTimestamp": view.calendar - view.uptime,
         "forwardingModel": "routed" if state.routed else "bridged",
         "interfaceAddress": addresses,
         "loopbackMode": "loopbackNone",
@@ -131,7 +134,7 @@ def interface_json(view: View, state: PortState) -> dict[str, Any]:
         entry |= {
             "duplex": "duplexFull",
             "autoNegotiate": "unknown",
-            "lanes": 8 if _bandwidth(state) == 400_000_000_000 else 4,
+            "lanes": 8 if _bandwidth(view, state) == 400_000_000_000 else 4,
             "interfaceCounters": _counters(view, state),
             "interfaceStatistics": {
                 "updateInterval": 300.0,
@@ -184,14 +187,14 @@ def _interface_text(view: View, state: PortState) -> str:
         ]
     elif state.routed:
         lines.append("  No Internet protocol address assigned")
-    bw = _bandwidth(state) // 1000
+    bw = _bandwidth(view, state) // 1000
     if state.ip_mtu is not None:
         lines.append(f"  IP MTU {state.ip_mtu} bytes , BW {bw} kbit")
     else:
         lines.append(f"  Ethernet MTU {EOS_L2_MTU} bytes , BW {bw} kbit")
     if _kind(state.name) in _PHYSICAL:
         c = _counters(view, state)
-        gbps = _bandwidth(state) // 1_000_000_000
+        gbps = _bandwidth(view, state) // 1_000_000_000
         lines += [
             f"  Full-duplex, {gbps}Gb/s, auto negotiation: off, uni-link: n/a",
             f"  {'Up' if state.oper_up else 'Down'} {duration(view.uptime)}",
@@ -251,7 +254,7 @@ def interfaces_status(view: View, m: re.Match[str]) -> Shown:
             continue
         port = view.facts.ports.get(state.name)
         vlan = "routed" if state.routed else (port.segment[1] if port and port.segment else "1")
-        gbps = _bandwidth(state) // 1_000_000_000
+        gbps = _bandwidth(view, state) // 1_000_000_000
         speed = f"{gbps}G" if gbps < 1000 else "1G"
         optic = view.model.optic_type if view.cabled(state.name) else "Not Present"
         if state.name.startswith("Management"):
@@ -268,7 +271,7 @@ def interfaces_status(view: View, m: re.Match[str]) -> Shown:
                 "interfaceForwardingModel": "routed" if state.routed else "bridged",
                 **({} if state.routed else {"vlanId": int(vlan)}),
             },
-            "bandwidth": _bandwidth(state),
+            "bandwidth": _bandwidth(view, state),
             "interfaceType": optic,
             "duplex": "duplexFull",
             "autoNegotiateActive": False,
@@ -347,7 +350,7 @@ def counters_rates(view: View, m: re.Match[str]) -> Shown:
             "outBpsRate": 0.0,
             "outPktsRate": 0.0,
             "outPpsRate": 0.0,
-            "lastUpdateTimestamp": time.time(),
+            "lastUpdateTimestamp": view.calendar,
         }
     return "\n".join(rows), {"interfaces": data}
 
@@ -374,7 +377,7 @@ def transceivers(view: View, m: re.Match[str]) -> Shown:
         data[s.name] = {
             "vendorSn": _serial(view, s.name),
             "mediaType": view.model.optic_type,
-            "updateTime": time.time(),
+            "updateTime": view.calendar,
             "temperature": 34.5,
             "voltage": 3.29,
             "txBias": 42.1,
@@ -421,7 +424,7 @@ def lldp_neighbors(view: View, m: re.Match[str]) -> Shown:
         rows.append(f"{short('eos', port):<13} {name:<24} {far:<19} 120")
         entries.append({"port": port, "neighborDevice": name, "neighborPort": far, "ttl": 120})
     data = {
-        "tablesLastChangeTime": time.time() - 10,
+        "tablesLastChangeTime": view.calendar - 10,
         "tablesAgeOuts": 0,
         "tablesInserts": len(entries),
         "tablesDeletes": 0,
@@ -478,9 +481,9 @@ def lldp_neighbors_detail(view: View, m: re.Match[str]) -> Shown:
                     "chassisIdType": "macAddress",
                     "chassisId": chassis,
                     "ttl": 120,
-                    "lastChangeTime": time.time() - 10,
-                    "lastContactTime": time.time() - 10,
-                    "neighborDiscoveryTime": time.time() - 10,
+                    "lastChangeTime": view.calendar - 10,
+                    "lastContactTime": view.calendar - 10,
+                    "neighborDiscoveryTime": view.calendar - 10,
                     "systemCapabilities": {"bridge": True, "router": True},
                     "managementAddresses": [],
                     "neighborInterfaceInfo": {
@@ -519,7 +522,7 @@ def version(view: View, m: re.Match[str]) -> Shown:
         "imageFormatVersion": "3.0",
         "imageOptimization": "Strata-4GB",
         "kernelVersion": "5.10.0",
-        "bootupTimestamp": time.time() - view.uptime,
+        "bootupTimestamp": view.calendar - view.uptime,
         "uptime": view.uptime,
         "memTotal": mdl.mem_total_kb,
         "memFree": mdl.mem_free_kb,
@@ -564,9 +567,14 @@ def hostname(view: View, m: re.Match[str]) -> Shown:
 
 @show(r"show uptime")
 def uptime(view: View, m: re.Match[str]) -> Shown:
-    now = time.strftime("%H:%M:%S", time.gmtime())
+    now = time.strftime("%H:%M:%S", time.gmtime(view.calendar))
     text = f" {now} up {duration(view.uptime)},  1 user,  load average: 0.35, 0.30, 0.28"
-    return text, {"upTime": view.uptime, "loadAvg": [0.35, 0.3, 0.28], "users": 1, "currentTime": time.time()}
+    return text, {
+        "upTime": view.uptime,
+        "loadAvg": [0.35, 0.3, 0.28],
+        "users": 1,
+        "currentTime": view.calendar,
+    }
 
 
 @show(r"show reload cause(?: full)?")
@@ -579,7 +587,7 @@ def reload_cause(view: View, m: re.Match[str]) -> Shown:
             "",
             "Reload Time:",
             "------------",
-            f"Reload occurred at {time.strftime('%a %b %d %H:%M:%S %Y', time.gmtime(time.time() - view.uptime))} UTC.",
+            f"Reload occurred at {time.strftime('%a %b %d %H:%M:%S %Y', time.gmtime(view.calendar - view.uptime))} UTC.",
             "",
             "Recommended Action:",
             "-------------------",
@@ -592,25 +600,11 @@ def reload_cause(view: View, m: re.Match[str]) -> Shown:
     )
     cause = {
         "description": "Reload requested by the user.",
-        "timestamp": time.time() - view.uptime,
+        "timestamp": view.calendar - view.uptime,
         "recommendedAction": "No action necessary.",
         "debugInfoIsDir": False,
     }
     return text, {"resetCauses": [cause], "full": False}
-
-
-@show(r"show clock")
-def clock(view: View, m: re.Match[str]) -> Shown:
-    now = time.time()
-    text = (
-        time.strftime("%a %b %d %H:%M:%S %Y", time.gmtime(now))
-        + "\nTimezone: UTC\nClock source: NTP server (192.0.2.250)"
-    )
-    return text, {
-        "utcTime": now,
-        "localTime": {"year": time.gmtime(now).tm_year},
-        "clockSource": {"local": False},
-    }
 
 
 @show(r"show ntp status")
@@ -644,7 +638,7 @@ def processes_top(view: View, m: re.Match[str]) -> Shown:
     used = mdl.mem_total_kb - mdl.mem_free_kb
     text = "\n".join(
         [
-            f"top - {time.strftime('%H:%M:%S', time.gmtime())} up {duration(view.uptime)},  1 user,  load average: 0.35, 0.30, 0.28",
+            f"top - {time.strftime('%H:%M:%S', time.gmtime(view.calendar))} up {duration(view.uptime)},  1 user,  load average: 0.35, 0.30, 0.28",
             "Tasks: 301 total,   1 running, 300 sleeping,   0 stopped,   0 zombie",
             f"%Cpu(s):  {mdl.cpu_percent - 2:.1f} us,  2.0 sy,  0.0 ni, {idle:.1f} id,  0.0 wa,  0.0 hi,  0.0 si,  0.0 st",
             f"KiB Mem : {mdl.mem_total_kb} total, {mdl.mem_free_kb} free, {used} used,        0 buff/cache",
@@ -752,7 +746,7 @@ def _sensor(view: View, i: int, sensor: Any, name: str | None = None) -> dict[st
         "description": sensor.description,
         "currentTemperature": sensor.celsius,
         "maxTemperature": sensor.celsius + 2.0,
-        "maxTemperatureLastChange": time.time() - view.uptime,
+        "maxTemperatureLastChange": view.calendar - view.uptime,
         "overheatThreshold": sensor.overheat,
         "criticalThreshold": sensor.critical,
         "targetTemperature": sensor.overheat - 30.0,

@@ -5,7 +5,6 @@
 from __future__ import annotations
 
 import re
-import time
 from ipaddress import IPv4Address, IPv4Network
 from typing import Any
 
@@ -108,7 +107,7 @@ def _summary(view: View, vrfs: list[str], families: tuple[str, ...]) -> Shown:
                 "peerAsn": str(s.remote_as or 0),
                 "prefixAccepted": received,
                 "prefixReceived": received,
-                "upDownTime": time.time() - _UP,
+                "upDownTime": view.calendar - _UP,
                 "underMaintenance": False,
                 "peerState": "Established" if up else s.state,
             }
@@ -624,7 +623,7 @@ def mac_table(view: View, m: re.Match[str]) -> Shown:
                 "entryType": "dynamic",
                 "interface": h.port,
                 "moves": 1,
-                "lastMove": time.time() - 30,
+                "lastMove": view.calendar - 30,
             }
         )
     for (kind, key), mac, _vtep in view.routing.remote_macs(view.name):
@@ -638,7 +637,7 @@ def mac_table(view: View, m: re.Match[str]) -> Shown:
                 "entryType": "evpnDynamicRemoteMac",
                 "interface": "Vxlan1",
                 "moves": 1,
-                "lastMove": time.time() - 30,
+                "lastMove": view.calendar - 30,
             }
         )
     rows.append(f"Total Mac Addresses for this criterion: {len(entries)}")

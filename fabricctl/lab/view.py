@@ -79,6 +79,11 @@ class View:
         return self.dev.clock.now()
 
     @property
+    def calendar(self) -> float:
+        """Seconds since the epoch by the switch's clock (the lab's clock, as `show clock` reads it)."""
+        return self.dev.clock.calendar()
+
+    @property
     def uptime(self) -> float:
         return self.dev.uptime()
 
