@@ -179,7 +179,10 @@ class LabDevice:
     def facts(self) -> DeviceFacts:
         """What the running config says about ports, BGP and the VTEP (re-read only after a change)."""
         if self._facts is None or self._facts[0] != self.generation:
-            self._facts = (self.generation, read_facts(self.platform, self.name, self.running))
+            self._facts = (
+                self.generation,
+                read_facts(self.platform, self.name, self.running, self.spec.model),
+            )
         return self._facts[1]
 
     def set_running(self, tree: Node) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import itertools
 import re
 from collections.abc import Awaitable, Callable
@@ -10,6 +11,7 @@ from typing import Any
 
 from fabricctl.lab.device import LabDevice
 from fabricctl.lab.editor import Editor, InvalidInput
+from fabricctl.lab.view import ShowFn, View
 
 Output = str | dict[str, Any]
 Handler = Callable[[Any, re.Match[str], bool], Awaitable[Output]]
@@ -40,6 +42,24 @@ class Command:
     pattern: re.Pattern[str]
     handler: Handler
     modes: frozenset[str]
+
+    @property
+    def heads(self) -> frozenset[str]:
+        """The words a line of this command can start with (`write|copy ...`: both)."""
+        return _heads(self.pattern.pattern)
+
+
+@functools.cache
+def _heads(pattern: str) -> frozenset[str]:
+    """The first word of each top-level alternative of a command regex."""
+    alternatives, depth, start = [], 0, 0
+    for i, char in enumerate(pattern):
+        depth += {"(": 1, ")": -1}.get(char, 0)
+        if char == "|" and depth == 0:
+            alternatives.append(pattern[start:i])
+            start = i + 1
+    alternatives.append(pattern[start:])
+    return frozenset(m[0] for alt in alternatives if (m := re.match(r"[a-z!][a-z0-9-]*", alt)))
 
 
 def command(regex: str, modes: str) -> Callable[[Handler], Handler]:
@@ -95,12 +115,27 @@ def _literal_words(pattern: str) -> list[str]:
     return out
 
 
+def _show_handler(fn: ShowFn) -> Handler:
+    """A dialect handler for a show function: its JSON when asked for JSON, else its text."""
+
+    async def handler(cli: Any, m: re.Match[str], as_json: bool) -> Output:
+        text, data = fn(View(cli.dev), m)
+        return data if as_json and data is not None else text
+
+    return handler
+
+
 class CliSession:
     """One interactive CLI (an SSH channel or one eAPI request)."""
 
     COMMANDS: tuple[Command, ...] = ()
+    #: mode -> a line's first word -> the commands it can start, in table order
+    BY_HEAD: dict[str, dict[str, list[Command]]] = {}
     KEYWORDS: frozenset[str] = frozenset()  # the command words, for abbreviations (`dis cur`)
     FILTERS: tuple[str, ...] = ("include", "exclude", "begin")  # `| include REGEX` and the like
+    #: The platform's show functions (regex, fn) and the modes they answer in.
+    SHOWS: tuple[tuple[str, ShowFn], ...] = ()
+    SHOW_MODES: str = ""
 
     def __init_subclass__(cls) -> None:
         table: list[Command] = []
@@ -108,7 +143,14 @@ class CliSession:
             spec = getattr(value, "__lab_command__", None)
             if spec is not None:
                 table.append(Command(spec[0], value, spec[1]))
+        modes = frozenset(cls.SHOW_MODES.split())
+        table += [Command(re.compile(regex), _show_handler(fn), modes) for regex, fn in cls.SHOWS]
         cls.COMMANDS = tuple(table)
+        cls.BY_HEAD = {}
+        for cmd in table:
+            for mode in cmd.modes:
+                for head in cmd.heads:
+                    cls.BY_HEAD.setdefault(mode, {}).setdefault(head, []).append(cmd)
         cls.KEYWORDS = frozenset(w for c in table for w in _WORD.findall(c.pattern.pattern))
 
     def __init__(self, dev: LabDevice) -> None:
@@ -160,8 +202,7 @@ class CliSession:
                 return _filtered(out if isinstance(out, str) else "", kind, piped["regex"])
         if self.editor is None:
             words = stripped.split()
-            index = 0
-            raise self.invalid(line, words, index, prompt)
+            raise self.invalid(line, words, self._exec_error_at(words), prompt)
         if self.dev.faults.config_latency:
             await self.dev.clock.sleep(self.dev.faults.config_latency)
             if self.gone():
@@ -189,18 +230,36 @@ class CliSession:
                 found[literal[len(words)]] = None
         return sorted(found, key=lambda w: (w == "<cr>", w.startswith("<"), w))
 
+    def _exec_error_at(self, words: list[str]) -> int:
+        """The first word no command of this mode goes on with (where the switch points): past
+        the most leading keywords any command takes, abbreviations included."""
+        best = 0
+        for cmd in self.COMMANDS:
+            if self.mode not in cmd.modes:
+                continue
+            literal = _literal_words(cmd.pattern.pattern)
+            taken = 0
+            for want, word in zip(literal, words, strict=False):
+                if not want.startswith(word.lower()):
+                    break
+                taken += 1
+            best = max(best, taken)
+        return min(best, max(len(words) - 1, 0))
+
     def _command(self, line: str) -> tuple[Command, re.Match[str]] | None:
         line = " ".join(line.split())  # a CLI reads words: `show lldp neighbors  detail` too
-        for cmd in self.COMMANDS:
-            if self.mode in cmd.modes:
-                m = cmd.pattern.fullmatch(line)
-                if m is not None:
-                    return cmd, m
+        for cmd in self.BY_HEAD.get(self.mode, {}).get(line.split(" ", 1)[0], ()):
+            m = cmd.pattern.fullmatch(line)
+            if m is not None:
+                return cmd, m
         return None
 
     def _abbreviated(self, line: str) -> tuple[Command, re.Match[str]] | None:
         """The one command the words abbreviate (`dis cur`, `term len 0`, `sh ip bgp sum`): each
         word a prefix of a command word, and exactly one completion a command of this mode."""
+        first = line.split(" ", 1)[0]
+        if not any(h.startswith(first) for h in self.BY_HEAD.get(self.mode, {})):
+            return None  # a config line: no command of this mode starts so
         options = []
         for word in line.split():
             hits = [k for k in self.KEYWORDS if k.startswith(word)] if word not in self.KEYWORDS else []

@@ -9,11 +9,11 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
 from fabricctl.lab import sessions, show_comware
-from fabricctl.lab.config_tree import COMWARE_VERSION
+from fabricctl.lab.config_tree import Node, render_comware
 from fabricctl.lab.device import FLASH_NAME, LabDevice
 from fabricctl.lab.dialect import CliError, CliSession, Logout, Output, command, word_column
 from fabricctl.lab.editor import Editor, InvalidInput
-from fabricctl.lab.ports import port_state
+from fabricctl.lab.names import canonical, full_interface_line
 
 SAVED = "Validating file. Please wait...\nSaved the current configuration to mainboard device successfully."
 UNRECOGNIZED = " % Unrecognized command found at '^' position."
@@ -46,6 +46,9 @@ def flash_name(url: str) -> str | None:
 
 class ComwareCli(CliSession):
     """One Comware CLI session over SSH."""
+
+    SHOWS = tuple(show_comware.SHOWS)
+    SHOW_MODES = "user system"
 
     def __init__(self, dev: LabDevice) -> None:
         super().__init__(dev)
@@ -103,7 +106,7 @@ class ComwareCli(CliSession):
         return await pending.on_answer(answer.startswith("y"))
 
     async def config_line(self, line: str) -> None:
-        self.apply_config(line)
+        self.apply_config(full_interface_line("comware", line, self.dev.grammar.negations))
         self._persist_soon()
 
     def _persist_soon(self) -> None:
@@ -148,65 +151,25 @@ class ComwareCli(CliSession):
     async def _display_running(self, m: re.Match[str], as_json: bool) -> Output:
         return self.dev.running_text().rstrip("\n")
 
-    @command(r"display interface(?! brief)(?: (\S+))?", "user system")
-    async def _display_interface(self, m: re.Match[str], as_json: bool) -> Output:
-        fabric = self.dev.state()
-        if m[1] is None:
-            return show_comware.interfaces(self.dev.running, fabric, self.dev.name)
-        state = port_state("comware", self.dev.running, m[1], fabric, self.dev.name)
-        if state is None:
-            raise CliError(" % Wrong parameter found at '^' position.")
-        port = fabric.facts[self.dev.name].ports.get(state.name)
-        return show_comware.interface_detail(
-            state, str(port.addresses[0]) if port and port.addresses else None
-        )
+    @command(r"display current-configuration interface (.+)", "user system")
+    async def _display_running_interface(self, m: re.Match[str], as_json: bool) -> Output:
+        """One interface's block, as `display current-configuration` lists it."""
+        name = canonical("comware", m[1])
+        node = self.dev.running.children.get(f"interface {name}") if name else None
+        if node is None:
+            raise self.invalid(m[0], m[0].split(), 3, self.prompt())
+        return _listing([node])
 
-    @command(r"display interface brief", "user system")
-    async def _display_brief(self, m: re.Match[str], as_json: bool) -> Output:
-        return show_comware.interface_brief(self.dev.running, self.dev.state(), self.dev.name)
-
-    @command(r"display lldp neighbor-information (list|verbose)", "user system")
-    async def _display_lldp(self, m: re.Match[str], as_json: bool) -> Output:
-        fabric = self.dev.state()
-        if m[1] == "list":
-            return show_comware.lldp_list(fabric, self.dev.name)
-        return show_comware.lldp_verbose(fabric, self.dev.name)
-
-    @command(r"display bgp peer (ipv4|l2vpn evpn)", "user system")
-    async def _display_bgp_peer(self, m: re.Match[str], as_json: bool) -> Output:
-        return show_comware.bgp_peers(self.dev.state(), self.dev.name, "ipv4" if m[1] == "ipv4" else "evpn")
-
-    @command(r"display priority-flow-control interface(?: (\S+)(?: (\S+))?)?", "user system")
-    async def _display_pfc(self, m: re.Match[str], as_json: bool) -> Output:
-        """All Ethernet ports, or one (`FourHundredGigE1/0/1` or `FourHundredGigE 1/0/1`)."""
-        fabric = self.dev.state()
-        port = "".join(w for w in (m[1], m[2]) if w) or None
-        if port is not None and port not in fabric.facts[self.dev.name].ports:
-            raise CliError(" % Wrong parameter found at '^' position.")
-        return show_comware.pfc_interface(fabric, self.dev.name, self.dev.clock.now(), port)
-
-    @command(r"display ip vpn-instance", "user system")
-    async def _display_vpn_instances(self, m: re.Match[str], as_json: bool) -> Output:
-        return show_comware.vpn_instances(self.dev.running)
-
-    @command(r"display vlan all", "user system")
-    async def _display_vlans(self, m: re.Match[str], as_json: bool) -> Output:
-        return show_comware.vlans(self.dev.running, self.dev.state(), self.dev.name)
-
-    @command(r"display device manuinfo", "user system")
-    async def _display_manuinfo(self, m: re.Match[str], as_json: bool) -> Output:
-        return show_comware.device_manuinfo(self.dev.spec.model, self.dev.serial())
+    @command(r"display current-configuration configuration (\S+)", "user system")
+    async def _display_running_view(self, m: re.Match[str], as_json: bool) -> Output:
+        """The blocks of one view (`configuration irf-port`, `configuration bgp`): none when the
+        switch holds no such block (a standalone box has no IRF ports)."""
+        nodes = [n for t, n in self.dev.running.children.items() if t.split()[0] == m[1] and n.block]
+        return _listing(nodes) if nodes else "#\nreturn"
 
     @command(r"display saved-configuration", "user system")
     async def _display_saved(self, m: re.Match[str], as_json: bool) -> Output:
         return self.dev.startup.rstrip("\n")
-
-    @command(r"display version", "user system")
-    async def _display_version(self, m: re.Match[str], as_json: bool) -> Output:
-        return (
-            "H3C Comware Software, Version " + COMWARE_VERSION + "\n"
-            f"H3C {self.dev.spec.model} uptime is {_uptime(self.dev.uptime())}"
-        )
 
     @command(r"display clock", "user system")
     async def _display_clock(self, m: re.Match[str], as_json: bool) -> Output:
@@ -280,13 +243,7 @@ class ComwareCli(CliSession):
         return ""
 
 
-def _uptime(seconds: float) -> str:
-    """Comware's wording: `0 weeks, 0 days, 1 hour, 5 minutes`."""
-    minutes = int(seconds) // 60
-    weeks, rest = divmod(minutes, 7 * 24 * 60)
-    days, rest = divmod(rest, 24 * 60)
-    hours, mins = divmod(rest, 60)
-    return (
-        f"{weeks} weeks, {days} days, {hours} hour{'s' if hours != 1 else ''}, "
-        f"{mins} minute{'s' if mins != 1 else ''}"
-    )
+def _listing(nodes: list[Node]) -> str:
+    """Top-level blocks as `display current-configuration` lists them (without the version line)."""
+    root = Node("", block=True, children={n.text: n for n in nodes})
+    return render_comware(root).split("\n", 2)[2].rstrip("\n")

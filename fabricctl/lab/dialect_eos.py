@@ -5,14 +5,13 @@ from __future__ import annotations
 import json
 import re
 import time
-from typing import Any
 
-from fabricctl.lab import sessions, show_eos
-from fabricctl.lab.config_tree import EOS_VERSION, Node, unified_diff
+from fabricctl.lab import sessions, show_eos, show_eos_routing
+from fabricctl.lab.config_tree import Node, unified_diff
 from fabricctl.lab.device import LabDevice
 from fabricctl.lab.dialect import CliError, CliSession, Logout, Output, command
 from fabricctl.lab.editor import Editor, InvalidInput
-from fabricctl.lab.ports import port_state, show_interfaces_eos
+from fabricctl.lab.names import canonical, full_interface_line
 
 COPY_OK = "Copy completed successfully."
 
@@ -26,6 +25,8 @@ class EosCli(CliSession):
     """One EOS CLI session (SSH channel or eAPI request); starts privileged (`#`)."""
 
     FILTERS = ("include", "exclude", "begin", "section")
+    SHOWS = (*show_eos.SHOWS, *show_eos_routing.SHOWS)
+    SHOW_MODES = "exec config session"
 
     def __init__(self, dev: LabDevice) -> None:
         super().__init__(dev)
@@ -68,6 +69,9 @@ class EosCli(CliSession):
             stripped, as_json = stripped[: -len("| json")].strip(), True
         if stripped.startswith("!"):
             return ""
+        words = stripped.split()
+        if words and words[0] == "do" and len(words) > 1 and self.editor is not None:
+            stripped = " ".join(words[1:])  # an exec command from a config mode
         out = await super().execute(stripped, as_json)
         if as_json and isinstance(out, str):
             if out:
@@ -76,7 +80,7 @@ class EosCli(CliSession):
         return out
 
     async def config_line(self, line: str) -> None:
-        self.apply_config(line)
+        self.apply_config(full_interface_line("eos", line, self.dev.grammar.negations))
         if self.session is None:
             self.dev.persist_running()
 
@@ -128,102 +132,26 @@ class EosCli(CliSession):
         text = self.dev.render(_with_defaults(self.dev.running)) if m[1] else self.dev.running_text()
         return _sanitized(text) if m[2] else text
 
-    @command(r"show interfaces(?! status)(?: (\S+))?", "exec config session")
-    async def _show_interfaces(self, m: re.Match[str], as_json: bool) -> Output:
-        fabric = self.dev.state()
-        if m[1] is None:
-            text, data = show_eos.interfaces(self.dev.running, fabric, self.dev.name)
-            return data if as_json else text
-        state = port_state("eos", self.dev.running, m[1], fabric, self.dev.name)
-        if state is None:
-            raise CliError("% Invalid input")
-        text, entry = show_interfaces_eos(state)
-        return {"interfaces": {state.name: entry}} if as_json else text
+    @command(r"show running-config interfaces? (.+)", "exec config session")
+    async def _show_run_interface(self, m: re.Match[str], as_json: bool) -> Output:
+        """The blocks of the named interfaces (`Ethernet1`, `Et1-2` is not modelled)."""
+        name = canonical("eos", m[1])
+        node = self.dev.running.children.get(f"interface {name}") if name else None
+        if node is None:
+            raise self.invalid(m[0], m[0].split(), 2, self.prompt())
+        return _block_text(node)
 
-    @command(r"show interfaces status", "exec config session")
-    async def _show_status(self, m: re.Match[str], as_json: bool) -> Output:
-        text, data = show_eos.interfaces_status(self.dev.running, self.dev.state(), self.dev.name)
-        return data if as_json else text
-
-    @command(r"show hostname", "exec config session")
-    async def _show_hostname(self, m: re.Match[str], as_json: bool) -> Output:
-        text, data = show_eos.hostname(self.dev.running, self.dev.name)
-        return data if as_json else text
-
-    @command(r"show lldp neighbors", "exec config session")
-    async def _show_lldp(self, m: re.Match[str], as_json: bool) -> Output:
-        text, data = show_eos.lldp_neighbors(self.dev.state(), self.dev.name)
-        return data if as_json else text
-
-    @command(r"show lldp neighbors(?: (\S+))? detail", "exec config session")
-    async def _show_lldp_detail(self, m: re.Match[str], as_json: bool) -> Output:
-        text, data = show_eos.lldp_neighbors_detail(self.dev.state(), self.dev.name, m[1])
-        return data if as_json else text
-
-    @command(r"show (ip bgp|bgp evpn) summary(?: vrf (?:all|default))?", "exec config session")
-    async def _show_bgp_summary(self, m: re.Match[str], as_json: bool) -> Output:
-        family = "ipv4" if m[1] == "ip bgp" else "evpn"
-        text, data = show_eos.bgp_summary(self.dev.state(), self.dev.name, family)
-        return data if as_json else text
-
-    @command(r"show ip bgp neighbors(?: vrf (?:all|default))?", "exec config session")
-    async def _show_bgp_neighbors(self, m: re.Match[str], as_json: bool) -> Output:
-        return show_eos.bgp_neighbors_detail(self.dev.state(), self.dev.name)
-
-    @command(r"show ipv6 bgp (summary|peers)(?: vrf (?:all|default))?", "exec config session")
-    async def _show_bgp6(self, m: re.Match[str], as_json: bool) -> Output:
-        facts = self.dev.state().facts[self.dev.name]
-        rid = str(facts.router_id or "0.0.0.0")
-        if m[1] == "summary":
-            return {"vrfs": {"default": {"routerId": rid, "asn": str(facts.asn or 0), "peers": {}}}}
-        return {"vrfs": {"default": {"peerList": []}}}
-
-    @command(r"show vxlan (vtep|vni)", "exec config session")
-    async def _show_vxlan(self, m: re.Match[str], as_json: bool) -> Output:
-        show = show_eos.vxlan_vtep if m[1] == "vtep" else show_eos.vxlan_vni
-        text, data = show(self.dev.state(), self.dev.name)
-        return data if as_json else text
-
-    @command(r"show priority-flow-control counters", "exec config session")
-    async def _show_pfc(self, m: re.Match[str], as_json: bool) -> Output:
-        return show_eos.pfc_counters(self.dev.state(), self.dev.name, self.dev.clock.now())
-
-    @command(r"show ip interface", "exec config session")
-    async def _show_ip_interface(self, m: re.Match[str], as_json: bool) -> Output:
-        return show_eos.ip_interfaces(self.dev.running, self.dev.state(), self.dev.name)
-
-    @command(r"show ipv6 interface", "exec config session")
-    async def _show_ipv6_interface(self, m: re.Match[str], as_json: bool) -> Output:
-        raise CliError("% No IPv6 configured interfaces", eapi="No IPv6 configured interfaces")
+    @command(r"show active", "config session")
+    async def _show_active(self, m: re.Match[str], as_json: bool) -> Output:
+        """The running config of the block the session stands in (EOS `show active`)."""
+        assert self.editor is not None
+        if self.editor.depth == 0:
+            return self.dev.render(self.editor.root)
+        return _block_text(self.editor.stack[1].node)
 
     @command(r"show startup-config", "exec config session")
     async def _show_start(self, m: re.Match[str], as_json: bool) -> Output:
         return self.dev.startup
-
-    @command(r"show version", "exec config session")
-    async def _show_version(self, m: re.Match[str], as_json: bool) -> Output:
-        data: dict[str, Any] = {
-            "modelName": f"DCS-{self.dev.spec.model}",
-            "internalVersion": f"{EOS_VERSION}-lab",
-            "version": EOS_VERSION,
-            "serialNumber": self.dev.serial(),
-            "systemMacAddress": "00:1c:73:00:00:01",
-            "hardwareRevision": "11.00",
-            "architecture": "x86_64",
-            "isIntlVersion": False,
-            "memTotal": 32000000,
-            "memFree": 16000000,
-            "uptime": self.dev.uptime(),
-            "bootupTimestamp": time.time() - self.dev.uptime(),
-            "hostname": self.hostname(),
-        }
-        if as_json:
-            return data
-        return (
-            f"Arista {data['modelName']}\nHardware version: 11.00\n"
-            f"Serial number: {data['serialNumber']}\nSoftware image version: {EOS_VERSION}\n"
-            f"Architecture: x86_64\nUptime: {int(data['uptime'])} seconds"
-        )
 
     @command(r"show clock", "exec config session")
     async def _show_clock(self, m: re.Match[str], as_json: bool) -> Output:
@@ -377,6 +305,19 @@ def _with_defaults(running: Node) -> Node:
         elif text.startswith("vlan ") and not any(k.startswith("state ") for k in node.children):
             node.children["state active"] = Node("state active")
     return tree
+
+
+def _block_text(node: Node) -> str:
+    """One top-level block as `show running-config` prints it."""
+    out = [node.text]
+
+    def walk(n: Node, depth: int) -> None:
+        for child in n.children.values():
+            out.append("   " * depth + child.text)
+            walk(child, depth + 1)
+
+    walk(node, 1)
+    return "\n".join(out)
 
 
 def _sanitized(text: str) -> str:

@@ -41,15 +41,25 @@ async def run_cmds(
             out = await cli.execute(cmd, as_json=fmt == "json")
         except Logout:
             out = {} if fmt == "json" else ""
-        except CliError as exc:
-            what = "invalid command" if exc.code == 1002 else "could not run command"
+        except (Disconnect, asyncio.CancelledError):
+            raise
+        except Exception as exc:  # a command error, never a dropped connection
+            code, message = (
+                (exc.code, exc.eapi) if isinstance(exc, CliError) else (1000, f"internal error: {exc}")
+            )
+            what = {1002: "invalid command", 1003: "could not be converted"}.get(
+                code, "could not run command"
+            )
             error = {
-                "code": exc.code,
+                "code": code,
                 "message": f"CLI command {i + 1} of {len(cmds)} '{cmd}' failed: {what}",
-                "data": [*results, {"errors": [exc.eapi]}],
+                "data": [*results, {"errors": [message]}],
             }
             return {"jsonrpc": "2.0", "id": rid, "error": error}
-        results.append(out if fmt == "json" else {"output": out + "\n" if out else ""})
+        if fmt == "text":
+            text = out if isinstance(out, str) else json.dumps(out, indent=2)
+            out = {"output": text + "\n" if text else ""}
+        results.append(out)
     return {"jsonrpc": "2.0", "id": rid, "result": results}
 
 
@@ -64,12 +74,17 @@ def _authorized(header: str | None, creds: Credentials) -> bool:
     return hmac.compare_digest(user, want_user) and hmac.compare_digest(password, want_password)
 
 
-def _response(status: str, body: bytes, ctype: str = "application/json") -> bytes:
-    head = (
-        f"HTTP/1.1 {status}\r\nContent-Type: {ctype}\r\nContent-Length: {len(body)}\r\n"
-        "Connection: keep-alive\r\n\r\n"
-    )
-    return head.encode() + body
+def _response(
+    status: str,
+    body: bytes,
+    ctype: str = "application/json",
+    extra: dict[str, str] | None = None,
+    head: bool = False,
+) -> bytes:
+    """An HTTP/1.1 response (`head`: the headers of the response, without its body)."""
+    fields = {"Server": "nginx", "Content-Type": ctype, "Content-Length": str(len(body)), **(extra or {})}
+    lines = "".join(f"{k}: {v}\r\n" for k, v in fields.items())
+    return f"HTTP/1.1 {status}\r\n{lines}Connection: keep-alive\r\n\r\n".encode() + (b"" if head else body)
 
 
 async def serve_connection(
@@ -90,10 +105,18 @@ async def serve_connection(
                 key, _, value = raw.decode("latin-1").partition(":")
                 headers[key.strip().lower()] = value.strip()
             body = await reader.readexactly(int(headers.get("content-length", "0")))
-            if method != "POST" or path.rstrip("/") != "/command-api":
+            endpoint = path.split("?")[0].rstrip("/") == "/command-api"
+            authorized = not dev.faults.auth_failure and _authorized(headers.get("authorization"), creds)
+            if method in ("GET", "HEAD") and path in ("/", ""):
+                writer.write(
+                    _response("301 Moved Permanently", b"", "text/html", {"Location": "/explorer.html"})
+                )
+            elif not endpoint or method not in ("GET", "HEAD", "POST"):
                 writer.write(_response("404 Not Found", b"not found", "text/plain"))
-            elif dev.faults.auth_failure or not _authorized(headers.get("authorization"), creds):
+            elif not authorized:
                 writer.write(_response("401 Unauthorized", b"Unable to authenticate user"))
+            elif method in ("GET", "HEAD"):  # the probe ANTA and load balancers send: the API is up
+                writer.write(_response("200 OK", b"", "application/json", head=method == "HEAD"))
             else:
                 try:
                     payload = json.loads(body)
@@ -103,6 +126,8 @@ async def serve_connection(
                 writer.write(_response("200 OK", json.dumps(result).encode()))
             await writer.drain()
     except (Disconnect, ConnectionError, asyncio.IncompleteReadError, ValueError):
+        pass
+    except asyncio.CancelledError:  # the lab stops while a client keeps its connection open
         pass
     finally:
         writer.close()

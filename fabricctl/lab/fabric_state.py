@@ -146,6 +146,8 @@ class FabricState:
         self.links_down = links_down
         self._bgp_down = bgp_down
         self._storms = storms or {}  # device -> port -> lab time its storm began
+        #: What other modules derive from this state once (routes, hosts), by name.
+        self.derived: dict[str, object] = {}
         self._owners = {  # address -> (switch, port) that holds it
             a.ip: (name, port.name)
             for name, facts in facts.items()

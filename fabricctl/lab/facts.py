@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from ipaddress import IPv4Address, IPv4Interface
+from ipaddress import IPv4Address, IPv4Interface, IPv4Network
 
 from fabricctl.lab.config_tree import Node
 
@@ -24,6 +24,10 @@ class PortFacts:
     routed: bool = False
     pfc: bool = False  # priority-based flow control enabled on the port
     no_drop: tuple[int, ...] = ()  # the 802.1p priorities PFC keeps lossless
+    segment: tuple[str, str] | None = (
+        None  # the L2 segment a bridged port sits in: ("vlan", "112") / ("vsi", name)
+    )
+    mtu: int | None = None  # the configured `mtu` (None: the NOS default)
     #: Gb/s a front-panel port (or breakout lane) runs at; 0 for a port split by a breakout
     #: (its lanes are the interfaces that run); None for a logical interface.
     speed: int | None = None
@@ -40,6 +44,8 @@ class PeerFacts:
 @dataclass
 class DeviceFacts:
     hostname: str
+    platform: str = ""  # eos | comware
+    model: str = ""  # what a neighbor learns from LLDP's system description
     ports: dict[str, PortFacts] = field(default_factory=dict)
     asn: int | None = None
     router_id: IPv4Address | None = None
@@ -49,6 +55,15 @@ class DeviceFacts:
     #: EVPN route targets per VNI owner (("vlan", "112"), ("vrf", "tnt-a"), ("vsi", "tnt-a-seg")):
     #: (import, export). Routes from another VTEP are installed only where these match.
     route_targets: dict[tuple[str, str], tuple[set[str], set[str]]] = field(default_factory=dict)
+    networks: list[IPv4Network] = field(default_factory=list)  # what BGP originates in the default VRF
+    redistributed: set[str] = field(default_factory=set)  # VRFs whose connected routes BGP advertises
+    static: list[tuple[str, IPv4Network, IPv4Address]] = field(
+        default_factory=list
+    )  # (vrf, prefix, next hop)
+    max_paths: int = 1  # ECMP paths BGP installs (EOS maximum-paths, Comware balance)
+    rds: dict[str, str] = field(default_factory=dict)  # VRF -> route distinguisher
+    gateways: dict[tuple[str, str], str] = field(default_factory=dict)  # segment -> its gateway interface
+    segment_names: dict[tuple[str, str], str] = field(default_factory=dict)  # segment -> its name
     _owned: dict[IPv4Address, str] | None = field(
         default=None, repr=False, compare=False
     )  # VNI -> ("vlan" | "vrf" | "vsi", its id)
@@ -75,8 +90,16 @@ def _ip(text: str) -> IPv4Address | None:
         return None
 
 
-def read_facts(platform: str, name: str, running: Node) -> DeviceFacts:
-    return _read_comware(name, running) if platform == "comware" else _read_eos(name, running)
+def _static(facts: DeviceFacts, vrf: str, prefix: str, next_hop: str) -> None:
+    hop = _ip(next_hop)
+    if hop is not None:
+        facts.static.append((vrf, IPv4Network(prefix, strict=False), hop))
+
+
+def read_facts(platform: str, name: str, running: Node, model: str = "") -> DeviceFacts:
+    facts = _read_comware(name, running) if platform == "comware" else _read_eos(name, running)
+    facts.platform, facts.model = platform, model
+    return facts
 
 
 def _read_eos(name: str, running: Node) -> DeviceFacts:
@@ -108,6 +131,10 @@ def _read_eos(name: str, running: Node) -> DeviceFacts:
                     port.addresses.append(IPv4Interface(w[3]))
                 elif w[0] == "vrf" and len(w) == 2:
                     port.vrf = w[1]
+                elif w[:3] == ["switchport", "access", "vlan"] and len(w) == 4:
+                    port.segment = ("vlan", w[3])
+                elif w[0] == "mtu" and len(w) == 2 and w[1].isdigit():
+                    port.mtu = int(w[1])
                 elif w[0] == "service-profile" and len(w) == 2:
                     service_profiles[port.name] = w[1]
                 elif w[:2] == ["vxlan", "source-interface"] and len(w) == 3:
@@ -116,13 +143,27 @@ def _read_eos(name: str, running: Node) -> DeviceFacts:
                     facts.vnis[int(w[4])] = (w[1], w[2])
                 else:
                     _eos_pfc(port, w)
+            if port.name.startswith("Ethernet") and not port.routed and port.segment is None:
+                port.segment = ("vlan", "1")
+            if port.name.startswith("Vlan"):
+                facts.gateways[("vlan", port.name[4:])] = port.name
             facts.ports[port.name] = port
+        elif words[0] == "vlan" and len(words) == 2:
+            facts.segment_names[("vlan", words[1])] = next(
+                (" ".join(w[1:]) for w in _words(node) if w[0] == "name"), f"VLAN{int(words[1]):04d}"
+            )
+        elif words[:2] == ["ip", "route"] and len(words) == 4:
+            _static(facts, "default", words[2], words[3])
         elif words[:2] == ["router", "bgp"] and len(words) == 3:
             facts.asn = int(words[2])
             for child, sub in node.children.items():
                 w = child.split()
                 if w[0] == "router-id":
                     facts.router_id = _ip(w[1])
+                elif w[0] == "maximum-paths" and len(w) >= 2:
+                    facts.max_paths = int(w[1])
+                elif w[0] == "network" and len(w) == 2:
+                    facts.networks.append(IPv4Network(w[1], strict=False))
                 elif w[0] == "neighbor" and len(w) >= 3:
                     ip = _ip(w[1])
                     if ip is None:
@@ -139,9 +180,15 @@ def _read_eos(name: str, running: Node) -> DeviceFacts:
                     for aw in _words(sub):
                         if family and aw[0] == "neighbor" and aw[-1] == "activate":
                             group_families.setdefault(aw[1], set()).add(family)
+                        elif family == "ipv4" and aw[0] == "network" and len(aw) == 2:
+                            facts.networks.append(IPv4Network(aw[1], strict=False))
                 elif w[0] in ("vlan", "vrf") and len(w) == 2:
                     imports, exports = facts.route_targets.setdefault((w[0], w[1]), (set(), set()))
                     for rw in _words(sub):
+                        if w[0] == "vrf" and rw == ["redistribute", "connected"]:
+                            facts.redistributed.add(w[1])
+                        elif rw[0] == "rd" and len(rw) == 2 and w[0] == "vrf":
+                            facts.rds[w[1]] = rw[1]
                         if rw[:2] == ["route-target", "both"] and len(rw) == 3:
                             imports.add(rw[2])
                             exports.add(rw[2])
@@ -202,24 +249,37 @@ def _read_comware(name: str, running: Node) -> DeviceFacts:
                     port.addresses.append(IPv4Interface(f"{w[2]}/{w[3]}"))
                 elif w[:3] == ["ip", "binding", "vpn-instance"] and len(w) == 4:
                     port.vrf = w[3]
+                elif w[0] == "mtu" and len(w) == 2 and w[1].isdigit():
+                    port.mtu = int(w[1])
                 elif w == ["priority-flow-control", "enable"]:
                     port.pfc = True
                 elif w[:3] == ["priority-flow-control", "no-drop", "dot1p"] and len(w) == 4:
                     port.no_drop = tuple(int(p) for p in w[3].split(","))
                 elif w[0] == "l3-vni" and len(w) == 2:
                     facts.vnis[int(w[1])] = ("vrf", port.vrf)
+            for w in (c.text.split() for sub in node.children.values() for c in sub.children.values()):
+                if w[:2] == ["xconnect", "vsi"] and len(w) >= 3:  # service-instance N / xconnect vsi NAME
+                    port.segment = ("vsi", w[2])
             facts.ports[port.name] = port
         elif words[:3] == ["tunnel", "global", "source-address"] and len(words) == 4:
             facts.vtep = _ip(words[3])
+        elif words[:2] == ["ip", "route-static"] and len(words) == 5:
+            _static(facts, "default", f"{words[2]}/{words[3]}", words[4])
         elif words[0] == "vsi" and len(words) == 2:
+            facts.segment_names[("vsi", words[1])] = words[1]
             for child in node.children.values():
                 w = child.text.split()
-                if w[0] == "vxlan" and len(w) == 2:
+                if w[:2] == ["gateway", "vsi-interface"] and len(w) == 3:
+                    facts.gateways[("vsi", words[1])] = f"Vsi-interface{w[2]}"
+                elif w[0] == "vxlan" and len(w) == 2:
                     facts.vnis[int(w[1])] = ("vsi", words[1])
                 elif w[:3] == ["evpn", "encapsulation", "vxlan"]:
                     _comware_targets(facts, ("vsi", words[1]), child)
         elif words[:2] == ["ip", "vpn-instance"] and len(words) == 3:
             for child in node.children.values():
+                w = child.text.split()
+                if w[0] == "route-distinguisher" and len(w) == 2:
+                    facts.rds[words[2]] = w[1]
                 if child.text.split() == ["address-family", "evpn"]:
                     _comware_targets(facts, ("vrf", words[2]), child)
         elif words[0] == "bgp" and len(words) == 2:
@@ -239,4 +299,12 @@ def _read_comware(name: str, running: Node) -> DeviceFacts:
                     for aw in _words(sub):
                         if family and aw[0] == "peer" and aw[-1] == "enable" and (ip := _ip(aw[1])):
                             facts.peers.setdefault(ip, PeerFacts(ip, None)).families.add(family)
+                        elif family == "ipv4" and aw[0] == "network" and len(aw) == 3:
+                            facts.networks.append(IPv4Interface(f"{aw[1]}/{aw[2]}").network)
+                        elif family == "ipv4" and aw[0] == "balance" and len(aw) == 2:
+                            facts.max_paths = int(aw[1])
+                elif w[:2] == ["ip", "vpn-instance"] and len(w) == 3:
+                    for aw in (c.text.split() for af in sub.children.values() for c in af.children.values()):
+                        if aw == ["import-route", "direct"]:
+                            facts.redistributed.add(w[2])
     return facts

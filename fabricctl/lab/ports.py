@@ -32,11 +32,6 @@ _VIEWS = {
 }
 
 
-#: Bits per second EOS reports for a port, by name prefix (a 400G port; 200G lanes are Ethernet too).
-_BANDWIDTH = {"Ethernet": 400_000_000_000, "Loopback": 0, "Vlan": 0, "Vxlan": 0, "Management": 1_000_000_000}
-EOS_L2_MTU = 9214  # what `show interfaces` reports as the MTU of a switched EOS port
-
-
 @dataclass(frozen=True)
 class PortState:
     name: str
@@ -101,33 +96,6 @@ def port_state(
     )
 
 
-def show_interfaces_eos(state: PortState) -> tuple[str, dict[str, object]]:
-    """`show interfaces <name>`: the text EOS prints and the eAPI JSON fields (interfaces.<name>)."""
-    status = ("up" if state.oper_up else "down") if state.admin_up else "administratively down"
-    lines = [f"{state.name} is {status}, line protocol is {'up' if state.oper_up else 'down'}"]
-    if state.description:
-        lines.append(f"  Description: {state.description}")
-    if state.ipv4:
-        lines.append(f"  Internet address is {state.ipv4}")
-    if state.ip_mtu is not None:
-        lines.append(f"  IP MTU {state.ip_mtu} bytes")
-    data: dict[str, object] = {
-        "name": state.name,
-        "description": state.description or "",
-        "interfaceStatus": eos_status(state),
-        "lineProtocolStatus": "up" if state.oper_up else "down",
-        "hardware": "ethernet"
-        if state.name.startswith("Ethernet")
-        else state.name.rstrip("0123456789/").lower(),
-        "bandwidth": _BANDWIDTH.get(state.name.rstrip("0123456789/"), 0),
-        "physicalAddress": "00:1c:73:00:00:01",
-        "lastStatusChangeTimestamp": 0.0,
-        "forwardingModel": "routed" if state.routed else "bridged",
-    }
-    data["mtu"] = state.ip_mtu if state.ip_mtu is not None else EOS_L2_MTU
-    return "\n".join(lines), data
-
-
 def port_states(platform: str, running: Node, fabric: FabricState, device: str) -> list[PortState]:
     """Every interface of `running`, in config order, as the switch shows it."""
     out = []
@@ -137,13 +105,6 @@ def port_states(platform: str, running: Node, fabric: FabricState, device: str) 
             if state is not None:
                 out.append(state)
     return out
-
-
-def eos_status(state: PortState) -> str:
-    """`show interfaces status` wording: connected, notconnect or disabled."""
-    if not state.admin_up:
-        return "disabled"
-    return "connected" if state.oper_up else "notconnect"
 
 
 def chassis_digits(name: str) -> str:

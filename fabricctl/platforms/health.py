@@ -7,7 +7,7 @@ turns the rows ntc-templates parses out of them into one neutral `SwitchHealth`,
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -53,6 +53,17 @@ class HealthReader:
 def numbers(words: list[str]) -> list[int]:
     """The words of a table row that are counts."""
     return [int(w) for w in words if w.isdigit()]
+
+
+def expand_name(name: str, short_names: Mapping[str, str]) -> str:
+    """`name` in full when it starts with one of the NOS's abbreviations followed by the port
+    number (`XGE1/0/1` -> `Ten-GigabitEthernet1/0/1`, `Et1` -> `Ethernet1`); others unchanged.
+    The longest abbreviation wins (`400GE` before `GE`); a full name is never touched."""
+    for short in sorted(short_names, key=len, reverse=True):
+        rest = name[len(short) :]
+        if name.startswith(short) and rest[:1].isdigit():
+            return short_names[short] + rest
+    return name
 
 
 def session_state(state: str) -> str:

@@ -145,10 +145,11 @@ def test_ntc_templates_parse_comware_state(comware_applied: LabRoot) -> None:
     # (the template reads only ASN:nn route distinguishers; these are IP:nn, so `rd` stays empty)
     assert isinstance(vrfs, list) and vrfs and all(r["name"].startswith("tnt-") for r in vrfs), vrfs
     assert isinstance(vlans, list) and [r["vlan_id"] for r in vlans] == ["1"], vlans
-    assert pfc.splitlines()[2].split()[:5] == ["FourHundredGigE1/0/1", "Enabled", "Enabled", "3", "3"], pfc
+    # Tables name ports as an S9825 prints them: abbreviated.
+    assert pfc.splitlines()[2].split()[:5] == ["400GE1/0/1", "Enabled", "Enabled", "3", "3"], pfc
     ports = {r["interface"]: r for r in brief}
-    assert ports["FourHundredGigE1/0/1"]["link"] == "UP" and ports["FourHundredGigE1/0/15"]["link"] == "ADM"
-    assert {r["local_interface"] for r in lldp} >= {"FourHundredGigE1/0/1", "FourHundredGigE1/0/2"}
+    assert ports["400GE1/0/1"]["link"] == "UP" and ports["400GE1/0/15"]["link"] == "ADM"
+    assert {r["local_interface"] for r in lldp} >= {"400GE1/0/1", "400GE1/0/2"}
     states = {r["peer"]: r["state"] for r in bgp}
     assert states["10.64.8.0"] == "Idle" and states["10.64.8.2"] == "Established", states
 

@@ -10,6 +10,7 @@ from fabricctl.platforms.health import (
     PauseSeen,
     Probe,
     SwitchHealth,
+    expand_name,
     numbers,
     session_state,
 )
@@ -17,6 +18,40 @@ from fabricctl.platforms.health import (
 BRIEF, LLDP = "display interface brief", "display lldp neighbor-information list"
 BGP, EVPN = "display bgp peer ipv4", "display bgp peer l2vpn evpn"
 VRF, PFC = "display ip vpn-instance", "display priority-flow-control interface"
+#: The abbreviations Comware prints in `display interface brief`, `display lldp
+#: neighbor-information list` and the other tables, and the names they stand for. Seen in real
+#: captures (ntc-templates' hp_comware test fixtures): GE, XGE, FGE, BAGG, RAGG, Loop, InLoop,
+#: NULL, REG, Vlan, M-GE. The speed-named forms of newer releases (25GE/40GE/100GE/200GE/400GE)
+#: and WGE/HGE: public S9825/S98xx operator data (the Cluster_2000_A100 trace of H3C S9825
+#: leaves prints `400GE1/0/8` for FourHundredGigE1/0/8); Vsi and Tun follow the same scheme.
+SHORT_NAMES = {
+    "GE": "GigabitEthernet",
+    "XGE": "Ten-GigabitEthernet",
+    "WGE": "Twenty-FiveGigE",
+    "25GE": "Twenty-FiveGigE",
+    "FGE": "FortyGigE",
+    "40GE": "FortyGigE",
+    "HGE": "HundredGigE",
+    "100GE": "HundredGigE",
+    "200GE": "TwoHundredGigE",
+    "400GE": "FourHundredGigE",
+    "M-GE": "M-GigabitEthernet",
+    "MGE": "M-GigabitEthernet",
+    "BAGG": "Bridge-Aggregation",
+    "RAGG": "Route-Aggregation",
+    "Loop": "LoopBack",
+    "InLoop": "InLoopBack",
+    "Vlan": "Vlan-interface",
+    "Vsi": "Vsi-interface",
+    "Tun": "Tunnel",
+    "REG": "Register-Tunnel",
+}
+
+
+def long_name(port: str) -> str:
+    return expand_name(port, SHORT_NAMES)
+
+
 #: ntc-templates indexes only `display bgp peer ipv4`; the EVPN table has the same layout.
 _BGP_TEMPLATE = "hp_comware_display_bgp_peer_ipv4.textfsm"
 
@@ -31,8 +66,9 @@ def pauses(text: str) -> dict[str, PauseSeen]:
             continue
         counts = numbers(words[-4:])
         if len(counts) == 4:
-            old = out.get(words[0], PauseSeen(0, 0, 0, 0))
-            out[words[0]] = PauseSeen(
+            port = long_name(words[0])
+            old = out.get(port, PauseSeen(0, 0, 0, 0))
+            out[port] = PauseSeen(
                 max(old.received, counts[0]),
                 max(old.sent, counts[1]),
                 max(old.received_pps or 0, counts[2]),
@@ -44,9 +80,12 @@ def pauses(text: str) -> dict[str, PauseSeen]:
 def parse(rows: dict[str, Any]) -> SwitchHealth:
     health = SwitchHealth()
     for r in rows.get(BRIEF, []):
-        health.ports[r["interface"]] = (r["link"] != "ADM", r["link"] == "UP")
+        health.ports[long_name(r["interface"])] = (r["link"] != "ADM", r["link"] == "UP")
     for r in rows.get(LLDP, []):
-        health.lldp[r["local_interface"]] = (r["neighbor_name"], r["neighbor_interface"])
+        health.lldp[long_name(r["local_interface"])] = (
+            r["neighbor_name"],
+            long_name(r["neighbor_interface"]),
+        )
     for command in (BGP, EVPN):
         for r in rows.get(command, []):
             health.bgp[r["peer"]] = session_state(r["state"])

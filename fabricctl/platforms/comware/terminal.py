@@ -70,12 +70,15 @@ def marked_run(running: str) -> str | None:
 
 
 def unmarked(running: str) -> str:
-    """`running` without the mark: what it will be once the commit is through."""
+    """`running` without the mark: what it will be once the commit is through (as the switch
+    lists it then, the mark's `#` separator gone with it)."""
     out: list[str] = []
     inside = False
     for line in running.splitlines():
         if line == MARK:
             inside = True
+            if out and out[-1] == "#":  # the block's own separator goes with it
+                out.pop()
             continue
         if inside and line.startswith(" ") and not line.startswith(" #"):
             continue

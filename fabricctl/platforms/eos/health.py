@@ -5,7 +5,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from fabricctl.platforms.health import HealthReader, PauseSeen, Probe, SwitchHealth, numbers, session_state
+from fabricctl.platforms.health import (
+    HealthReader,
+    PauseSeen,
+    Probe,
+    SwitchHealth,
+    expand_name,
+    numbers,
+    session_state,
+)
 
 STATUS, LLDP, BGP, EVPN = (
     "show interfaces status",
@@ -15,15 +23,29 @@ STATUS, LLDP, BGP, EVPN = (
 )
 VNI, VTEP = "show vxlan vni", "show vxlan vtep"  # JSON, the shapes ANTA's VerifyVxlan* tests read
 PFC = "show priority-flow-control counters"
-#: `show interfaces status` and `show lldp neighbors` print short port names.
-_SHORT = (("Et", "Ethernet"), ("Ma", "Management"), ("Lo", "Loopback"), ("Vl", "Vlan"), ("Vx", "Vxlan"))
+#: `show interfaces status`, `show lldp neighbors` and the other tables print short port names
+#: (ntc-templates' arista_eos captures: Et, Ma, Po, Lo, Vl, Vx).
+SHORT_NAMES = {
+    "Et": "Ethernet",
+    "Ma": "Management",
+    "Po": "Port-Channel",
+    "Lo": "Loopback",
+    "Vl": "Vlan",
+    "Vx": "Vxlan",
+}
 
 
 def long_name(port: str) -> str:
-    for short, full in _SHORT:
-        if port.startswith(short) and not port.startswith(full) and port[len(short) :][:1].isdigit():
-            return full + port[len(short) :]
-    return port
+    return expand_name(port, SHORT_NAMES)
+
+
+def _bgp_state(row: dict[str, str]) -> str:
+    """The session state of a summary row. EOS releases that print one `State/PfxRcd` column
+    show the prefix count there once the session is Established (ntc-templates' capture
+    arista_eos_show_ip_bgp_summary.raw), so a bare number means Established."""
+    if not row["state"] and row.get("state_pfxrcd", "").isdigit():
+        return "Established"
+    return session_state(row["state"])
 
 
 def pauses(text: str) -> dict[str, PauseSeen]:
@@ -47,7 +69,7 @@ def parse(rows: dict[str, Any]) -> SwitchHealth:
         )
     for command in (BGP, EVPN):
         for r in rows.get(command, []):
-            health.bgp[r["bgp_neigh"]] = session_state(r["state"])
+            health.bgp[r["bgp_neigh"]] = _bgp_state(r)
     vxlan = rows.get(VNI, {}).get("vxlanIntfs", {}).get("Vxlan1")
     if vxlan is not None:
         health.vnis = {int(v) for v in (*vxlan.get("vniBindings", {}), *vxlan.get("vniBindingsToVrf", {}))}

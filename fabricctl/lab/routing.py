@@ -1,0 +1,269 @@
+"""Routes, ARP and MAC tables of the lab fabric, derived from the switches' own configs.
+
+What each switch would hold once its protocols have converged, from the same inputs as its
+links and sessions (fabric_state.py) and nothing of fabricctl's intent:
+
+- **connected**: the subnet of every up interface with an address, in the interface's VRF;
+- **static**: `ip route` / `ip route-static` whose next hop is on a connected subnet;
+- **BGP, default VRF**: what each switch originates (`network`) travels over Established IPv4
+  sessions, eBGP style: a switch takes no path that carries its own AS, prefers the fewest AS
+  hops and installs up to `maximum-paths` / `balance` equal paths (ECMP next hops);
+- **EVPN type 5, tenant VRFs**: the connected subnets of a VRF that redistributes them reach every
+  VTEP that hears the exporting VTEP over Established EVPN sessions and whose VRF imports one of
+  its route targets; the next hop is the remote VTEP, one path per VTEP that advertises it;
+- **hosts**: a GPU NIC cabled to an up port answers ARP: on a routed port at the other address of
+  the port's subnet, on a bridged port at the address its segment's gateway subnet gives it (the
+  NICs of a segment numbered from the gateway up, in server order); its MAC is stable per NIC.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+from ipaddress import IPv4Address, IPv4Network
+
+from fabricctl.lab.fabric_state import FabricState, _components, _graph
+
+
+@dataclass(frozen=True)
+class Hop:
+    """One next hop: the neighbor's address (None for a connected route) and the way out."""
+
+    address: IPv4Address | None
+    interface: str  # the egress port, or "" for a route through a VXLAN tunnel
+    vtep: IPv4Address | None = None  # a route learned over EVPN: the VTEP behind the tunnel
+
+
+@dataclass(frozen=True)
+class Route:
+    prefix: IPv4Network
+    kind: str  # connected | static | ebgp | evpn
+    hops: tuple[Hop, ...]
+    as_path: tuple[int, ...] = ()  # BGP: the ASes the route crossed, nearest first
+
+
+@dataclass(frozen=True)
+class Host:
+    """A GPU NIC as a leaf sees it."""
+
+    vrf: str
+    address: IPv4Address | None  # None: the segment has no gateway subnet to number it from
+    mac: str  # aa:bb:cc:dd:ee:ff
+    port: str  # the leaf port it is cabled to
+    segment: tuple[str, str] | None  # its L2 segment when the port is bridged
+    gateway: str | None  # the routed interface its ARP entry sits on (the port, or the segment's SVI)
+
+
+def nic_mac(server: str, nic: str) -> str:
+    """A stable, locally administered MAC per GPU NIC (the lab invents NIC addresses)."""
+    digest = hashlib.sha256(f"{server}/{nic}".encode()).hexdigest()
+    return "02:" + ":".join(digest[i : i + 2] for i in range(0, 10, 2))
+
+
+def routing(state: FabricState) -> Routing:
+    """The routes and hosts of `state` (derived once per state, on first use)."""
+    found = state.derived.get("routing")
+    if not isinstance(found, Routing):
+        found = state.derived["routing"] = Routing(state)
+    return found
+
+
+class Routing:
+    """Routes and hosts of every switch of one FabricState."""
+
+    def __init__(self, state: FabricState) -> None:
+        self.state = state
+        self._ribs: dict[str, dict[str, dict[IPv4Network, Route]]] | None = None
+        self._hosts: dict[str, list[Host]] | None = None
+
+    # --- routes ---------------------------------------------------------------------------
+    def routes(self, device: str) -> dict[str, dict[IPv4Network, Route]]:
+        """VRF -> prefix -> the route the switch installs (default VRF first, then by name)."""
+        if self._ribs is None:
+            self._ribs = self._derive()
+        return self._ribs.get(device, {})
+
+    def _derive(self) -> dict[str, dict[str, dict[IPv4Network, Route]]]:
+        st = self.state
+        ribs: dict[str, dict[str, dict[IPv4Network, Route]]] = {}
+        for name, facts in st.facts.items():
+            rib = ribs.setdefault(name, {"default": {}})
+            for vrf in sorted({p.vrf for p in facts.ports.values()} | set(facts.rds)):
+                rib.setdefault(vrf, {})
+            for port in facts.ports.values():
+                if not st.oper_up(name, port.name):
+                    continue
+                for addr in port.addresses:
+                    rib.setdefault(port.vrf, {}).setdefault(
+                        addr.network, Route(addr.network, "connected", (Hop(None, port.name),))
+                    )
+            for vrf, prefix, hop in facts.static:
+                via = next((r for r in rib.get(vrf, {}).values() if hop in r.prefix), None)
+                if via is not None and via.kind == "connected":
+                    rib[vrf].setdefault(prefix, Route(prefix, "static", (Hop(hop, via.hops[0].interface),)))
+        self._underlay(ribs)
+        self._overlay(ribs)
+        return ribs
+
+    def _underlay(self, ribs: dict[str, dict[str, dict[IPv4Network, Route]]]) -> None:
+        """eBGP over the Established IPv4 sessions, one origin at a time."""
+        st = self.state
+        hops_to: dict[tuple[str, str], list[Hop]] = {}  # (switch, neighbor) -> its hops to the neighbor
+        for name, sessions in st.sessions.items():
+            for s in sessions.values():
+                owner = st._owner(s.peer)
+                if s.state != "Established" or "ipv4" not in s.families or owner is None:
+                    continue
+                here = st.far_end(*owner)  # a direct session runs over the cable to the peer's port
+                if here is not None and here[0] == name:
+                    hops_to.setdefault((name, owner[0]), []).append(Hop(s.peer, here[1]))
+        neighbors: dict[str, list[str]] = {}
+        for here, there in hops_to:
+            neighbors.setdefault(there, []).append(here)  # `here` hears what `there` advertises
+        ecmp: dict[tuple[str, ...], tuple[Hop, ...]] = {}
+        for origin, facts in st.facts.items():
+            connected = ribs[origin]["default"]
+            # BGP originates only what the switch has a route to; its prefixes share their paths.
+            prefixes = [p for p in facts.networks if p in connected]
+            if not prefixes:
+                continue
+            paths: dict[str, tuple[int, ...]] = {origin: ()}
+            frontier = [origin]
+            while frontier:
+                found: dict[str, list[str]] = {}  # switch -> the neighbors it takes a best path from
+                taken: dict[str, tuple[int, ...]] = {}  # switch -> the AS path it takes
+                for here in frontier:
+                    here_path = (st.facts[here].asn or 0, *paths[here])
+                    for there in neighbors.get(here, []):
+                        if there not in paths and st.facts[there].asn not in here_path:
+                            found.setdefault(there, []).append(here)
+                            taken.setdefault(there, here_path)
+                for there, heres in found.items():
+                    key = (there, *heres)  # a leaf takes most prefixes from the same spines
+                    if key not in ecmp:
+                        ecmp[key] = tuple(h for here in heres for h in hops_to[(there, here)])[
+                            : st.facts[there].max_paths
+                        ]
+                    paths[there] = taken[there]
+                    for prefix in prefixes:
+                        ribs[there]["default"].setdefault(
+                            prefix, Route(prefix, "ebgp", ecmp[key], paths[there])
+                        )
+                frontier = list(found)
+
+    def _overlay(self, ribs: dict[str, dict[str, dict[IPv4Network, Route]]]) -> None:
+        """EVPN type-5 routes of the tenant VRFs."""
+        st = self.state
+        reach = _components(_graph(st.sessions, st._owners, "evpn"))
+        asn_of = {f.vtep: f.asn for f in st.facts.values() if f.vtep is not None}
+        #: What each VTEP advertises: (its component, VTEP, export RTs, connected prefixes) per VRF.
+        exported = [
+            (
+                reach.get(other, other),
+                theirs.vtep,
+                theirs.route_targets.get(("vrf", vrf), (set(), set()))[1],
+                [p for p, r in ribs[other].get(vrf, {}).items() if r.kind == "connected"],
+            )
+            for other, theirs in st.facts.items()
+            if theirs.vtep is not None
+            for vrf in theirs.redistributed
+        ]
+        for name, facts in st.facts.items():
+            if facts.vtep is None:
+                continue
+            via = next((s.remote_as for s in st.sessions[name].values() if "evpn" in s.families), None)
+            paths: dict[tuple[IPv4Address, ...], tuple[tuple[Hop, ...], tuple[int, ...]]] = {}
+            for vrf in {owner[1] for owner in facts.vnis.values() if owner[0] == "vrf"}:
+                imports = facts.route_targets.get(("vrf", vrf), (set(), set()))[0]
+                learned: dict[IPv4Network, list[IPv4Address]] = {}
+                for component, vtep, exports, prefixes in exported:
+                    if vtep != facts.vtep and component == reach.get(name, name) and imports & exports:
+                        for prefix in prefixes:
+                            learned.setdefault(prefix, []).append(vtep)
+                table = ribs[name].setdefault(vrf, {})
+                for prefix, vteps in learned.items():
+                    key = tuple(vteps)
+                    if key not in paths:  # most prefixes share their VTEPs: one hop tuple each
+                        hops = tuple(Hop(v, "", v) for v in sorted(set(vteps)))[: facts.max_paths]
+                        paths[key] = hops, tuple(a for a in (via, asn_of[hops[0].vtep]) if a is not None)
+                    hops, path = paths[key]
+                    if prefix not in table:
+                        table[prefix] = Route(prefix, "evpn", hops, path)
+
+    def lookup(self, device: str, vrf: str, address: IPv4Address) -> Route | None:
+        """The longest-prefix match for `address` in the switch's VRF."""
+        table = self.routes(device).get(vrf, {})
+        best = [r for p, r in table.items() if address in p]
+        return max(best, key=lambda r: r.prefix.prefixlen) if best else None
+
+    # --- hosts -----------------------------------------------------------------------------
+    def hosts(self, device: str) -> list[Host]:
+        """The GPU NICs behind the switch's up ports, in port order."""
+        if self._hosts is None:
+            self._hosts = self._derive_hosts()
+        return self._hosts.get(device, [])
+
+    def _nics(self) -> Iterator[tuple[str, str, str, str]]:
+        """(leaf, port, server, nic) of every cabled GPU NIC."""
+        st = self.state
+        for (dev, port), (server, nic) in st.cabling.peer.items():
+            if dev in st.facts and server not in st.facts:
+                yield dev, port, server, nic
+
+    def _derive_hosts(self) -> dict[str, list[Host]]:
+        st = self.state
+        by_segment: dict[tuple[str, str], list[tuple[str, str]]] = {}  # fabric-wide: segment -> NICs
+        for dev, port, server, nic in self._nics():
+            seg = st.facts[dev].ports[port].segment if port in st.facts[dev].ports else None
+            if seg is not None:
+                by_segment.setdefault(seg, []).append((server, nic))
+        out: dict[str, list[Host]] = {}
+        for dev, port, server, nic in sorted(self._nics()):
+            facts = st.facts[dev]
+            here = facts.ports.get(port)
+            if here is None or not st.link_up(dev, port):
+                continue
+            mac = nic_mac(server, nic)
+            if here.addresses:
+                net = here.addresses[0].network
+                mine = here.addresses[0].ip
+                address = next((a for a in (net.hosts() if net.prefixlen < 31 else net) if a != mine), None)
+                out.setdefault(dev, []).append(Host(here.vrf, address, mac, port, None, port))
+            elif here.segment is not None:
+                gateway = facts.gateways.get(here.segment)
+                svi = facts.ports.get(gateway or "")
+                address = None
+                if svi is not None and svi.addresses:
+                    index = sorted(by_segment[here.segment]).index((server, nic))
+                    candidates = [a for a in svi.addresses[0].network.hosts() if a != svi.addresses[0].ip]
+                    address = candidates[index] if index < len(candidates) else None
+                vrf = svi.vrf if svi is not None else "default"
+                out.setdefault(dev, []).append(Host(vrf, address, mac, port, here.segment, gateway))
+        for hosts in out.values():
+            hosts.sort(key=lambda h: _port_key(h.port))
+        return out
+
+    def remote_macs(self, device: str) -> list[tuple[tuple[str, str], str, IPv4Address]]:
+        """(segment, MAC, VTEP) of the NICs other VTEPs teach this one over EVPN type 2: the
+        bridged NICs of every segment this switch stretches (its VNI imports their route target)."""
+        st = self.state
+        facts = st.facts[device]
+        remote = st.remote_vteps(device)
+        by_vtep = {f.vtep: name for name, f in st.facts.items() if f.vtep is not None}
+        out = []
+        for vni, (kind, key) in sorted(facts.vnis.items()):
+            if kind == "vrf":
+                continue
+            for vtep in sorted(remote.get(vni, set())):
+                other = by_vtep[vtep]
+                their = {k: v for v, k in st.facts[other].vnis.items()}
+                for host in self.hosts(other):
+                    if host.segment is not None and their.get(host.segment) == vni:
+                        out.append(((kind, key), host.mac, vtep))
+        return out
+
+
+def _port_key(name: str) -> tuple[object, ...]:
+    return tuple(int(p) if p.isdigit() else p for p in re.split(r"(\d+)", name))

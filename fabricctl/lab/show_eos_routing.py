@@ -1,0 +1,953 @@
+"""EOS `show` commands about routing, BGP, L2 tables, VRFs and VXLAN, from the lab's derived state
+(fabric_state.py: sessions; routing.py: routes and hosts). Text and eAPI JSON, as show_eos.py.
+"""
+
+from __future__ import annotations
+
+import re
+from ipaddress import IPv4Address, IPv4Network
+from typing import Any
+
+from fabricctl.lab.dialect import CliError
+from fabricctl.lab.fabric_state import Session
+from fabricctl.lab.names import short
+from fabricctl.lab.routing import Route
+from fabricctl.lab.show_eos import interface_json, status
+from fabricctl.lab.view import Shown, View, dotted_mac, duration, registry
+
+#: EOS's administrative distances (`distance bgp` defaults to 200 for every kind of BGP route).
+_DISTANCE = {"static": 1, "ebgp": 200, "evpn": 200}
+_CODE = {"connected": "C", "static": "S", "ebgp": "B E", "evpn": "B E"}
+_ROUTE_TYPE = {"connected": "connected", "static": "static", "ebgp": "eBGP", "evpn": "eBGP"}
+SHOWS, show = registry()
+_UP = 600.0  # seconds an Established session has been up (the lab's sessions come up at once)
+
+
+# --- BGP --------------------------------------------------------------------------------------------
+
+
+def _sessions(view: View) -> list[Session]:
+    return sorted(view.state.sessions.get(view.name, {}).values(), key=lambda s: s.peer)
+
+
+def _prefixes(view: View, s: Session, family: str) -> tuple[int, int]:
+    """(received, sent) prefixes of an Established session in one address family."""
+    if s.state != "Established" or family not in s.families:
+        return 0, 0
+    if family == "ipv4":
+        routes = view.routing.routes(view.name).get("default", {}).values()
+        received = sum(1 for r in routes if any(h.address == s.peer for h in r.hops))
+        sent = sum(
+            1
+            for r in routes
+            if (r.kind == "ebgp" and (s.remote_as not in r.as_path))
+            or (r.kind == "connected" and r.prefix in view.facts.networks)
+        )
+        return received, sent - received if sent > received else sent
+    learned = sum(
+        1 for vrf in view.routing.routes(view.name).values() for r in vrf.values() if r.kind == "evpn"
+    )
+    learned += len(view.routing.remote_macs(view.name))
+    own = sum(
+        1
+        for vrf in view.facts.redistributed
+        for r in view.routing.routes(view.name).get(vrf, {}).values()
+        if r.kind == "connected"
+    )
+    return learned, own
+
+
+def _local_address(view: View, s: Session) -> str:
+    port = view.state._connected_port(view.name, s.peer)
+    if port is not None:
+        here = view.facts.ports[port].addresses[0]
+        return str(here.ip)
+    return str(view.facts.router_id or "0.0.0.0")
+
+
+def _bgp_vrfs(view: View) -> list[str]:
+    """The VRFs `router bgp` runs in: default, then each `vrf` under it."""
+    return ["default", *sorted(view.facts.rds)]
+
+
+_AFI_KEY = {"ipv4": "ipv4Unicast", "evpn": "l2VpnEvpn"}
+
+
+def _summary(view: View, vrfs: list[str], families: tuple[str, ...]) -> Shown:
+    facts = view.facts
+    rid = str(facts.router_id or "0.0.0.0")
+    texts, data = [], {}
+    for vrf in vrfs:
+        peers: dict[str, Any] = {}
+        rows = [
+            f"BGP summary information for VRF {vrf}",
+            f"Router identifier {rid}, local AS number {facts.asn or 0}",
+            "Neighbor Status Codes: m - Under maintenance",
+            "  Description              Neighbor         V AS           MsgRcvd   MsgSent  InQ OutQ  Up/Down State   PfxRcd PfxAcc",
+        ]
+        for s in _sessions(view) if vrf == "default" else []:
+            if not set(families) & s.families:
+                continue
+            up = s.state == "Established"
+            received = sum(_prefixes(view, s, f)[0] for f in families)
+            msgs = int(_UP // 60) + 3 if up else 0
+            desc = (s.description or "").replace(" ", "-")[:24]
+            rows.append(
+                f"  {desc:<24} {s.peer!s:<16} 4 {s.remote_as or 0:<12} {msgs:>9} {msgs:>9}"
+                f"    0    0 {duration(_UP) if up else '0:00:00':>8} {'Estab' if up else s.state:<7} {received:>6} {received:>6}"
+            )
+            entry: dict[str, Any] = {
+                "description": s.description,
+                "version": 4,
+                "msgReceived": msgs,
+                "msgSent": msgs,
+                "inMsgQueue": 0,
+                "outMsgQueue": 0,
+                "asn": str(s.remote_as or 0),
+                "peerAsn": str(s.remote_as or 0),
+                "prefixAccepted": received,
+                "prefixReceived": received,
+                "upDownTime": view.calendar - _UP,
+                "underMaintenance": False,
+                "peerState": "Established" if up else s.state,
+            }
+            for family in s.families:
+                got = _prefixes(view, s, family)[0]
+                entry[_AFI_KEY[family]] = {
+                    "afiSafiState": "negotiated" if up else "configured",
+                    "nlrisReceived": got,
+                    "nlrisAccepted": got,
+                }
+            peers[str(s.peer)] = entry
+        texts.append("\n".join(rows))
+        data[vrf] = {"routerId": rid, "asn": str(facts.asn or 0), "vrf": vrf, "peers": peers}
+    return "\n\n".join(texts), {"vrfs": data}
+
+
+def _vrf_arg(view: View, vrf: str | None) -> list[str]:
+    if vrf is None:
+        return ["default"]
+    if vrf == "all":
+        return _bgp_vrfs(view)
+    if vrf not in _bgp_vrfs(view):
+        raise CliError(f"% BGP is not configured for VRF {vrf}", eapi=f"BGP is not configured for VRF {vrf}")
+    return [vrf]
+
+
+@show(r"show (?:ip bgp|bgp ipv4 unicast) summary(?: vrf (?P<vrf>\S+))?")
+def ip_bgp_summary(view: View, m: re.Match[str]) -> Shown:
+    return _summary(view, _vrf_arg(view, m["vrf"]), ("ipv4",))
+
+
+@show(r"show bgp evpn summary(?: vrf (?P<vrf>\S+))?")
+def evpn_summary(view: View, m: re.Match[str]) -> Shown:
+    return _summary(view, _vrf_arg(view, m["vrf"]), ("evpn",))
+
+
+@show(r"show bgp summary(?: vrf (?P<vrf>\S+))?")
+def bgp_summary(view: View, m: re.Match[str]) -> Shown:
+    """Every address family (what ANTA's VerifyBGPPeerCount reads)."""
+    return _summary(view, _vrf_arg(view, m["vrf"]), ("ipv4", "evpn"))
+
+
+@show(r"show ipv6 bgp (?P<what>summary|peers)(?: vrf (?P<vrf>\S+))?")
+def ipv6_bgp(view: View, m: re.Match[str]) -> Shown:
+    """No IPv6 sessions in this fabric: the VRFs with no peers, as EOS prints them."""
+    vrfs = _vrf_arg(view, m["vrf"])
+    rid = str(view.facts.router_id or "0.0.0.0")
+    if m["what"] == "peers":
+        return "", {"vrfs": {v: {"peerList": []} for v in vrfs}}
+    text = "\n\n".join(
+        f"BGP summary information for VRF {v}\nRouter identifier {rid}, local AS number {view.facts.asn or 0}\n"
+        "Neighbor Status Codes: m - Under maintenance\n"
+        "  Neighbor         V AS           MsgRcvd   MsgSent  InQ OutQ  Up/Down State   PfxRcd PfxAcc"
+        for v in vrfs
+    )
+    data = {v: {"routerId": rid, "asn": str(view.facts.asn or 0), "vrf": v, "peers": {}} for v in vrfs}
+    return text, {"vrfs": data}
+
+
+def _neighbor(view: View, s: Session) -> tuple[str, dict[str, Any]]:
+    facts = view.facts
+    up = s.state == "Established"
+    v4 = _prefixes(view, s, "ipv4")
+    evpn = _prefixes(view, s, "evpn")
+    local = _local_address(view, s)
+    direct = view.state._connected_port(view.name, s.peer) is not None
+    msgs = int(_UP // 60) + 3 if up else 0
+    caps = {_AFI_KEY[f]: {"advertised": True, "received": up, "enabled": up} for f in sorted(s.families)}
+    entry: dict[str, Any] = {
+        "peerAddress": str(s.peer),
+        "localAsn": str(facts.asn or 0),
+        "asn": str(s.remote_as or 0),
+        "routerId": str(s.peer_router_id or "0.0.0.0"),
+        "localRouterId": str(facts.router_id or "0.0.0.0"),
+        "vrf": "default",
+        "state": s.state,
+        "description": s.description,
+        "prefixesReceived": v4[0],
+        "prefixesSent": v4[1],
+        "v6PrefixesReceived": 0,
+        "v6PrefixesSent": 0,
+        "establishedTime": _UP if up else 0,
+        "establishedTransitions": 1 if up else 0,
+        "holdTime": 180,
+        "keepaliveTime": 60,
+        "configuredHoldTime": 180,
+        "configuredKeepaliveTime": 60,
+        "ttl": 1 if direct else 3,
+        "maxTtlHops": 1 if direct else 3,
+        "updateSource": "" if direct else "Loopback0",
+        "localIp": local,
+        "peerTcpInfo": {
+            "state": "ESTABLISHED" if up else "CLOSED",
+            "inputQueueLength": 0,
+            "outputQueueLength": 0,
+        },
+        "neighborCapabilities": {
+            "multiprotocolCaps": caps,
+            "fourOctetAsnCap": {"advertised": True, "received": up, "enabled": up},
+        },
+        "peerGroupName": "",
+        "dropStats": {"inDropAsloop": 0, "inDropClusterIdLoop": 0, "inDropMalformedMpbgp": 0},
+        "statsSent": {
+            "opens": 1 if up else 0,
+            "updates": 2 if up else 0,
+            "keepalives": msgs,
+            "notifications": 0,
+        },
+        "statsReceived": {
+            "opens": 1 if up else 0,
+            "updates": 2 if up else 0,
+            "keepalives": msgs,
+            "notifications": 0,
+        },
+    }
+    if not up:
+        entry["idleReason"] = s.reason
+    families = {"ipv4": "IPv4 Unicast", "evpn": "L2VPN EVPN"}
+    lines = [
+        f"BGP neighbor is {s.peer}, remote AS {s.remote_as or 0}, external link",
+        *([f"  Description: {s.description}"] if s.description else []),
+        f"  BGP version 4, remote router ID {s.peer_router_id or '0.0.0.0'}, VRF default",
+        "  Negotiated BGP version 4",
+        "  Last read 00:00:06, last write 00:00:06",
+        "  Hold time is 180, keepalive interval is 60 seconds",
+        "  Configured hold time is 180, keepalive interval is 60 seconds",
+        "  Connect timer is inactive",
+        f"  BGP state is {s.state}, up for {duration(_UP)}" if up else f"  BGP state is {s.state}",
+        f"  Number of transitions to established: {1 if up else 0}",
+        "  Last state was OpenConfirm" if up else "  Last state was Connect",
+        "  Last event was RecvKeepAlive" if up else "  Last event was ConnectRetryTimerExpires",
+        *([f"  Last idle reason: {s.reason}"] if not up else []),
+        "  Neighbor Capabilities:",
+        *[
+            f"    Multiprotocol {families[f]}: advertised{' and received and negotiated' if up else ''}"
+            for f in sorted(s.families)
+        ],
+        "  Message statistics:",
+        "    InQ depth is 0",
+        "    OutQ depth is 0",
+        "                         Sent      Rcvd",
+        f"    Opens:             {1 if up else 0:>6}    {1 if up else 0:>6}",
+        f"    Updates:           {2 if up else 0:>6}    {2 if up else 0:>6}",
+        f"    Keepalives:        {msgs:>6}    {msgs:>6}",
+        f"    Total messages:    {msgs + 3 if up else 0:>6}    {msgs + 3 if up else 0:>6}",
+        "  Prefix statistics:",
+        "                         Sent      Rcvd",
+        f"    IPv4 Unicast:      {v4[1]:>6}    {v4[0]:>6}",
+        "    IPv6 Unicast:           0         0",
+        f"    L2VPN EVPN:        {evpn[1]:>6}    {evpn[0]:>6}",
+        f"Local AS is {facts.asn or 0}, local router ID {facts.router_id or '0.0.0.0'}",
+        f"TTL is {1 if direct else 3}",
+        f"Local TCP address is {local}, local port is 179",
+        f"Remote TCP address is {s.peer}, remote port is 49152",
+        "",
+    ]
+    return "\n".join(lines), entry
+
+
+@show(r"show (?:ip )?bgp neighbors(?: (?P<peer>\d+\.\d+\.\d+\.\d+))?(?: vrf (?P<vrf>\S+))?")
+def bgp_neighbors(view: View, m: re.Match[str]) -> Shown:
+    vrfs = _vrf_arg(view, m["vrf"])
+    texts, data = [], {v: {"peerList": []} for v in vrfs}
+    for s in _sessions(view) if "default" in vrfs else []:
+        if m["peer"] and str(s.peer) != m["peer"]:
+            continue
+        text, entry = _neighbor(view, s)
+        texts.append(text)
+        data["default"]["peerList"].append(entry)
+    return "\n".join(texts), {"vrfs": data}
+
+
+# --- routes ------------------------------------------------------------------------------------------
+
+
+_CODES = """Codes: C - connected, S - static, K - kernel,
+       O - OSPF, IA - OSPF inter area, E1 - OSPF external type 1,
+       E2 - OSPF external type 2, N1 - OSPF NSSA external type 1,
+       N2 - OSPF NSSA external type2, B - Other BGP Routes,
+       B I - iBGP, B E - eBGP, R - RIP, I L1 - IS-IS level 1,
+       I L2 - IS-IS level 2, O3 - OSPFv3, A B - BGP Aggregate,
+       A O - OSPF Summary, NG - Nexthop Group Static Route,
+       V - VXLAN Control Service, M - Martian,
+       DH - DHCP client installed default route,
+       DP - Dynamic Policy Route, L - VRF Leaked,
+       G  - gRIBI, RC - Route Cache Route"""
+
+
+def _l3vni(view: View, vrf: str) -> int | None:
+    return next((v for v, k in view.facts.vnis.items() if k == ("vrf", vrf)), None)
+
+
+def _route_json(view: View, vrf: str, r: Route) -> dict[str, Any]:
+    vias = []
+    for h in r.hops:
+        if r.kind == "connected":
+            vias.append({"interface": h.interface, "nexthopAddr": ""})
+        elif h.vtep is not None:
+            vias.append(
+                {
+                    "nexthopAddr": str(h.vtep),
+                    "interface": "Vxlan1",
+                    "vtepAddr": str(h.vtep),
+                    "vni": _l3vni(view, vrf) or 0,
+                    "routerMac": "",
+                    "encapType": "vxlan",
+                }
+            )
+        else:
+            vias.append({"nexthopAddr": str(h.address), "interface": h.interface})
+    return {
+        "kernelProgrammed": True,
+        "directlyConnected": r.kind == "connected",
+        "routeAction": "forward",
+        "routeLeaked": False,
+        "routeType": _ROUTE_TYPE[r.kind],
+        "preference": _DISTANCE.get(r.kind, 0),
+        "metric": 0,
+        "hardwareProgrammed": True,
+        "vias": vias,
+    }
+
+
+def _route_text(r: Route) -> list[str]:
+    code = _CODE[r.kind]
+    if r.kind == "connected":
+        return [f" {code:<6} {r.prefix} is directly connected, {r.hops[0].interface}"]
+    lines = []
+    for i, h in enumerate(r.hops):
+        via = f"via VTEP {h.vtep} VNI" if h.vtep is not None else f"via {h.address}, {h.interface}"
+        if i == 0:
+            head = f" {code:<6} {r.prefix} [{_DISTANCE[r.kind]}/0]"
+            lines.append(f"{head} {via}")
+        else:
+            lines.append(" " * (len(head) + 1) + via)
+    return lines
+
+
+def _route_tables(
+    view: View, vrfs: list[str], prefix: str | None, kind: str | None
+) -> dict[str, dict[IPv4Network, Route]]:
+    ribs = view.routing.routes(view.name)
+    out = {}
+    for vrf in vrfs:
+        table = ribs.get(vrf, {})
+        if prefix is not None:
+            net = IPv4Network(prefix, strict=False)
+            if "/" in prefix:
+                table = {p: r for p, r in table.items() if p == net}
+            else:
+                hit = view.routing.lookup(view.name, vrf, IPv4Address(prefix))
+                table = {hit.prefix: hit} if hit else {}
+        if kind is not None:
+            table = {p: r for p, r in table.items() if _ROUTE_TYPE[r.kind].lower().endswith(kind)}
+        out[vrf] = dict(sorted(table.items(), key=lambda x: (int(x[0].network_address), x[0].prefixlen)))
+    return out
+
+
+def _route_vrfs(view: View, vrf: str | None) -> list[str]:
+    known = list(view.routing.routes(view.name))
+    if vrf is None:
+        return ["default"]
+    if vrf == "all":
+        return ["default", *sorted(v for v in known if v != "default")]
+    if vrf not in known:
+        raise CliError(
+            f"% IP Routing table for VRF {vrf} does not exist.",
+            eapi=f"IP Routing table for VRF {vrf} does not exist.",
+        )
+    return [vrf]
+
+
+@show(
+    r"show ip route(?: vrf (?P<vrf>\S+))?(?: (?P<prefix>\d+\.\d+\.\d+\.\d+(?:/\d+)?))?(?: (?P<longer>longer-prefixes))?"
+    r"(?: (?P<kind>bgp|connected|static))?(?: (?P<detail>detail))?"
+)
+def ip_route(view: View, m: re.Match[str]) -> Shown:
+    vrfs = _route_vrfs(view, m["vrf"])
+    tables = _route_tables(view, vrfs, m["prefix"], m["kind"])
+    texts, data = [], {}
+    for vrf, table in tables.items():
+        default = table.get(IPv4Network("0.0.0.0/0"))
+        lines = [f"VRF: {vrf}", _CODES, ""]
+        if default is not None and default.hops[0].address is not None:
+            lines.append(f"Gateway of last resort is {default.hops[0].address} to network 0.0.0.0")
+        else:
+            lines.append("Gateway of last resort is not set")
+        lines.append("")
+        for r in table.values():
+            lines += _route_text(r)
+        texts.append("\n".join(lines))
+        data[vrf] = {
+            "routingDisabled": False,
+            "allRoutesProgrammedHardware": True,
+            "allRoutesProgrammedKernel": True,
+            "defaultRouteState": "reachable" if default is not None else "notSet",
+            "routes": {str(p): _route_json(view, vrf, r) for p, r in table.items()},
+        }
+    return "\n\n".join(texts), {"vrfs": data}
+
+
+@show(r"show ip route(?: vrf (?P<vrf>\S+))? summary")
+def ip_route_summary(view: View, m: re.Match[str]) -> Shown:
+    vrfs = _route_vrfs(view, m["vrf"])
+    texts, data = [], {}
+    for vrf in vrfs:
+        table = view.routing.routes(view.name).get(vrf, {})
+        counts = {
+            k: sum(1 for r in table.values() if r.kind == k) for k in ("connected", "static", "ebgp", "evpn")
+        }
+        bgp = counts["ebgp"] + counts["evpn"]
+        texts.append(
+            "\n".join(
+                [
+                    f"VRF: {vrf}",
+                    "   Route Source                                Number Of Routes",
+                    "------------------------------------- -------------------------",
+                    f"   connected                                   {counts['connected']}",
+                    f"   static (persistent)                         {counts['static']}",
+                    f"   bgp                                         {bgp}",
+                    f"     External                                  {bgp}",
+                    f"   Total Routes                                {len(table)}",
+                ]
+            )
+        )
+        data[vrf] = {
+            "totalRoutes": len(table),
+            "connected": counts["connected"],
+            "static": counts["static"],
+            "staticPersistent": counts["static"],
+            "bgpCounts": {"bgpTotal": bgp, "bgpExternal": bgp, "bgpInternal": 0, "bgpLocal": 0},
+            "ospfCounts": {"ospfTotal": 0},
+            "isisCounts": {"isisTotal": 0},
+            "maskLen": {},
+        }
+    proto = {"configuredProtoModel": "multi-agent", "operatingProtoModel": "multi-agent"}
+    if m["vrf"] is None:
+        return texts[0], {**data["default"], "protoModelStatus": proto}
+    return "\n\n".join(texts), {"vrfs": data, "protoModelStatus": proto}
+
+
+# --- interfaces with addresses ------------------------------------------------------------------
+
+
+@show(r"show ip interface(?: (?P<port>(?!brief)\S+))?")
+def ip_interface(view: View, m: re.Match[str]) -> Shown:
+    """The routed interfaces with an address (NAPALM's get_interfaces_ip, ANTA's VerifyInterfaceIPv4)."""
+    texts, out = [], {}
+    for state in view.ports:
+        port = view.facts.ports.get(state.name)
+        if port is None or not port.addresses or (m["port"] and state.name != m["port"]):
+            continue
+        primary = port.addresses[0]
+        line = "up" if state.oper_up else "down"
+        texts.append(
+            f"{state.name} is {'up' if state.oper_up else 'down'}, line protocol is {line} ({status(state)})\n"
+            f"  Internet address is {primary}\n  Broadcast address is 255.255.255.255\n"
+            f"  IPv6 Interface Forwarding : None\n  Proxy-ARP is disabled\n  Local Proxy-ARP is disabled\n"
+            f"  Gratuitous ARP is ignored\n  IP MTU {state.ip_mtu or 1500} bytes"
+        )
+        out[state.name] = {
+            "name": state.name,
+            "lineProtocolStatus": line,
+            "interfaceStatus": status(state),
+            "description": state.description or "",
+            "mtu": state.ip_mtu or 1500,
+            "proxyArp": False,
+            "localProxyArp": False,
+            "vrf": port.vrf,
+            "interfaceAddress": {
+                "primaryIp": {"address": str(primary.ip), "maskLen": primary.network.prefixlen},
+                "secondaryIps": {},
+                "secondaryIpsOrderedList": [
+                    {"address": str(a.ip), "maskLen": a.network.prefixlen} for a in port.addresses[1:]
+                ],
+                "virtualIp": {"address": "0.0.0.0", "maskLen": 0},
+                "virtualSecondaryIps": {},
+                "virtualSecondaryIpsOrderedList": [],
+                "broadcastAddress": "255.255.255.255",
+                "dhcp": False,
+            },
+        }
+    return "\n".join(texts), {"interfaces": out}
+
+
+@show(r"show ip interface brief")
+def ip_interface_brief(view: View, m: re.Match[str]) -> Shown:
+    rows = [
+        "                                                                          Address",
+        "Interface         IP Address         Status       Protocol         MTU    Owner",
+        "----------------- ------------------ ------------ ---------------- ------ -------",
+    ]
+    out = {}
+    for state in view.ports:
+        port = view.facts.ports.get(state.name)
+        if not state.routed or state.name.startswith("Vxlan"):
+            continue
+        address = str(port.addresses[0]) if port and port.addresses else "unassigned"
+        stat = "up" if state.oper_up else ("admin down" if not state.admin_up else "down")
+        proto = "up" if state.oper_up else "down"
+        mtu = state.ip_mtu or 1500 if not state.name.startswith("Loopback") else 65535
+        rows.append(f"{state.name:<17} {address:<18} {stat:<12} {proto:<16} {mtu:<6}")
+        out[state.name] = {
+            "name": state.name,
+            "interfaceStatus": "connected"
+            if state.oper_up
+            else ("disabled" if not state.admin_up else "notconnect"),
+            "lineProtocolStatus": proto,
+            "mtu": mtu,
+            "ipv4Routable240": False,
+            "ipv4Routable0": False,
+            "interfaceAddress": {
+                "ipAddr": {
+                    "address": str(port.addresses[0].ip) if port and port.addresses else "0.0.0.0",
+                    "maskLen": port.addresses[0].network.prefixlen if port and port.addresses else 0,
+                }
+            },
+            "nonRoutableClassEIntf": False,
+        }
+    return "\n".join(rows), {"interfaces": out}
+
+
+@show(r"show ip virtual-router")
+def virtual_router(view: View, m: re.Match[str]) -> Shown:
+    macs = [t.split()[3] for t in view.running.children if t.startswith("ip virtual-router mac-address ")]
+    rows = [
+        "IP virtual router is configured with MAC address: " + (dotted_mac(macs[0]) if macs else "none"),
+        "",
+    ]
+    rows += [
+        "Interface       Vrf           Virtual IP Address       Protocol       State",
+        "--------------- ------------- ------------------------ -------------- ------",
+    ]
+    virtual = []
+    for t, node in view.running.children.items():
+        if t.startswith("interface Vlan"):
+            for c in node.children:
+                w = c.split()
+                if w[:3] == ["ip", "address", "virtual"]:
+                    state = next(s for s in view.ports if s.name == t.split()[1])
+                    vrf = view.facts.ports[state.name].vrf
+                    rows.append(
+                        f"{short('eos', state.name):<15} {vrf:<13} {w[3].split('/')[0]:<24} {'U' if state.oper_up else 'D':<14} active"
+                    )
+                    virtual.append(
+                        {
+                            "interface": state.name,
+                            "vrf": vrf,
+                            "virtualIp": w[3].split("/")[0],
+                            "state": "active",
+                        }
+                    )
+    data = {
+        "virtualMacs": [{"macAddress": mac, "macType": "varp"} for mac in macs],
+        "virtualRouters": virtual,
+    }
+    return "\n".join(rows), data
+
+
+# --- L2: ARP, MAC, VLAN, VRF ----------------------------------------------------------------------
+
+
+@show(r"show (?:ip )?arp(?: vrf (?P<vrf>\S+))?")
+def arp(view: View, m: re.Match[str]) -> Shown:
+    known = ["default", *sorted(v for v in view.routing.routes(view.name) if v != "default")]
+    vrfs = known if m["vrf"] == "all" else [m["vrf"] or "default"]
+    texts, data = [], {}
+    for vrf in vrfs:
+        rows = ([f"VRF: {vrf}"] if m["vrf"] else []) + [
+            "Address         Age (sec)  Hardware Addr   Interface"
+        ]
+        entries = []
+        for h in view.routing.hosts(view.name):
+            if h.vrf != vrf or h.address is None:
+                continue
+            where = f"{h.gateway}, {h.port}" if h.segment else h.port
+            rows.append(f"{h.address!s:<15} {'0:00:30':>9}  {dotted_mac(h.mac):<15} {where}")
+            entries.append({"address": str(h.address), "age": 30, "hwAddress": h.mac, "interface": where})
+        texts.append("\n".join(rows))
+        data[vrf] = {
+            "ipV4Neighbors": entries,
+            "totalEntries": len(entries),
+            "dynamicEntries": len(entries),
+            "staticEntries": 0,
+            "notLearnedEntries": 0,
+        }
+    if m["vrf"] is None:
+        return texts[0], data["default"]
+    return "\n\n".join(texts), {"vrfs": data}
+
+
+@show(r"show mac address-table(?: (?P<what>dynamic|static))?")
+def mac_table(view: View, m: re.Match[str]) -> Shown:
+    rows = [
+        "          Mac Address Table",
+        "------------------------------------------------------------------",
+        "",
+        "Vlan    Mac Address       Type        Ports      Moves   Last Move",
+        "----    -----------       ----        -----      -----   ---------",
+    ]
+    entries = []
+    for h in view.routing.hosts(view.name):
+        if h.segment is None or h.segment[0] != "vlan":
+            continue
+        vlan = int(h.segment[1])
+        rows.append(
+            f"{vlan:>4}    {dotted_mac(h.mac)}    DYNAMIC     {short('eos', h.port):<10} 1       0:00:30 ago"
+        )
+        entries.append(
+            {
+                "vlanId": vlan,
+                "macAddress": h.mac,
+                "entryType": "dynamic",
+                "interface": h.port,
+                "moves": 1,
+                "lastMove": view.calendar - 30,
+            }
+        )
+    for (kind, key), mac, _vtep in view.routing.remote_macs(view.name):
+        if kind != "vlan":
+            continue
+        rows.append(f"{int(key):>4}    {dotted_mac(mac)}    DYNAMIC     Vx1        1       0:00:30 ago")
+        entries.append(
+            {
+                "vlanId": int(key),
+                "macAddress": mac,
+                "entryType": "evpnDynamicRemoteMac",
+                "interface": "Vxlan1",
+                "moves": 1,
+                "lastMove": view.calendar - 30,
+            }
+        )
+    rows.append(f"Total Mac Addresses for this criterion: {len(entries)}")
+    data = {
+        "unicastTable": {"tableEntries": entries},
+        "multicastTable": {"tableEntries": []},
+        "disabledMacLearningVlans": [],
+    }
+    return "\n".join(rows), data
+
+
+@show(r"show vlan(?: (?P<vid>\d+))?")
+def vlans(view: View, m: re.Match[str]) -> Shown:
+    names = {int(k[1]): n for k, n in view.facts.segment_names.items() if k[0] == "vlan"}
+    names.setdefault(1, "default")
+    members: dict[int, list[str]] = {vid: [] for vid in names}
+    for state in view.ports:
+        port = view.facts.ports.get(state.name)
+        if port and port.segment and port.segment[0] == "vlan" and state.oper_up:
+            members.setdefault(int(port.segment[1]), []).append(state.name)
+    vni_vlans = {int(k[1]) for k in view.facts.vnis.values() if k[0] == "vlan"}
+    for vid in vni_vlans:
+        members.setdefault(vid, []).append("Vxlan1")
+    rows = [
+        "VLAN  Name                             Status    Ports",
+        "----- -------------------------------- --------- -------------------------------",
+    ]
+    data = {}
+    for vid in sorted(members):
+        if m["vid"] and vid != int(m["vid"]):
+            continue
+        ports = members[vid]
+        name = names.get(vid, f"VLAN{vid:04d}")
+        rows.append(f"{vid:<5} {name:<32} {'active':<9} {', '.join(short('eos', p) for p in ports)}".rstrip())
+        data[str(vid)] = {
+            "name": name,
+            "status": "active",
+            "dynamic": False,
+            "interfaces": {p: {"privatePromoted": False, "blocked": None} for p in ports},
+        }
+    return "\n".join(rows), {"vlans": data, "sourceDetail": ""}
+
+
+@show(r"show vrf(?: (?P<vrf>\S+))?")
+def vrfs(view: View, m: re.Match[str]) -> Shown:
+    names = ["default", *sorted(v for v in view.routing.routes(view.name) if v != "default")]
+    rows = [
+        "Maximum number of VRFs allowed: 1024",
+        "   VRF           RD                Protocols    State         Interfaces",
+        "------------- ----------------- ------------ -------------- -----------------------",
+    ]
+    data = {}
+    for vrf in names:
+        if m["vrf"] and vrf != m["vrf"]:
+            continue
+        intfs = [p.name for p in view.facts.ports.values() if p.vrf == vrf and p.addresses]
+        rd = view.facts.rds.get(vrf, "<not set>")
+        first, rest = intfs[:1], intfs[1:]
+        rows.append(
+            f"   {vrf:<13} {rd:<17} ipv4,ipv6    v4:routing,    {', '.join(first)}{',' if rest else ''}".rstrip()
+        )
+        rows.append(f"   {'':<13} {'':<17} {'':<12} v6:no routing  {', '.join(rest)}".rstrip())
+        data[vrf] = {
+            "routeDistinguisher": rd if rd != "<not set>" else "",
+            "protocols": {"ipv4": {"supported": True, "protocolState": "up", "routingState": "up"}},
+            "interfaces": intfs,
+            "interfacesV4": intfs,
+            "interfacesV6": [],
+            "vrfState": "up",
+            "description": "",
+        }
+    return "\n".join(rows), {"vrfs": data}
+
+
+# --- VXLAN -----------------------------------------------------------------------------------------
+
+
+def _vtep_ok(view: View) -> bool:
+    return view.facts.vtep is not None
+
+
+@show(r"show vxlan vtep")
+def vxlan_vtep(view: View, m: re.Match[str]) -> Shown:
+    """The remote VTEPs EVPN taught Vxlan1 (JSON as ANTA's VerifyVxlanVtep reads it)."""
+    if not _vtep_ok(view):
+        return "", {"interfaces": {}}
+    vteps = sorted({ip for ips in view.state.remote_vteps(view.name).values() for ip in ips})
+    rows = [
+        "Remote VTEPS for Vxlan1:",
+        "",
+        "VTEP            Tunnel Type(s)",
+        "--------------- --------------",
+    ]
+    rows += [f"{ip!s:<15} unicast, flood" for ip in vteps]
+    rows += ["", f"Total number of remote VTEPS:  {len(vteps)}"]
+    return "\n".join(rows), {"interfaces": {"Vxlan1": {"vteps": [str(ip) for ip in vteps]}}}
+
+
+@show(r"show vxlan vni")
+def vxlan_vni(view: View, m: re.Match[str]) -> Shown:
+    """VNI bindings to VLANs and VRFs (JSON as ANTA's VerifyVxlanVniBinding reads it); a VRF's
+    VNI rides a dynamic VLAN EOS takes from the top of the range down."""
+    if not _vtep_ok(view):
+        return "", {"vxlanIntfs": {}}
+    facts = view.facts
+    to_vlan = {}
+    for v, k in sorted(facts.vnis.items()):
+        if k[0] == "vlan":
+            ports = {p.name: {"dot1q": 0} for p in facts.ports.values() if p.segment == k}
+            to_vlan[str(v)] = {
+                "vlan": int(k[1]),
+                "dynamicVlan": False,
+                "source": "static",
+                "interfaces": {**ports, "Vxlan1": {"dot1q": int(k[1])}},
+            }
+    to_vrf = {
+        str(v): {"vrfName": k[1], "vlan": 4094 - i, "source": "evpn"}
+        for i, (v, k) in enumerate(sorted((v, k) for v, k in facts.vnis.items() if k[0] == "vrf"))
+    }
+    rows = [
+        "VNI to VLAN Mapping for Vxlan1",
+        "VNI         VLAN       Source       Interface       802.1Q Tag",
+    ]
+    rows += [f"{v:<11} {d['vlan']:<10} static       Vxlan1          {d['vlan']}" for v, d in to_vlan.items()]
+    rows += ["", "VNI to dynamic VLAN Mapping for Vxlan1", "VNI         VLAN       VRF          Source"]
+    rows += [f"{v:<11} {d['vlan']:<10} {d['vrfName']:<12} evpn" for v, d in to_vrf.items()]
+    return "\n".join(rows), {"vxlanIntfs": {"Vxlan1": {"vniBindings": to_vlan, "vniBindingsToVrf": to_vrf}}}
+
+
+@show(r"show vxlan config-sanity(?: detail)?")
+def vxlan_sanity(view: View, m: re.Match[str]) -> Shown:
+    """The checks EOS runs on a VTEP: a source interface with an address, a VNI per VRF and a
+    routing entry to every remote VTEP."""
+    if not _vtep_ok(view):
+        return "", {"categories": {}}
+    vxlan = interface_json(view, next(s for s in view.ports if s.name == "Vxlan1"))
+    remote = sorted({ip for ips in view.state.remote_vteps(view.name).values() for ip in ips})
+    routed = all(view.routing.lookup(view.name, "default", ip) is not None for ip in remote)
+    checks = {
+        "localVtep": [
+            ("Loopback IP Address", bool(vxlan["srcIpIntf"]) and vxlan["srcIpAddr"] != "0.0.0.0"),
+            ("VLAN-VNI Map", True),
+            ("Routing", routed),
+            ("VNI VRF ACL", True),
+            ("VRF-VNI Dynamic VLAN", True),
+        ],
+        "remoteVtep": [("Remote VTEP Configuration", True)],
+        "pd": [("VXLAN Bridging", True), ("VXLAN Routing", True)],
+        "mlag": [("Peer VTEP IP", True), ("MLAG VTEP IP", True)],
+    }
+    rows = [
+        "Category                            Result  Detail",
+        "---------------------------------- ------- ------",
+    ]
+    categories = {}
+    for category, items in checks.items():
+        rows.append(f"{category:<35} {'OK' if all(ok for _, ok in items) else 'FAIL'}")
+        rows += [f"  {name:<33} {'OK' if ok else 'FAIL'}" for name, ok in items]
+        categories[category] = {
+            "allCheckPass": all(ok for _, ok in items),
+            "hasWarning": False,
+            "items": [
+                {"name": name, "checkPass": ok, "hasWarning": False, "detail": ""} for name, ok in items
+            ],
+        }
+    return "\n".join(rows), {"categories": categories, "warnings": []}
+
+
+# --- PFC / ECN ---------------------------------------------------------------------------------------
+
+
+@show(r"show priority-flow-control counters(?: detail)?")
+def pfc_counters(view: View, m: re.Match[str]) -> Shown:
+    """Pause frames received and sent per PFC port (the RxPfc / TxPfc columns the EOS manual's Data
+    Center Bridging chapter names; JSON as ANTA's VerifyInterfacesPFCCounters reads it)."""
+    rows = [f"{'Port':<12} {'RxPfc':>12} {'TxPfc':>12}"]
+    data = {}
+    for port in view.facts.ports:
+        pauses = view.state.pauses(view.name, port, view.now)
+        if pauses is not None:
+            rows.append(f"{short('eos', port):<12} {pauses.received:>12} {pauses.sent:>12}")
+            data[port] = {"rxFrames": pauses.received, "txFrames": pauses.sent}
+    return "\n".join(rows), {"interfaceCounters": data}
+
+
+@show(r"show qos interfaces(?: (?P<port>\S+))? ecn counters queue")
+def ecn_counters(view: View, m: re.Match[str]) -> Shown:
+    """ECN-marked packets per egress queue of each port with ECN queues: the lab carries no
+    traffic, so nothing is marked."""
+    rows = ["Port      Tx-Queue  ECN Marked Packets", "--------- --------  ------------------"]
+    data = {}
+    for s in view.ports:
+        port = view.facts.ports.get(s.name)
+        if not s.name.startswith("Ethernet") or port is None or not port.pfc:
+            continue
+        rows += [f"{short('eos', s.name):<9} {q:<8}  0" for q in range(8)]
+        data[s.name] = {"queueCounters": {str(q): "0" for q in range(8)}}
+    return "\n".join(rows), {"intfQueueCounters": data}
+
+
+@show(r"show ipv6 interface(?: brief)?")
+def ipv6_interface(view: View, m: re.Match[str]) -> Shown:
+    """No interface of this fabric has an IPv6 address: EOS answers with an error."""
+    raise CliError("% No IPv6 configured interfaces", eapi="No IPv6 configured interfaces", code=1000)
+
+
+@show(
+    r"show ip bgp(?: (?P<prefix>\d+\.\d+\.\d+\.\d+(?:/\d+)?))?(?: (?P<longer>longer-prefixes))?"
+    r"(?: vrf (?P<vrf>\S+))?(?: (?P<detail>detail))?"
+)
+def ip_bgp(view: View, m: re.Match[str]) -> Shown:
+    """The BGP table: every path to each prefix (one per ECMP next hop), the best marked; what
+    NAPALM's get_route_to and ANTA's route tests read."""
+    facts = view.facts
+    vrfs = _vrf_arg(view, m["vrf"])
+    ribs = view.routing.routes(view.name)
+    texts, data = [], {}
+    peers = {s.peer: s for s in _sessions(view)}
+    for vrf in vrfs:
+        entries: dict[str, Any] = {}
+        rows = [
+            f"BGP routing table information for VRF {vrf}",
+            f"Router identifier {facts.router_id or '0.0.0.0'}, local AS number {facts.asn or 0}",
+            "Route status codes: s - suppressed contributor, * - valid, > - active, E - ECMP head, e - ECMP",
+            "                    S - Stale, c - Contributing to ECMP, b - backup, L - labeled-unicast",
+            "Origin codes: i - IGP, e - EGP, ? - incomplete",
+            "",
+            "          Network                Next Hop              Metric  AIGP       LocPref Weight  Path",
+        ]
+        table = ribs.get(vrf, {})
+        if m["prefix"]:
+            table = _route_tables(view, [vrf], m["prefix"], None)[vrf]
+        for prefix, r in sorted(table.items(), key=lambda x: (int(x[0].network_address), x[0].prefixlen)):
+            own = r.kind == "connected" and (prefix in facts.networks or vrf in facts.redistributed)
+            if r.kind not in ("ebgp", "evpn") and not own:
+                continue
+            paths = []
+            for i, h in enumerate(r.hops if not own else ()):
+                hop = h.vtep if h.vtep is not None else h.address
+                session = peers.get(hop) if h.vtep is None else None
+                as_path = " ".join(str(a) for a in r.as_path) + " i"
+                paths.append(
+                    {
+                        "nextHop": str(hop),
+                        "asPathEntry": {"asPath": as_path, "asPathType": "External"},
+                        "importedRoute": False,
+                        "routeType": {
+                            "active": i == 0,
+                            "valid": True,
+                            "ecmpHead": i == 0 and len(r.hops) > 1,
+                            "ecmp": len(r.hops) > 1,
+                            "ecmpContributor": len(r.hops) > 1,
+                            "atomicAggregator": False,
+                            "suppressed": False,
+                            "queued": False,
+                            "backup": False,
+                            "stale": False,
+                            "origin": "Igp",
+                        },
+                        "localPreference": 100,
+                        "med": 0,
+                        "weight": 0,
+                        "peerEntry": {
+                            "peerAddr": str(hop),
+                            "peerRouterId": str(session.peer_router_id if session else hop),
+                        },
+                        "routeDetail": {"origin": "Igp", "communityList": [], "extCommunityList": []},
+                        "reasonNotBestpath": "" if i == 0 else "ecmpPath",
+                    }
+                )
+                code = ("*>E" if len(r.hops) > 1 else "*>") if i == 0 else "*ec"
+                rows.append(
+                    f" {code:<8} {prefix!s:<22} {hop!s:<21} 0       -          100     0       {as_path}"
+                )
+            if own:
+                paths.append(
+                    {
+                        "nextHop": "0.0.0.0",
+                        "asPathEntry": {"asPath": "i", "asPathType": "Local"},
+                        "importedRoute": False,
+                        "routeType": {
+                            "active": True,
+                            "valid": True,
+                            "ecmp": False,
+                            "ecmpHead": False,
+                            "ecmpContributor": False,
+                            "origin": "Igp",
+                        },
+                        "localPreference": 100,
+                        "med": 0,
+                        "weight": 0,
+                        "peerEntry": {
+                            "peerAddr": "0.0.0.0",
+                            "peerRouterId": str(facts.router_id or "0.0.0.0"),
+                        },
+                        "routeDetail": {"origin": "Igp", "communityList": [], "extCommunityList": []},
+                    }
+                )
+                rows.append(f" {'*>':<8} {prefix!s:<22} {'-':<21} -       -          -       0       i")
+            entries[str(prefix)] = {
+                "address": str(prefix.network_address),
+                "maskLength": prefix.prefixlen,
+                "totalPaths": len(paths),
+                "bgpRoutePaths": paths,
+            }
+        texts.append("\n".join(rows))
+        data[vrf] = {
+            "routerId": str(facts.router_id or "0.0.0.0"),
+            "asn": str(facts.asn or 0),
+            "vrf": vrf,
+            "bgpRouteEntries": entries,
+        }
+    return "\n\n".join(texts), {"vrfs": data}

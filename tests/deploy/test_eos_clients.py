@@ -1,0 +1,374 @@
+"""Third-party clients against the EOS lab after `fabricctl apply`: ANTA's catalogue, every
+NAPALM eos getter and pyeapi, each call with the result the applied fabric implies.
+
+One apply of eos-small serves the module. `CALLS` lists every client x call with what it must
+return (derived from fabricctl's compiled intent, never from the lab), so a regression in the
+lab or in a client's reading of it is a failing row.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from ipaddress import IPv4Interface
+from typing import Any
+
+import pyeapi
+import pytest
+
+from fabricctl.cli import main
+from fabricctl.compile.build import Compiled, compile_fabric
+from fabricctl.compile.intent import DeviceIntent
+from fabricctl.lab.hardware import model
+from fabricctl.lab.runtime import lab_credentials
+from tests.conftest import EOS_SMALL
+from tests.deploy import anta_run
+from tests.lab.conftest import napalm_eos
+
+from .conftest import LabRoot, _lab_root
+
+SWITCH = "leaf1"
+
+
+@dataclass
+class Applied:
+    lab: LabRoot
+    compiled: Compiled
+    napalm: Any
+    eapi: Any
+
+    @property
+    def intent(self) -> DeviceIntent:
+        return self.compiled.intents[SWITCH]
+
+
+def apply(lab: LabRoot) -> int:
+    """`fabricctl apply --lab --auto-approve` in this process (its output dropped)."""
+    with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+        try:
+            return main(["apply", "--lab", "--auto-approve", "--root", str(lab.root)])
+        except SystemExit as end:
+            return int(end.code or 0)
+
+
+@pytest.fixture(scope="module")
+def applied(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Applied]:
+    with pytest.MonkeyPatch.context() as mp:
+        for lab in _lab_root(EOS_SMALL, tmp_path_factory.mktemp("eos-clients"), mp):
+            assert apply(lab) == 0
+            lab.lab.advance(3600)  # an hour of lab time: up long enough for uptime checks
+            ep = lab.lab.endpoints()[SWITCH]
+            user, password = lab_credentials()
+            eapi = pyeapi.connect(
+                transport="https",
+                host=ep.host,
+                port=ep.eapi_port,
+                username=user,
+                password=password,
+                return_node=True,
+            )
+            driver = napalm_eos(lab.lab, SWITCH, timeout=60)
+            try:
+                yield Applied(lab, compile_fabric(lab.root), driver, eapi)
+            finally:
+                driver.close()
+
+
+# --- ANTA -------------------------------------------------------------------------------------------
+
+
+def test_anta_catalogue_passes_on_the_applied_fabric(applied: Applied) -> None:
+    """Every test of the catalogue runs on every switch it targets (none skipped, none in error)
+    and passes: BGP, LLDP, VXLAN, interfaces, PFC/ECN, system and hardware."""
+    statuses, failed = anta_run.outcome(anta_run.run(applied.lab.lab, anta_run.catalogue(applied.compiled)))
+    assert not failed, failed
+    switches = len(applied.compiled.intents)
+    assert statuses["success"] >= 25 * switches, statuses
+
+
+def test_anta_names_a_pulled_cable_and_a_pause_storm(applied: Applied) -> None:
+    """A pulled cable between leaf1 and spine1 fails exactly the tests that look at that link on
+    both ends (LLDP, port status, the BGP session over it, leaf1's ECMP next hops); a GPU NIC
+    that storms pauses fails leaf1's PFC counter test and nothing else."""
+    lab, catalog = applied.lab.lab, anta_run.catalogue(applied.compiled)
+    lab.set_faults("spine1", links_down=["Ethernet1"])
+    try:
+        _, failed = anta_run.outcome(anta_run.run(lab, catalog))
+    finally:
+        lab.clear_faults()
+    link = {
+        "VerifyLLDPNeighbors",
+        "VerifyInterfacesStatus",
+        "VerifyBGPPeerCount",
+        "VerifyBGPSpecificPeers",
+        "VerifyBGPPeersHealth",
+    }
+    assert set(failed) == {(s, t) for s in ("leaf1", "spine1") for t in link} | {
+        ("leaf1", "VerifyIPv4RouteNextHops")
+    }, failed
+    assert (
+        "Port: Ethernet1 Neighbor: spine1 Neighbor Port: Ethernet1 - No LLDP neighbors"
+        in failed[("leaf1", "VerifyLLDPNeighbors")]
+    )
+
+    lab.set_faults("leaf1", pfc_storm=["Ethernet9"])
+    lab.advance(10)
+    try:
+        _, failed = anta_run.outcome(anta_run.run(lab, catalog))
+    finally:
+        lab.clear_faults()
+    assert list(failed) == [("leaf1", "VerifyInterfacesPFCCounters")], failed
+    assert (
+        "Interface: Ethernet9 - Counters above threshold"
+        in failed[("leaf1", "VerifyInterfacesPFCCounters")][0]
+    )
+
+
+# --- every client x call ------------------------------------------------------------------------------
+
+Check = Callable[[Any, Applied], None]
+
+
+def _ports(a: Applied, *roles: str) -> list[str]:
+    return [x.name for x in a.intent.interfaces if x.role in roles]
+
+
+def _far(a: Applied) -> dict[str, tuple[str, str]]:
+    return {x.name: tuple(x.peer.split()) for x in a.intent.interfaces if x.role == "uplink" and x.peer}  # type: ignore[misc]
+
+
+def _nic_addresses(a: Applied) -> set[str]:
+    """The GPU NICs of routed tenant ports: the other address of each port's /31."""
+    out = set()
+    for x in a.intent.interfaces:
+        if x.role == "gpu" and x.enabled and x.ipv4:
+            port = IPv4Interface(x.ipv4)
+            out |= {str(h) for h in port.network if h != port.ip}
+    return out
+
+
+def facts(r: Any, a: Applied) -> None:
+    assert (r["hostname"], r["vendor"], r["model"]) == (SWITCH, "Arista", f"DCS-{a.intent.model}")
+    # (NAPALM takes uptime as its own wall clock minus the switch's boot time: the lab's clock
+    # was moved on an hour, so only its sign is a fact here)
+    assert r["serial_number"] == a.lab.lab.device(SWITCH).raw.serial() and r["uptime"] >= 0
+    assert set(_ports(a, "uplink", "gpu", "unused")) | {"Loopback0", "Loopback1", "Vxlan1"} <= set(
+        r["interface_list"]
+    )
+
+
+def interfaces(r: Any, a: Applied) -> None:
+    assert all(r[p]["is_up"] and r[p]["speed"] == 400_000 for p in _ports(a, "uplink"))
+    shut = [x.name for x in a.intent.interfaces if not x.enabled]
+    assert shut and not any(r[p]["is_enabled"] for p in shut)
+    assert len({r[p]["mac_address"] for p in _ports(a, "uplink")}) == 1  # the system MAC
+
+
+def lldp(r: Any, a: Applied) -> None:
+    assert r == {p: [{"hostname": far, "port": port}] for p, (far, port) in _far(a).items()}
+
+
+def lldp_detail(r: Any, a: Applied) -> None:
+    assert {p: n[0]["remote_system_name"] for p, n in r.items()} == {
+        p: far for p, (far, _) in _far(a).items()
+    }
+    chassis = {n[0]["remote_system_name"]: n[0]["remote_chassis_id"] for n in r.values()}
+    assert len(set(chassis.values())) == len(chassis) == 2  # one MAC per spine, distinct
+
+
+def bgp(r: Any, a: Applied) -> None:
+    peers = r["global"]["peers"]
+    assert {ip: p["remote_as"] for ip, p in peers.items()} == {n.ip: n.asn for n in a.intent.bgp.neighbors}
+    assert all(p["is_up"] and p["is_enabled"] for p in peers.values())
+    assert {v.name for v in a.intent.vrfs} <= set(r)
+
+
+def bgp_detail(r: Any, a: Applied) -> None:
+    sessions = [s for by_as in r["default"].values() for s in by_as]
+    assert len(sessions) == len(a.intent.bgp.neighbors) and all(s["up"] for s in sessions)
+
+
+def bgp_config(r: Any, a: Applied) -> None:
+    groups = {
+        g: set(d["neighbors"]) for g, d in r.items() if d["neighbors"]
+    }  # "_": neighbors outside a group
+    kinds = {"UNDERLAY": "underlay", "EVPN-OVERLAY": "overlay"}
+    assert groups == {g: {n.ip for n in a.intent.bgp.neighbors if n.kind == k} for g, k in kinds.items()}
+
+
+def environment(r: Any, a: Applied) -> None:
+    box = model(a.intent.model)
+    assert len(r["fans"]) == box.fan_trays and all(f["status"] for f in r["fans"].values())
+    assert len(r["power"]) == box.psus and all(p["status"] for p in r["power"].values())
+    assert r["temperature"] and not any(t["is_alert"] for t in r["temperature"].values())
+    assert r["memory"]["available_ram"] > 0 and r["cpu"]
+
+
+def arp(r: Any, a: Applied) -> None:
+    seen = {e["ip"] for e in r}
+    assert _nic_addresses(a) <= seen
+    assert len(seen) == sum(1 for x in a.intent.interfaces if x.role == "gpu" and x.enabled and x.tenant)
+
+
+def interfaces_ip(r: Any, a: Applied) -> None:
+    want = {x.name: x.ipv4.split("/")[0] for x in a.intent.interfaces if x.ipv4 and x.enabled}
+    want |= {f"Loopback{lo.number}": lo.ipv4.split("/")[0] for lo in a.intent.loopbacks}
+    assert {p: ip for p, ip in want.items() if ip in r.get(p, {}).get("ipv4", {})} == want
+
+
+def macs(r: Any, a: Applied) -> None:
+    vlans = {v.id for v in a.intent.vlans}
+    local = {x.name for x in a.intent.interfaces if x.access_vlan in vlans and x.enabled}
+    assert {e["interface"] for e in r} == local | {"Vxlan1"}  # remote NICs of the VLAN over the tunnel
+    everywhere = sum(
+        1
+        for o in a.compiled.intents.values()
+        for x in o.interfaces
+        if x.access_vlan in vlans and x.enabled and x.tenant
+    )
+    assert len(r) == everywhere
+
+
+def route_to(r: Any, a: Applied) -> None:
+    hops = {p["next_hop"] for routes in r.values() for p in routes}
+    assert hops == {n.ip for n in a.intent.bgp.neighbors if n.kind == "underlay"}  # ECMP over every uplink
+
+
+def optics(r: Any, a: Applied) -> None:
+    assert set(r) == set(_ports(a, "uplink", "gpu"))
+
+
+def vlans(r: Any, a: Applied) -> None:
+    assert set(r) == {"1", *(str(v.id) for v in a.intent.vlans)}
+    for v in a.intent.vlans:
+        ports = {x.name for x in a.intent.interfaces if x.access_vlan == v.id and x.enabled}
+        assert r[str(v.id)]["name"] == v.name and ports <= set(r[str(v.id)]["interfaces"])
+
+
+def config(r: Any, a: Applied) -> None:
+    assert r["running"].strip() == a.lab.running(SWITCH).strip() and r["startup"].strip()
+
+
+def network_instances(r: Any, a: Applied) -> None:
+    assert {"default", *(v.name for v in a.intent.vrfs)} <= set(r)
+
+
+def counters(r: Any, a: Applied) -> None:
+    assert set(_ports(a, "uplink", "gpu", "unused")) <= set(r)
+
+
+def show_version(r: Any, a: Applied) -> None:
+    assert (
+        r["modelName"] == f"DCS-{a.intent.model}"
+        and r["serialNumber"] == a.lab.lab.device(SWITCH).raw.serial()
+    )
+
+
+def eapi_interfaces(r: Any, a: Applied) -> None:
+    assert set(_ports(a, "uplink", "gpu")) <= set(r)
+
+
+def eapi_vlans(r: Any, a: Applied) -> None:
+    """pyeapi reads the `vlan` blocks of `show running-config all`: the configured VLANs."""
+    assert set(r) == {str(v.id) for v in a.intent.vlans}
+    assert all(r[str(v.id)]["name"] == v.name and r[str(v.id)]["state"] == "active" for v in a.intent.vlans)
+
+
+def bgp_section(r: Any, a: Applied) -> None:
+    assert r.startswith(f"router bgp {a.intent.bgp.asn}\n") and "neighbor EVPN-OVERLAY" in r
+
+
+def ntp_servers(r: Any, a: Applied) -> None:
+    assert list(r) == ["192.0.2.250"]
+
+
+def ntp_stats(r: Any, a: Applied) -> None:
+    assert [(s["remote"], s["synchronized"]) for s in r] == [("192.0.2.250", True)]
+
+
+def snmp(r: Any, a: Applied) -> None:
+    assert (r["location"], list(r["community"])) == ("lab", ["fabricctl-ro"])
+    assert r["chassis_id"] == a.lab.lab.device(SWITCH).raw.serial()
+
+
+def users(r: Any, a: Applied) -> None:
+    assert (r["admin"]["level"], r["admin"]["role"]) == (15, "network-admin")
+
+
+def _equals(value: Any) -> Check:
+    def check(r: Any, a: Applied) -> None:
+        assert r == value
+
+    return check
+
+
+def _not_implemented(r: Any, a: Applied) -> None:
+    raise AssertionError("the call returned instead of raising NotImplementedError")
+
+
+#: (client, call, what the applied fabric makes it return)
+CALLS: list[tuple[str, str, Check]] = [
+    ("napalm-eos", "get_facts", facts),
+    ("napalm-eos", "get_interfaces", interfaces),
+    ("napalm-eos", "get_interfaces_counters", counters),
+    ("napalm-eos", "get_lldp_neighbors", lldp),
+    ("napalm-eos", "get_lldp_neighbors_detail", lldp_detail),
+    ("napalm-eos", "get_bgp_neighbors", bgp),
+    ("napalm-eos", "get_bgp_neighbors_detail", bgp_detail),
+    ("napalm-eos", "get_bgp_config", bgp_config),
+    ("napalm-eos", "get_environment", environment),
+    ("napalm-eos", "get_arp_table", arp),
+    ("napalm-eos", "get_interfaces_ip", interfaces_ip),
+    ("napalm-eos", "get_mac_address_table", macs),
+    ("napalm-eos", "get_route_to", route_to),
+    ("napalm-eos", "get_ntp_servers", ntp_servers),
+    ("napalm-eos", "get_ntp_stats", ntp_stats),
+    ("napalm-eos", "get_snmp_information", snmp),
+    ("napalm-eos", "get_optics", optics),
+    ("napalm-eos", "get_users", users),
+    ("napalm-eos", "get_config", config),
+    ("napalm-eos", "get_network_instances", network_instances),
+    ("napalm-eos", "get_vlans", vlans),
+    ("napalm-eos", "is_alive", _equals({"is_alive": True})),
+    # not implemented by the eos driver (napalm 5.x): calling them raises NotImplementedError
+    *[
+        ("napalm-eos", g, _not_implemented)
+        for g in (
+            "get_firewall_policies",
+            "get_ipv6_neighbors_table",
+            "get_ntp_peers",
+            "get_probes_config",
+            "get_probes_results",
+        )
+    ],
+    ("pyeapi", "show version", show_version),
+    ("pyeapi", "api('interfaces').getall()", eapi_interfaces),
+    ("pyeapi", "api('vlans').getall()", eapi_vlans),
+    ("pyeapi", "show running-config | section router bgp (text)", bgp_section),
+]
+
+
+def _call(a: Applied, client: str, call: str) -> Any:
+    if client == "napalm-eos":
+        if call == "get_route_to":
+            other = next(o for o in a.compiled.intents.values() if o.role == "leaf" and o.name != SWITCH)
+            return a.napalm.get_route_to(other.bgp.networks[0])
+        return getattr(a.napalm, call)()
+    if call.startswith("api("):
+        return a.eapi.api(call[5:].split("'")[0]).getall()
+    if call.endswith("(text)"):
+        return a.eapi.run_commands([call[: -len(" (text)")]], encoding="text")[0]["output"]
+    return a.eapi.enable(call)[0]["result"]
+
+
+@pytest.mark.parametrize(("client", "call", "check"), CALLS, ids=[f"{c}:{m}" for c, m, _ in CALLS])
+def test_client_call(applied: Applied, client: str, call: str, check: Check) -> None:
+    if check is _not_implemented:
+        with pytest.raises(NotImplementedError):
+            _call(applied, client, call)
+        return
+    result = _call(applied, client, call)
+    assert result not in (None, {}, [], ""), f"{client} {call} returned nothing"
+    check(result, applied)

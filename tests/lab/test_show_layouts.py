@@ -1,0 +1,219 @@
+"""The lab prints what real switches print: ntc-templates parse every table it serves into the
+records the fabric implies, with every field real captures always fill.
+
+Two converged fabrics (rendered configs loaded straight into the lab, one per module): eos-small
+on EOS (leaf1: 8 uplinks to 2 spines, 8 GPU ports, an l2 tenant on VLAN 112) and the reference
+fabric on Comware (leaf01: 32 uplinks to 16 spines, 32 GPU ports). What each count must be
+comes from fabricctl's compiled intent of the switch and its neighbors, never from the lab.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+from ntc_templates.parse import parse_output
+
+from fabricctl.compile.build import Compiled, compile_fabric
+from fabricctl.compile.intent import DeviceIntent
+from fabricctl.lab import LabFabric
+from fabricctl.lab.hardware import model
+from tests.conftest import EOS_SMALL, REFERENCE
+from tests.lab.conftest import connect, loaded_lab
+
+CAPTURES = Path(__file__).parent.parent / "captures" / "ntc-templates"
+Expect = Callable[[DeviceIntent, Compiled], int]
+
+
+class Fabric:
+    """One loaded lab, one SSH session to the switch under test, the compiled fabric."""
+
+    def __init__(self, lab: LabFabric, root: Path, switch: str) -> None:
+        self.lab, self.switch = lab, switch
+        self.compiled = compile_fabric(root)
+        self.intent = self.compiled.intents[switch]
+        self.conn = connect(lab, switch)
+        self.platform = "arista_eos" if self.intent.platform == "eos" else "hp_comware"
+
+    def rows(self, command: str) -> list[dict[str, Any]]:
+        text = self.conn.send_command(command, read_timeout=120)
+        return parse_output(platform=self.platform, command=command, data=text)
+
+
+def _fabric(src: Path, platform: str | None, switch: str, tmp: Path) -> Iterator[Fabric]:
+    lab, root = loaded_lab(src, tmp, platform)
+    try:
+        fabric = Fabric(lab, root, switch)
+        yield fabric
+        fabric.conn.disconnect()
+    finally:
+        lab.stop()
+
+
+@pytest.fixture(scope="module")
+def eos(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Fabric]:
+    yield from _fabric(EOS_SMALL, None, "leaf1", tmp_path_factory.mktemp("eos"))
+
+
+@pytest.fixture(scope="module")
+def comware(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Fabric]:
+    yield from _fabric(REFERENCE, None, "leaf01", tmp_path_factory.mktemp("comware"))
+
+
+# --- what the fabric implies ----------------------------------------------------------------------
+
+
+def uplinks(i: DeviceIntent, c: Compiled) -> int:
+    return sum(1 for x in i.interfaces if x.role == "uplink")
+
+
+def spines(i: DeviceIntent, c: Compiled) -> int:
+    return sum(1 for n in i.bgp.neighbors if n.kind == "overlay")
+
+
+def tenant_nics(i: DeviceIntent, c: Compiled) -> int:
+    """GPU NICs on enabled tenant ports: each answers ARP."""
+    return sum(1 for x in i.interfaces if x.role == "gpu" and x.tenant and x.enabled)
+
+
+def cabled(i: DeviceIntent, c: Compiled) -> int:
+    return sum(1 for x in i.interfaces if x.role in ("uplink", "downlink", "gpu"))
+
+
+def ports(i: DeviceIntent, c: Compiled) -> int:
+    return len(i.interfaces) + 1  # + the management port
+
+
+def all_interfaces(i: DeviceIntent, c: Compiled) -> int:
+    """Ports, management, loopbacks, VLAN interfaces and Vxlan1 (EOS)."""
+    return ports(i, c) + len(i.loopbacks) + len(i.vlans) + (1 if i.vtep else 0)
+
+
+def routed_interfaces(i: DeviceIntent, c: Compiled) -> int:
+    """Routed interfaces not shut down: the template reads a one-word status, so an `admin down`
+    row is skipped, on a real switch's output as on the lab's."""
+    return sum(1 for x in i.interfaces if x.routed and x.enabled) + 1 + len(i.loopbacks) + len(i.vlans)
+
+
+def default_routes(i: DeviceIntent, c: Compiled) -> int:
+    """Connected (fabric links, loopbacks, management), the static default, and every other
+    switch's advertised loopbacks (BGP)."""
+    learned = {n for o in c.intents.values() if o.name != i.name for n in o.bgp.networks}
+    return uplinks(i, c) + len(i.loopbacks) + 1 + 1 + len(learned)
+
+
+def l2_macs(i: DeviceIntent, c: Compiled) -> int:
+    """The NICs of every VLAN this leaf stretches: its own, and the other leaves' over EVPN."""
+    vlans = {v.id for v in i.vlans}
+    return sum(
+        1
+        for o in c.intents.values()
+        for x in o.interfaces
+        if x.access_vlan in vlans and x.enabled and x.tenant
+    )
+
+
+def one(i: DeviceIntent, c: Compiled) -> int:
+    return 1
+
+
+def inventory(i: DeviceIntent, c: Compiled) -> int:
+    """The chassis, its power supplies and fan trays (the model's fixed facts), and (EOS) one
+    row per port type: management and switched."""
+    box = model(i.model)
+    return 1 + box.psus + box.fan_trays + (2 if i.platform == "eos" else 0)
+
+
+EOS_TABLES: list[tuple[str, Expect]] = [
+    ("show lldp neighbors", uplinks),
+    ("show lldp neighbors detail", uplinks),
+    ("show interfaces status", ports),
+    ("show interfaces description", all_interfaces),
+    ("show interfaces", all_interfaces),
+    ("show ip interface brief", routed_interfaces),
+    ("show ip bgp summary", uplinks),
+    ("show bgp evpn summary", spines),
+    ("show ip route", default_routes),
+    ("show ip arp vrf all", tenant_nics),
+    ("show mac address-table", l2_macs),
+    ("show vlan", lambda i, c: 1 + len(i.vlans)),
+    ("show vrf", lambda i, c: 1 + len(i.vrfs)),
+    ("show interfaces transceiver", cabled),
+    ("show version", one),
+    ("show hostname", one),
+    ("show clock", one),
+    ("show reload cause", one),
+    ("show inventory", inventory),
+    ("show environment power", lambda i, c: model(i.model).psus),
+    ("show environment temperature", lambda i, c: len(model(i.model).sensors)),
+]
+COMWARE_TABLES: list[tuple[str, Expect]] = [
+    ("display lldp neighbor-information list", uplinks),
+    ("display lldp neighbor-information verbose", uplinks),
+    ("display interface brief", lambda i, c: ports(i, c) + len(i.loopbacks) + len(i.vrfs) + len(i.vlans)),
+    ("display interface", lambda i, c: ports(i, c) + len(i.loopbacks) + len(i.vrfs) + len(i.vlans)),
+    ("display bgp peer ipv4", uplinks),
+    ("display ip vpn-instance", lambda i, c: len(i.vrfs)),
+    ("display vlan all", one),
+    ("display vlan brief", one),
+    ("display arp", tenant_nics),
+    ("display device manuinfo", inventory),
+    ("display clock", one),
+]
+
+
+#: Fields the captures always fill that a fixed-configuration box leaves empty, and why.
+MODULAR_ONLY = {
+    ("arista_eos", "show environment temperature"): {"module"},  # the capture's Supervisor/Linecard sections
+}
+
+
+def _check(fabric: Fabric, command: str, expect: Expect) -> None:
+    rows = fabric.rows(command)
+    assert isinstance(rows, list), rows  # a string: the template could not parse the output
+    assert len(rows) == expect(fabric.intent, fabric.compiled), (command, rows[:3])
+    captured = _always_filled(fabric.platform, command) - MODULAR_ONLY.get((fabric.platform, command), set())
+    empty = sorted({k for r in rows for k in captured if r.get(k) in ("", [], None)})
+    assert not empty, f"{command}: fields every real capture fills are empty here: {empty}"
+
+
+def _always_filled(platform: str, command: str) -> set[str]:
+    """The fields every record of every real capture of `command` fills."""
+    folder = CAPTURES / platform / command.replace(" ", "_")
+    samples = [yaml.safe_load(f.read_text())["parsed_sample"] for f in sorted(folder.glob("*.yml"))]
+    records = [r for s in samples for r in s]
+    if not records:
+        return set()
+    return {k for k in records[0] if all(r.get(k) not in ("", [], None) for r in records)}
+
+
+@pytest.mark.parametrize(("command", "expect"), EOS_TABLES, ids=[c for c, _ in EOS_TABLES])
+def test_eos_tables_parse_to_the_fabric(eos: Fabric, command: str, expect: Expect) -> None:
+    _check(eos, command, expect)
+
+
+@pytest.mark.parametrize(("command", "expect"), COMWARE_TABLES, ids=[c for c, _ in COMWARE_TABLES])
+def test_comware_tables_parse_to_the_fabric(comware: Fabric, command: str, expect: Expect) -> None:
+    _check(comware, command, expect)
+
+
+def test_ecmp_next_hops_of_the_underlay(eos: Fabric, comware: Fabric) -> None:
+    """Every other leaf's loopbacks over every uplink, each spine's over the links to it: the
+    equal-cost paths of a leaf-spine fabric, as the routing tables print them."""
+    for fabric, command in ((eos, "show ip route"), (comware, "display ip routing-table")):
+        rows = fabric.rows(command)
+        key = "next_hop" if fabric.platform == "arista_eos" else "nexthop_ip"
+        hops: Counter[str] = Counter()
+        for r in rows:
+            hops[f"{r['network']}/{r['prefix_length']}"] += len(r[key]) if isinstance(r[key], list) else 1
+        links = Counter(x.peer.split()[0] for x in fabric.intent.interfaces if x.role == "uplink" and x.peer)
+        for other in fabric.compiled.intents.values():
+            if other.name == fabric.switch:
+                continue
+            want = uplinks(fabric.intent, fabric.compiled) if other.role == "leaf" else links[other.name]
+            for network in other.bgp.networks:
+                assert hops[network] == want, (fabric.switch, other.name, network)
