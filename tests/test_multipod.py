@@ -109,8 +109,8 @@ def test_asns_and_pools_per_pod_and_plane(fabric: tuple[Compiled, dict[str, str]
     topo, und = compiled.topology, compiled.fabric.settings.underlay
     assert topo.asn["p01-spine01"] == topo.asn["p01-spine02"] == und.spine_asn
     assert topo.asn["p02-spine01"] == und.spine_asn + 1
-    assert topo.asn["ss01-01"] == und.superspine_asn_base + 1
-    assert topo.asn["ss02-01"] == und.superspine_asn_base + 2
+    # RFC 7938 section 5.2.1: one ASN for the whole super-spine tier, every plane alike
+    assert topo.asn["ss01-01"] == topo.asn["ss02-01"] == und.superspine_asn
     assert topo.asn["p02-leaf01"] == und.leaf_asn_base + 100 + 1
     leaf_asns = [topo.asn[s.name] for s in compiled.fabric.leaves]
     assert len(set(leaf_asns)) == len(leaf_asns)
@@ -268,11 +268,11 @@ def test_asn_runs_must_not_meet(tmp_path: Path, capsys: pytest.CaptureFixture[st
     root = make_fabric(tmp_path)
     fabric_yaml = root / "inventory" / "fabric.yaml"
     text = fabric_yaml.read_text(encoding="utf-8").replace(
-        "superspine_asn_base: 4220000000", "superspine_asn_base: 4210000050"
+        "superspine_asn: 4220000000", "superspine_asn: 4210000050"
     )
     fabric_yaml.write_text(text, encoding="utf-8")
     err = _cli_error(root, capsys)
-    assert "underlay.superspine_asn_base: super-spine ASNs 4210000051-4210000052 meet the leaf ASNs" in err
+    assert "underlay.superspine_asn: the super-spine ASN 4210000050 meets the leaf ASNs" in err
 
 
 def test_pod_pool_splits_evenly() -> None:

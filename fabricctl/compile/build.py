@@ -106,8 +106,8 @@ def device_intent(fabric: Fabric, topo: Topology, alloc: Allocation, switch: Swi
         loopbacks=underlay.loopbacks(topo, switch),
         breakouts=breakouts,
         interfaces=interfaces,
-        vrfs=tenant_objects.vrfs(here, router_id, fabric.settings.overlay.l3vni_interface_base),
-        vlans=tenant_objects.vlans(here, router_id, qos.tenant_mtu),
+        vrfs=tenant_objects.vrfs(here, router_id, fabric.settings.overlay),
+        vlans=tenant_objects.vlans(here, router_id, fabric.settings.overlay, qos.tenant_mtu),
         acls=tenant_objects.acls(here),
         bgp=underlay.bgp(fabric, topo, switch),
         vtep=Vtep(source_interface=1, source_ip=addr_str(topo.vtep[switch.name]))

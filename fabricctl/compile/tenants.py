@@ -5,10 +5,27 @@ from __future__ import annotations
 from fabricctl.compile.allocate import Allocation, TenantAllocation
 from fabricctl.compile.intent import Acl, AclEntry, Interface, Vlan, Vrf
 from fabricctl.compile.topology import Topology, addr_str
-from fabricctl.model.fabric import Switch
+from fabricctl.model.fabric import RD_SEGMENT_BASE, Overlay, Switch
 
 
-def vrfs(tenants: list[TenantAllocation], router_id: str, l3vni_interface_base: int) -> list[Vrf]:
+def vrf_rd(overlay: Overlay, router_id: str, a: TenantAllocation) -> str:
+    """The VRF's route distinguisher: `<router-id>:<tenant id>` (RFC 4364 section 4.2 type 1, one
+    per switch and VRF), or `<route_target_asn>:<L3VNI>` (type 0) with `rd_format: asn`."""
+    if overlay.rd_format == "asn":
+        return f"{overlay.route_target_asn}:{a.l3vni}"
+    return f"{router_id}:{a.tenant.id}"
+
+
+def segment_rd(overlay: Overlay, router_id: str, a: TenantAllocation) -> str:
+    """An l2 segment's route distinguisher: `<router-id>:<32767 + VLAN>`, clear of every VRF's
+    number on the switch, or `<route_target_asn>:<L2VNI>` with `rd_format: asn`."""
+    if overlay.rd_format == "asn":
+        return f"{overlay.route_target_asn}:{a.l2vni}"
+    assert a.vlan is not None
+    return f"{router_id}:{RD_SEGMENT_BASE + a.vlan}"
+
+
+def vrfs(tenants: list[TenantAllocation], router_id: str, overlay: Overlay) -> list[Vrf]:
     out = []
     for a in tenants:
         # A declared two-sided exception imports the peer's route target, and nothing else.
@@ -20,8 +37,8 @@ def vrfs(tenants: list[TenantAllocation], router_id: str, l3vni_interface_base: 
                 tenant_id=a.tenant.id,
                 description=a.tenant.description,
                 l3vni=a.l3vni,
-                l3vni_interface=l3vni_interface_base + a.tenant.id,
-                rd=f"{router_id}:{a.l3vni}",
+                l3vni_interface=overlay.l3vni_interface_base + a.tenant.id,
+                rd=vrf_rd(overlay, router_id, a),
                 route_targets_import=imports,
                 route_targets_export=[a.route_target],
             )
@@ -29,14 +46,14 @@ def vrfs(tenants: list[TenantAllocation], router_id: str, l3vni_interface_base: 
     return out
 
 
-def vlans(tenants: list[TenantAllocation], router_id: str, mtu: int) -> list[Vlan]:
+def vlans(tenants: list[TenantAllocation], router_id: str, overlay: Overlay, mtu: int) -> list[Vlan]:
     return [
         Vlan(
             id=a.vlan,
             name=a.object_name,
             tenant=a.name,
             l2vni=a.l2vni,
-            rd=f"{router_id}:{a.l2vni}",
+            rd=segment_rd(overlay, router_id, a),
             route_target=a.l2_route_target,
             vrf=a.vrf,
             gateway=a.gateway,

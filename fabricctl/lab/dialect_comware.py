@@ -16,6 +16,9 @@ from fabricctl.lab.ports import port_state
 
 SAVED = "Validating file. Please wait...\nSaved the current configuration to mainboard device successfully."
 UNRECOGNIZED = " % Unrecognized command found at '^' position."
+#: A value of the right kind outside its range (`vlan 5000`, an RD number past 16 bits): Comware
+#: marks the value and answers this instead of UNRECOGNIZED.
+WRONG_PARAMETER = " % Wrong parameter found at '^' position."
 #: `save <file>` and `configuration replace file <file>` wording follows the Comware V7 command
 #: reference examples as far as known; the overwrite question is an assumption ([U]).
 SAVED_FILE = (
@@ -78,9 +81,12 @@ class ComwareCli(CliSession):
             "******************************************************************************\n\n"
         )
 
-    def invalid(self, line: str, words: list[str], index: int, prompt: str) -> CliError:
+    def invalid(
+        self, line: str, words: list[str], index: int, prompt: str, out_of_range: bool = False
+    ) -> CliError:
         caret = " " * (len(prompt) + word_column(line, index)) + "^"
-        return CliError(f"{caret}\n{UNRECOGNIZED}", eapi=UNRECOGNIZED.strip())
+        message = WRONG_PARAMETER if out_of_range else UNRECOGNIZED
+        return CliError(f"{caret}\n{message}", eapi=message.strip())
 
     async def execute(self, line: str, as_json: bool = False) -> Output:
         if self.question is not None:
@@ -154,7 +160,7 @@ class ComwareCli(CliSession):
             return show_comware.interfaces(self.dev.running, fabric, self.dev.name)
         state = port_state("comware", self.dev.running, m[1], fabric, self.dev.name)
         if state is None:
-            raise CliError(" % Wrong parameter found at '^' position.")
+            raise CliError(WRONG_PARAMETER)
         port = fabric.facts[self.dev.name].ports.get(state.name)
         return show_comware.interface_detail(
             state, str(port.addresses[0]) if port and port.addresses else None
@@ -181,7 +187,7 @@ class ComwareCli(CliSession):
         fabric = self.dev.state()
         port = "".join(w for w in (m[1], m[2]) if w) or None
         if port is not None and port not in fabric.facts[self.dev.name].ports:
-            raise CliError(" % Wrong parameter found at '^' position.")
+            raise CliError(WRONG_PARAMETER)
         return show_comware.pfc_interface(fabric, self.dev.name, self.dev.clock.now(), port)
 
     @command(r"display ip vpn-instance", "user system")

@@ -81,9 +81,10 @@ def check_ports(spec: str) -> None:
 class Underlay(Strict):
     """eBGP underlay: one ASN for all spines, one per leaf, numbered /31 fabric links.
 
-    A multi-pod fabric (`pods:` in fabric.yaml) adds a super-spine tier: one ASN per super-spine
-    plane (superspine_asn_base + plane), the spines of pod p take spine_asn + p - 1, and the
-    super-spines number their loopbacks and spine links from pools of their own.
+    A multi-pod fabric (`pods:` in fabric.yaml) adds a super-spine tier: one ASN for every
+    super-spine (superspine_asn, RFC 7938 section 5.2.1), the spines of pod p take
+    spine_asn + p - 1, and the super-spines number their loopbacks and spine links from pools of
+    their own.
     """
 
     spine_asn: StrictInt = Field(ge=1, le=4294967294)
@@ -97,8 +98,9 @@ class Underlay(Strict):
     bfd: StrictBool = True
     #: BGP graceful restart: a control-plane restart keeps forwarding (peers keep the routes).
     graceful_restart: StrictBool = True
-    #: Multi-pod fabrics only: plane k of the super-spine tier is ASN superspine_asn_base + k.
-    superspine_asn_base: StrictInt | None = Field(default=None, ge=1, le=4294967294)
+    #: Multi-pod fabrics only: the one ASN of every super-spine (RFC 7938 section 5.2.1), so a route
+    #: between pods carries the same AS path over every plane and ECMP uses every uplink.
+    superspine_asn: StrictInt | None = Field(default=None, ge=1, le=4294967294)
     superspine_loopbacks: Network | None = None
     superspine_p2p_links: Network | None = None
 
@@ -125,6 +127,12 @@ class Underlay(Strict):
         return pools
 
 
+#: Route distinguishers of `rd_format: router-id` (a 16-bit number after the router id): a VRF's
+#: number is its tenant id (1-32767), an l2 segment's is 32767 + its VLAN (32768-36861), as Cisco
+#: NX-OS derives `rd auto` for a Layer-2 VNI, so the two runs never meet on one switch.
+RD_SEGMENT_BASE = 32767
+
+
 class Overlay(Strict):
     """EVPN/VXLAN numbering: every tenant number follows from its explicit id."""
 
@@ -132,6 +140,12 @@ class Overlay(Strict):
     l2vni_base: StrictInt = Field(ge=1, le=16_000_000)
     vlan_base: StrictInt = Field(ge=0, le=4000)
     route_target_asn: StrictInt = Field(ge=1, le=65535)
+    #: How route distinguishers are written (docs/multipod.md, "Route distinguishers"):
+    #: `router-id`: `<router-id>:<tenant id>` for a VRF, `<router-id>:<32767 + VLAN>` for an l2
+    #: segment (RFC 4364 section 4.2 type 1: a 16-bit number, unique per switch); `asn`:
+    #: `<route_target_asn>:<VNI>` (type 0: a 32-bit number, the same on every leaf), for fabrics
+    #: with tenant ids above what a 16-bit number leaves room for.
+    rd_format: Literal["router-id", "asn"] = "router-id"
     anycast_gateway_mac: str = Field(pattern=r"^[0-9a-f]{2}(:[0-9a-f]{2}){5}$")
     tenant_id_max: StrictInt = Field(default=9999, ge=1, le=99999)
     #: A tenant's L3VNI interface (where the NOS needs one) is base + id, above every VLAN id so it
@@ -169,6 +183,20 @@ class Overlay(Strict):
                 "00:00:00:00:00:00 is no host's MAC; use a unicast MAC such as 00:1c:73:00:00:99"
             )
         return value
+
+    @model_validator(mode="after")
+    def _rds_fit(self) -> Overlay:
+        """A type 1 RD's number is 16 bits (RFC 4364 section 4.2); VRFs take 1..tenant_id_max and
+        segments 32768 and up, so tenant ids must stay below 32768 (a switch refuses the line)."""
+        if self.rd_format == "router-id" and self.tenant_id_max > RD_SEGMENT_BASE:
+            raise ValueError(
+                f"tenant_id_max {self.tenant_id_max} gives VRF route distinguishers <router-id>:<id> up to "
+                f"<router-id>:{self.tenant_id_max}, but an IP-address RD holds a 16-bit number and VRFs may use "
+                f"only 1-{RD_SEGMENT_BASE} (segments use {RD_SEGMENT_BASE + 1}-{RD_SEGMENT_BASE + 4094}); "
+                f"set tenant_id_max at most {RD_SEGMENT_BASE}, or rd_format: asn "
+                "(<route_target_asn>:<VNI>, a 32-bit number)"
+            )
+        return self
 
     @model_validator(mode="after")
     def _vni_ranges_apart(self) -> Overlay:
@@ -378,7 +406,7 @@ class FabricSettings(Strict):
     @model_validator(mode="after")
     def _pods_complete(self) -> FabricSettings:
         """A multi-pod fabric needs the super-spine tier's ASNs and pools; a 2-tier one none."""
-        names = ("superspine_asn_base", "superspine_loopbacks", "superspine_p2p_links")
+        names = ("superspine_asn", "superspine_loopbacks", "superspine_p2p_links")
         if self.pods is not None:
             missing = [n for n in names if getattr(self.underlay, n) is None]
             if missing:
