@@ -124,6 +124,9 @@ class Bgp(Node):
     asn: int
     router_id: str
     max_paths: int
+    #: The system-wide ECMP cap to set where the platform's default is below max_paths (a
+    #: `max-ecmp-num`, which takes effect after a reboot); None: nothing to set.
+    max_ecmp: int | None = None
     graceful_restart: bool = False
     networks: list[str]  # CIDRs advertised into the underlay (loopbacks)
     neighbors: list[BgpNeighbor]

@@ -6,6 +6,7 @@ from fabricctl.compile.intent import Bgp, BgpNeighbor, Interface, Loopback
 from fabricctl.compile.topology import Topology, addr_str
 from fabricctl.model.fabric import Switch
 from fabricctl.model.load import Fabric
+from fabricctl.platforms import get_platform
 
 
 def loopbacks(topo: Topology, switch: Switch) -> list[Loopback]:
@@ -105,10 +106,13 @@ def bgp(fabric: Fabric, topo: Topology, switch: Switch) -> Bgp:
     networks = [f"{addr_str(topo.loopback[switch.name])}/32"]
     if switch.role == "leaf":
         networks.append(f"{addr_str(topo.vtep[switch.name])}/32")
+    max_paths = fabric.settings.underlay.max_paths
+    default_ecmp = get_platform(switch.platform).default_max_ecmp
     return Bgp(
         asn=topo.asn[switch.name],
         router_id=addr_str(topo.loopback[switch.name]),
-        max_paths=fabric.settings.underlay.max_paths,
+        max_paths=max_paths,
+        max_ecmp=max_paths if default_ecmp is not None and max_paths > default_ecmp else None,
         graceful_restart=fabric.settings.underlay.graceful_restart,
         networks=networks,
         neighbors=neighbors,

@@ -1,4 +1,4 @@
-"""The proofs a plan rests on, one line each: isolation, lossless, capacity (from the verify report).
+"""The proofs a plan rests on, one line each: isolation, lossless, ECMP, capacity (from the verify report).
 
 verify runs on the intended configs before plan reads any switch (deploy/plan.py `prepare`);
 a plan exists only when every proof held, so these lines say what exactly was proven.
@@ -16,6 +16,7 @@ if TYPE_CHECKING:
 #: Violation checks per proof (anything else counts for isolation, the strictest reading).
 LOSSLESS_CHECKS = ("pfc", "ecn", "mtu", "dscp-map", "cnp", "watchdog", "trust", "port-missing", "lossless")
 CAPACITY_CHECKS = ("budget", "oversubscription")
+ECMP_CHECKS = ("ecmp",)
 
 
 @dataclass(frozen=True)
@@ -28,6 +29,8 @@ class Proof:
 def _kind(check: str) -> str:
     if check.startswith(CAPACITY_CHECKS):
         return "capacity"
+    if check.startswith(ECMP_CHECKS):
+        return "ecmp"
     if check.startswith(LOSSLESS_CHECKS):
         return "lossless"
     return "isolation"
@@ -65,8 +68,17 @@ def proofs(report: VerifyReport, compiled: Compiled | None = None) -> list[Proof
     if held is not None and held.limit:
         parts.append(f"{int(held.used):,}/{int(held.limit):,} GPUs held")
     capacity = "within budget" + (f": {', '.join(parts)}" if parts else "")
+    narrowest = min(
+        report.ecmp, key=lambda r: (r.width / max(r.uplinks, 1), r.scope, r.towards), default=None
+    )
+    ecmp = "every leaf reaches every other VTEP over all its uplinks" + (
+        f" ({len(report.ecmp)} tier pairs, narrowest {narrowest.width}/{narrowest.uplinks})"
+        if narrowest
+        else ""
+    )
     out = []
-    for name, detail in (("isolation", isolation), ("lossless", lossless), ("capacity", capacity)):
+    named = (("isolation", isolation), ("lossless", lossless), ("ecmp", ecmp), ("capacity", capacity))
+    for name, detail in named:
         n = failing.get(name, 0)
         out.append(Proof(name, n == 0, detail if n == 0 else f"{n} violation(s): see 'fabricctl verify'"))
     return out

@@ -16,6 +16,7 @@ E = Edit
 M = Mutation
 
 EOS_BGP = "router bgp 65211"  # leaf1
+EOS_BGP2 = "router bgp 65212"  # leaf2
 EOS_BGP3 = "router bgp 65213"  # leaf3
 
 EOS: list[Mutation] = [
@@ -306,6 +307,20 @@ EOS: list[Mutation] = [
         "leaf4",
         "ECN",
     ),
+    M(
+        "ecmp-capped-by-maximum-paths",
+        (E("leaf2", (EOS_BGP2,), r"^(\s+)maximum-paths 8 ecmp 8$", r"\1maximum-paths 4 ecmp 4"),),
+        "ecmp-width",
+        "leaf2",
+        "over 4 of its 8 uplinks: multipath is capped at 4",
+    ),
+    M(
+        "ecmp-session-asn-wrong",
+        (E("leaf3", (EOS_BGP3,), r"^(\s+neighbor 10\.64\.8\.\d+ remote-as) 65200$", r"\1 65299"),),
+        "ecmp-width",
+        "leaf3",
+        "only 7 of 8 uplinks",
+    ),
 ]
 
 CW_BGP1 = "bgp 65101"
@@ -575,6 +590,20 @@ COMWARE: list[Mutation] = [
         "foreign-port",
         "leaf25",
         "shared-storage",
+    ),
+    M(
+        "ecmp-capped-by-max-ecmp-num-default",  # balance 32 with the system's default cap of 8
+        (E("leaf03", (), r"^max-ecmp-num 32\n#\n", ""),),
+        "ecmp-width",
+        "leaf03",
+        "no max-ecmp-num: the default 8",
+    ),
+    M(
+        "ecmp-capped-by-balance",
+        (E("leaf04", ("bgp 65104", "address-family ipv4 unicast"), r"^(\s+)balance 32$", r"\1balance 16"),),
+        "ecmp-width",
+        "leaf04",
+        "over 16 of its 32 uplinks",
     ),
 ]
 

@@ -25,6 +25,11 @@ from fabricctl.config.readback import (
 from fabricctl.config.tree import Node, parse_tree
 from fabricctl.platforms.comware.qos import DEFAULT_DOT1P_LP, QUEUE_NUMBER, default_dscp_dot1p
 
+#: ECMP routes the system installs without `max-ecmp-num` (H3C S6520X IP Routing Configuration
+#: Guide R1110, 1.5 "Configuring the maximum number of ECMP routes": default 8, takes effect after
+#: a reboot; the S98xx figure is not published, so the documented sibling's default is assumed).
+DEFAULT_MAX_ECMP = 8
+
 #: Frame limit of a port without `jumboframe enable N` (S6850 guide; H3C's Comware code: 9416).
 DEFAULT_MAX_FRAME = 9416
 
@@ -36,7 +41,11 @@ def _src(node: Node) -> Src:
 def parse_comware(name: str, text: str) -> SwitchConfig:
     """Read one Comware configuration; never raises on lines it does not know."""
     cfg = SwitchConfig(
-        name=name, platform="comware", lines=text.count("\n") + 1, max_frame_default=DEFAULT_MAX_FRAME
+        name=name,
+        platform="comware",
+        lines=text.count("\n") + 1,
+        max_frame_default=DEFAULT_MAX_FRAME,
+        ecmp_limit_default=DEFAULT_MAX_ECMP,
     )
     for dscp in range(64):
         cfg.dscp_map[dscp] = At(default_dscp_dot1p(dscp), Src(0, "(pre-defined dscp-dot1p map)"))
@@ -81,10 +90,9 @@ def parse_comware(name: str, text: str) -> SwitchConfig:
                 if len(cw) == 3 and cw[0] == "queue" and cw[2] == "ecn" and cw[1].isdigit():
                     table[int(cw[1])] = _src(child)
         elif words[0] == "bgp" and len(words) == 2:
-            for child in node.children:
-                cw = child.text.split()
-                if len(cw) == 4 and cw[0] == "peer" and cw[2] == "as-number" and cw[3].isdigit():
-                    cfg.bgp_neighbors[cw[1]] = At(int(cw[3]), _src(child))
+            _bgp(cfg, node, words[1])
+        elif words[0] == "max-ecmp-num" and len(words) == 2 and words[1].isdigit():
+            cfg.bgp.ecmp_limit = At(int(words[1]), _src(node))
     for intf_name, at in wred_apply.items():
         q = cfg.interfaces[intf_name].qos
         q.profile = at.src
@@ -146,6 +154,28 @@ def _interface(intf: Interface, node: Node, wred_apply: dict[str, At[str]]) -> N
             q.strict_queues.update({n: s for n in range(8)})
         elif t.startswith("qos wred apply ") and len(words) == 4:
             wred_apply[intf.name] = At(words[3], s)
+
+
+def _bgp(cfg: SwitchConfig, node: Node, asn: str) -> None:
+    """Sessions, and what the IPv4 unicast family announces and load-balances."""
+    if asn.isdigit():
+        cfg.bgp.asn = At(int(asn), _src(node))
+    for child in node.children:
+        cw = child.text.split()
+        if len(cw) == 4 and cw[0] == "peer" and cw[2] == "as-number" and cw[3].isdigit():
+            cfg.bgp_neighbors[cw[1]] = At(int(cw[3]), _src(child))
+        elif child.text in ("address-family ipv4", "address-family ipv4 unicast"):
+            for af in child.children:
+                aw = af.text.split()
+                if af.text in ("balance as-path-relax", "balance as-path-neglect"):
+                    cfg.bgp.relax = At(True, _src(af))
+                elif len(aw) == 2 and aw[0] == "balance" and aw[1].isdigit():
+                    cfg.bgp.max_paths = At(int(aw[1]), _src(af))
+                elif len(aw) == 3 and aw[0] == "network":
+                    with contextlib.suppress(ValueError):
+                        cfg.bgp.networks.append(At(IPv4Network(f"{aw[1]}/{aw[2]}"), _src(af)))
+                elif len(aw) == 3 and aw[0] == "peer" and aw[2] == "enable":
+                    cfg.bgp.ipv4_peers.add(aw[1])
 
 
 def _vsi(cfg: SwitchConfig, node: Node, name: str) -> None:

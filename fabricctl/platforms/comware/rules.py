@@ -22,6 +22,7 @@ DIALECT = Dialect(
         r"tunnel global source-address ",
         r"interface (LoopBack[01]|FourHundredGigE|TwoHundredGigE)",
         r"bgp \d+$",
+        r"max-ecmp-num ",
     ),
     not_owned=(r"ip vpn-instance (mgmt|MGMT|management|Mgmt)$",),
     tenant_objects=(
@@ -57,6 +58,7 @@ DIALECT = Dialect(
         r"peer \S+ description ",
         r"peer \S+ ebgp-max-hop ",
         r"balance ",
+        r"max-ecmp-num ",
     ),
     negations=(
         Negation(r"^description .*$", "undo description"),
@@ -74,6 +76,7 @@ DIALECT = Dialect(
         Negation(r"^ip binding vpn-instance .*$", "undo ip binding vpn-instance"),
         Negation(r"^l3-vni .*$", "undo l3-vni"),
         Negation(r"^route-distinguisher .*$", "undo route-distinguisher"),
+        Negation(r"^max-ecmp-num .*$", "undo max-ecmp-num"),
     ),
     never_remove=(r"interface (FourHundredGigE|TwoHundredGigE)", r"port link-mode "),
     rebind=((r"ip binding vpn-instance ", r"ip address "),),

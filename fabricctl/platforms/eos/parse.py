@@ -47,7 +47,9 @@ def _int(word: str) -> int | None:
 
 def parse_eos(name: str, text: str) -> SwitchConfig:
     """Read one EOS configuration; never raises on lines it does not know."""
-    cfg = SwitchConfig(name=name, platform="eos", lines=text.count("\n") + 1)
+    # EOS load-balances equal-length AS paths by default (Arista TOI "BGP multipath relax",
+    # docs/multipod.md); `no bgp bestpath as-path multipath-relax` turns it off.
+    cfg = SwitchConfig(name=name, platform="eos", lines=text.count("\n") + 1, multipath_relax_default=True)
     profiles: dict[str, tuple[PortQos, set[int]]] = {}
     wanted_profile: dict[str, At[str]] = {}
     for node in parse_tree(text):
@@ -242,15 +244,38 @@ def _address(words: list[str]) -> tuple[IPv4Network | None, list[str], bool]:
 
 
 def _bgp(cfg: SwitchConfig, node: Node) -> None:
+    asn = node.text.split()[-1]
+    if asn.isdigit():
+        cfg.bgp.asn = At(int(asn), _src(node))
+    groups: dict[str, str] = {}  # neighbor -> its peer group
+    active: set[str] = set()  # neighbors and groups activated in IPv4 unicast
     for child in node.children:
         words = child.text.split()
         if len(words) == 4 and words[0] == "neighbor" and words[2] == "remote-as" and words[3].isdigit():
             cfg.bgp_neighbors[words[1]] = At(int(words[3]), _src(child))
+        elif len(words) == 5 and words[0] == "neighbor" and words[2:4] == ["peer", "group"]:
+            groups[words[1]] = words[4]
+        elif words[0] == "maximum-paths" and len(words) >= 2 and words[1].isdigit():
+            cfg.bgp.max_paths = At(int(words[1]), _src(child))
+        elif child.text in (
+            "bgp bestpath as-path multipath-relax",
+            "no bgp bestpath as-path multipath-relax",
+        ):
+            cfg.bgp.relax = At(not child.text.startswith("no "), _src(child))
+        elif child.text in ("address-family ipv4", "address-family ipv4 unicast"):
+            for af in child.children:
+                aw = af.text.split()
+                if len(aw) == 3 and aw[0] == "neighbor" and aw[2] == "activate":
+                    active.add(aw[1])
+                elif len(aw) == 2 and aw[0] == "network":
+                    with contextlib.suppress(ValueError):
+                        cfg.bgp.networks.append(At(IPv4Network(aw[1]), _src(af)))
         elif words[0] == "vrf" and len(words) == 2:
             _rts(cfg.vrf(words[1]), child)
         elif words[0] == "vlan" and len(words) == 2 and words[1].isdigit():
             seg = cfg.segments.setdefault(words[1], Segment("segment", words[1], Src(0, f"vlan {words[1]}")))
             _rts(seg, child)
+    cfg.bgp.ipv4_peers = {ip for ip in cfg.bgp_neighbors if ip in active or groups.get(ip) in active}
 
 
 def _rts(holder: RtHolder, node: Node) -> None:
