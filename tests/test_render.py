@@ -379,6 +379,7 @@ def test_comware_leaf() -> None:
     ]
     assert block(text, "interface Vsi-interface4103", " ") == [
         " ip binding vpn-instance acme",
+        " mtu 8950",
         " l3-vni 50007",
     ]
     assert block(text, "interface Vsi-interface110", " ") == [

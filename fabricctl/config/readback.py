@@ -142,6 +142,12 @@ class SwitchConfig:
     bgp: BgpConfig = field(default_factory=BgpConfig)
     #: Tunnel QoS a VTEP sets (TUNNEL_* keys -> the line): what it does not state is the NOS default.
     tunnel_qos: dict[str, Src] = field(default_factory=dict)
+    #: What the NOS does without a tunnel QoS line (TUNNEL_* -> a sentence with its source): the
+    #: lossless proof quotes it when a line is missing.
+    tunnel_defaults: dict[str, str] = field(default_factory=dict)
+    #: Tunnel behaviour no line sets and no vendor document states (TUNNEL_* -> why it is taken
+    #: as given): the proof rests on it and the report lists it as an assumption.
+    tunnel_assumed: dict[str, str] = field(default_factory=dict)
     ip_mtu_default: int = 1500  # the IP MTU of a routed port without an mtu line
     #: Whether equal-length BGP paths with different AS paths load-balance when no line says
     #: (the NOS's default, docs/multipod.md), and the ECMP cap without a line (None: none).

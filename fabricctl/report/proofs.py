@@ -56,6 +56,11 @@ def proofs(report: VerifyReport, compiled: Compiled | None = None) -> list[Proof
             f"{report.switches} switches: DSCP {q.roce_dscp} -> no-drop priority {q.lossless_priority}, "
             f"ECN, CNP strict, MTU {q.mtu}, every hop"
         )
+    lossless += ", RoCE through every VXLAN tunnel"
+    if report.assumptions:
+        lossless += (
+            f" (assuming {len(report.assumptions)} tunnel behaviour(s) no vendor document states: see verify)"
+        )
     parts = []
     for metric, word in (("VRFs", "VRFs"), ("ACL entries", "ACL")):
         row = _busiest(report.capacity, metric)

@@ -59,12 +59,14 @@ def _verify(compiled: Compiled, configs: dict[str, str], max_oversubscription: f
     iso, exceptions = check_isolation(compiled, parsed, facts)
     rows, cap = check_capacity(compiled, parsed, max_oversubscription)
     ecmp, widths = check_ecmp(compiled, parsed)
-    violations += iso + check_lossless(compiled, parsed) + ecmp + cap
+    lossless, assumptions = check_lossless(compiled, parsed)
+    violations += iso + lossless + ecmp + cap
     return VerifyReport(
         violations=sorted(set(violations)),
         exceptions=sorted(set(exceptions)),
         capacity=rows,
         ecmp=widths,
+        assumptions=assumptions,
         switches=len(parsed),
         tenants=len(compiled.allocation.tenants),
     )

@@ -17,7 +17,7 @@ from fabricctl.compile.build import Compiled
 from fabricctl.compile.intent import Qos
 from fabricctl.compile.lossless import qos_intent
 from fabricctl.compile.topology import FabricLink, GpuPort
-from fabricctl.config.readback import TUNNEL_CLASS, Interface, Src, SwitchConfig
+from fabricctl.config.readback import TUNNEL_CLASS, TUNNEL_ECN, TUNNEL_MARKING, Interface, Src, SwitchConfig
 from fabricctl.model.fabric import ETHERNET_OVERHEAD, ROCE_HEADERS, VXLAN_OVERHEAD
 from fabricctl.verify.report import Violation
 
@@ -100,10 +100,12 @@ class Paths:
         return self._via(ln, gp)
 
 
-def check_lossless(compiled: Compiled, parsed: dict[str, SwitchConfig]) -> list[Violation]:
-    """Every lossless-relevant port against the policy, and every switch's priority maps."""
+def check_lossless(compiled: Compiled, parsed: dict[str, SwitchConfig]) -> tuple[list[Violation], list[str]]:
+    """Every lossless-relevant port against the policy, every switch's priority maps and every
+    VTEP's tunnel QoS; also the assumptions the proof rests on (behaviour no document states)."""
     paths = Paths(compiled)
     out: list[Violation] = []
+    assumed: dict[str, list[str]] = {}  # what is taken as given -> the VTEPs it is taken on
     ports: dict[str, list[tuple[str, str]]] = {}  # switch -> [(port, "fabric" | "routed" | "bridged")]
     for ln in compiled.topology.links:
         ports.setdefault(ln.leaf, []).append((ln.leaf_port, "fabric"))
@@ -116,7 +118,7 @@ def check_lossless(compiled: Compiled, parsed: dict[str, SwitchConfig]) -> list[
         if qos is None:
             continue
         out += _dscp_map(cfg, qos, paths)
-        out += _tunnel(compiled, cfg, paths)
+        out += _tunnel(compiled, cfg, qos, paths, assumed)
         gateways: set[str] = set()  # the segments of lossless bridged ports (their gateways route)
         for name, kind in ports.get(sw, []):
             intf = cfg.interfaces.get(name)
@@ -136,12 +138,29 @@ def check_lossless(compiled: Compiled, parsed: dict[str, SwitchConfig]) -> list[
             out += _size(cfg, intf, qos, kind, paths.through(sw, name))
             if kind == "bridged" and intf.segment is not None:
                 gateways.add(intf.segment.value)
+        for vrf in _lossless_vrfs(compiled, sw):  # routed RoCE leaves through the VRF's L3VNI interface
+            l3vni = next(
+                (i for i in cfg.interfaces.values() if i.l3vni and i.vrf and i.vrf.value == vrf), None
+            )
+            if l3vni is not None:
+                out += _size(
+                    cfg, l3vni, qos, "gateway", f"{paths.through(sw, None)} (routed by {l3vni.name})"
+                )
         for seg_name in sorted(gateways):
             seg = cfg.segments.get(seg_name)
             svi = cfg.interfaces.get(seg.gateway.value) if seg and seg.gateway else None
             if svi is not None:
                 out += _size(cfg, svi, qos, "gateway", f"{paths.through(sw, None)} (routed by {svi.name})")
-    return out
+    assumptions = [
+        f"{len(names)} VTEP(s) ({', '.join(sorted(names)[:3])}{', ...' if len(names) > 3 else ''}): {what}"
+        for what, names in sorted(assumed.items())
+    ]
+    return out, assumptions
+
+
+def _lossless_vrfs(compiled: Compiled, switch: str) -> list[str]:
+    """The VRFs of lossless tenants on a leaf."""
+    return [a.vrf for a in compiled.allocation.by_leaf.get(switch, []) if a.tenant.lossless]
 
 
 def _needed_ip(qos: Qos, kind: str) -> int:
@@ -183,24 +202,68 @@ def _size_violation(
     )
 
 
-def _tunnel(compiled: Compiled, cfg: SwitchConfig, paths: Paths) -> list[Violation]:
-    """A VTEP classifies tunnelled RoCE into the lossless class, or PFC never pauses it."""
+#: A RoCE packet's way through a VXLAN tunnel, step by step: (tunnel QoS key, violation, where it
+#: happens, what the step must do, what goes wrong without it).
+_TUNNEL_STEPS = (
+    (
+        TUNNEL_MARKING,
+        "tunnel-encap",
+        "encapsulation",
+        "the outer header carries the inner DSCP",
+        "spines queue VXLAN by the outer DSCP, so RoCE leaves the no-drop class on every spine and "
+        "is dropped under congestion",
+    ),
+    (
+        TUNNEL_ECN,
+        "tunnel-ecn",
+        "encapsulation and decapsulation",
+        "ECN is copied into the outer header and a CE mark back into the inner one (RFC 6040 section 4)",
+        "a spine cannot mark a Not-ECT outer header (its WRED drops instead) and a CE mark made in the "
+        "fabric never reaches the receiver, so DCQCN never slows the sender",
+    ),
+    (
+        TUNNEL_CLASS,
+        "tunnel-trust",
+        "decapsulation",
+        "decapsulated RoCE is classified into the lossless class",
+        "PFC does not pause it on the way to the GPU and it can be dropped",
+    ),
+)
+
+
+def _tunnel(
+    compiled: Compiled, cfg: SwitchConfig, qos: Qos, paths: Paths, assumed: dict[str, list[str]]
+) -> list[Violation]:
+    """Follow RoCE through this VTEP's tunnels: inner DSCP -> outer DSCP at encapsulation (the
+    spines' DSCP maps, checked on each spine, then queue it) -> ECN both ways -> class at
+    decapsulation. A step no line sets is the NOS default (a violation when that breaks the
+    class) or, where no document states the behaviour, an assumption the report lists."""
     intent = compiled.intents.get(cfg.name)
     sw = compiled.fabric.switch(cfg.name)
     vtep = intent.vtep is not None if intent is not None else bool(sw and sw.role == "leaf")
-    if not vtep or TUNNEL_CLASS in cfg.tunnel_qos:
+    if not vtep:
         return []
-    return [
-        Violation(
-            "tunnel-trust",
-            cfg.name,
-            "VXLAN",
-            None,
-            "(no trust for tunnelled traffic)",
-            f"RoCE crossing {cfg.name} inside VXLAN on path {paths.through(cfg.name, None)} is not classified "
-            "into the lossless class, so PFC does not pause it and it can be dropped",
+    out = []
+    roce = next(d for d, c in sorted(qos.dscp_to_class.items()) if c == qos.lossless_class)
+    for key, check, where, must, broken in _TUNNEL_STEPS:
+        if key in cfg.tunnel_qos:
+            continue
+        if key in cfg.tunnel_assumed:
+            assumed.setdefault(cfg.tunnel_assumed[key], []).append(cfg.name)
+            continue
+        default = cfg.tunnel_defaults.get(key, "the NOS does not do it by default")
+        walk = f"RoCE (DSCP {roce}, class {qos.lossless_class}) on path {paths.through(cfg.name, None)}"
+        out.append(
+            Violation(
+                check,
+                cfg.name,
+                "VXLAN",
+                None,
+                f"(no line for: {must})",
+                f"{walk}: at {where} on {cfg.name} {default}; {broken}",
+            )
         )
-    ]
+    return out
 
 
 def _policy(compiled: Compiled, switch: str) -> Qos | None:

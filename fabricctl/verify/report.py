@@ -72,6 +72,8 @@ class VerifyReport:
     exceptions: list[AllowedException] = field(default_factory=list)
     capacity: list[CapacityRow] = field(default_factory=list)
     ecmp: list[EcmpRow] = field(default_factory=list)
+    #: What the proofs take as given because no vendor document states it (docs/verify.md).
+    assumptions: list[str] = field(default_factory=list)
     switches: int = 0
     tenants: int = 0
 
@@ -96,6 +98,7 @@ class VerifyReport:
             "exceptions": [asdict(e) for e in self.exceptions],
             "capacity": [asdict(r) for r in self.capacity],
             "ecmp": [asdict(r) for r in self.ecmp],
+            "assumptions": self.assumptions,
         }
 
 
@@ -118,6 +121,10 @@ def render_text(report: VerifyReport, console: Console, max_rows: int = 40) -> N
             console.print(f"  ... {len(report.exceptions) - max_rows} more (see --format json)")
     _capacity_tables(report, console, max_rows)
     _ecmp_table(report, console, max_rows)
+    if report.assumptions:
+        console.print("[bold]Assumed[/bold] (no vendor document states it; check it on a switch):")
+        for a in report.assumptions:
+            console.print(f"  ? {a}", markup=False)
     if report.ok:
         console.print(
             f"[green]verify: ok[/green] ({report.switches} switches, {report.tenants} tenants): "

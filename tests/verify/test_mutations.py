@@ -308,6 +308,20 @@ EOS: list[Mutation] = [
         "ECN",
     ),
     M(
+        "tunnel-outer-dscp-from-traffic-class",
+        (E("leaf3", ("interface Vxlan1",), r"^\s+vxlan qos dscp propagation encapsulation\n?", ""),),
+        "tunnel-encap",
+        "leaf3",
+        "the outer DSCP is derived from the traffic class",
+    ),
+    M(
+        "tunnel-ecn-not-propagated",
+        (E("leaf4", ("interface Vxlan1",), r"^\s+vxlan qos ecn propagation\n?", ""),),
+        "tunnel-ecn",
+        "leaf4",
+        "DCQCN never slows the sender",
+    ),
+    M(
         "ecmp-capped-by-maximum-paths",
         (E("leaf2", (EOS_BGP2,), r"^(\s+)maximum-paths 8 ecmp 8$", r"\1maximum-paths 4 ecmp 4"),),
         "ecmp-width",
@@ -520,6 +534,13 @@ COMWARE: list[Mutation] = [
         "mtu",
         "leaf17",
         "default 1500",
+    ),
+    M(
+        "l3vni-interface-mtu-removed",  # routed RoCE leaves through the L3VNI interface
+        (E("leaf01", ("interface Vsi-interface4197",), r"^\s+mtu 8950\n?", ""),),
+        "mtu",
+        "leaf01",
+        "(routed by Vsi-interface4197)",
     ),
     M(
         "tunnel-dot1p-not-trusted",
