@@ -56,6 +56,7 @@ def _qos(platform: str) -> Qos:
         mtu=9000,
         tenant_mtu=8950,
         roce_mtu=4096,
+        cell_bytes=144,
         tuning=tuning,
     )
 
@@ -68,6 +69,8 @@ def _fabric_port(name: str, ip: str, peer: str) -> Interface:
         mtu=9000,
         ipv4=ip,
         lossless=True,
+        speed_gbps=400,
+        headroom=220_571,
         peer=peer,
     )
 
@@ -99,6 +102,8 @@ def leaf(platform: str) -> DeviceIntent:
                 vrf="acme",
                 acl_in="acme-in",
                 lossless=True,
+                speed_gbps=400,
+                headroom=220_571,
                 tenant="acme",
                 peer="gpu001 nic0",
             ),
@@ -111,6 +116,8 @@ def leaf(platform: str) -> DeviceIntent:
                 access_vlan=110,
                 acl_in="beta-in",
                 lossless=True,
+                speed_gbps=400,
+                headroom=220_571,
                 tenant="beta",
                 peer="gpu002 nic0",
             ),
@@ -404,7 +411,7 @@ def test_comware_leaf() -> None:
         " qos trust dscp",
         " priority-flow-control enable",
         " priority-flow-control no-drop dot1p 3",
-        " priority-flow-control dot1p 3 headroom 2000",
+        " priority-flow-control dot1p 3 headroom 1532",  # 220,571 bytes in 144-byte cells
         " priority-flow-control deadlock enable",
         " qos wrr be group 1 byte-count 40",
         " qos wrr af3 group 1 byte-count 60",

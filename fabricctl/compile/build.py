@@ -85,12 +85,12 @@ def compile_fabric(root: Path, only: set[str] | None = None) -> Compiled:
 def device_intent(fabric: Fabric, topo: Topology, alloc: Allocation, switch: Switch) -> DeviceIntent:
     """One switch's intent, assembled feature by feature."""
     qos = qos_intent(fabric.settings.qos, switch)
-    interfaces: list[Interface] = underlay.fabric_interfaces(topo, switch, qos.mtu)
+    interfaces: list[Interface] = underlay.fabric_interfaces(fabric, topo, switch, qos.mtu)
     router_id = addr_str(topo.loopback[switch.name])
     here = alloc.by_leaf.get(switch.name, []) if switch.role == "leaf" else []
     breakouts: list[Breakout] = []
     if switch.role == "leaf":
-        interfaces += tenant_objects.gpu_interfaces(topo, alloc, switch, qos.tenant_mtu)
+        interfaces += tenant_objects.gpu_interfaces(fabric.settings, topo, alloc, switch, qos.tenant_mtu)
         breakouts = [Breakout(port=p, mode="2x200G") for p in topo.breakout_parents.get(switch.name, [])]
     interfaces += [
         Interface(name=name, role="unused", description="not cabled", enabled=False)

@@ -54,6 +54,8 @@ class Interface(Node):
     access_vlan: int | None = None  # l2 tenant GPU ports
     acl_in: str | None = None
     lossless: bool = False  # the RoCE lossless QoS profile (trust, PFC, ECN, ETS, watchdog)
+    speed_gbps: int | None = None  # lossless ports: the speed the headroom is sized for
+    headroom: int | None = None  # lossless ports: PFC headroom bytes (compile/buffers.py)
     tenant: str | None = None
     peer: str | None = None  # "spine01 FourHundredGigE1/0/3" or "gpu001 nic0"
 
@@ -154,6 +156,7 @@ class Qos(Node):
     mtu: int  # IP MTU of fabric links
     tenant_mtu: int  # IP MTU of GPU ports and tenant gateways
     roce_mtu: int  # the RDMA path MTU every hop must carry whole
+    cell_bytes: int  # the buffer cell a platform counts headroom in (fabric.yaml qos.buffer)
     tuning: dict[str, int | float | str | None]  # the platform's own QoS values (fabric.yaml qos.<platform>)
 
 

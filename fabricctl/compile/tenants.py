@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from fabricctl.compile.allocate import Allocation, TenantAllocation
+from fabricctl.compile.buffers import LANE_GBPS, PORT_GBPS, lossless_port
 from fabricctl.compile.intent import Acl, AclEntry, Interface, Vlan, Vrf
 from fabricctl.compile.topology import Topology, addr_str
-from fabricctl.model.fabric import RD_SEGMENT_BASE, Overlay, Switch
+from fabricctl.model.fabric import RD_SEGMENT_BASE, FabricSettings, Overlay, Switch
 
 
 def vrf_rd(overlay: Overlay, router_id: str, a: TenantAllocation) -> str:
@@ -85,8 +86,15 @@ def acls(tenants: list[TenantAllocation]) -> list[Acl]:
     ]
 
 
-def gpu_interfaces(topo: Topology, alloc: Allocation, leaf: Switch, mtu: int) -> list[Interface]:
+def gpu_interfaces(
+    settings: FabricSettings, topo: Topology, alloc: Allocation, leaf: Switch, mtu: int
+) -> list[Interface]:
     """Every GPU-facing port: in its tenant's VRF or VLAN, or shut down when no tenant holds it."""
+    qos = settings.qos
+    sizes = {
+        speed: lossless_port(qos.buffer, speed, settings.cabling.gpu_cable, mtu, qos.roce_mtu, vxlan=False)
+        for speed in (PORT_GBPS, LANE_GBPS)
+    }
     out = []
     for gp in topo.gpu_ports[leaf.name]:
         held = alloc.port_owner.get((leaf.name, gp.name))
@@ -105,6 +113,7 @@ def gpu_interfaces(topo: Topology, alloc: Allocation, leaf: Switch, mtu: int) ->
             continue
         a, pa = held
         routed = a.tenant.isolation == "l3"
+        speed = PORT_GBPS if gp.lane is None else LANE_GBPS
         out.append(
             Interface(
                 name=gp.name,
@@ -117,6 +126,8 @@ def gpu_interfaces(topo: Topology, alloc: Allocation, leaf: Switch, mtu: int) ->
                 access_vlan=None if routed else a.vlan,
                 acl_in=a.acl_name,
                 lossless=a.tenant.lossless,
+                speed_gbps=speed if a.tenant.lossless else None,
+                headroom=sizes[speed] if a.tenant.lossless else None,
                 tenant=a.name,
                 peer=peer,
             )

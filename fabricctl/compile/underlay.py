@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from fabricctl.compile.buffers import PORT_GBPS, lossless_port
 from fabricctl.compile.intent import Bgp, BgpNeighbor, Interface, Loopback
 from fabricctl.compile.topology import Topology, addr_str
 from fabricctl.model.fabric import Switch
@@ -22,8 +23,18 @@ def loopbacks(topo: Topology, switch: Switch) -> list[Loopback]:
     return out
 
 
-def fabric_interfaces(topo: Topology, switch: Switch, mtu: int) -> list[Interface]:
-    """Every cabled fabric port (leaf-spine, spine-superspine): routed /31, lossless QoS, jumbo MTU."""
+def fabric_interfaces(fabric: Fabric, topo: Topology, switch: Switch, mtu: int) -> list[Interface]:
+    """Every cabled fabric port (leaf-spine, spine-superspine): routed /31, lossless QoS, jumbo MTU,
+    PFC headroom for its cable's length class."""
+    settings = fabric.settings
+    qos = settings.qos
+    cable = {"leaf-spine": settings.cabling.uplink_cable}
+    if settings.pods is not None:
+        cable["spine-superspine"] = settings.pods.uplink_cable
+    sizes = {
+        tier: lossless_port(qos.buffer, PORT_GBPS, length, mtu, qos.roce_mtu, vxlan=True)
+        for tier, length in cable.items()
+    }
     out = []
     for link in topo.links_of(switch.name):
         if link.leaf == switch.name:  # the lower end: an uplink
@@ -50,6 +61,8 @@ def fabric_interfaces(topo: Topology, switch: Switch, mtu: int) -> list[Interfac
                 mtu=mtu,
                 ipv4=f"{addr_str(ip)}/31",
                 lossless=True,
+                speed_gbps=PORT_GBPS,
+                headroom=sizes[link.tier],
                 peer=f"{peer} {peer_port}",
             )
         )

@@ -46,6 +46,10 @@ class PortQos:
     ecn_queues: dict[int, Src] = field(default_factory=dict)
     strict_queues: dict[int, Src] = field(default_factory=dict)
     headroom: dict[int, Src] = field(default_factory=dict)  # PFC headroom reserved per priority
+    #: The headroom a line sets, in buffer cells (where the NOS takes a size; absent: it sizes it).
+    headroom_cells: dict[int, At[int]] = field(default_factory=dict)
+    #: ECN marking thresholds per queue, as the config spells them (both ends of a link compare).
+    ecn_values: dict[int, At[str]] = field(default_factory=dict)
     profile: Src | None = None  # the service-profile / wred apply line, when there is one
 
 
@@ -154,6 +158,8 @@ class SwitchConfig:
     multipath_relax_default: bool = False
     ecmp_limit_default: int | None = None
     max_frame_default: int | None = None  # frame limit without a setting (None: IP MTU + header)
+    #: The PFC watchdog / deadlock timers, as the config spells them (one setting per switch).
+    watchdog_timers: At[str] | None = None
     lines: int = 0
 
     def ip_mtu(self, intf: Interface) -> At[int]:

@@ -223,6 +223,28 @@ ROCE_HEADERS = 64
 ETHERNET_OVERHEAD = 18
 
 
+#: Cable length classes (SONiC's buffer profiles are keyed by 5m, 40m and 300m): a rack's DAC, a
+#: row's AOC, a hall's fibre. PFC headroom grows with the bytes a cable holds (compile/buffers.py).
+CableLength = Literal["5m", "40m", "100m", "300m"]
+
+
+def cable_meters(length: str) -> int:
+    return int(length.removesuffix("m"))
+
+
+class BufferModel(Strict):
+    """The ASIC figures of the PFC headroom model (compile/buffers.py, SONiC's dynamic-buffer
+    formula). Defaults are SONiC's published ASIC_TABLE entry for a 400G ASIC (Spectrum-3:
+    cell 144 bytes, pipeline latency 18 KB, MAC/PHY delay 0.8 KB, sonic-buildimage
+    files/build_templates/asic_table.j2) and its lossless traffic pattern (100% small packets, the
+    worst case); set your switch ASIC's figures from its vendor's buffer guide."""
+
+    cell_bytes: StrictInt = Field(default=144, ge=64, le=1024)
+    mac_phy_delay_bytes: StrictInt = Field(default=820, ge=0, le=1_000_000)
+    pipeline_latency_bytes: StrictInt = Field(default=18_432, ge=0, le=10_000_000)
+    small_packet_percent: StrictInt = Field(default=100, ge=0, le=100)
+
+
 class _QosPolicy(Strict):
     """The lossless RoCEv2 class, fabric-wide; per-platform tuning where syntax differs.
 
@@ -240,6 +262,8 @@ class _QosPolicy(Strict):
     roce_mtu: Literal[1024, 2048, 4096] = 4096
     lossless_bandwidth_percent: StrictInt = Field(default=50, ge=1, le=99)
     profile_name: str = Field(default="ROCE-LOSSLESS", pattern=r"^[A-Z][A-Z0-9_-]{0,30}$")
+    #: How much PFC headroom each lossless port needs, from its speed and cable (compile/buffers.py).
+    buffer: BufferModel = Field(default_factory=BufferModel)
 
     @model_validator(mode="after")
     def _distinct(self) -> _QosPolicy:
@@ -310,6 +334,9 @@ class Cabling(Strict):
     max_oversubscription: float = Field(default=1.0, ge=1.0, le=16.0, strict=True)
     nics_per_server: StrictInt = Field(default=8, ge=1, le=16)
     server_name: str = Field(default="gpu{:03d}", pattern=r"^[a-z][a-z0-9-]*\{:0?\d?d\}$")
+    #: Cable length classes: leaf to GPU NIC, and leaf to spine (PFC headroom follows them).
+    gpu_cable: CableLength = "5m"
+    uplink_cable: CableLength = "40m"
 
     @field_validator("leaf_uplink_ports", "leaf_gpu_ports", "spine_downlink_ports")
     @classmethod
@@ -345,6 +372,8 @@ class Pods(Strict):
     superspine_downlink_ports: PortRange
     #: The spine tier's declared oversubscription (leaf-facing : super-spine-facing bandwidth).
     max_oversubscription: float = Field(default=1.0, ge=1.0, le=16.0, strict=True)
+    #: Cable length class between a spine and its super-spines.
+    uplink_cable: CableLength = "300m"
 
     @field_validator("max_pods")
     @classmethod

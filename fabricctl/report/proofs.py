@@ -14,7 +14,22 @@ if TYPE_CHECKING:
     from fabricctl.verify.report import CapacityRow, VerifyReport
 
 #: Violation checks per proof (anything else counts for isolation, the strictest reading).
-LOSSLESS_CHECKS = ("pfc", "ecn", "mtu", "dscp-map", "cnp", "watchdog", "trust", "port-missing", "lossless")
+LOSSLESS_CHECKS = (
+    "pfc",
+    "ecn",
+    "mtu",
+    "frame",
+    "dscp-map",
+    "queue-map",
+    "cnp",
+    "protocol-strict",
+    "watchdog",
+    "trust",
+    "headroom",
+    "tunnel",
+    "port-missing",
+    "lossless",
+)
 CAPACITY_CHECKS = ("budget", "oversubscription")
 ECMP_CHECKS = ("ecmp",)
 

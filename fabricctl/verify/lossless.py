@@ -14,6 +14,7 @@ switch, port and line, with a GPU-to-GPU path that crosses it.
 from __future__ import annotations
 
 from fabricctl.compile.build import Compiled
+from fabricctl.compile.intent import Interface as IntentInterface
 from fabricctl.compile.intent import Qos
 from fabricctl.compile.lossless import qos_intent
 from fabricctl.compile.topology import FabricLink, GpuPort
@@ -105,7 +106,7 @@ def check_lossless(compiled: Compiled, parsed: dict[str, SwitchConfig]) -> tuple
     VTEP's tunnel QoS; also the assumptions the proof rests on (behaviour no document states)."""
     paths = Paths(compiled)
     out: list[Violation] = []
-    assumed: dict[str, list[str]] = {}  # what is taken as given -> the VTEPs it is taken on
+    assumed: dict[tuple[str, str], list[str]] = {}  # (VTEP | switch, what is taken as given) -> where
     ports: dict[str, list[tuple[str, str]]] = {}  # switch -> [(port, "fabric" | "routed" | "bridged")]
     for ln in compiled.topology.links:
         ports.setdefault(ln.leaf, []).append((ln.leaf_port, "fabric"))
@@ -120,6 +121,8 @@ def check_lossless(compiled: Compiled, parsed: dict[str, SwitchConfig]) -> tuple
         out += _dscp_map(cfg, qos, paths)
         out += _tunnel(compiled, cfg, qos, paths, assumed)
         gateways: set[str] = set()  # the segments of lossless bridged ports (their gateways route)
+        intent = compiled.intents.get(sw)
+        sized = {i.name: i for i in intent.interfaces if i.headroom} if intent is not None else {}
         for name, kind in ports.get(sw, []):
             intf = cfg.interfaces.get(name)
             if intf is None:
@@ -136,6 +139,8 @@ def check_lossless(compiled: Compiled, parsed: dict[str, SwitchConfig]) -> tuple
                 continue
             out += _port(cfg, intf, qos, paths)
             out += _size(cfg, intf, qos, kind, paths.through(sw, name))
+            if name in sized:
+                out += _headroom(cfg, intf, qos, sized[name], paths, assumed)
             if kind == "bridged" and intf.segment is not None:
                 gateways.add(intf.segment.value)
         for vrf in _lossless_vrfs(compiled, sw):  # routed RoCE leaves through the VRF's L3VNI interface
@@ -151,11 +156,89 @@ def check_lossless(compiled: Compiled, parsed: dict[str, SwitchConfig]) -> tuple
             svi = cfg.interfaces.get(seg.gateway.value) if seg and seg.gateway else None
             if svi is not None:
                 out += _size(cfg, svi, qos, "gateway", f"{paths.through(sw, None)} (routed by {svi.name})")
+    out += _link_ends(compiled, parsed, paths)
     assumptions = [
-        f"{len(names)} VTEP(s) ({', '.join(sorted(names)[:3])}{', ...' if len(names) > 3 else ''}): {what}"
-        for what, names in sorted(assumed.items())
+        f"{len(names)} {noun}{'s' if len(names) > 1 and noun == 'VTEP' else 'es' if len(names) > 1 else ''} "
+        f"({', '.join(sorted(names)[:3])}{', ...' if len(names) > 3 else ''}): {what}"
+        for (noun, what), names in sorted((key, set(names)) for key, names in assumed.items())
     ]
     return out, assumptions
+
+
+#: The NOS reserves PFC headroom itself where no line sizes it: nothing to compare with the bytes in flight.
+_NOS_HEADROOM = (
+    "the NOS sizes PFC headroom itself (no line sets it), so it is not compared with the bytes in flight"
+)
+
+
+def _headroom(
+    cfg: SwitchConfig,
+    intf: Interface,
+    qos: Qos,
+    planned: IntentInterface,
+    paths: Paths,
+    assumed: dict[tuple[str, str], list[str]],
+) -> list[Violation]:
+    """The headroom a port reserves covers what arrives after XOFF at its speed and cable length."""
+    lc = qos.lossless_class
+    at = intf.qos.headroom_cells.get(lc)
+    if at is None:
+        if lc in intf.qos.headroom:
+            assumed.setdefault(("switch", _NOS_HEADROOM), []).append(cfg.name)
+        return []  # a missing headroom line is the `headroom` check of _port
+    have = at.value * qos.cell_bytes
+    need = planned.headroom or 0
+    if have >= need:
+        return []
+    return [
+        Violation(
+            "headroom",
+            cfg.name,
+            intf.name,
+            at.src.line or None,
+            at.src.text,
+            f"{at.value} cells x {qos.cell_bytes} bytes = {have:,} bytes of headroom on path "
+            f"{paths.through(cfg.name, intf.name)}, but a {planned.speed_gbps}G port with its cable "
+            f"takes {need:,} bytes after it sends XOFF (fabric.yaml qos.buffer, docs/verify.md): the "
+            "rest of the frames in flight are dropped",
+        )
+    ]
+
+
+def _link_ends(compiled: Compiled, parsed: dict[str, SwitchConfig], paths: Paths) -> list[Violation]:
+    """Both ends of every fabric link carry the same lossless values: headroom, ECN thresholds on
+    the lossless queue and PFC watchdog timers (compared where both ends run the same NOS)."""
+    out = []
+    for ln in compiled.topology.links:
+        a, b = parsed.get(ln.leaf), parsed.get(ln.spine)
+        qos = _policy(compiled, ln.leaf)
+        if a is None or b is None or qos is None or a.platform != b.platform:
+            continue
+        pa, pb = a.interfaces.get(ln.leaf_port), b.interfaces.get(ln.spine_port)
+        if pa is None or pb is None:
+            continue
+        lc = qos.lossless_class
+        pairs = (
+            ("PFC headroom", pa.qos.headroom_cells.get(lc), pb.qos.headroom_cells.get(lc)),
+            (f"ECN on queue {lc}", pa.qos.ecn_values.get(lc), pb.qos.ecn_values.get(lc)),
+            ("PFC watchdog", a.watchdog_timers, b.watchdog_timers),
+        )
+        for what, here, there in pairs:
+            if here is None or there is None or here.value == there.value:
+                continue
+            out.append(
+                Violation(
+                    "lossless-ends",
+                    ln.spine,
+                    ln.spine_port,
+                    there.src.line or None,
+                    there.src.text,
+                    f"{what} is '{there.value}' here but '{here.value}' at the other end of the link "
+                    f"({ln.leaf} {ln.leaf_port}, line {here.src.line}) on path {paths.through(ln.spine, ln.spine_port)}: "
+                    "the two ends of a link pause, mark and recover the lossless class differently",
+                )
+            )
+    return out
 
 
 def _lossless_vrfs(compiled: Compiled, switch: str) -> list[str]:
@@ -232,7 +315,7 @@ _TUNNEL_STEPS = (
 
 
 def _tunnel(
-    compiled: Compiled, cfg: SwitchConfig, qos: Qos, paths: Paths, assumed: dict[str, list[str]]
+    compiled: Compiled, cfg: SwitchConfig, qos: Qos, paths: Paths, assumed: dict[tuple[str, str], list[str]]
 ) -> list[Violation]:
     """Follow RoCE through this VTEP's tunnels: inner DSCP -> outer DSCP at encapsulation (the
     spines' DSCP maps, checked on each spine, then queue it) -> ECN both ways -> class at
@@ -249,7 +332,7 @@ def _tunnel(
         if key in cfg.tunnel_qos:
             continue
         if key in cfg.tunnel_assumed:
-            assumed.setdefault(cfg.tunnel_assumed[key], []).append(cfg.name)
+            assumed.setdefault(("VTEP", cfg.tunnel_assumed[key]), []).append(cfg.name)
             continue
         default = cfg.tunnel_defaults.get(key, "the NOS does not do it by default")
         walk = f"RoCE (DSCP {roce}, class {qos.lossless_class}) on path {paths.through(cfg.name, None)}"

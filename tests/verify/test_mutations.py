@@ -308,6 +308,34 @@ EOS: list[Mutation] = [
         "ECN",
     ),
     M(
+        "ecn-thresholds-differ-across-a-link",
+        (
+            E(
+                "spine1",
+                ("qos profile ROCE-LOSSLESS", "tx-queue 3"),
+                r"minimum-threshold 2000 segments",
+                "minimum-threshold 1000 segments",
+            ),
+        ),
+        "lossless-ends",
+        "spine1",
+        "ECN on queue 3",
+    ),
+    M(
+        "watchdog-differs-across-a-link",
+        (
+            E(
+                "leaf2",
+                (),
+                r"^priority-flow-control pause watchdog default timeout 0.2$",
+                "priority-flow-control pause watchdog default timeout 0.5",
+            ),
+        ),
+        "lossless-ends",
+        "spine1",
+        "PFC watchdog",
+    ),
+    M(
         "tunnel-outer-dscp-from-traffic-class",
         (E("leaf3", ("interface Vxlan1",), r"^\s+vxlan qos dscp propagation encapsulation\n?", ""),),
         "tunnel-encap",
@@ -534,6 +562,62 @@ COMWARE: list[Mutation] = [
         "mtu",
         "leaf17",
         "default 1500",
+    ),
+    M(
+        "headroom-below-the-bytes-in-flight",  # 800 cells on a 400G port with a 40m cable
+        (
+            E(
+                "leaf05",
+                ("interface FourHundredGigE1/0/1",),
+                r"priority-flow-control dot1p 3 headroom 1532",
+                "priority-flow-control dot1p 3 headroom 800",
+            ),
+        ),
+        "headroom",
+        "leaf05",
+        "takes 220,571 bytes after it sends XOFF",
+    ),
+    M(
+        "headroom-differs-across-a-link",
+        (
+            E(
+                "leaf05",
+                ("interface FourHundredGigE1/0/2",),
+                r"priority-flow-control dot1p 3 headroom 1532",
+                "priority-flow-control dot1p 3 headroom 1600",
+            ),
+        ),
+        "lossless-ends",
+        "spine01",
+        "PFC headroom is '1532' here but '1600' at the other end of the link (leaf05 FourHundredGigE1/0/2",
+    ),
+    M(
+        "ecn-thresholds-differ-across-a-link",
+        (
+            E(
+                "spine05",
+                ("qos wred queue table ROCE-ECN",),
+                r"low-limit 6000 high-limit 12000",
+                "low-limit 3000 high-limit 12000",
+            ),
+        ),
+        "lossless-ends",
+        "spine05",
+        "ECN on queue 3",
+    ),
+    M(
+        "watchdog-differs-across-a-link",
+        (
+            E(
+                "leaf06",
+                (),
+                r"^priority-flow-control deadlock cos 3 interval 10$",
+                "priority-flow-control deadlock cos 3 interval 20",
+            ),
+        ),
+        "lossless-ends",
+        "spine01",
+        "PFC watchdog",
     ),
     M(
         "l3vni-interface-mtu-removed",  # routed RoCE leaves through the L3VNI interface

@@ -70,7 +70,9 @@ def parse_comware(name: str, text: str) -> SwitchConfig:
         if lp != dot1p:
             cfg.class_queue[dot1p] = At(lp, Src(0, f"(pre-defined dot1p-lp map: {dot1p} -> {lp})"))
     wred: dict[str, dict[int, Src]] = {}
+    wred_values: dict[str, dict[int, At[str]]] = {}
     wred_apply: dict[str, At[str]] = {}
+    deadlock: list[Node] = []
     for node in parse_tree(text):
         words = node.text.split()
         if words[0] == "interface" and len(words) == 2:
@@ -102,10 +104,20 @@ def parse_comware(name: str, text: str) -> SwitchConfig:
             cfg.tunnel_qos[TUNNEL_CLASS] = _src(node)
         elif node.text.startswith("qos wred queue table ") and len(words) == 5:
             table = wred.setdefault(words[4], {})
+            values = wred_values.setdefault(words[4], {})
             for child in node.children:
                 cw = child.text.split()
                 if len(cw) == 3 and cw[0] == "queue" and cw[2] == "ecn" and cw[1].isdigit():
                     table[int(cw[1])] = _src(child)
+                elif len(cw) > 3 and cw[0] == "queue" and cw[1].isdigit():
+                    n = int(cw[1])
+                    seen = values.get(n)
+                    text = " ".join(cw[2:]) if seen is None else f"{seen.value}, {' '.join(cw[2:])}"
+                    values[n] = At(
+                        text, seen.src if seen is not None and "limit" in seen.value else _src(child)
+                    )
+        elif node.text.startswith("priority-flow-control deadlock "):
+            deadlock.append(node)
         elif words[0] == "bgp" and len(words) == 2:
             _bgp(cfg, node, words[1])
         elif words[0] == "max-ecmp-num" and len(words) == 2 and words[1].isdigit():
@@ -114,6 +126,9 @@ def parse_comware(name: str, text: str) -> SwitchConfig:
         q = cfg.interfaces[intf_name].qos
         q.profile = at.src
         q.ecn_queues = dict(wred.get(at.value, {}))
+        q.ecn_values = dict(wred_values.get(at.value, {}))
+    if deadlock:
+        cfg.watchdog_timers = At("; ".join(sorted(n.text for n in deadlock)), _src(deadlock[0]))
     _bind_l3vnis(cfg)
     return cfg
 
@@ -161,6 +176,7 @@ def _interface(intf: Interface, node: Node, wred_apply: dict[str, At[str]]) -> N
         elif len(words) == 5 and words[:2] == ["priority-flow-control", "dot1p"] and words[3] == "headroom":
             if words[2].isdigit() and words[4].isdigit() and int(words[4]) > 0:
                 q.headroom[int(words[2])] = s
+                q.headroom_cells[int(words[2])] = At(int(words[4]), s)
         elif t.startswith("qos wrr ") and len(words) >= 4 and words[2] in QUEUE_NUMBER:
             n = QUEUE_NUMBER[words[2]]
             if words[3:] == ["group", "sp"]:

@@ -96,6 +96,10 @@ def parse_eos(name: str, text: str) -> SwitchConfig:
                         cfg.class_queue[int(w)] = At(int(words[-1]), _src(node))
         elif node.text.startswith("qos profile ") and len(words) == 3:
             profiles[words[2]] = _profile(node)
+        elif node.text.startswith("priority-flow-control pause watchdog "):
+            seen = cfg.watchdog_timers
+            text = node.text if seen is None else f"{seen.value}; {node.text}"
+            cfg.watchdog_timers = At(text, seen.src if seen is not None else _src(node))
         elif head == "router" and len(words) == 3 and words[1] == "bgp":
             _bgp(cfg, node)
     for key, seg in cfg.segments.items():
@@ -118,6 +122,7 @@ def parse_eos(name: str, text: str) -> SwitchConfig:
         # command in AVD's eos_cli_config_gen schema): the no-drop line is what reserves it.
         q.headroom = dict(q.no_drop)
         q.ecn_queues = {**prof.ecn_queues, **q.ecn_queues}
+        q.ecn_values = {**prof.ecn_values, **q.ecn_values}
         # EOS schedules a tx-queue strict priority unless it says `no priority`.
         q.strict_queues = {
             **{n: at.src for n in _QUEUES if n not in nonstrict},
@@ -189,6 +194,7 @@ def _profile(node: Node) -> tuple[PortQos, set[int]]:
                     nonstrict.add(n)
                 elif sub.text.startswith("random-detect ecn"):
                     q.ecn_queues[n] = _src(sub)
+                    q.ecn_values[n] = At(sub.text.removeprefix("random-detect ecn "), _src(sub))
         else:
             _qos_line(q, child)
     return q, nonstrict
