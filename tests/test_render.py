@@ -609,15 +609,18 @@ def test_eos_leaf() -> None:
     ]
     assert "ip virtual-router mac-address 00:00:5e:00:01:01" in lines
     bgp = block(text, "router bgp 65101", "   ")
-    assert bgp[:9] == [
+    assert bgp[:12] == [
         "   router-id 10.0.1.1",
+        "   update wait-install",
         "   no bgp default ipv4-unicast",
         "   maximum-paths 2 ecmp 2",
         "   neighbor UNDERLAY peer group",
+        "   neighbor UNDERLAY maximum-routes 256000",
         "   neighbor EVPN-OVERLAY peer group",
         "   neighbor EVPN-OVERLAY update-source Loopback0",
         "   neighbor EVPN-OVERLAY ebgp-multihop 3",
         "   neighbor EVPN-OVERLAY send-community",
+        "   neighbor EVPN-OVERLAY maximum-routes 0",
         "   neighbor 10.1.0.0 peer group UNDERLAY",
     ]
     assert "   neighbor 10.0.0.1 peer group EVPN-OVERLAY" in bgp
@@ -638,11 +641,12 @@ def test_eos_leaf() -> None:
         "      network 10.0.1.1/32",
         "      network 10.0.2.1/32",
     ]
-    assert bgp[-5:] == [
+    assert bgp[-6:] == [
         "   vrf beta",
         "      rd 10.0.1.1:50008",
         "      route-target import evpn 65000:50008",
         "      route-target export evpn 65000:50008",
+        "      router-id 10.0.1.1",
         "      redistribute connected",
     ]
 

@@ -130,6 +130,7 @@ class Bgp(Node):
     #: `max-ecmp-num`, which takes effect after a reboot); None: nothing to set.
     max_ecmp: int | None = None
     graceful_restart: bool = False
+    overlay_bfd: bool = False  # BFD on the EVPN (multihop) sessions
     networks: list[str]  # CIDRs advertised into the underlay (loopbacks)
     neighbors: list[BgpNeighbor]
     evpn: bool

@@ -120,13 +120,15 @@ def bgp(fabric: Fabric, topo: Topology, switch: Switch) -> Bgp:
     if switch.role == "leaf":
         networks.append(f"{addr_str(topo.vtep[switch.name])}/32")
     max_paths = fabric.settings.underlay.max_paths
-    default_ecmp = get_platform(switch.platform).default_max_ecmp
+    platform = get_platform(switch.platform)
+    default_ecmp = platform.default_max_ecmp
     return Bgp(
         asn=topo.asn[switch.name],
         router_id=addr_str(topo.loopback[switch.name]),
         max_paths=max_paths,
         max_ecmp=max_paths if default_ecmp is not None and max_paths > default_ecmp else None,
         graceful_restart=fabric.settings.underlay.graceful_restart,
+        overlay_bfd=fabric.settings.overlay.bfd and platform.multihop_bfd,
         networks=networks,
         neighbors=neighbors,
         evpn=True,

@@ -140,6 +140,10 @@ class Overlay(Strict):
     l2vni_base: StrictInt = Field(ge=1, le=16_000_000)
     vlan_base: StrictInt = Field(ge=0, le=4000)
     route_target_asn: StrictInt = Field(ge=1, le=65535)
+    #: BFD on the EVPN sessions (multihop, loopback to loopback) where the NOS documents it, as
+    #: the vendor's own fabric design sets it (docs/eos-design.md): a dead route server leaves in
+    #: under a second.
+    bfd: StrictBool = True
     #: How route distinguishers are written (docs/multipod.md, "Route distinguishers"):
     #: `router-id`: `<router-id>:<tenant id>` for a VRF, `<router-id>:<32767 + VLAN>` for an l2
     #: segment (RFC 4364 section 4.2 type 1: a 16-bit number, unique per switch); `asn`:

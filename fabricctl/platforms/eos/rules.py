@@ -20,6 +20,7 @@ DIALECT = Dialect(
         r"interface (Ethernet|Loopback[01]$|Vxlan1$)",
         r"ip virtual-router mac-address ",
         r"router bgp ",
+        r"router bfd$",
     ),
     not_owned=(r"vrf instance (MGMT|mgmt|management)$", r"ip routing vrf (MGMT|mgmt|management)$"),
     tenant_objects=(
@@ -43,6 +44,8 @@ DIALECT = Dialect(
         r"ip address virtual ",
         r"router-id ",
         r"maximum-paths ",
+        r"neighbor \S+ maximum-routes ",
+        r"multihop interval ",
         r"rd ",
         r"name ",
         r"speed ",
