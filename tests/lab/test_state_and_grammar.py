@@ -104,6 +104,7 @@ def test_eos_prints_a_dotted_mac_in_colon_form() -> None:
         (["ip vpn-instance a", "address-family evpn", "vpn-target 10.0.0.1:70000 import-extcommunity"], 1),
         (["vlan 4095"], 1),
         (["interface FourHundredGigE1/0/1", "mtu 9214"], 1),
+        (["qos wred queue table T", "queue 3 low-limit 6000 high-limit 20000 discard-probability 40"], 5),
     ],
 )
 def test_comware_refuses_out_of_range_values_as_wrong_parameters(lines: list[str], word: int) -> None:
