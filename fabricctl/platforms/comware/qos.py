@@ -26,9 +26,10 @@ def default_dscp_dot1p(dscp: int) -> int:
 class ComwareQosTuning(QosTuning):
     """Comware values no S98xx document settles, kept as settings (docs/emitted-syntax.md says why).
 
-    WRED limits: the public H3C 400G RoCE configuration's 6000/12000/40 (unit not stated; the
-    sibling range is 0-16000). PFC headroom is not a setting: it is computed per port from its
-    speed and cable (fabric.yaml qos.buffer, compile/buffers.py).
+    WRED limits: site policy, 6000/12000/40 as seen in a third-party 400G RoCE configuration (no
+    H3C document gives S98xx values, and the unit is not stated; the sibling range is 0-16000).
+    PFC headroom is not a setting: it is computed per port from its speed and cable (fabric.yaml
+    qos.buffer, compile/buffers.py).
     link_delay_up: seconds a fabric port waits before it reports up (None: not set).
     """
 
