@@ -1,7 +1,8 @@
 """What git says about a fabric repository: its commit, whether it is dirty, which files changed.
 
 Used for the run record (who applied which commit) and by validate (a conflict is blamed on the
-file that is new or modified relative to HEAD). git runs as a subprocess; when it is missing or
+file that is new or modified relative to HEAD; an inventory that differs from HEAD is checked for
+held GPUs it would move). git runs as a subprocess; when it is missing or
 the fabric is not in a repository the answers say so (`note`) instead of failing: neither the
 record nor an error message may depend on git being there.
 """
@@ -81,3 +82,21 @@ def changed_files(root: Path, folder: str) -> frozenset[str] | None:
         path = path.strip('"')
         files.add(path[len(prefix) :] if prefix and path.startswith(prefix) else path)
     return frozenset(files)
+
+
+def differs_from(root: Path, commit: str, folder: str) -> bool | None:
+    """True when `root/folder` differs from `commit` in the working tree (edits, new files,
+    deletions), False when it is the same, None when git cannot tell."""
+    code, _ = _git(root, "diff", "--quiet", commit, "--", folder)
+    if code not in (0, 1):
+        return None
+    if code == 1:
+        return True
+    code, untracked = _git(root, "ls-files", "--others", "--exclude-standard", "--", folder)
+    return bool(untracked.strip()) if code == 0 else None
+
+
+def head_commit(root: Path) -> str | None:
+    """HEAD's commit id, or None (no git, not a repository, no commit yet)."""
+    code, out = _git(root, "rev-parse", "--verify", "--quiet", "HEAD^{commit}")
+    return out.strip() or None if code == 0 else None

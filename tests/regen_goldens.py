@@ -21,6 +21,8 @@ GOLDEN_TESTS = [
     "tests/test_goldens.py",
     "tests/gitops/test_markdown.py",
     "tests/lab/test_reference.py",
+    "tests/config/test_remediation.py",
+    "tests/test_expansion.py",
 ]
 
 

@@ -410,3 +410,59 @@ def test_a_symlinked_tenant_file_is_always_compiled_whole(
     os.symlink(moved, target)
     assert cache.scan(root) is None
     assert "rendered 0 switches" in render(root, capsys)
+
+
+# --- held GPUs and breakouts (docs/expansion.md) ------------------------------------------------
+
+
+def test_a_move_is_refused_on_the_cache_path_too(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A snapshot taken after an allowed move must not let the next validate skip the check:
+    while inventory/ differs from git HEAD, validate compiles the whole fabric and compares."""
+    from tests.test_expansion import git_repo, swap_leaves
+
+    root = copy_fabric(EOS_SMALL, tmp_path / "fabric")
+    git_repo(root)
+    swap_leaves(root, "leaf1", "leaf2")
+    assert run_cli(["validate", "--root", str(root), "--allow-gpu-moves"], capsys)[0] == 0
+    render(root, capsys)  # a whole snapshot of the moved fabric
+    rewrite(root, "intern-01", "description: ", "description: Now ")
+    found = cache.scan(root)
+    assert found is not None and cache.changes(found, intents=False) is not None  # it could answer
+    code, _, err = run_cli(["validate", "--root", str(root)], capsys)
+    assert code == 1 and "would move from leaf1" in err
+
+
+@pytest.fixture
+def split_fabric(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> Path:
+    """eos-small with its GPU ports split 2 x 200G, a tenant naming port 16 of leaf4 (its lane 1)."""
+    from tests.test_expansion import split
+
+    root = copy_fabric(EOS_SMALL, tmp_path / "split")
+    split(root)
+    (root / "tenants" / "by-port.yaml").write_text(
+        "name: by-port\nid: 300\ndescription: Named by port\nisolation: l3\n"
+        "address_block: 10.200.0.0/29\ngpus:\n  - leaf: leaf4\n    ports: [16]\n",
+        encoding="utf-8",
+    )
+    render(root, capsys)
+    return root
+
+
+def test_a_port_and_its_first_lane_are_one_gpu_on_the_cache_path(
+    split_fabric: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    rewrite(split_fabric, "by-port", "ports: [16]", "ports: ['16:2', 16]")  # the cache compiles it
+    assert set(same_as_whole(split_fabric).intents) == {"leaf4"}
+    (split_fabric / "tenants" / "by-lane.yaml").write_text(
+        "name: by-lane\nid: 301\ndescription: Named by lane\nisolation: l3\n"
+        "address_block: 10.200.1.0/29\ngpus:\n  - leaf: leaf4\n    ports: ['16:1']\n",
+        encoding="utf-8",
+    )
+    found = cache.scan(split_fabric)
+    assert found is not None and cache.changes(found) is None  # a claim on a held GPU: whole compile
+    cached = run_cli(["validate", "--root", str(split_fabric)], capsys)
+    monkeypatch.setenv("FABRICCTL_CACHE_DIR", "off")
+    assert cached == run_cli(["validate", "--root", str(split_fabric)], capsys)
+    assert (
+        cached[0] == 1 and "node08 nic3 (leaf4 Ethernet16/1) is already held by tenant by-port" in cached[2]
+    )

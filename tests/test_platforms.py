@@ -64,6 +64,10 @@ def test_platform_provides_every_part(name: str) -> None:
     for mode in p.capabilities.breakouts:
         lanes = int(mode.split("x")[0])
         assert len({p.port_name(1, lane) for lane in range(1, lanes + 1)} - names) == lanes
+        for n in range(1, p.port_count + 1):  # a port name reads back as its position
+            for lane in (None, *range(1, lanes + 1)):
+                assert p.port_position(p.port_name(n, lane)) == (n, lane)
+    assert p.port_position("Loopback0") is None and p.port_position("LoopBack0") is None
     assert issubclass(p.qos_tuning, QosTuning)
     p.qos_tuning()  # every value has a default
     assert all(callable(f) for f in p.filters.values())

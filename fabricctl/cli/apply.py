@@ -14,6 +14,7 @@ from fabricctl.cli.common import (
     MAX_CONFIRM_TIMEOUT,
     MAX_SWITCHES,
     CliError,
+    allow_gpu_moves_option,
     check_output_file,
     echo,
     fabric_root,
@@ -26,7 +27,7 @@ from fabricctl.cli.common import (
     stage_lines,
     timeout_option,
 )
-from fabricctl.cli.deploy import compact_option, compute_plan
+from fabricctl.cli.deploy import compute_plan, diff_options
 
 
 @click.command("apply")
@@ -67,11 +68,17 @@ from fabricctl.cli.deploy import compact_option, compute_plan
     "--rollback-on-failure", is_flag=True, help="Revert switches this run changed if any switch fails."
 )
 @click.option(
+    "--allow-disruptive",
+    is_flag=True,
+    help="Push a plan that affects running tenants (removed, moved, re-addressed, isolation changed, ports flapped) without a canary.",
+)
+@click.option(
     "--no-health-gate",
     "no_health_gate",
     is_flag=True,
     help="Confirm without the health gate (a check that passed before a switch's change and fails after it undoes that switch).",
 )
+@allow_gpu_moves_option
 @click.option("--json", "as_json", is_flag=True, help="Print the run report as JSON.")
 @click.option(
     "--report",
@@ -80,7 +87,7 @@ from fabricctl.cli.deploy import compact_option, compute_plan
     metavar="FILE",
     help="Also write the run record to FILE (it is always kept under .fabricctl/runs/).",
 )
-@compact_option
+@diff_options
 @timeout_option
 @log_options
 def apply_cmd(
@@ -95,10 +102,12 @@ def apply_cmd(
     max_failures: int,
     confirm_timeout: int,
     rollback_on_failure: bool,
+    allow_disruptive: bool,
     no_health_gate: bool,
+    allow_gpu_moves: bool,
     as_json: bool,
     report_file: Path | None,
-    compact: bool,
+    diff: str | None,
     timeout: float,
 ) -> None:
     """Push a plan safely: per switch load, device diff, commit with confirm timer, verify, confirm, save."""
@@ -113,6 +122,7 @@ def apply_cmd(
         load_reviewed,
         locked,
         record_nothing_to_do,
+        refuse_disruptive,
         start_report,
     )
     from fabricctl.report.text import interrupted_text, plan_text, run_text
@@ -121,30 +131,40 @@ def apply_cmd(
     if report_file is not None:
         check_output_file(report_file, root)  # before anything is read or pushed
     opts = ApplyOptions(
-        parallelism,
-        canary,
-        batch_size,
-        max_failures,
-        confirm_timeout,
-        rollback_on_failure,
-        timeout,
+        parallelism=parallelism,
+        canary=canary,
+        batch_size=batch_size,
+        max_failures=max_failures,
+        confirm_timeout=confirm_timeout,
+        rollback_on_failure=rollback_on_failure,
+        timeout=timeout,
         health_gate=not no_health_gate,
+        allow_disruptive=allow_disruptive,
     )
     argv = (click.get_current_context().find_root().obj or {}).get("argv")
     stages = stage_lines()
     with locked(root, lambda message: echo(message, err=True)):  # also when there is nothing to change
         if plan_file is not None:
             reviewed = load_plan(plan_file)
+            moves = reviewed.changes.get("gpu_moves") or []
+            if moves and not allow_gpu_moves:
+                raise CliError(
+                    f"{plan_file} moves {len(moves)} held GPU(s) (listed in the plan): "
+                    "apply it with --allow-gpu-moves"
+                )
             # the plan's --limit must still name switches
             compiled, _, configs = compile_stage(
                 fabric_root(root), stages, lambda c: list(select_switches(c, tuple(reviewed.limit)))
             )
             plan, prepared = load_reviewed(compiled, root, plan_file, stages, configs, reviewed)
+            refuse_disruptive(plan, opts)
         else:
-            plan, prepared = compute_plan(root, lab, limit, timeout, stages=stages, workers=parallelism)
+            plan, prepared = compute_plan(
+                root, lab, limit, timeout, stages=stages, workers=parallelism, allow_gpu_moves=allow_gpu_moves
+            )
             stream = sys.stderr if as_json else sys.stdout
             text = plan_text(
-                plan, prepared.verify, prepared.compiled, compact=compact, color=color_enabled(stream)
+                plan, prepared.verify, prepared.compiled, diff=diff or "auto", color=color_enabled(stream)
             )
             echo(text, err=as_json)
             if not plan.changed and not plan.unreachable:
@@ -154,6 +174,7 @@ def apply_cmd(
                     echo(redacted_json({"changed": 0, "switches": {}}))
                 echo(f"nothing to change; record: {_shown(path)}\n", err=True)
                 return
+            refuse_disruptive(plan, opts)  # before anyone is asked to approve
             if not auto_approve:
                 if not sys.stdin.isatty():
                     raise CliError("refusing to apply without confirmation: no terminal; pass --auto-approve")
@@ -172,7 +193,7 @@ def apply_cmd(
                 )  # fmt: skip
         except KeyboardInterrupt:
             echo(
-                "Stopped at once (second interrupt): the switches in flight may be mid-push; each is "
+                "Stopped at once (third interrupt): the switches in flight may be mid-push; each is "
                 "protected by its commit-confirm timer and the next 'fabricctl plan' shows it as pending.\n"
                 + interrupted_text(report, _shown(path)),
                 err=True,
@@ -186,11 +207,14 @@ def apply_cmd(
     if report.interrupted:
         echo(interrupted_text(report, _shown(path)), err=True)
         sys.exit(130)
-    if report.failed:
-        causes = [
-            f"{n} ({report.switches[n].cause})" if report.switches[n].cause else n for n in report.failed
-        ]
-        raise CliError(f"{len(report.failed)} switch(es) failed: {', '.join(causes)}")
+    if report.not_applied:
+        said = []
+        for status, word in (("failed", "failed"), ("rolled back", "rolled back")):
+            names = [n for n in report.not_applied if report.switches[n].status == status]
+            shown = [f"{n} ({report.switches[n].cause})" if report.switches[n].cause else n for n in names]
+            if names:
+                said.append(f"{len(names)} switch(es) {word}: {', '.join(shown)}")
+        raise CliError("; ".join(said))
 
 
 @contextlib.contextmanager

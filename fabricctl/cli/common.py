@@ -39,6 +39,11 @@ root_option = click.option(
     show_default="current directory",
     help="Fabric repository (holds inventory/ and tenants/).",
 )
+allow_gpu_moves_option = click.option(
+    "--allow-gpu-moves",
+    is_flag=True,
+    help="Accept a change that moves held GPUs to another leaf or port (each move is listed).",
+)
 limit_option = click.option(
     "--limit",
     multiple=True,

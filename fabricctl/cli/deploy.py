@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -10,6 +11,7 @@ import click
 
 from fabricctl.cli.common import (
     CliError,
+    allow_gpu_moves_option,
     check_output_file,
     compile_root,
     echo,
@@ -29,9 +31,21 @@ if TYPE_CHECKING:
     from fabricctl.deploy.plan import Plan, Prepared
     from fabricctl.deploy.stages import Stages
 
-compact_option = click.option(
-    "--compact", is_flag=True, help="Text plan without the diffs: tenants, proofs, switches, totals."
-)
+
+def diff_options(f: Callable[..., Any]) -> Callable[..., Any]:
+    """--diff / --compact: every diff, or none (default: the diffs when they are short)."""
+    f = click.option(
+        "--diff",
+        "diff",
+        flag_value="full",
+        help="Print every switch's diff, however long (by default only when short).",
+    )(f)
+    return click.option(
+        "--compact",
+        "diff",
+        flag_value="none",
+        help="Text plan without the diffs: tenants, proofs, switches, totals.",
+    )(f)
 
 
 def compute_plan(
@@ -42,8 +56,10 @@ def compute_plan(
     changed_since: str | None = None,
     stages: Stages | None = None,
     workers: int = 20,
+    allow_gpu_moves: bool = False,
 ) -> tuple[Plan, Prepared]:
-    """The plan of the selected switches (real or lab) and the prepared inputs it rests on."""
+    """The plan of the selected switches (real or lab) and the prepared inputs it rests on; one
+    that moves held GPUs is refused unless `allow_gpu_moves`."""
     from fabricctl.deploy.service import build_plan, compile_stage, nornir_fetcher
 
     stages = stages or stage_lines()
@@ -52,7 +68,9 @@ def compute_plan(
     )
     fetch = nornir_fetcher(root, lab, timeout, stages, workers)
     notify = lambda m: echo(m, err=True)  # noqa: E731
-    return build_plan(compiled, root, names, list(limit), fetch, changed_since, notify, stages, configs)
+    return build_plan(
+        compiled, root, names, list(limit), fetch, changed_since, notify, stages, configs, allow_gpu_moves
+    )
 
 
 def render_plan(
@@ -61,7 +79,7 @@ def render_plan(
     prepared: Prepared | None = None,
     artifact: str | None = None,
     *,
-    compact: bool = False,
+    diff: str | None = None,
     color: bool = False,
 ) -> str:
     """The plan as text, markdown (PR comment), json (the plan file) or html (needs `prepared`)."""
@@ -81,7 +99,7 @@ def render_plan(
     if plan.changed_since and not plan.switches:
         return selected_nothing_text(plan)
     verify = prepared.verify if prepared is not None else None
-    return plan_text(plan, verify, compiled, compact=compact, color=color)
+    return plan_text(plan, verify, compiled, diff=diff or "auto", color=color)
 
 
 #: `-o FILE`: what each file suffix receives (anything else gets the plan file, JSON).
@@ -132,8 +150,9 @@ def write_outputs(plan: Plan, paths: tuple[Path, ...], prepared: Any, artifact: 
     help="Where the full plan is kept (CI run URL); the Markdown report links to it.",
 )
 @click.option("--detailed-exitcode", is_flag=True, help="Exit 2 when there are changes, 0 when none.")
+@allow_gpu_moves_option
 @parallelism_option("read")
-@compact_option
+@diff_options
 @timeout_option
 @log_options
 def plan_cmd(
@@ -145,7 +164,8 @@ def plan_cmd(
     changed_since: str | None,
     artifact_url: str | None,
     detailed_exitcode: bool,
-    compact: bool,
+    allow_gpu_moves: bool,
+    diff: str | None,
     timeout: float,
     parallelism: int,
 ) -> None:
@@ -156,9 +176,11 @@ def plan_cmd(
     one_line_flag("--artifact-url", artifact_url)
     for path in out_paths:  # before any switch is read: a plan nobody can save is wasted reads
         check_output_file(path, root)
-    plan, prepared = compute_plan(root, lab, limit, timeout, changed_since, workers=parallelism)
+    plan, prepared = compute_plan(
+        root, lab, limit, timeout, changed_since, workers=parallelism, allow_gpu_moves=allow_gpu_moves
+    )
     color = fmt == "text" and color_enabled(sys.stdout)
-    echo(render_plan(plan, fmt, prepared, artifact_url, compact=compact, color=color))
+    echo(render_plan(plan, fmt, prepared, artifact_url, diff=diff, color=color))
     if out_paths:
         write_outputs(plan, out_paths, prepared, artifact_url)
         if fmt not in ("json", "html", "markdown"):
@@ -182,7 +204,7 @@ def drift_cmd(root: Path, lab: bool, limit: tuple[str, ...], as_json: bool, time
     from fabricctl.report.text import Paint, failure_lines
     from fabricctl.secrets import redacted_json
 
-    plan, _ = compute_plan(root, lab, limit, timeout)
+    plan, _ = compute_plan(root, lab, limit, timeout, allow_gpu_moves=True)  # a move is drift too
     unread = plan.unreachable
     if as_json:
         data = {

@@ -167,6 +167,48 @@ def reset(root: Path) -> None:
 
 
 @lab_app.command()
+@click.option(
+    "--limit",
+    multiple=True,
+    metavar="NAME",
+    help="Only these switches' racks (repeatable or comma-separated; default: every switch).",
+)
+@root_option
+def recable(limit: tuple[str, ...], root: Path) -> None:
+    """Re-cable the racks as the inventory's cabling rules say now (after a breakout: a breakout
+    cable in each split port, a 200G leg per lane). The ports whose cable changes flap."""
+    from fabricctl.lab.runtime import recable_request
+    from fabricctl.lab.state import atomic_write
+
+    root = root.resolve()
+    data = running_lab(root)
+    if data is None:
+        _fail(f"no lab is running for {root}; start one with `fabricctl lab up --detach --root {root}`")
+    known = [d["name"] for d in data["devices"]]
+    names = [n for item in limit for n in item.split(",")] or None
+    for name in names or []:
+        if name not in known:
+            _fail(f"--limit {name!r}: no lab switch of that name (allowed: {', '.join(known)})")
+    before = data.get("recables", 0)
+    atomic_write(recable_request(root), json.dumps({"switches": names}) + "\n")
+    os.kill(int(data["pid"]), signal.SIGUSR1)
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        now = running_lab(root)
+        if now is not None and now.get("recables", 0) > before:
+            ports = now.get("recabled", [])
+            where = sorted({switch for switch, _ in ports})
+            click.echo(
+                f"lab recabled: {len(ports)} port(s) changed cable"
+                + (f" on {', '.join(where)}" if where else "")
+                + " (each went down; it is up again when its new cable links)"
+            )
+            return
+        time.sleep(0.05)
+    _fail("lab did not confirm the re-cabling")
+
+
+@lab_app.command()
 @click.argument("name")
 @root_option
 def ssh(name: str, root: Path) -> None:

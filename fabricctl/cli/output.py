@@ -154,7 +154,7 @@ class ApplyDisplay:
         )
         self._print(redact(text), outcome.status)
 
-    def interrupted(self, signum: int) -> None:
+    def interrupted(self, signum: int, count: int = 1) -> None:
         import signal
 
         with self.lock:
@@ -163,11 +163,18 @@ class ApplyDisplay:
             name = signal.Signals(signum).name
         except ValueError:
             name = f"signal {signum}"
-        self.notice = (
-            f"{name} received: finishing the {len(flying)} switch(es) in flight"
-            + (f" ({', '.join(flying[:8])}{', ...' if len(flying) > 8 else ''})" if flying else "")
-            + ", starting no other; a second interrupt stops at once"
-        )
+        names = f" ({', '.join(flying[:8])}{', ...' if len(flying) > 8 else ''})" if flying else ""
+        if count == 1:
+            self.notice = (
+                f"{name} received: finishing the {len(flying)} switch(es) in flight{names}, starting "
+                "no other; a second interrupt restores them instead"
+            )
+        else:
+            self.notice = (
+                f"second {name}: the {len(flying)} switch(es) in flight{names} stop before their "
+                "commit and are restored (a committed one is finished and saved); a third interrupt "
+                "stops at once, leaving their commit-confirm timers to roll them back"
+            )
         self._print(self.notice, "skipped")
 
     # --- rendering ------------------------------------------------------------------------

@@ -104,8 +104,15 @@ def _expand_servers(names: list[str]) -> list[str]:
     return out
 
 
-def resolve_gpus(td: TenantDoc, topo: Topology, fabric: Fabric, log: ProblemLog) -> list[GpuPort]:
-    """Turn the tenant's GPU selections into leaf ports, in declared order."""
+def resolve_gpus(
+    td: TenantDoc,
+    topo: Topology,
+    fabric: Fabric,
+    log: ProblemLog,
+    origin: dict[GpuPort, tuple[str | int, ...]] | None = None,
+) -> list[GpuPort]:
+    """Turn the tenant's GPU selections into leaf ports, in declared order; `origin`, when given,
+    learns the path in the tenant file that names each port (("gpus", 0, "servers", 2) ...)."""
     ports: list[GpuPort] = []
     named = 0  # server names this tenant's ranges expand to, against MAX_SERVERS
     for i, sel in enumerate(td.tenant.gpus):
@@ -138,6 +145,8 @@ def resolve_gpus(td: TenantDoc, topo: Topology, fabric: Fabric, log: ProblemLog)
                     continue
                 for name in names:
                     ports.extend(topo.by_server[name])
+                    for gp in topo.by_server[name] if origin is not None else ():
+                        origin.setdefault(gp, ("gpus", i, "servers", j))
         elif sel.server is not None:
             nics = topo.by_server.get(sel.server)
             if nics is None:
@@ -160,6 +169,8 @@ def resolve_gpus(td: TenantDoc, topo: Topology, fabric: Fabric, log: ProblemLog)
                     )
                 else:
                     ports.append(nics[nic])
+                    if origin is not None:
+                        origin.setdefault(nics[nic], ("gpus", i, "nics", j))
         else:
             leaf = fabric.switch(sel.leaf or "")
             if leaf is None or leaf.role != "leaf":
@@ -186,6 +197,8 @@ def resolve_gpus(td: TenantDoc, topo: Topology, fabric: Fabric, log: ProblemLog)
                     )
                 else:
                     ports.append(gp)
+                    if origin is not None:
+                        origin.setdefault(gp, ("gpus", i, "ports", j))
     return ports
 
 
@@ -196,8 +209,6 @@ def _port_role(fabric: Fabric, port: int | str) -> str:
         return " (sub-ports exist only with cabling.gpu_port_breakout: 2x200G)"
     if isinstance(port, int) and port in expand_ports(cab.leaf_uplink_ports):
         return " (it is a spine uplink)"
-    if isinstance(port, int) and cab.gpu_port_breakout != "none" and port in expand_ports(cab.leaf_gpu_ports):
-        return f" (with breakout {cab.gpu_port_breakout} name a lane: '{port}:1' or '{port}:2')"
     return ""
 
 
@@ -207,7 +218,20 @@ def _at(td: TenantDoc, *path: str) -> str:
 
 
 def _server_range(topo: Topology) -> str:
-    return f"{topo.servers[0]}..{topo.servers[-1]}"
+    """gpu001..gpu128; a multi-pod fabric without a breakout numbers each pod's block with room
+    for the breakout lanes: gpu0001..gpu0256, gpu0513..gpu0768, ..."""
+    runs: list[list[str]] = []
+    last = None
+    for name in topo.servers:
+        number = int(_DIGITS.search(name)[0])  # type: ignore[index]
+        if last is None or number != last + 1:
+            runs.append([name, name])
+        runs[-1][1], last = name, number
+    shown = [f"{a}..{b}" for a, b in runs]
+    return ", ".join(shown if len(shown) <= 3 else [*shown[:2], "...", shown[-1]])
+
+
+_DIGITS = re.compile(r"\d+$")
 
 
 def allocate(fabric: Fabric, topo: Topology, docs: list[TenantDoc], log: ProblemLog) -> Allocation:

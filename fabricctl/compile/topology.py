@@ -92,6 +92,10 @@ def pod_pool(pool: IPv4Network, pod: int | None, max_pods: int) -> IPv4Network |
     return IPv4Network((int(pool.network_address) + (pod - 1) * size, pool.prefixlen + bits))
 
 
+#: The lanes each breakout mode splits a GPU port into (None: the whole port, no breakout).
+BREAKOUT_LANES: dict[str, list[int | None]] = {"none": [None], "2x200G": [1, 2]}
+
+
 def build_topology(fabric: Fabric, log: ProblemLog) -> Topology | None:
     """Derive every port and link from the cabling rules; problems go to `log`."""
     cab = fabric.settings.cabling
@@ -137,20 +141,37 @@ def build_topology(fabric: Fabric, log: ProblemLog) -> Topology | None:
     if not ok:
         return None
 
-    lanes: list[int | None] = [1, 2] if cab.gpu_port_breakout == "2x200G" else [None]
-    slots = [(p, lane) for p in gpu_ports for lane in lanes]
-    groups = len(leaves) // n
-    topo = Topology(servers=[cab.server_name.format(i + 1) for i in range(groups * len(slots))])
-    for pos, leaf in enumerate(leaves):
+    lanes = BREAKOUT_LANES[cab.gpu_port_breakout]
+    # Each pod numbers its servers as one block. In a multi-pod fabric the block has room for
+    # the most lanes a breakout gives, so a later breakout adds servers inside each pod's block
+    # and never renumbers the pods after it (a 2-tier fabric's one block just grows).
+    room = max(map(len, BREAKOUT_LANES.values())) if pods_cfg is not None else len(lanes)
+    topo = Topology(servers=[])
+    first: dict[int | None, int] = {}  # pod -> where its servers start in topo.servers
+    number = 0  # the numbers before the pod's block
+    for pod in fabric.pods:
+        first[pod] = len(topo.servers)
+        per_lane = len(pod_leaves[pod]) // n * len(gpu_ports)
+        topo.servers += [cab.server_name.format(number + i + 1) for i in range(per_lane * len(lanes))]
+        number += per_lane * room
+    position = {leaf.name: i for pod_list in pod_leaves.values() for i, leaf in enumerate(pod_list)}
+    for leaf in leaves:
         plat = get_platform(leaf.platform)
-        group, rail = divmod(pos, n)
+        group, rail = divmod(position[leaf.name], n)
+        per_lane = len(pod_leaves[leaf.pod]) // n * len(gpu_ports)  # servers on one lane of the pod
         ports = []
-        for i, (port, lane) in enumerate(slots):
-            server = topo.servers[group * len(slots) + i]
-            gp = GpuPort(leaf.name, port, lane, plat.port_name(port, lane), server, rail)
-            ports.append(gp)
-            topo.by_leaf_port[(leaf.name, gp.key)] = gp
-            topo.by_server.setdefault(server, [None] * n)[rail] = gp  # type: ignore[list-item]
+        for i, port in enumerate(gpu_ports):
+            for lane_index, lane in enumerate(lanes):
+                # Lane by lane: lane 1 (the whole port without a breakout) keeps the numbers the
+                # pod had before a breakout, so every cabled server stays where it is; the new
+                # lanes number after them.
+                server = topo.servers[first[leaf.pod] + lane_index * per_lane + group * len(gpu_ports) + i]
+                gp = GpuPort(leaf.name, port, lane, plat.port_name(port, lane), server, rail)
+                ports.append(gp)
+                topo.by_leaf_port[(leaf.name, gp.key)] = gp
+                if lane == 1:  # port P names its first lane: a tenant's "47" is still its GPU
+                    topo.by_leaf_port[(leaf.name, str(port))] = gp
+                topo.by_server.setdefault(server, [None] * n)[rail] = gp  # type: ignore[list-item]
         topo.gpu_ports[leaf.name] = ports
         if cab.gpu_port_breakout != "none":
             topo.breakout_parents[leaf.name] = [plat.port_name(p) for p in gpu_ports]

@@ -14,7 +14,7 @@ import hashlib
 import re
 from dataclasses import dataclass, field
 
-from fabricctl.config.rules import TENANT_PREFIX, Dialect, Provenance
+from fabricctl.config.rules import TENANT_PREFIX, Dialect, Provenance, Reset
 from fabricctl.config.tree import Node as TreeNode
 from fabricctl.config.tree import parse_tree
 
@@ -126,18 +126,30 @@ def _all_added(node: Node) -> list[Op]:
     return [Op("+", c.line, c.line, _all_added(c)) for c in node.children.values()]
 
 
-def _rebinds(line: str, dialect: Dialect) -> list[str]:
-    return [target for trigger, target in dialect.rebind if re.match(trigger, line)]
+def _resets(run: Node, want: Node, dialect: Dialect) -> list[Reset]:
+    """The reset rules a level's change triggers: a trigger line sent anew, or one negated (a
+    line that cannot be negated, like a port's link mode, is never sent and resets nothing)."""
+    sent = [line for line in want.children if line not in run.children]
+    sent += [line for line in run.children if line not in want.children and dialect.negate(line)]
+    return [r for r in dialect.resets if any(re.match(r.trigger, line) for line in sent)]
+
+
+def _cleared(line: str, resets: list[Reset]) -> bool:
+    """Does a triggered reset make the switch drop `line`?"""
+    return any(
+        not re.match(r.trigger, line)
+        and any(re.match(c, line) for c in r.clears)
+        and not any(re.match(k, line) for k in r.keeps)
+        for r in resets
+    )
 
 
 def _remediate(run: Node, want: Node, dialect: Dialect, top: bool) -> tuple[list[Op], list[Op]]:
-    """(changes in intended order, removals of whole top-level objects) for one level."""
+    """(changes in the order they must be sent, removals of whole top-level objects) for one level."""
     changes: list[Op] = []
     removals: list[Op] = []
     wanted_keys = {k for k in (dialect.value_key(line) for line in want.children) if k}
-    # A changed binding (a port moved to another VRF) makes the switch drop these lines itself:
-    # they are re-sent when still wanted, and never negated (they are gone already).
-    resend = [t for line in run.children.keys() ^ want.children.keys() for t in _rebinds(line, dialect)]
+    resets = _resets(run, want, dialect)
     for line in run.children:
         if line in want.children:
             continue
@@ -146,30 +158,38 @@ def _remediate(run: Node, want: Node, dialect: Dialect, top: bool) -> tuple[list
         if key and key in wanted_keys and not run.children[line].children:
             changes.append(Op("-", line, None))
             continue
-        if any(re.match(pattern, line) for pattern in resend):
-            changes.append(Op("-", line, None))  # cleared by the rebind
+        if _cleared(line, resets):
+            changes.append(Op("-", line, None))  # the switch dropped it with the reset
             continue
         negation = dialect.negate(line)
         if negation is None:
             continue
         op = Op("-", line, negation)
         (removals if top else changes).append(op)
-    added: set[str] = set()
     for line, node in want.children.items():
-        if line not in run.children:
+        # New, or still wanted but dropped by a reset: sent (again) in intended order.
+        if line not in run.children or _cleared(line, resets):
             changes.append(Op("+", line, line, _all_added(node)))
-            added.add(line)
             continue
         sub, _ = _remediate(run.children[line], node, dialect, top=False)
         if sub:
             changes.append(Op(" ", line, line, sub))
-    for pattern in resend:
-        for line in want.children:
-            if re.match(pattern, line) and line not in added and line in run.children:
-                changes.append(Op("+", line, line))
-                added.add(line)
     removals.sort(key=lambda op: dialect.removal_rank(op.line))
-    return changes, removals
+    return _in_sending_order(changes, resets, dialect), removals
+
+
+def _in_sending_order(ops: list[Op], resets: list[Reset], dialect: Dialect) -> list[Op]:
+    """A port going down goes down first; a whole-section reset comes before everything it would
+    undo; a port coming up comes up last (stable otherwise: removals, then intended order)."""
+
+    def rank(op: Op) -> int:
+        if re.match(dialect.admin_down, op.line):
+            return 0 if op.kind == "+" else 3
+        if any(re.match(r.trigger, op.line) and "" in r.clears for r in resets):
+            return 1  # a whole-section reset: everything else is sent after it
+        return 2
+
+    return sorted(ops, key=rank)
 
 
 @dataclass

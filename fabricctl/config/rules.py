@@ -36,6 +36,22 @@ class Provenance:
 
 
 @dataclass(frozen=True)
+class Reset:
+    """A setting whose change makes the switch reset other settings of the same section.
+
+    `trigger` matches the setting's line; `clears` (regex prefixes, "" for all) the lines the
+    switch drops when it changes, except those matching `keeps`. The remediation sends the
+    trigger before anything else in the section, never negates a cleared line (the switch has
+    dropped it already) and re-sends every cleared line still intended, after the trigger.
+    """
+
+    trigger: str
+    clears: tuple[str, ...]
+    keeps: tuple[str, ...] = ()
+    source: str = ""  # the vendor document that says so
+
+
+@dataclass(frozen=True)
 class Dialect:
     """Text conventions of one CLI and the ownership/negation/ordering rules fabricctl applies."""
 
@@ -51,8 +67,15 @@ class Dialect:
     single_value: tuple[str, ...] = ()  # regex prefix: a new value replaces the old, no negation
     negations: tuple[Negation, ...] = ()  # special removal forms, first match wins
     never_remove: tuple[str, ...] = ()  # lines that cannot be negated (physical ports, link-mode)
-    # (changed line, lines to re-send): binding a port to another VRF clears its addresses
-    rebind: tuple[tuple[str, str], ...] = ()
+    #: Settings whose change resets others (binding a port to another VRF clears its addresses).
+    resets: tuple[Reset, ...] = ()
+    #: The line that takes a port down administratively: added first in its section, so a port
+    #: taken away goes down before anything else changes; its removal (the port comes up) last,
+    #: after the port's VRF, address, QoS, PFC and packet filter are in place.
+    admin_down: str = r"$^"
+    #: Port lines whose change takes the port down and up (a mode change that resets the port,
+    #: a breakout): a tenant keeping that port sees its link flap.
+    flaps: tuple[str, ...] = ()
     removal_order: tuple[str, ...] = field(default_factory=tuple)  # top-level removals, in this order
     # How tenant objects are spelled, so a plan's diff lines can be traced back to their tenant:
     vrf_header: str = r"$^"  # a tenant VRF's top-level line; group 1 is the VRF's name
@@ -86,6 +109,10 @@ class Dialect:
     @functools.cached_property
     def _never_remove(self) -> tuple[re.Pattern[str], ...]:
         return tuple(re.compile(p) for p in self.never_remove)
+
+    @functools.cached_property
+    def compiled_flaps(self) -> tuple[re.Pattern[str], ...]:
+        return tuple(re.compile(p) for p in self.flaps)
 
     @functools.cached_property
     def _removal_order(self) -> tuple[re.Pattern[str], ...]:

@@ -42,6 +42,8 @@ class ApplyOptions:
     rollback_on_failure: bool = False
     timeout: float = 30.0
     health_gate: bool = True  # checks read before the push must still pass after commit, or it is undone
+    #: Push a plan that affects running tenants' service (deploy/disruption.py) without a canary.
+    allow_disruptive: bool = False
 
 
 @dataclass
@@ -75,6 +77,12 @@ class RunReport:
     context: dict[str, Any] = field(default_factory=dict)
     stages: dict[str, float] = field(default_factory=dict)  # compile, render, verify, fetch, diff, push ...
     verify: str = ""  # the proofs that held before anything was pushed
+    #: Tenants whose running service the plan affects -> their classes (deploy/disruption.py).
+    disruptive: dict[str, list[str]] = field(default_factory=dict)
+    #: "in progress" while the run works (the record is written as it goes, so a killed run
+    #: leaves one), then "finished"; a later run that finds its process gone says "ended".
+    state: str = "in progress"
+    settled_runs: list[str] = field(default_factory=list)  # killed runs whose switches this one read again
 
     def counts(self) -> dict[str, int]:
         out: dict[str, int] = {}
@@ -87,6 +95,12 @@ class RunReport:
         return [n for n, s in self.switches.items() if s.status == "failed"]
 
     @property
+    def not_applied(self) -> list[str]:
+        """Switches that do not run the plan's change: failed, or rolled back (by fabricctl or by
+        their own confirm timer)."""
+        return [n for n, s in self.switches.items() if s.status in ("failed", "rolled back")]
+
+    @property
     def interrupted(self) -> bool:
         return self.stopped_reason.startswith("interrupted")
 
@@ -97,11 +111,14 @@ class RunReport:
             "plan_hash": self.plan_hash,
             "started": self.started,
             "finished": self.finished,
+            "state": self.state,
+            **({"settled_runs": self.settled_runs} if self.settled_runs else {}),
             **self.context,
             "options": self.options,
             "counts": self.counts(),
             "stopped_reason": self.stopped_reason,
             "verify": self.verify,
+            "disruptive": self.disruptive,
             "stages": self.stages,
             "switches": {n: asdict(s) for n, s in self.switches.items()},
         }
@@ -115,6 +132,8 @@ def new_run_id() -> str:
     return dt.datetime.now(dt.UTC).strftime("%Y%m%dT%H%M%S.%fZ") + f"-{os.getpid()}"
 
 
+#: Statuses a record shows while its run works (and keeps if the run is killed meanwhile).
+NOT_STARTED, IN_FLIGHT = "not started", "in flight"
 Progress = Callable[[SwitchOutcome], None]
 #: (switch, what) when a switch's turn starts: "push", "settle" (an interrupted push), "rollback".
 Started = Callable[[str, str], None]
@@ -133,7 +152,11 @@ class _Runner:
         stop: threading.Event,
         started: Started | None = None,
         lab: bool = False,
+        abort: threading.Event | None = None,
+        on_change: Callable[[RunReport], None] | None = None,
     ) -> None:
+        self.abort = abort if abort is not None else threading.Event()
+        self.on_change = on_change
         self.started = started
         self.lab = lab
         self.plan = plan
@@ -151,8 +174,14 @@ class _Runner:
             self.report.switches[outcome.name] = outcome
             if outcome.status == "failed":
                 self.failures += 1
+            self.changed()
         if self.progress is not None:
             self.progress(outcome)
+
+    def changed(self) -> None:
+        """The record on disk follows the run (callers hold the lock)."""
+        if self.on_change is not None:
+            self.on_change(self.report)
 
     def too_many_failures(self) -> bool:
         with self.lock:
@@ -172,9 +201,9 @@ class _Runner:
         self.announce(name, what)
         gate = None
         if self.opts.health_gate and sp.status != "pending":
-            from fabricctl.deploy.health import health_gate
+            from fabricctl.deploy.health import HealthGate
 
-            gate = health_gate(task, self.prepared.compiled, self.opts.timeout)
+            gate = HealthGate(task, self.prepared.compiled, self.opts.timeout)
         request = PushRequest(
             commands=sp.commands,
             intended=self.prepared.configs[name],
@@ -183,6 +212,7 @@ class _Runner:
             confirm_timeout=self.opts.confirm_timeout,
             run_id=self.report.run_id,
             gate=gate,
+            cancelled=self.abort.is_set,
         )
         pusher = get_platform(sp.platform).pusher()
         try:
@@ -205,7 +235,7 @@ class _Runner:
         )
         read = self.prepared.fetch_seconds.get(name)
         outcome.timings = ({"read": read} if read is not None else {}) | {what: round(res.seconds, 3)}
-        if res.status == "failed":
+        if res.status == "failed" or (res.status == "rolled back" and res.stage is not None):
             self.explain(outcome, res, target)
         log.info("%s: %s %s in %.2f s%s", name, what, res.status, res.seconds,
                  f" at {res.stage}: {outcome.message}" if res.status == "failed" else "")  # fmt: skip
@@ -214,6 +244,9 @@ class _Runner:
 
     def announce(self, name: str, what: str) -> None:
         log.info("%s: %s started", name, what)
+        with self.lock:
+            self.report.switches[name] = SwitchOutcome(name, IN_FLIGHT, message=f"{what} started")
+            self.changed()
         if self.started is not None:
             self.started(name, what)
 
@@ -309,15 +342,21 @@ def apply_plan(
     report: RunReport | None = None,
     started: Started | None = None,
     lab: bool = False,
+    abort: threading.Event | None = None,
+    on_change: Callable[[RunReport], None] | None = None,
 ) -> RunReport:
     """Push every changed switch of `plan` under the failure policy; the report says what happened.
 
     Once `stop` is set (SIGINT / SIGTERM) no switch starts; the ones in flight finish their push,
-    each ending changed or exactly as before. `report` is filled in place as switches finish.
+    each ending changed or exactly as before. Once `abort` is set too, each switch in flight stops
+    at its next step and is restored (`rolled back`), unless it was committed already.
+    `report` is filled in place as switches finish.
     """
     report = report if report is not None else new_report(plan, opts)
     stop = stop if stop is not None else threading.Event()
-    run = _Runner(plan, prepared, opts, report, progress, stop, started, lab)
+    run = _Runner(plan, prepared, opts, report, progress, stop, started, lab, abort, on_change)
+    for name in plan.changed:
+        report.switches.setdefault(name, SwitchOutcome(name, NOT_STARTED))
     for name, sp in plan.switches.items():
         if sp.status == "unchanged":
             run.record(SwitchOutcome(name, "unchanged"))
@@ -351,11 +390,16 @@ def apply_plan(
             report.stopped_reason = f"canary failed: {', '.join(failed_here)}"
             break
     for name in plan.changed:
-        if name not in report.switches:
+        if report.switches[name].status == NOT_STARTED:
             report.switches[name] = SwitchOutcome(name, "skipped", message="not started: run stopped")
             if progress is not None:
                 progress(report.switches[name])
-    if stop.is_set():
+    if run.abort.is_set():
+        report.stopped_reason = (
+            "interrupted twice: switches in flight were stopped before their commit and restored, "
+            "no new one was started"
+        )
+    elif stop.is_set():
         report.stopped_reason = "interrupted: switches in flight finished, no new one was started"
     elif not report.stopped_reason and run.too_many_failures():
         report.stopped_reason = f"{run.failures} failure(s), more than --max-failures {opts.max_failures}"
@@ -367,6 +411,7 @@ def apply_plan(
         )
     report.switches = {n: report.switches[n] for n in plan.switches if n in report.switches}
     report.finished = timestamp()
+    report.state = "finished"
     return report
 
 

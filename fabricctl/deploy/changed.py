@@ -22,7 +22,10 @@ from fabricctl.deploy.plan import INPUT_DIRS
 from fabricctl.errors import StageError
 
 if TYPE_CHECKING:
+    from fabricctl.compile.allocate import Allocation
     from fabricctl.compile.build import Compiled
+    from fabricctl.compile.moves import GpuMove
+    from fabricctl.model.load import Fabric
 
 
 class ChangedSinceError(StageError):
@@ -39,6 +42,9 @@ class TenantChange:
     gpus_before: int | None = None
     leaves: list[str] = field(default_factory=list)
     fields: list[str] = field(default_factory=list)  # tenant-file fields that changed
+    #: What the change does to the tenant's running service (deploy/disruption.py), and why.
+    classes: list[str] = field(default_factory=list)
+    evidence: dict[str, list[str]] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -196,3 +202,45 @@ def tenant_changes(before: Compiled | None, after: Compiled) -> list[TenantChang
 
 def _count(ports: dict[str, set[str]]) -> int:
     return sum(len(v) for v in ports.values())
+
+
+def inventory_changed_since(root: Path, ref: str | None) -> tuple[str, str] | None:
+    """(REF, its commit) when inventory/ differs from REF (HEAD when None): only an inventory
+    change can move a held GPU. None when it is as at REF, or, without an explicit REF, when
+    there is no git commit to compare with; an explicit REF git cannot resolve is an error."""
+    from fabricctl.gitinfo import differs_from, head_commit
+
+    if ref is None:
+        ref, commit = "HEAD", head_commit(root)
+        if commit is None:
+            return None
+    else:
+        commit = resolve_commit(root, ref)
+    return (ref, commit) if differs_from(root, commit, "inventory") else None
+
+
+@dataclass
+class HeldSince:
+    """Held GPUs compared with the fabric at a git revision (validate)."""
+
+    ref: str
+    before: Fabric | None  # None: nothing compared (REF has no fabric, or `problem`)
+    moves: list[GpuMove] = field(default_factory=list)
+    problem: str = ""  # why REF's fabric could not be compared with
+
+
+def held_since(root: Path, ref: str, commit: str, alloc: Allocation) -> HeldSince:
+    """The held GPUs of the fabric at `commit` that `alloc` (the working tree's) would move."""
+    from fabricctl.compile.build import load_and_check
+    from fabricctl.compile.moves import gpu_moves, held_gpus
+    from fabricctl.model.problems import InputError
+
+    with tempfile.TemporaryDirectory(prefix="fabricctl-ref-") as tmp:
+        base = Path(tmp)
+        if not materialise(root, commit, base):
+            return HeldSince(ref, None)
+        try:
+            before, _docs, _topo, old = load_and_check(base)
+        except InputError as exc:
+            return HeldSince(ref, None, problem=f"the fabric at {ref} does not validate ({exc})")
+    return HeldSince(ref, before, gpu_moves(held_gpus(old), held_gpus(alloc)))

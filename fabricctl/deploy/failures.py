@@ -33,6 +33,8 @@ HINTS: dict[str, str] = {
     "commit": "the switch refused the commit (its own error above): check the switch's log for why",
     "verify": "the switch does not run the intended config after the push: someone changed it meanwhile, or it reads lines back differently; run plan again",
     "stale": "the switch changed since the plan: run fabricctl plan again and review the new diff",
+    "interrupted": "the run was interrupted twice: this switch was stopped before its commit and restored; apply again to push it",
+    "confirm-timer": "the push outlasts --confirm-timeout on this switch: raise it (the value above would have fit), or lower --parallelism so the switch answers faster",
     "health": "the change broke what worked and was undone: see the failed checks above (`fabricctl check` shows them all), fix the intent, or apply with --no-health-gate to keep such a change",
     "error": "unexpected: run again with -v (or --log-file FILE) for the full stage log",
 }
@@ -53,6 +55,8 @@ CAUSE_WORDS: dict[str, str] = {
     "verify": "verify mismatch",
     "stale": "stale",
     "health": "health check failed",
+    "confirm-timer": "confirm timer",
+    "interrupted": "interrupted",
     "error": "error",
 }
 
@@ -173,6 +177,7 @@ def _one(e: BaseException, endpoint: str, user: str, timeout: float | None) -> t
 
 #: fabricctl's own failure texts (the push protocols' messages) -> cause.
 _OWN = (
+    (re.compile(r"^interrupted .*\(a second interrupt\)"), "interrupted"),
     (re.compile(r"running config changed since the plan"), "stale"),
     (
         re.compile(r"\brejected\b|% ?(unrecognized|incomplete|ambiguous|wrong parameter|too many)", re.I),
@@ -204,7 +209,9 @@ def classify(
     first, _, rest = message.partition("\n")
     cause, detail = "error", first or "failed"
     hit = _from_exception(exc, endpoint, user, timeout) if exc is not None else None
-    if exc is not None and hit is not None:
+    if stage == "timer":  # fabricctl's own finding on the switch's clock, whatever was raised before
+        cause = "confirm-timer"
+    elif exc is not None and hit is not None:
         cause, precise = hit
         base = describe_error(exc)
         if not first or first.startswith(base) or cause in ("dns", "refused", "no-route", "auth", "host-key"):
@@ -227,6 +234,7 @@ def classify(
             cause = "auth"
         elif stage == "health":
             cause = "health"
+
     if cause == "timeout" and stage == "commit":
         detail = f"the commit got no reply: {detail}"
     if rest and cause == "verify":

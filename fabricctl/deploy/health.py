@@ -6,13 +6,18 @@ every fabric link up with the planned neighbor at the other end (a swapped cable
 where it belongs), every underlay and EVPN session Established, every tenant VRF and VNI
 present, every tenant GPU port up, PFC on every lossless port and no pause storm on any. A switch
 that cannot be read is a failed check, never a pass.
+
+The apply health gate compares the checks before and after a change by what they are about, not
+by port names, which a change may rename (a 2 x 200G breakout turns FourHundredGigE1/0/47 into
+TwoHundredGigE1/0/47:1): a GPU port is its tenant's server and NIC, read before the change at the
+same physical position (front-panel port and lane) whatever the port was called; a fabric link is
+its two ends, the switch and its neighbor, counted by the links LLDP shows up between them.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from importlib import resources
 from typing import Any
 
@@ -43,6 +48,13 @@ class Check:
     seen: str
     ok: bool
     hint: str = ""
+    #: What the check is about, where a name can change under it: "<tenant> <server> nic<n>" for
+    #: a tenant's GPU port (empty: the subject says what it is about).
+    key: str = ""
+
+    @property
+    def identity(self) -> tuple[str, str]:
+        return self.name, self.key or self.subject
 
 
 def _template(name: str) -> str:
@@ -109,13 +121,14 @@ def read_health(nr: Nornir, read_timeout: float = 30.0) -> dict[str, SwitchHealt
     return out
 
 
-def check_health(compiled: Compiled, states: dict[str, SwitchHealth | str]) -> list[Check]:
-    """Every check of every switch in `states`, passed or not, in switch order."""
-    topo = compiled.topology
-    planned: dict[tuple[str, str], tuple[str, str]] = {}
-    for ln in topo.links:
-        planned[(ln.leaf, ln.leaf_port)] = (ln.spine, ln.spine_port)
-        planned[(ln.spine, ln.spine_port)] = (ln.leaf, ln.leaf_port)
+def check_health(
+    compiled: Compiled, states: dict[str, SwitchHealth | str], by_position: bool = False
+) -> list[Check]:
+    """Every check of every switch in `states`, passed or not, in switch order. With
+    `by_position`, a GPU port the state does not list under its planned name is read at the same
+    physical position under the name the switch gives it (the apply gate's read before a change
+    that renames ports)."""
+    planned = _planned_links(compiled)
     where: dict[tuple[str, str, str], str] = {}  # (switch, neighbor, its port) -> our port it belongs at
     for (sw, port), (far_sw, far_port) in planned.items():
         where[(sw, far_sw, far_port)] = port
@@ -124,6 +137,8 @@ def check_health(compiled: Compiled, states: dict[str, SwitchHealth | str]) -> l
         if isinstance(state, str):
             out.append(Check("read", name, "-", "readable", state, False, "check SSH reachability and login"))
             continue
+        if by_position:
+            state = _renamed(compiled, name, state)
         for (sw, port), (far_sw, far_port) in sorted(planned.items()):
             if sw == name:
                 out += _link_checks(name, port, far_sw, far_port, state, where)
@@ -136,16 +151,64 @@ def check_health(compiled: Compiled, states: dict[str, SwitchHealth | str]) -> l
         out += _vrf_checks(compiled, name, state)
         out += _vxlan_checks(compiled, name, state)
         gpu_ports = {}
-        for (leaf, port), (alloc, _pa) in sorted(compiled.allocation.port_owner.items()):
+        for (leaf, port), (alloc, pa) in sorted(compiled.allocation.port_owner.items()):
             if leaf == name:
-                gpu_ports[port] = alloc.name
+                key = f"{alloc.name} {pa.gpu.server} nic{pa.gpu.nic}"
+                gpu_ports[port] = (alloc.name, key)
                 admin, up = state.ports.get(port, (False, False))
                 seen = "up" if up else ("admin down" if not admin else "down")
                 hint = "" if up else f"tenant {alloc.name}'s GPU cannot send; check the NIC and its cable"
-                out.append(Check("gpu-port", name, port, "up", seen, up, hint))
+                out.append(Check("gpu-port", name, port, "up", seen, up, hint, key))
         fabric_ports = {port: far for (sw, port), far in planned.items() if sw == name}
         lossless = {i.name for i in intent.interfaces if i.lossless} if intent else set()
         out += _pfc_checks(name, state, lossless, fabric_ports, gpu_ports)
+    return out
+
+
+def _planned_links(compiled: Compiled) -> dict[tuple[str, str], tuple[str, str]]:
+    """(switch, port) -> (neighbor, its port) for both ends of every fabric link."""
+    planned: dict[tuple[str, str], tuple[str, str]] = {}
+    for ln in compiled.topology.links:
+        planned[(ln.leaf, ln.leaf_port)] = (ln.spine, ln.spine_port)
+        planned[(ln.spine, ln.spine_port)] = (ln.leaf, ln.leaf_port)
+    return planned
+
+
+def _renamed(compiled: Compiled, name: str, state: SwitchHealth) -> SwitchHealth:
+    """`state` with each planned GPU port it does not list under its planned name taken from the
+    port at the same position (a whole port is its own first lane) under the switch's name."""
+    switch = compiled.fabric.switch(name)
+    if switch is None or name not in compiled.topology.gpu_ports:
+        return state
+    position_of = get_platform(switch.platform).port_position
+    at: dict[tuple[int, int], str] = {}
+    for port in state.ports:
+        pos = position_of(port)
+        if pos is not None:
+            at[(pos[0], pos[1] or 1)] = port
+    ports, pauses = dict(state.ports), dict(state.pauses) if state.pauses is not None else None
+    for gp in compiled.topology.gpu_ports[name]:
+        was = at.get((gp.port, gp.lane or 1))
+        if gp.name in state.ports or was is None:
+            continue
+        ports[gp.name] = state.ports[was]
+        if pauses is not None and was in pauses:
+            pauses[gp.name] = pauses[was]
+    return replace(state, ports=ports, pauses=pauses)
+
+
+def links_up(compiled: Compiled, name: str, state: SwitchHealth | str) -> dict[str, list[str]]:
+    """Neighbor -> this switch's ports with an up fabric link to it: by LLDP, whatever the ports
+    are called, or by the plan where a planned port is up and LLDP names no neighbor."""
+    if isinstance(state, str):
+        return {}
+    planned = {port: far for (sw, port), (far, _) in _planned_links(compiled).items() if sw == name}
+    neighbors = {far for far in planned.values()}
+    out: dict[str, list[str]] = {}
+    for port, (admin, up) in state.ports.items():
+        far = state.lldp[port][0] if port in state.lldp else planned.get(port)
+        if admin and up and far in neighbors:
+            out.setdefault(far, []).append(port)
     return out
 
 
@@ -167,26 +230,28 @@ def _pfc_checks(
     state: SwitchHealth,
     lossless: set[str],
     fabric_ports: dict[str, tuple[str, str]],
-    gpu_ports: dict[str, str],
+    gpu_ports: dict[str, tuple[str, str]],
 ) -> list[Check]:
     """PFC on every port the intent makes lossless, and no pause storm on any port with PFC on.
 
     A storm is named with the port, which way the pauses flow, and whose traffic it stalls: the
-    tenant behind a GPU port, the link's far end for a fabric port."""
+    tenant behind a GPU port (`gpu_ports`: port -> (tenant, key)), the link's far end for a
+    fabric port."""
     if state.pauses is None:
         return []
     out = []
     for port in sorted(lossless | set(state.pauses)):
         seen = state.pauses.get(port)
-        if port in gpu_ports:
-            where = f"tenant {gpu_ports[port]}'s GPU"
+        tenant, key = gpu_ports.get(port, ("", ""))
+        if tenant:
+            where = f"tenant {tenant}'s GPU"
         elif port in fabric_ports:
             where = "fabric link to {} {}".format(*fabric_ports[port])
         else:
             where = f"port {port}"
         if seen is None:
             hint = f"PFC is off on the {where}: its lossless class drops under congestion"
-            out.append(Check("pfc", name, port, "PFC on, no pause storm", "PFC off", False, hint))
+            out.append(Check("pfc", name, port, "PFC on, no pause storm", "PFC off", False, hint, key))
             continue
         storm, shown, expected = _storm(seen)
         hint = ""
@@ -197,7 +262,7 @@ def _pfc_checks(
                 if storm == "received"
                 else f"this switch keeps pausing the {where}: a queue here does not drain"
             )
-        out.append(Check("pfc", name, port, expected, shown, not storm, hint))
+        out.append(Check("pfc", name, port, expected, shown, not storm, hint, key))
     return out
 
 
@@ -269,36 +334,78 @@ def as_dicts(checks: list[Check]) -> list[dict[str, object]]:
     return [asdict(c) for c in checks]
 
 
-def switch_checks(task: Task, compiled: Compiled, read_timeout: float, close: bool = True) -> list[Check]:
-    """The checks of the switch a Nornir task runs on, read now."""
-    state: SwitchHealth | str
+def read_state(task: Task, read_timeout: float, close: bool = True) -> SwitchHealth | str:
+    """The switch a Nornir task runs on, read now, or why it could not be read."""
     try:
-        state = _read_task(task, read_timeout, close).result
+        state: SwitchHealth = _read_task(task, read_timeout, close).result
     except Exception as exc:  # an unreadable switch is a failed `read` check
         task.host.close_connections()
-        state = describe_error(exc)
-    return check_health(compiled, {task.host.name: state})
+        return describe_error(exc)
+    return state
 
 
-def health_gate(task: Task, compiled: Compiled, read_timeout: float) -> Callable[[], str | None]:
-    """Read the switch's checks now; the gate, run after commit, names every check that passed
-    before the change and fails after it (checks that already failed do not block a change that
-    may be what fixes them). The connection stays open between the two reads; a read that fails
-    after the change is tried once more on a new connection before it counts."""
-    held = {(c.name, c.subject) for c in switch_checks(task, compiled, read_timeout, close=False) if c.ok}
+def switch_checks(task: Task, compiled: Compiled, read_timeout: float, close: bool = True) -> list[Check]:
+    """The checks of the switch a Nornir task runs on, read now."""
+    return check_health(compiled, {task.host.name: read_state(task, read_timeout, close)})
 
-    def gate() -> str | None:
-        after = switch_checks(task, compiled, read_timeout)
-        if any(c.name == "read" for c in after):
-            after = switch_checks(task, compiled, read_timeout)
-        unread = [c for c in after if c.name == "read"]
-        if unread:
-            return f"health could not be read after the change: {unread[0].seen}"
-        broken = [c for c in after if not c.ok and (c.name, c.subject) in held]
+
+def regressions(
+    compiled: Compiled, name: str, before: SwitchHealth | str, after: SwitchHealth
+) -> list[Check]:
+    """The checks of `name` that passed before a change and fail after it, compared by what they
+    are about: a tenant's GPU (read before at its position, whatever its port was called), a
+    fabric link by its two ends (as many up to each neighbor as before), the rest by subject.
+    Checks that already failed do not count: the change may be what fixes them."""
+    held = {
+        c.identity
+        for c in check_health(compiled, {name: before}, by_position=True)
+        if c.ok and c.name != "link"
+    }
+    broken = [c for c in check_health(compiled, {name: after}) if not c.ok and c.identity in held]
+    now = links_up(compiled, name, after)
+    for far, ports in sorted(links_up(compiled, name, before).items()):
+        up = len(now.get(far, []))
+        if up < len(ports):
+            broken.append(
+                Check(
+                    "link",
+                    name,
+                    f"to {far}",
+                    f"{len(ports)} up",
+                    f"{up} up",
+                    False,
+                    f"{len(ports) - up} fabric link(s) to {far} went down (up before on {', '.join(ports)})",
+                )
+            )
+    return broken
+
+
+class HealthGate:
+    """The apply health gate of one switch (the push protocol calls it; platforms/push.py
+    `HealthGate`): `before()` reads the switch before the change; `after()`, run once the change
+    is in running and before the confirm, names every check that passed before and fails after
+    (`regressions`). The connection stays open between the two reads; a read that fails after
+    the change is tried once more on a new connection before it counts."""
+
+    def __init__(self, task: Task, compiled: Compiled, read_timeout: float) -> None:
+        self.task, self.compiled, self.read_timeout = task, compiled, read_timeout
+        self.state: SwitchHealth | str = "not read"
+
+    def before(self) -> None:
+        self.state = read_state(self.task, self.read_timeout, close=False)
+
+    def after(self) -> str | None:
+        after = read_state(self.task, self.read_timeout)
+        if isinstance(after, str):
+            after = read_state(self.task, self.read_timeout)
+        if isinstance(after, str):
+            return f"health could not be read after the change: {after}"
+        broken = regressions(self.compiled, self.task.host.name, self.state, after)
         if not broken:
             return None
-        shown = "; ".join(f"{c.name} {c.subject}: expected {c.expected}, seen {c.seen}" for c in broken[:5])
+        shown = "; ".join(
+            f"{c.name} {c.subject}{f' ({c.key})' if c.key else ''}: expected {c.expected}, seen {c.seen}"
+            for c in broken[:5]
+        )
         more = f" (and {len(broken) - 5} more)" if len(broken) > 5 else ""
         return f"{len(broken)} health check(s) passed before the change and fail after it: {shown}{more}"
-
-    return gate

@@ -16,11 +16,13 @@ from typing import TYPE_CHECKING
 
 from fabricctl.config.rules import TENANT_PREFIX, Dialect
 from fabricctl.deploy.changed import RefFabric, TenantChange, tenant_changes
+from fabricctl.deploy.disruption import ADDED, DISRUPTIVE, MOVED, TenantEffect, classify
 from fabricctl.platforms import get_platform
 
 if TYPE_CHECKING:
     from fabricctl.compile.build import Compiled
     from fabricctl.compile.intent import DeviceIntent
+    from fabricctl.compile.moves import GpuMove
     from fabricctl.deploy.plan import Plan
 
 _EDGE = r"[\w/:.-]"
@@ -155,8 +157,16 @@ def impact_of(compiled: Compiled, plan: Plan, known: Iterable[str] | None = None
     return result
 
 
-def annotate(plan: Plan, compiled: Compiled, ref: RefFabric | None) -> None:
-    """Record in the plan what it was compared with and which tenants it touches.
+def annotate(
+    plan: Plan,
+    compiled: Compiled,
+    ref: RefFabric | None,
+    running: dict[str, str] | None = None,
+    intended: dict[str, str] | None = None,
+    moves: list[GpuMove] | None = None,
+) -> None:
+    """Record in the plan what it was compared with, which tenants it touches, and what it does
+    to each one's running service (classes from the switches' running configs, when given).
 
     With a usable REF, tenants come from git (added / changed / removed files) plus the tenants
     whose objects change anyway (`affected`); otherwise they are read from the diffs.
@@ -170,8 +180,28 @@ def annotate(plan: Plan, compiled: Compiled, ref: RefFabric | None) -> None:
             tenants = tenant_changes(ref.compiled, compiled)
             known = [t.name for t in tenants]
     found = impact_of(compiled, plan, known)
+    rows = tenants + found.tenants
+    if running is not None and intended is not None:
+        effects = classify(compiled, plan, running, intended)
+        for move in moves or ():
+            effects.setdefault(move.tenant, TenantEffect(move.tenant)).add(MOVED, move.text())
+        _classes(rows, effects, known is None)
     plan.changes = {
-        "tenants": [t.to_dict() for t in tenants + found.tenants],
+        "tenants": [t.to_dict() for t in rows],
         "fabric_wide": found.fabric_wide,
         "freed_ports": found.freed_ports,
+        "disruptive": sorted(t.name for t in rows if any(c in DISRUPTIVE for c in t.classes)),
     }
+
+
+def _classes(rows: list[TenantChange], effects: dict[str, TenantEffect], from_diffs: bool) -> None:
+    """Each row gets its tenant's classes; read from the diffs, added/removed come from them too
+    (a tenant new to the switches is `added` even where its ports were configured as free)."""
+    for row in rows:
+        effect = effects.get(row.name)
+        if effect is None:
+            continue
+        row.classes = list(effect.classes)
+        row.evidence = {k: list(v) for k, v in effect.evidence.items()}
+        if from_diffs and row.change in ("added", "changed"):
+            row.change = "added" if ADDED in effect.classes else "changed"

@@ -12,6 +12,9 @@ import getpass
 import json
 import os
 import socket
+import threading
+import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -68,6 +71,109 @@ def write_record(path: Path, data: dict[str, Any]) -> Path:
     tmp.write_text(redacted_json(data), encoding="utf-8")
     tmp.replace(path)
     return path
+
+
+class RecordWriter:
+    """Keeps a run's record on disk while the run works: a change is written at once when the
+    last write is a second old, else a second after it, so a run killed at any moment leaves a
+    record at most a second behind (the last word is the caller's final `write`)."""
+
+    def __init__(self, path: Path, interval: float = 1.0) -> None:
+        self.path = path
+        self.interval = interval
+        self.last = 0.0
+        self.lock = threading.Lock()
+        self.pending: Callable[[], dict[str, Any]] | None = None
+        self.timer: threading.Timer | None = None
+
+    def write(self, data: dict[str, Any]) -> None:
+        with self.lock:
+            if self.timer is not None:
+                self.timer.cancel()
+            self.timer, self.pending = None, None
+            write_record(self.path, data)
+            self.last = time.monotonic()
+
+    def close(self) -> None:
+        """No write after this (the run's final record is written by the caller)."""
+        with self.lock:
+            if self.timer is not None:
+                self.timer.cancel()
+            self.timer, self.pending = None, None
+
+    def soon(self, data_of: Callable[[], dict[str, Any]]) -> None:
+        """`data_of()` is taken when the write happens (the caller's lock, if any, is not held)."""
+        with self.lock:
+            self.pending = data_of
+            wait = self.last + self.interval - time.monotonic()
+            if wait <= 0:
+                self._flush_locked()
+            elif self.timer is None:
+                self.timer = threading.Timer(wait, self._flush)
+                self.timer.daemon = True
+                self.timer.start()
+
+    def _flush(self) -> None:
+        with self.lock:
+            self.timer = None
+            self._flush_locked()
+
+    def _flush_locked(self) -> None:
+        if self.pending is not None:
+            write_record(self.path, self.pending())
+            self.pending = None
+            self.last = time.monotonic()
+
+
+def settle_orphans(root: Path, run_id: str, outcomes: dict[str, dict[str, Any]]) -> list[str]:
+    """Records of runs on this host still `in progress` whose process is gone (kill -9, a crash):
+    each is marked `ended`, and every switch it left `in flight` gets what run `run_id` (which
+    read the switches again) found and did with it. Returns the run ids settled."""
+    from fabricctl.procs import pid_alive
+
+    host = socket.gethostname()
+    settled = []
+    for path in sorted(runs_dir(root).glob("*.json")):
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            continue
+        if not isinstance(data, dict) or data.get("state") != "in progress" or data.get("run_id") == run_id:
+            continue
+        pid = data.get("pid")
+        if data.get("host") != host or not isinstance(pid, int) or pid_alive(pid):
+            continue
+        switches = data.get("switches") if isinstance(data.get("switches"), dict) else {}
+        for name, sw in switches.items():
+            if not isinstance(sw, dict) or sw.get("status") not in ("in flight", "not started"):
+                continue
+            if sw["status"] == "not started":
+                sw.update(status="skipped", message="not started: the run's process ended")
+                continue
+            later = outcomes.get(name)
+            found = (
+                f"run {run_id} found it {later.get('status')}"
+                + (f": {later.get('message')}" if later.get("message") else "")
+                if later
+                else f"run {run_id} did not read it again: plan shows what it runs"
+            )
+            sw.update(status="interrupted", message=f"the process ended mid-push; {found}")
+        data["state"] = "ended"
+        data["stopped_reason"] = (
+            f"the process ended without finishing (killed or crashed); run {run_id} settled its switches"
+        )
+        data["counts"] = _counts(switches)
+        write_record(path, data)
+        settled.append(str(data.get("run_id", path.stem)))
+    return settled
+
+
+def _counts(switches: dict[str, Any]) -> dict[str, int]:
+    out: dict[str, int] = {}
+    for sw in switches.values():
+        status = sw.get("status", "") if isinstance(sw, dict) else ""
+        out[status] = out.get(status, 0) + 1
+    return dict(sorted(out.items()))
 
 
 @dataclass

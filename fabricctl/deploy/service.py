@@ -15,10 +15,12 @@ from typing import TYPE_CHECKING
 
 from fabricctl.deploy.plan import Plan, PlanError, Prepared, load_plan, make_plan, prepare, stale_reasons
 from fabricctl.deploy.stages import Stages, quiet
+from fabricctl.platforms.push import normalize_running
 from fabricctl.procs import paused_gc
 
 if TYPE_CHECKING:
     from fabricctl.compile.build import Compiled
+    from fabricctl.compile.moves import GpuMove
     from fabricctl.deploy.apply import ApplyOptions, Progress, RunReport, Started
     from fabricctl.deploy.changed import RefFabric
     from fabricctl.deploy.fetch import Fetched
@@ -66,12 +68,15 @@ def build_plan(
     notify: Notify = _quiet,
     stages: Stages | None = None,
     configs: dict[str, str] | None = None,
+    allow_gpu_moves: bool = False,
 ) -> tuple[Plan, Prepared]:
     """Verify the whole fabric, pick the switches, read them with `fetch`, diff and annotate.
 
     With `changed_since`, only switches whose intent differs from the fabric at that git REF
     are read and diffed. Tests pass a fetcher of saved configs; the CLI passes Nornir's.
     `stages` hears each step (render, verify, select, lab up, fetch, diff) as it starts and ends.
+    A held GPU the intent would move from where the leaves read say it is refuses the plan
+    (GpuMovesError) unless `allow_gpu_moves`; the plan lists every move (changes["gpu_moves"]).
     """
     from fabricctl.deploy.impact import annotate
 
@@ -87,7 +92,10 @@ def build_plan(
     prepared.fetch_seconds = {n: f.seconds for n, f in fetched.items() if f.seconds}
     with stages.stage("diff") as step, paused_gc():
         plan = make_plan(prepared, fetched, limit)
-        annotate(plan, prepared.compiled, ref)
+        running = {n: normalize_running(fetched[n].text or "") for n in plan.changed}
+        moves = gpu_moves_of(prepared, fetched)
+        annotate(plan, prepared.compiled, ref, running, prepared.configs, moves)
+        refuse_gpu_moves(plan, moves, allow_gpu_moves)
         s = plan.summary()
         step.detail = (
             f"{s['changed']} to change, {s['unchanged']} unchanged"
@@ -95,6 +103,39 @@ def build_plan(
             + f" (+{s['added']:,} -{s['removed']:,} lines)"
         )
     return plan, prepared
+
+
+class GpuMovesError(PlanError):
+    """The change would move held GPUs and --allow-gpu-moves was not given."""
+
+
+def gpu_moves_of(prepared: Prepared, fetched: dict[str, Fetched]) -> list[GpuMove]:
+    """Every held GPU the intent moves from where its leaf says it is (the GPU port descriptions
+    the leaves run)."""
+    from fabricctl.compile.moves import moves_on_leaves
+
+    running = {
+        name: (prepared.platforms[name], got.text)
+        for name, got in fetched.items()
+        if got.text is not None and name in prepared.compiled.topology.gpu_ports
+    }
+    return moves_on_leaves(prepared.compiled.allocation, running)
+
+
+def refuse_gpu_moves(plan: Plan, moves: list[GpuMove], allow: bool) -> None:
+    """List the moves in the plan; refuse them unless allowed."""
+    if not moves:
+        return
+    plan.changes["gpu_moves"] = [m.to_dict() for m in moves]
+    if not allow:
+        lines = [f"  {m.tenant}: {m.text()}" for m in moves]
+        raise GpuMovesError(
+            f"{len(moves)} held GPU(s) would move from where their leaves say they are cabled "
+            "(each port's description names its server, NIC and tenant):\n"
+            + "\n".join(lines)
+            + "\nnothing was planned: keep every held GPU on its leaf and port, or plan with "
+            "--allow-gpu-moves to move them (the plan then lists each move)"
+        )
 
 
 def nornir_fetcher(
@@ -163,33 +204,40 @@ def locked(root: Path, notify: Notify = _quiet) -> Iterator[None]:
         yield
 
 
-@contextlib.contextmanager
-def interruptible(on_signal: Callable[[int], None] | None = None) -> Iterator[threading.Event]:
-    """SIGINT / SIGTERM set the event: no new switch starts, the ones in flight finish their push.
+@dataclass
+class Interrupts:
+    """SIGINT / SIGTERM as a run sees them: the first (`stop`) starts no new switch and lets the
+    ones in flight finish; the second (`abort`) also makes each switch in flight stop at its next
+    step and restore itself (never after its commit); a third stops at once (KeyboardInterrupt),
+    leaving the commit-confirm timers and the marks to the next plan and apply."""
 
-    A second signal stops at once: the commit-confirm timers armed on the switches in flight,
-    and the mark each push leaves, let the next plan and apply find and settle them.
-    `on_signal(signum)` hears the first signal (to say aloud what happens now).
-    """
-    stop = threading.Event()
+    stop: threading.Event
+    abort: threading.Event
+
+
+@contextlib.contextmanager
+def interruptible(on_signal: Callable[[int, int], None] | None = None) -> Iterator[Interrupts]:
+    """Interrupts for the time of a run; `on_signal(signum, count)` hears the first two signals
+    (to say aloud what happens now)."""
+    got = Interrupts(threading.Event(), threading.Event())
     if threading.current_thread() is not threading.main_thread():
-        yield stop
+        yield got
         return
 
-    def first(signum: int, frame: object) -> None:
-        if stop.is_set():
+    def handler(signum: int, frame: object) -> None:
+        if got.abort.is_set():
             raise KeyboardInterrupt
-        stop.set()
+        (got.abort if got.stop.is_set() else got.stop).set()
         if on_signal is not None:
             with contextlib.suppress(Exception):  # telling must never break the stop
-                on_signal(signum)
+                on_signal(signum, 2 if got.abort.is_set() else 1)
 
-    previous = {sig: signal.signal(sig, first) for sig in (signal.SIGINT, signal.SIGTERM)}
+    previous = {sig: signal.signal(sig, handler) for sig in (signal.SIGINT, signal.SIGTERM)}
     try:
-        yield stop
+        yield got
     finally:
-        for sig, handler in previous.items():
-            signal.signal(sig, handler)
+        for sig, handler_was in previous.items():
+            signal.signal(sig, handler_was)
 
 
 @dataclass
@@ -199,7 +247,31 @@ class ApplyHooks:
 
     started: Started | None = None
     finished: Progress | None = None
-    interrupted: Callable[[int], None] | None = None
+    interrupted: Callable[[int, int], None] | None = None
+
+
+def disruptive(plan: Plan) -> dict[str, list[str]]:
+    """Tenants whose running service the plan affects -> their service-affecting classes."""
+    from fabricctl.deploy.disruption import DISRUPTIVE
+
+    rows = plan.changes.get("tenants", [])
+    out = {r["name"]: [c for c in DISRUPTIVE if c in r.get("classes", ())] for r in rows}
+    return {name: classes for name, classes in sorted(out.items()) if classes}
+
+
+def refuse_disruptive(plan: Plan, opts: ApplyOptions) -> None:
+    """A plan that affects running tenants is pushed only when the operator says so
+    (--allow-disruptive) or a canary goes first (--canary N): never by accident at full width."""
+    found = disruptive(plan)
+    if not found or opts.allow_disruptive or opts.canary > 0:
+        return
+    shown = "; ".join(f"{name} ({', '.join(classes)})" for name, classes in list(found.items())[:8])
+    more = f" and {len(found) - 8} more" if len(found) > 8 else ""
+    raise PlanError(
+        f"the plan affects {len(found)} running tenant(s): {shown}{more}; nothing was pushed. "
+        "Review the plan's service-affecting section, then apply with --allow-disruptive "
+        "(or --canary N to push N switches first)"
+    )
 
 
 def apply_safely(
@@ -225,13 +297,17 @@ def apply_safely(
     from fabricctl.deploy.apply import apply_plan, timestamp, write_report
     from fabricctl.deploy.context import open_fabric
     from fabricctl.deploy.fetch import fetch_running
+    from fabricctl.deploy.record import RecordWriter, record_path
 
     hooks = hooks or ApplyHooks(finished=progress)
     stages = stages or quiet()
     report = report if report is not None else start_report(root, plan, prepared, opts)
+    writer = RecordWriter(record_path(root, report.run_id))
+    writer.write(report.to_dict())  # opened at once: even a killed run leaves its record
     try:
+        refuse_disruptive(plan, opts)
         with (
-            interruptible(hooks.interrupted) as stop,
+            interruptible(hooks.interrupted) as signals,
             open_fabric(root, lab, set(plan.switches), opts.parallelism, stages=stages) as nr,
         ):
             if reviewed:
@@ -245,16 +321,33 @@ def apply_safely(
                         "stale plan, not applied: " + "; ".join(reasons) + "; run 'fabricctl plan' again"
                     )
             with stages.stage("push") as step:
-                apply_plan(plan, prepared, nr, opts, hooks.finished, stop, report, hooks.started, lab)
+                apply_plan(
+                    plan, prepared, nr, opts, hooks.finished, signals.stop, report, hooks.started, lab,
+                    abort=signals.abort, on_change=lambda r: writer.soon(r.to_dict),
+                )  # fmt: skip
                 step.detail = ", ".join(f"{n} {k}" for k, n in report.counts().items()) or "nothing to do"
-    except BaseException as exc:  # interrupted twice, a stale plan, a lost lab: still a record
+    except BaseException as exc:  # interrupted three times, a stale plan, a lost lab: still a record
+        writer.close()
         report.stopped_reason = report.stopped_reason or f"stopped: {type(exc).__name__}: {exc}".rstrip(": ")
         report.finished = report.finished or timestamp()
+        report.state = "stopped"
         report.stages = {**report.stages, **stages.timings()}
         write_report(root, report, copy_to)
         raise
+    writer.close()
     report.stages = {**report.stages, **stages.timings()}
+    _settle_orphans(root, report)
     return report, write_report(root, report, copy_to)
+
+
+def _settle_orphans(root: Path, report: RunReport) -> None:
+    """Earlier runs on this host that were killed mid-way get what this run found on their switches."""
+    from dataclasses import asdict
+
+    from fabricctl.deploy.record import settle_orphans
+
+    outcomes = {n: asdict(o) for n, o in report.switches.items()}
+    report.settled_runs = settle_orphans(root, report.run_id, outcomes)
 
 
 def start_report(
@@ -268,6 +361,7 @@ def start_report(
     report = new_report(plan, opts)
     report.context = run_context(root, argv)
     report.verify = proofs_line(prepared.verify) if prepared.verify is not None else ""
+    report.disruptive = disruptive(plan)
     return report
 
 
@@ -281,6 +375,7 @@ def record_nothing_to_do(
     for name in plan.switches:
         report.switches[name] = SwitchOutcome(name, "unchanged")
     report.finished = timestamp()
+    report.state = "finished"
     report.stopped_reason = "nothing to change"
     report.stages = {**report.stages, **(stages.timings() if stages else {})}
     return write_report(root, report, copy_to)

@@ -1,19 +1,22 @@
 """`python -m fabricctl.lab --root DIR [--faults FILE]`: serve a lab in the foreground.
 
 This is what `fabricctl lab up --detach` spawns. It writes `.fabricctl/lab/lab.json` once
-every port listens, removes it on SIGTERM/SIGINT, and resets every device on SIGHUP.
+every port listens, removes it on SIGTERM/SIGINT, resets every device on SIGHUP, and re-cables the
+racks `recable.json` names as the inventory's cabling rules say on SIGUSR1 (`fabricctl lab recable`).
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 import signal
 import sys
 from pathlib import Path
 
+from fabricctl.lab.fabric_state import Cabling
 from fabricctl.lab.faults import FaultFileError
-from fabricctl.lab.runtime import lab_json, write_lab_json
+from fabricctl.lab.runtime import lab_json, recable_request, write_lab_json
 from fabricctl.lab.server import LabFabric
 
 
@@ -23,20 +26,29 @@ async def serve(root: Path, faults: Path | None) -> None:
     if faults is not None:
         fabric.load_faults(faults)
     await fabric.serve_start()
-    resets = 0
-    write_lab_json(root, fabric, {"resets": resets})
+    counts = {"resets": 0, "recables": 0}
+    write_lab_json(root, fabric, counts)
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
 
     def on_hup() -> None:
-        nonlocal resets
         fabric.reset()
-        resets += 1
-        write_lab_json(root, fabric, {"resets": resets})
+        counts["resets"] += 1
+        write_lab_json(root, fabric, counts)
+
+    def on_usr1() -> None:
+        try:
+            switches = json.loads(recable_request(root).read_text(encoding="utf-8"))["switches"]
+        except (OSError, ValueError, KeyError, TypeError):
+            switches = None
+        changed = fabric.recable(Cabling.from_inventory(root), switches)
+        counts["recables"] += 1
+        write_lab_json(root, fabric, {**counts, "recabled": [list(end) for end in changed]})
 
     loop.add_signal_handler(signal.SIGTERM, stop.set)
     loop.add_signal_handler(signal.SIGINT, stop.set)
     loop.add_signal_handler(signal.SIGHUP, on_hup)
+    loop.add_signal_handler(signal.SIGUSR1, on_usr1)
     try:
         await stop.wait()
     finally:

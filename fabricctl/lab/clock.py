@@ -42,6 +42,9 @@ class LabClock:
         self.scale = scale
         self.manual = manual
         self._start = time.monotonic()
+        #: The calendar time at lab second 0: a switch's `show clock` / `display clock` reads
+        #: origin + now(), so a commit timer and the clock a client reads run on the same time.
+        self.origin = time.time()
         self._now = 0.0  # manual clocks only
         self._timers: list[Timer] = []
         self._seq = itertools.count()
@@ -55,6 +58,10 @@ class LabClock:
         if self.manual:
             return self._now
         return (time.monotonic() - self._start) / self.scale
+
+    def calendar(self) -> float:
+        """Seconds since the epoch by the lab's clock (what the switches' clock commands print)."""
+        return self.origin + self.now()
 
     def call_later(self, delay: float, callback: Callable[..., Any], *args: Any) -> Timer:
         """Run `callback(*args)` once `delay` lab seconds have passed."""

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import re
+import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
@@ -212,6 +213,12 @@ class ComwareCli(CliSession):
             "H3C Comware Software, Version " + COMWARE_VERSION + "\n"
             f"H3C {self.dev.spec.model} uptime is {_uptime(self.dev.uptime())}"
         )
+
+    @command(r"display clock", "user system")
+    async def _display_clock(self, m: re.Match[str], as_json: bool) -> Output:
+        """`HH:MM:SS UTC Day MM/DD/YYYY` on lab time, the layout of real Comware captures
+        (ntc-templates hp_comware display_clock)."""
+        return time.strftime("%H:%M:%S UTC %a %m/%d/%Y", time.gmtime(self.dev.clock.calendar()))
 
     @command(r"save force", "user system")
     async def _save(self, m: re.Match[str], as_json: bool) -> Output:

@@ -227,6 +227,31 @@ class EosCli(CliSession):
             f"Architecture: x86_64\nUptime: {int(data['uptime'])} seconds"
         )
 
+    @command(r"show clock", "exec config session")
+    async def _show_clock(self, m: re.Match[str], as_json: bool) -> Output:
+        """The switch's calendar clock on lab time (UTC): the date line the EOS manual and real
+        captures show (ntc-templates arista_eos show_clock), then the timezone and source."""
+        now = self.dev.clock.calendar()
+        utc = time.gmtime(now)
+        if as_json:
+            return {
+                "utcTime": now,
+                "timezone": "UTC",
+                "clockSource": {"local": True},
+                "localTime": {
+                    "year": utc.tm_year,
+                    "month": utc.tm_mon,
+                    "dayOfMonth": utc.tm_mday,
+                    "hour": utc.tm_hour,
+                    "min": utc.tm_min,
+                    "sec": utc.tm_sec,
+                    "dayOfWeek": (utc.tm_wday + 1) % 7,
+                    "dayOfYear": utc.tm_yday,
+                },
+            }
+        day = time.strftime("%a %b", utc) + f" {utc.tm_mday:>2} " + time.strftime("%H:%M:%S %Y", utc)
+        return f"{day}\nTimezone: UTC\nClock source: local"
+
     @command(r"show configuration sessions(?: detail)?", "exec config session")
     async def _show_sessions(self, m: re.Match[str], as_json: bool) -> Output:
         data = sessions.sessions_json(self.dev)

@@ -122,8 +122,8 @@ class Editor:
             self.stack.append(Frame(block, rule.child, words))
             return
         negs = self.grammar.negations
-        if rule.resets and text not in kids:
-            _clear(node, rule.resets)
+        if rule.resets and _changes(node, rule, words):
+            _clear(node, rule.resets, rule.reset_keeps, words[: rule.key or len(words)])
         if words[0] in negs:
             _remove_prefix(node, words[1:], keep=False)
         else:
@@ -149,7 +149,7 @@ class Editor:
     def _unset(node: Node, rule: Rule, words: list[str]) -> None:
         n = len(words)
         if rule.resets and any(t.split()[:n] == words for t in node.children):
-            _clear(node, rule.resets)
+            _clear(node, rule.resets, rule.reset_keeps, words)
         _remove_prefix(node, words, keep=rule.keep)
 
 
@@ -163,7 +163,23 @@ def _remove_prefix(node: Node, words: list[str], keep: bool) -> None:
             del node.children[text]
 
 
-def _clear(node: Node, prefixes: tuple[str, ...]) -> None:
-    """Drop the children a changed setting invalidates (a VRF rebind drops the addresses)."""
-    for text in [t for t in node.children if t.startswith(prefixes)]:
-        del node.children[text]
+def _changes(node: Node, rule: Rule, words: list[str]) -> bool:
+    """Does setting `words` change the value in force (the line shown, or the default)?"""
+    text = " ".join(words)
+    if rule.key is None:
+        return text not in node.children
+    current = next((t for t in node.children if t.split()[: rule.key] == words[: rule.key]), None)
+    if current is not None:
+        return current != text
+    return rule.default is None or " ".join(words[rule.key - 1 :]) != rule.default
+
+
+def _clear(node: Node, prefixes: tuple[str, ...], keeps: tuple[str, ...], own: list[str]) -> None:
+    """Drop the children a changed setting resets (a VRF rebind drops the addresses; `*`: every
+    other setting but `keeps`); the setting's own line is replaced in place by the caller."""
+    n = len(own)
+    for text in list(node.children):
+        if text.split()[:n] == own or (keeps and text.startswith(keeps)):
+            continue
+        if "*" in prefixes or text.startswith(prefixes):
+            del node.children[text]

@@ -15,9 +15,12 @@ from functools import cached_property
 from ipaddress import IPv4Address
 from pathlib import Path
 
-from fabricctl.lab.facts import DeviceFacts, PeerFacts
+from fabricctl.lab.facts import DeviceFacts, PeerFacts, PortFacts
 
 End = tuple[str, str]  # (device or server, port)
+
+#: The lab's switch ports are 400G (S9825-64D, 7060X5-64); a breakout divides one among its lanes.
+FABRIC_GBPS = 400
 
 #: Pause frames per second a stuck receiver sends in the lab's storm: far above any burst of
 #: incast (a storm is a receiver that never drains, so it pauses its sender without pause).
@@ -26,25 +29,62 @@ STORM_PPS = 200_000
 
 @dataclass
 class Cabling:
-    """Every cable of the fabric, both directions: switch-to-switch and switch-to-GPU-server."""
+    """Every cable of the fabric, both directions: switch-to-switch and switch-to-GPU-server.
+
+    A cable has a speed (Gb/s): a switch port links only at its cable's speed, so a 400G cable
+    in a port split 2 x 200G stays down until the rack is re-cabled with a breakout cable, one
+    200G leg per lane; a GPU server's NIC runs at whatever its leg gives it."""
 
     peer: dict[End, End] = field(default_factory=dict)
+    speed: dict[End, int] = field(default_factory=dict)  # both ends of a cable whose speed is known
     version: int = 0  # counts changes (derived state is cached per version)
 
-    def add(self, a: End, b: End) -> None:
+    def add(self, a: End, b: End, speed: int | None = None) -> None:
         self.peer[a], self.peer[b] = b, a
+        if speed is not None:
+            self.speed[a] = self.speed[b] = speed
+        self.version += 1
+
+    def remove(self, a: End) -> None:
+        b = self.peer.pop(a)
+        del self.peer[b]
+        self.speed.pop(a, None)
+        self.speed.pop(b, None)
         self.version += 1
 
     def swap(self, a: End, b: End) -> None:
         """Two cables swapped at the `a` and `b` ends (a miscabled rack)."""
-        far_a, far_b = self.peer.pop(a), self.peer.pop(b)
-        self.add(a, far_b)
-        self.add(b, far_a)
+        speed_a, speed_b = self.speed.get(a), self.speed.get(b)
+        far_a, far_b = self.peer[a], self.peer[b]
+        self.remove(a)
+        self.remove(b)
+        self.add(a, far_b, speed_b)
+        self.add(b, far_a, speed_a)
+
+    def recable(self, plan: Cabling, switches: set[str]) -> list[End]:
+        """The racks of `switches` re-cabled as `plan` says: every cable at them pulled, the
+        plan's cables there put in. Returns the switch ports whose cable changed: they go down,
+        and come up when the new cable links (a port the plan leaves without one stays down)."""
+        ends = {e for e in self.peer if e[0] in switches} | {e for e in plan.peer if e[0] in switches}
+        ends |= {self.peer[e] for e in ends if e in self.peer} | {
+            plan.peer[e] for e in ends if e in plan.peer
+        }
+        was = {e: (self.peer.get(e), self.speed.get(e)) for e in ends}
+        for end in sorted(ends):
+            if end in self.peer and end[0] in switches:
+                self.remove(end)
+        for end in sorted(e for e in plan.peer if e[0] in switches):
+            far = plan.peer[end]
+            if end not in self.peer:
+                if far in self.peer:  # moved here from wherever it was
+                    self.remove(far)
+                self.add(end, far, plan.speed.get(end))
+        return sorted(e for e in ends if e[0] in switches and was[e] != (self.peer.get(e), self.speed.get(e)))
 
     @classmethod
     def from_inventory(cls, root: Path) -> Cabling:
         """The cabling the inventory's rules describe (empty when the inventory does not compile)."""
-        from fabricctl.compile.topology import build_topology
+        from fabricctl.compile.topology import BREAKOUT_LANES, build_topology
         from fabricctl.model.load import load_fabric
         from fabricctl.model.problems import ProblemLog
 
@@ -55,13 +95,15 @@ class Cabling:
             topo = build_topology(fabric, log) if fabric is not None else None
         except Exception:
             return cabling
-        if topo is None:
+        if topo is None or fabric is None:
             return cabling
+        breakout = fabric.settings.cabling.gpu_port_breakout
         for ln in topo.links:
-            cabling.add((ln.leaf, ln.leaf_port), (ln.spine, ln.spine_port))
+            cabling.add((ln.leaf, ln.leaf_port), (ln.spine, ln.spine_port), FABRIC_GBPS)
         for leaf, ports in topo.gpu_ports.items():
             for gp in ports:
-                cabling.add((leaf, gp.name), (gp.server, f"nic{gp.nic}"))
+                speed = FABRIC_GBPS if gp.lane is None else FABRIC_GBPS // len(BREAKOUT_LANES[breakout])
+                cabling.add((leaf, gp.name), (gp.server, f"nic{gp.nic}"), speed)
         return cabling
 
 
@@ -118,14 +160,19 @@ class FabricState:
     def link_up(self, device: str, port: str) -> bool:
         here = self.facts[device].ports.get(port)
         far = self.far_end(device, port)
-        if here is None or not here.admin_up or far is None:
+        if here is None or not here.admin_up or far is None or not self._speed_fits(here, (device, port)):
             return False
         if port in self.links_down.get(device, set()) or far[1] in self.links_down.get(far[0], set()):
             return False
-        if far[0] not in self.facts:  # a GPU server's NIC: up when cabled
+        if far[0] not in self.facts:  # a GPU server's NIC: up when cabled (it runs at its leg's speed)
             return True
         there = self.facts[far[0]].ports.get(far[1])
-        return there is not None and there.admin_up
+        return there is not None and there.admin_up and self._speed_fits(there, far)
+
+    def _speed_fits(self, port: PortFacts, end: End) -> bool:
+        """A port split by a breakout never links; another links only at its cable's speed."""
+        cable = self.cabling.speed.get(end)
+        return port.speed != 0 and (port.speed is None or cable is None or port.speed == cable)
 
     def lldp(self, device: str) -> list[tuple[str, str, str]]:
         """(local port, neighbor system name, neighbor port) for every up cable to a switch."""

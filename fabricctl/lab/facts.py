@@ -7,6 +7,7 @@ for the lines the command reference (lab/commands/<platform>.yaml) accepts.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from ipaddress import IPv4Address, IPv4Interface
 
@@ -23,6 +24,9 @@ class PortFacts:
     routed: bool = False
     pfc: bool = False  # priority-based flow control enabled on the port
     no_drop: tuple[int, ...] = ()  # the 802.1p priorities PFC keeps lossless
+    #: Gb/s a front-panel port (or breakout lane) runs at; 0 for a port split by a breakout
+    #: (its lanes are the interfaces that run); None for a logical interface.
+    speed: int | None = None
 
 
 @dataclass
@@ -56,6 +60,10 @@ class DeviceFacts:
         return self._owned.get(ip)
 
 
+#: EOS `speed 200g-4` / `speed 400g-8`: Gb/s and lanes.
+_EOS_SPEED = re.compile(r"(\d+)g-\d+$")
+
+
 def _words(node: Node) -> list[list[str]]:
     return [child.text.split() for child in node.children.values()]
 
@@ -87,8 +95,12 @@ def _read_eos(name: str, running: Node) -> DeviceFacts:
         elif words[0] == "interface" and len(words) == 2:
             port = PortFacts(words[1], admin_up="shutdown" not in node.children)
             port.routed = not words[1].startswith("Ethernet") or "no switchport" in node.children
+            if words[1].startswith("Ethernet"):  # the 400G port (its lane 1 alone is the same lanes)
+                port.speed = 400 if "/" not in words[1] or words[1].endswith("/1") else 0
             for w in _words(node):
-                if w[0] == "description":
+                if w[0] == "speed" and len(w) == 2 and (gbps := _EOS_SPEED.match(w[1])):
+                    port.speed = int(gbps[1])
+                elif w[0] == "description":
                     port.description = " ".join(w[1:])
                 elif w[:2] == ["ip", "address"] and len(w) == 3:
                     port.addresses.append(IPv4Interface(w[2]))
@@ -135,6 +147,10 @@ def _read_eos(name: str, running: Node) -> DeviceFacts:
                             exports.add(rw[2])
                         elif rw[0] == "route-target" and len(rw) == 4 and rw[2] == "evpn":
                             (imports if rw[1] == "import" else exports).add(rw[3])
+    for port in facts.ports.values():  # a port whose lanes run at a lower speed is split by them
+        parent = facts.ports.get(port.name.split("/")[0])
+        if port.speed and "/" in port.name and parent is not None and parent is not port and port.speed < 400:
+            parent.speed = 0
     for port_name, profile in service_profiles.items():  # a profile's lines act as the port's own
         for w in qos_profiles.get(profile, []):
             _eos_pfc(facts.ports[port_name], w)
@@ -175,8 +191,12 @@ def _read_comware(name: str, running: Node) -> DeviceFacts:
             port.routed = not words[1].startswith(("FourHundredGigE", "TwoHundredGigE")) or (
                 "port link-mode route" in node.children
             )
+            if words[1].startswith(("FourHundredGigE", "TwoHundredGigE")):
+                port.speed = 200 if words[1].startswith("TwoHundredGigE") else 400
             for w in _words(node):
-                if w[0] == "description":
+                if w[0] == "using" and len(w) == 2:  # split into lanes: only they run
+                    port.speed = 0
+                elif w[0] == "description":
                     port.description = " ".join(w[1:])
                 elif w[:2] == ["ip", "address"] and len(w) == 4:
                     port.addresses.append(IPv4Interface(f"{w[2]}/{w[3]}"))

@@ -127,7 +127,8 @@ class Rule:
     or the whole line). child: mode entered when the line opens a block. keep: the block
     is hardware (physical port) and negation only clears it. hidden: the positive default
     form, accepted but never shown (EOS `switchport`). resets: prefixes of sibling lines the
-    device clears when this setting changes (binding a port to another VRF drops its addresses).
+    device clears when this setting changes (binding a port to another VRF drops its addresses;
+    `*`: every sibling but `reset_keeps`, as a port's link mode does).
     """
 
     pattern: str
@@ -137,6 +138,7 @@ class Rule:
     keep: bool = False
     hidden: bool = False
     resets: tuple[str, ...] = ()
+    reset_keeps: tuple[str, ...] = ()  # with resets ["*"]: the settings that survive the reset
     #: What the vendor documents say about the command (the command reference, lab/commands/):
     #: the value in force when the line is absent, where the switch shows it, the source ids and
     #: how sure the source is (V: a vendor document, P: public configs or code only).

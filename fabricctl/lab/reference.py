@@ -22,7 +22,20 @@ CONFIDENCE = {
     "V": "read in a vendor document (H3C/HPE/Arista; the source names the device)",
     "P": "seen only in public configurations or code: check with `?` on the device",
 }
-_RULE_FIELDS = {"key", "neg", "enters", "keep", "hidden", "resets", "default", "shows", "src", "conf", "note"}
+_RULE_FIELDS = {
+    "key",
+    "neg",
+    "enters",
+    "keep",
+    "hidden",
+    "resets",
+    "reset_keeps",
+    "default",
+    "shows",
+    "src",
+    "conf",
+    "note",
+}
 
 
 class ReferenceError(ValueError):
@@ -95,6 +108,7 @@ def _rule(view: str, raw: dict[str, Any], sources: dict[str, Source]) -> Rule:
         keep=bool(raw.get("keep", False)),
         hidden=bool(raw.get("hidden", False)),
         resets=tuple(raw.get("resets") or ()),
+        reset_keeps=tuple(raw.get("reset_keeps") or ()),
         default=None if raw.get("default") is None else str(raw["default"]),
         shows=raw.get("shows"),
         sources=src,

@@ -51,6 +51,12 @@ def lab_json(root: Path) -> Path:
     return lab_dir(root) / "lab.json"
 
 
+def recable_request(root: Path) -> Path:
+    """Which racks `fabricctl lab recable` asks a detached lab to re-cable ({"switches": [...]}
+    or null for all)."""
+    return lab_dir(root) / "recable.json"
+
+
 def write_lab_json(root: Path, fabric: Any, extra: dict[str, Any] | None = None) -> None:
     """Record the running lab `fabric` (a LabFabric; atomic, so readers never see half a file)."""
     data = {

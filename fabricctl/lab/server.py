@@ -442,6 +442,13 @@ class LabFabric:
             )
         return self._state[1]
 
+    def recable(self, plan: Cabling, switches: Iterable[str] | None = None) -> list[tuple[str, str]]:
+        """Re-cable the racks of `switches` (every switch when None) as `plan` says, e.g. the
+        inventory's cabling after a 2 x 200G breakout: breakout cables in, a 200G leg per lane.
+        Returns the switch ports whose cable changed (they flap)."""
+        names = set(self.devices) if switches is None else {self._dev(n).name for n in switches}
+        return self.call(lambda: self.cabling.recable(plan, names))
+
     def swap_cables(self, a: tuple[str, str], b: tuple[str, str]) -> None:
         """Swap two cables at the `a` and `b` ends, e.g. (("leaf01", "Ethernet1"), ("leaf01", "Ethernet2"))."""
         self.call(lambda: self.cabling.swap(a, b))

@@ -34,7 +34,9 @@ def interfaces_status(running: Node, fabric: FabricState, device: str) -> tuple[
             continue
         status = eos_status(state)
         vlan = "routed" if state.routed else "1"
-        speed = "400G" if state.name.startswith("Ethernet") else "1G"
+        facts = fabric.facts[device].ports.get(state.name) if device in fabric.facts else None
+        gbps = facts.speed if facts is not None and facts.speed else 400
+        speed = f"{gbps}G" if state.name.startswith("Ethernet") else "1G"
         name = (state.description or "")[:30]
         rows.append(
             f"{_short(state.name):<10} {name:<30} {status:<12} {vlan:<8} full   {speed:<6} 400GBASE-DR4"
@@ -43,7 +45,7 @@ def interfaces_status(running: Node, fabric: FabricState, device: str) -> tuple[
             "description": state.description or "",
             "linkStatus": status,
             "vlanInformation": {"interfaceForwardingModel": "routed" if state.routed else "bridged"},
-            "bandwidth": 400_000_000_000 if state.name.startswith("Ethernet") else 1_000_000_000,
+            "bandwidth": gbps * 1_000_000_000 if state.name.startswith("Ethernet") else 1_000_000_000,
             "duplex": "duplexFull",
         }
     return "\n".join(rows), {"interfaceStatuses": data}

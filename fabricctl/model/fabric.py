@@ -332,7 +332,13 @@ class Cabling(Strict):
     leaf_uplink_ports: PortRange
     leaf_gpu_ports: PortRange
     spine_downlink_ports: PortRange
-    gpu_port_breakout: Literal["none", "2x200G"] = "none"
+    gpu_port_breakout: Literal["none", "2x200G"] = Field(
+        default="none",
+        description="How each GPU port is used: none (one GPU per port) or 2x200G (each port split in "
+        "two 200G lanes, twice the GPUs on the same leaves; uplinks unchanged). Splitting keeps every "
+        "server where it is cabled: the GPU on port P stays on its first lane P:1 (a tenant's P still "
+        "names it), the second lanes are new servers numbered after the existing ones (docs/expansion.md).",
+    )
     #: The leaf tier's declared oversubscription (GPU-port bandwidth : uplink bandwidth); verify
     #: flags a leaf above it. 1 is non-blocking.
     max_oversubscription: float = Field(default=1.0, ge=1.0, le=16.0, strict=True)

@@ -99,6 +99,8 @@ class Platform:
     protocol_class: int | None
     port_count: int
     port_name: Callable[[int, int | None], str]  # front-panel port (1-based), breakout lane or None
+    #: The inverse of port_name: a port's (front-panel port, lane or None), None for other names.
+    port_position: Callable[[str], tuple[int, int | None] | None]
     qos_tuning: type[QosTuning]
     filters: Mapping[str, Callable[..., str]]  # the Jinja filters its templates use
     parse: Callable[[str, str], SwitchConfig]  # (switch name, config text) -> neutral read-back model

@@ -18,7 +18,7 @@ from fabricctl.config.diff import diff_device
 from fabricctl.config.rules import Dialect
 from fabricctl.secrets import describe_error, redact
 
-Stage = Literal["connect", "auth", "load", "commit", "verify", "health"]
+Stage = Literal["connect", "auth", "load", "commit", "verify", "health", "timer"]
 Status = Literal["unchanged", "changed", "failed", "skipped", "rolled back"]
 
 
@@ -57,9 +57,22 @@ class PushRequest:
     expected_running_hash: str | None  # refuse if the switch changed since the plan
     confirm_timeout: int = 120  # seconds the device waits for the confirm before reverting
     run_id: str = ""  # names the run in what a push leaves on the switch while it is in flight
-    #: Run after the change is in running and before it is confirmed: why the switch must go back
-    #: (a health check that passed before the change fails now), or None to confirm.
-    gate: Callable[[], str | None] | None = field(default=None, repr=False, compare=False)
+    #: Read before the change and again after it, before the confirm (see `HealthGate`).
+    gate: HealthGate | None = field(default=None, repr=False, compare=False)
+    #: True once the run is interrupted twice: the push stops at its next step and restores the
+    #: switch (a committed change is finished, never undone half-saved).
+    cancelled: Callable[[], bool] = field(default=lambda: False, repr=False, compare=False)
+
+
+class HealthGate(Protocol):
+    """The health gate a push runs: `before()` reads the switch's checks before anything is
+    armed (the push times it on the switch's clock: the read after the change costs as much and
+    must fit under the timer); `after()`, once the change is in running and before the confirm,
+    says why the switch must go back (a check that passed before fails now), or None."""
+
+    def before(self) -> None: ...
+
+    def after(self) -> str | None: ...
 
 
 @dataclass
@@ -127,9 +140,32 @@ def require_converged(name: str, running: str, request: PushRequest, when: str) 
         raise StageError("verify", f"{len(left.commands)} line(s) still differ {when}:\n{left.diff}")
 
 
+class Interrupted(StageError):
+    """The run was interrupted a second time: this push stops and the switch is restored."""
+
+    def __init__(self, step: str) -> None:
+        super().__init__("load", f"interrupted {step} (a second interrupt): not committed")
+
+
+def check_cancelled(request: PushRequest, step: str) -> None:
+    if request.cancelled():
+        raise Interrupted(step)
+
+
+def failed_status(exc: StageError, changed_meanwhile: bool) -> Status:
+    """How a push that stopped on `exc` ends: `rolled back` when the switch took the change and
+    gave it back (its timer fired, or a second interrupt had it restored), `skipped` when a
+    second interrupt came before anything changed, else `failed`."""
+    from fabricctl.platforms.timer import TimerExpired
+
+    if isinstance(exc, Interrupted):
+        return "rolled back" if changed_meanwhile else "skipped"
+    return "rolled back" if isinstance(exc, TimerExpired) else "failed"
+
+
 def run_gate(request: PushRequest) -> None:
     """The health gate between commit and confirm: a failure undoes the change like any other."""
-    reason = request.gate() if request.gate is not None else None
+    reason = request.gate.after() if request.gate is not None else None
     if reason:
         raise StageError("health", reason)
 

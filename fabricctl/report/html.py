@@ -13,7 +13,16 @@ import colorsys
 import html
 from typing import TYPE_CHECKING, Any
 
-from fabricctl.report.summary import basis, diff_groups, gpu_text, span, switch_noun, tenant_rows
+from fabricctl.report.summary import (
+    basis,
+    diff_groups,
+    gpu_text,
+    service_classes,
+    service_rows,
+    span,
+    switch_noun,
+    tenant_rows,
+)
 from fabricctl.secrets import redact
 
 if TYPE_CHECKING:
@@ -52,6 +61,7 @@ h1{font-size:20px;margin:0 0 4px} h2{font-size:16px;margin:20px 0 8px;border-bot
 table{border-collapse:collapse;margin:6px 0} td,th{border:1px solid #ddd;padding:2px 8px;text-align:left}
 th{background:#f4f4f4} td.n{text-align:right}
 .added{color:#1a7f37} .removed{color:#cf222e} .changed{color:#9a6700} .affected{color:#57606a}
+#service-affecting h2{color:#cf222e} table.service td{background:#fff8c5}
 .legend{list-style:none;padding:0;margin:4px 0;display:flex;flex-wrap:wrap;gap:2px 12px;
  max-height:96px;overflow:auto;font-size:12px}
 .legend li{white-space:nowrap} .legend li.touched{font-weight:700}
@@ -126,6 +136,27 @@ def _summary(plan: Plan) -> list[str]:
         if names:
             out.append(f"<p>{what} {_e(switch_noun(plan, names))}: {_e(span(names, 12))}</p>")
     out.append("</section>")
+    return out
+
+
+def _service(plan: Plan) -> list[str]:
+    """Running tenants the plan affects: the first thing on the page after the summary."""
+    rows = service_rows(plan)
+    if not rows:
+        return []
+    out = [
+        '<section id="service-affecting">',
+        f"<h2>Service-affecting: {len(rows)} running tenant(s)</h2>",
+        "<p>apply pushes these only with <code>--allow-disruptive</code> or <code>--canary N</code>.</p>",
+        '<table class="service"><tr><th>tenant</th><th>what happens to it</th><th>where</th></tr>',
+    ]
+    for r in rows:
+        where = "<br>".join(_e(e) for c in service_classes(r) for e in r.get("evidence", {}).get(c, [])[:5])
+        out.append(
+            f'<tr class="tenant-service"><td><code>{_e(r["name"])}</code></td>'
+            f"<td>{_e(', '.join(service_classes(r)))}</td><td>{where}</td></tr>"
+        )
+    out += ["</table>", "</section>"]
     return out
 
 
@@ -338,6 +369,7 @@ def plan_html(plan: Plan, compiled: Compiled | None) -> str:
     body: list[Any] = [f"<header><h1>{_e(title)}</h1>"]
     body.append(f'<p class="muted">created {_e(plan.created_at)}</p></header>')
     body += _summary(plan)
+    body += _service(plan)
     if compiled is not None:
         body += _fabric(plan, compiled)
     body += _changes(plan)

@@ -18,10 +18,14 @@ from fabricctl.report.summary import (
     KIND_WORD,
     basis,
     diff_groups,
+    gpu_moves,
     gpu_text,
     object_changes,
     plural,
     pod_rows,
+    service_classes,
+    service_detail,
+    service_rows,
     span,
     switch_noun,
     tenant_rows,
@@ -117,6 +121,24 @@ def _header(plan: Plan) -> list[str]:
     return out
 
 
+def _moves(plan: Plan, budget: _Budget, limit: int) -> list[str]:
+    """Every held GPU the plan moves, before anything else a reviewer reads."""
+    moves = gpu_moves(plan)
+    out: list[str] = []
+    if not moves:
+        return out
+    start = budget.used
+    budget.take(
+        out, f"#### :warning: {len(moves)} held GPU(s) move to another leaf or port (--allow-gpu-moves)"
+    )
+    budget.take(out, "| tenant | GPU | from | to |")
+    budget.take(out, "|---|---|---|---|")
+    rows = [f"| {tenant} | {gpu} | {code(old)} | {code(new)} |" for tenant, gpu, old, new in moves]
+    budget.take_rows(out, rows, start, limit, "| ... | {} more in the full plan | | |")
+    out.append("")
+    return out
+
+
 def _pods(plan: Plan, fabric: Fabric | None, budget: _Budget, limit: int) -> list[str]:
     """Multi-pod fabrics only: one row per pod the plan covers, the super-spine tier its own row, so
     a reviewer sees at once whether a change stays in its pod (a 2-tier fabric gets nothing here)."""
@@ -150,6 +172,29 @@ def _pods(plan: Plan, fabric: Fabric | None, budget: _Budget, limit: int) -> lis
     return out
 
 
+def _service(plan: Plan, budget: _Budget, limit: int) -> list[str]:
+    """Running tenants the plan affects, before anything else a reviewer reads."""
+    rows = service_rows(plan)
+    if not rows:
+        return []
+    out: list[str] = []
+    start = budget.used
+    budget.take(
+        out,
+        f"#### :warning: Service-affecting: {len(rows)} running tenant(s) "
+        "(apply needs `--allow-disruptive` or `--canary N`)",
+    )
+    budget.take(out, "| tenant | what happens to it | e.g. |")
+    budget.take(out, "|---|---|---|")
+    lines = [
+        f"| {code(r['name'])} | {', '.join(service_classes(r))} | {html.escape(service_detail(r, 1))} |"
+        for r in rows
+    ]
+    budget.take_rows(out, lines, start, limit, "| ... | {} more tenants in the full plan | |")
+    out.append("")
+    return out
+
+
 def _tenants(plan: Plan, budget: _Budget, limit: int) -> list[str]:
     rows = tenant_rows(plan)
     fabric_wide = plan.changes.get("fabric_wide", [])
@@ -165,6 +210,8 @@ def _tenants(plan: Plan, budget: _Budget, limit: int) -> list[str]:
 
     def line(row: dict[str, Any]) -> str:
         change = row["change"] + (f" ({', '.join(row['fields'])})" if row.get("fields") else "")
+        effects = service_classes(row)
+        change += f" [{', '.join(effects)}]" if effects and row["change"] != "removed" else ""
         leaves = row.get("leaves") or []
         where = f"{switch_noun(plan, leaves) if leaves else '-'}"
         if leaves:
@@ -275,6 +322,8 @@ def plan_markdown(
     out: list[str] = []
     for line in _header(plan):
         budget.take(out, line)
+    out += _service(plan, budget, limit=max_chars // 6)
+    out += _moves(plan, budget, limit=max_chars // 6)
     out += _pods(plan, fabric, budget, limit=max_chars // 6)
     out += _tenants(plan, budget, limit=max_chars // 4)
     out += _switch_table(plan, budget, limit=max_chars // 5)

@@ -12,6 +12,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from fabricctl.deploy.disruption import DISRUPTIVE
+
 if TYPE_CHECKING:
     from fabricctl.deploy.plan import Plan, SwitchPlan
 
@@ -143,6 +145,26 @@ def tenant_rows(plan: Plan) -> list[dict[str, Any]]:
     return rows
 
 
+def service_rows(plan: Plan) -> list[dict[str, Any]]:
+    """Tenants whose running service the plan affects (deploy/disruption.py), most severe first."""
+    rank = {c: i for i, c in enumerate(DISRUPTIVE)}
+    rows = [r for r in plan.changes.get("tenants", []) if any(c in rank for c in r.get("classes", ()))]
+    rows.sort(key=lambda r: (min(rank[c] for c in r["classes"] if c in rank), r["name"]))
+    return rows
+
+
+def service_classes(row: dict[str, Any]) -> list[str]:
+    """A row's service-affecting classes, most severe first."""
+    return [c for c in DISRUPTIVE if c in row.get("classes", ())]
+
+
+def service_detail(row: dict[str, Any], most: int = 2) -> str:
+    """'leaf17 Fo1/0/47: 10.105.0.0/31 -> 10.105.0.16/31 (+7 more)': the first evidence lines."""
+    lines = [e for c in service_classes(row) for e in row.get("evidence", {}).get(c, [])]
+    shown = "; ".join(lines[:most])
+    return shown + (f" (+{len(lines) - most} more)" if len(lines) > most else "")
+
+
 def gpu_text(row: dict[str, Any]) -> str:
     """'8', '8 -> 16', '8 -> 0' (GPU count, before -> after when it moved)."""
     before, after = row.get("gpus_before"), row["gpus"]
@@ -198,3 +220,25 @@ def basis(plan: Plan) -> tuple[str, str]:
     if plan.changed_since:
         return plan.changed_since, (plan.changed_since_commit or "")[:12]
     return "", ""
+
+
+def gpu_moves(plan: Plan) -> list[tuple[str, str, str, str]]:
+    """(tenant, GPU, from, to) of every held GPU the plan moves (plan --allow-gpu-moves):
+    ('uni-nlp', 'gpu079 nic0', 'leaf17 FourHundredGigE1/0/47', 'leaf09 TwoHundredGigE1/0/40:1')."""
+    out = []
+    for m in plan.changes.get("gpu_moves") or []:
+        b, a = m["before"], m["after"]
+        there = (
+            f" (there: {a['server']} nic{a['nic']})"
+            if (a["server"], a["nic"]) != (b["server"], b["nic"])
+            else ""
+        )
+        out.append(
+            (
+                m["tenant"],
+                f"{b['server']} nic{b['nic']}",
+                f"{b['leaf']} {b['port']}",
+                f"{a['leaf']} {a['port']}{there}",
+            )
+        )
+    return out

@@ -10,7 +10,16 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from fabricctl.report.summary import gpu_text, span, switch_noun, tenant_rows
+from fabricctl.report.summary import (
+    gpu_moves,
+    gpu_text,
+    service_classes,
+    service_detail,
+    service_rows,
+    span,
+    switch_noun,
+    tenant_rows,
+)
 from fabricctl.secrets import redact
 
 if TYPE_CHECKING:
@@ -32,6 +41,8 @@ STYLES = {
     "good": "\x1b[32m",
 }
 MANY = 12  # more changed switches than this: the run summary names them as one span
+#: A plan prints its diffs by default only up to this many lines (`--diff`: always).
+DIFF_LINES_SHOWN = 400
 MARKS = {"added": "+", "changed": "~", "removed": "-", "affected": " "}
 STATUS_STYLE = {
     "changed": "change",
@@ -85,6 +96,33 @@ def _basis(plan: Plan) -> str:
     return "compared with the running fabric"
 
 
+def service_section(plan: Plan, paint: Paint) -> list[str]:
+    """Tenants whose running service the plan affects, first of all: what a reviewer must see."""
+    rows = service_rows(plan)
+    if not rows:
+        return []
+    out = [
+        paint("bad", "Service-affecting")
+        + f": {len(rows)} running tenant(s) (apply needs --allow-disruptive, or --canary N)"
+    ]
+    width = max(len(r["name"]) for r in rows)
+    for r in rows:
+        classes = ", ".join(service_classes(r))
+        detail = service_detail(r)
+        out.append(paint("warn", f"  ! {r['name']:<{width}}  {classes}") + (f": {detail}" if detail else ""))
+    return [*out, ""]
+
+
+def moves_section(plan: Plan, paint: Paint) -> list[str]:
+    """Every held GPU the plan moves (allowed with --allow-gpu-moves), first: its tenant's server
+    is re-cabled or its port renamed under it."""
+    moves = gpu_moves(plan)
+    if not moves:
+        return []
+    head = paint("warn", f"! {len(moves)} held GPU(s) move to another leaf or port (--allow-gpu-moves):")
+    return [head, *(f"  {tenant} {gpu}: {old} -> {new}" for tenant, gpu, old, new in moves), ""]
+
+
 def tenant_section(plan: Plan, paint: Paint) -> list[str]:
     """Added / changed / removed tenants with their GPUs and where they land."""
     rows = tenant_rows(plan)
@@ -102,6 +140,8 @@ def tenant_section(plan: Plan, paint: Paint) -> list[str]:
         mark = MARKS.get(r["change"], " ")
         style = {"added": "add", "removed": "remove", "changed": "change"}.get(r["change"], "dim")
         fields = f" ({', '.join(r['fields'])})" if r.get("fields") else ""
+        effects = service_classes(r)
+        fields += f" [{', '.join(effects)}]" if effects and r["change"] != "removed" else ""
         leaves = r.get("leaves") or []
         where = f" on {switch_noun(plan, leaves)}: {span(leaves)}" if leaves else ""
         gpu = gpu_text(r)
@@ -173,22 +213,36 @@ def plan_text(
     *,
     compact: bool = False,
     color: bool = False,
+    diff: str = "auto",
 ) -> str:
-    """Tenants, proofs, switches, then each diff (not with `compact`), problems and the totals."""
+    """Service-affecting changes, tenants, proofs, switches, then the diffs, problems and the
+    totals. `diff`: "full" prints every diff, "auto" only when they are short (a first apply of
+    a whole fabric is tens of thousands of lines), `compact` none."""
+    if compact:
+        diff = "none"
     paint = Paint(color)
     out: list[str] = [
         paint("head", f"Plan for {plan.fabric}")
         + f": {_basis(plan)}, {len(plan.switches)} switch(es) selected.",
         "",
     ]
+    out += service_section(plan, paint)
+    out += moves_section(plan, paint)
     out += tenant_section(plan, paint)
     out += proof_section(verify, compiled, paint)
     out += switch_section(plan, paint)
-    if not compact:
-        for sp in plan.switches.values():
-            if sp.status in ("changed", "pending") and sp.diff:
-                out.append(paint.diff(sp.diff.rstrip("\n")))
-                out.append("")
+    diffs = [sp for sp in plan.switches.values() if sp.status in ("changed", "pending") and sp.diff]
+    lines = sum(sp.diff.count("\n") for sp in diffs)
+    if diffs and (diff == "full" or (diff == "auto" and lines <= DIFF_LINES_SHOWN)):
+        for sp in diffs:
+            out.append(paint.diff(sp.diff.rstrip("\n")))
+            out.append("")
+    elif diffs and diff == "auto":
+        out.append(
+            paint("dim", f"Diffs: {lines:,} lines on {len(diffs)} switch(es), not shown; ")
+            + "--diff prints them (plan -o FILE keeps them, --format html shows them per switch)"
+        )
+        out.append("")
     for name in plan.pending:
         out.append(
             paint("warn", f"! {name}: pending")

@@ -13,6 +13,7 @@ import os
 import signal
 import subprocess
 import sys
+from typing import Any
 
 import pytest
 
@@ -83,6 +84,8 @@ def test_kill_9_at_each_step(small_lab: LabRoot, step: str, capsys: pytest.Captu
         proc.kill()
         proc.wait(60)
     lab.lab.clear_faults()  # the held command is never answered: the client died before it
+    killed = _record(lab)  # opened when the push started, kept on disk as it went
+    assert killed["state"] == "in progress" and killed["switches"][VICTIM]["status"] == "in flight", killed
 
     code, out, _ = lab.run("plan", "--lab", "--format", "json", "--detailed-exitcode", capsys=capsys)
     plan = json.loads(out)
@@ -93,6 +96,56 @@ def test_kill_9_at_each_step(small_lab: LabRoot, step: str, capsys: pytest.Captu
     report = json.loads(out)
     if settled is not None:
         assert report["switches"][VICTIM]["status"] == settled, report["switches"][VICTIM]
+    ended = _record(lab, killed["run_id"])  # the settling run wrote into the killed run's record
+    assert ended["state"] == "ended" and report["run_id"] in ended["stopped_reason"], ended
+    victim = ended["switches"][VICTIM]
+    assert victim["status"] == "interrupted" and f"found it {settled}" in victim["message"], victim
+    assert "in flight" not in {s["status"] for s in ended["switches"].values()}
+    assert report["settled_runs"] == [killed["run_id"]]
+    settle(lab, capsys)
+
+
+def _record(lab: LabRoot, run_id: str | None = None) -> dict[str, Any]:
+    """A run record (the newest without `run_id`)."""
+    folder = lab.root / ".fabricctl" / "runs"
+    path = folder / f"{run_id}.json" if run_id else sorted(folder.glob("*.json"))[-1]
+    return dict(json.loads(path.read_text()))
+
+
+def test_a_second_interrupt_restores_the_switch_in_flight(
+    small_lab: LabRoot, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """SIGINT twice: the switch in flight stops before its commit and is restored, none other
+    starts, one summary, one record that lists every switch with what it ended as."""
+    lab = small_lab
+    platform = lab.lab.devices[VICTIM].platform
+    before = lab.running(VICTIM)
+    lab.lab.set_faults(VICTIM, hold=STEPS[platform]["loading"][0])
+    proc = start_apply(lab, "--parallelism", "1")
+    wait_until(lambda: lab.lab.holding(VICTIM) is not None, f"{VICTIM}'s push to be held", timeout=120)
+    proc.send_signal(signal.SIGINT)
+    wait_until(lambda: "SIGINT received" in outputs(lab)[1], "the first interrupt to be told")
+    proc.send_signal(signal.SIGINT)
+    wait_until(lambda: "second SIGINT" in outputs(lab)[1], "the second interrupt to be told")
+    lab.lab.clear_faults()
+    lab.lab.release(VICTIM)
+    proc.wait(120)
+    out, err = outputs(lab)
+    assert proc.returncode == 130, err[-2000:]
+    report = json.loads(out)
+    victim = report["switches"][VICTIM]
+    expected = "rolled back" if platform == "comware" else "skipped"  # EOS: staged in a session only
+    assert (victim["status"], victim["cause"]) == (
+        expected,
+        "interrupted" if expected == "rolled back" else None,
+    )
+    assert lab.running(VICTIM) == before, "restored exactly"
+    statuses = {n: s["status"] for n, s in report["switches"].items()}
+    assert set(statuses) == set(lab.lab.devices), "every switch is in the record"
+    assert set(statuses.values()) <= {"changed", "skipped", "rolled back"}, statuses
+    assert report["state"] == "finished" and "interrupted twice" in report["stopped_reason"]
+    assert err.count("Interrupted:") == 1 and "Stopped at once" not in err, err[-3000:]
+    assert _record(lab)["switches"] == report["switches"]
     settle(lab, capsys)
 
 

@@ -25,7 +25,7 @@ def stage_lines(err: str) -> list[str]:
 
 
 def test_plan_reads_top_down(eos_lab: LabRoot, capsys: pytest.CaptureFixture[str]) -> None:
-    code, out, err = eos_lab.run("plan", "--lab", capsys=capsys)
+    code, out, err = eos_lab.run("plan", "--lab", "--diff", capsys=capsys)
     assert code == 0
     assert stage_lines(err) == ["compile", "verify", "lab up", "fetch", "diff"], err
     assert "6 of 6 switches read" in err and "6 to change, 0 unchanged" in err
@@ -44,12 +44,20 @@ def test_plan_reads_top_down(eos_lab: LabRoot, capsys: pytest.CaptureFixture[str
     assert compact.split("Switches")[0] == out.split("Switches")[0], "the same summary, no diffs"
     assert compact.rstrip().endswith(out.rstrip().splitlines()[-1])
 
+    # By default a diff of thousands of lines is one line away, not on the screen.
+    code, short, _ = eos_lab.run("plan", "--lab", capsys=capsys)
+    assert code == 0 and "--- spine1 running" not in short
+    assert "Diffs: 2,589 lines on 6 switch(es), not shown; --diff prints them" in short, short[-600:]
+    assert len(short.splitlines()) < 40 and short.split("Diffs:")[0] == compact.split("changed:")[0]
+
     code, raw, _ = eos_lab.run("plan", "--lab", "--format", "json", capsys=capsys)
     path = eos_lab.root / "plan.json"
     path.write_text(raw)
-    coloured = plan_text(load_plan(path), color=True)
+    coloured = plan_text(load_plan(path), color=True, diff="full")
     assert "\x1b[32m+qos map dscp 26 to traffic-class 3\x1b[0m" in coloured
-    assert ANSI.sub("", coloured) == plan_text(load_plan(path)), "colour adds codes, nothing else"
+    assert ANSI.sub("", coloured) == plan_text(load_plan(path), diff="full"), (
+        "colour adds codes, nothing else"
+    )
 
 
 class FakeTTY(io.StringIO):
@@ -79,7 +87,14 @@ def test_apply_says_what_changed_or_failed_and_nothing_else(
     storage.write_text(storage.read_text().replace("[team-llm, team-hpc]", "[team-llm]"))
     eos_lab.lab.set_faults("leaf2", auth_failure=True)
     code, out, err = eos_lab.run(
-        "apply", "--lab", "--auto-approve", "--max-failures", "5", "--compact", capsys=capsys
+        "apply",
+        "--lab",
+        "--auto-approve",
+        "--max-failures",
+        "5",
+        "--compact",
+        "--allow-disruptive",
+        capsys=capsys,
     )
     assert code == 1, out + err
     assert "\n+" not in out, "--compact: no diffs before the apply either"

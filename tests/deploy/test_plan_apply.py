@@ -26,7 +26,9 @@ def _not_owned(text: str) -> list[str]:
 def test_first_plan_apply_replan(eos_lab: LabRoot, capsys: pytest.CaptureFixture[str]) -> None:
     factory = {n: _not_owned(eos_lab.running(n)) for n in ("leaf1", "spine1")}
     plan_file = eos_lab.root / "plan.json"
-    code, out, _ = eos_lab.run("plan", "--lab", "-o", str(plan_file), "--detailed-exitcode", capsys=capsys)
+    code, out, _ = eos_lab.run(
+        "plan", "--lab", "-o", str(plan_file), "--detailed-exitcode", "--diff", capsys=capsys
+    )
     assert code == 2
     assert "+++ leaf1 intended" in out and "6 to change" in out
     data = json.loads(plan_file.read_text())
@@ -73,7 +75,7 @@ def test_tenant_remove_and_add_touch_only_its_objects(
             if ln.startswith("+") and not re.search(r"shutdown|description", ln)
         ]
         assert "intern" in diff.lower() or "21" in diff
-    assert eos_lab.run("apply", "--lab", "--auto-approve", capsys=capsys)[0] == 0
+    assert eos_lab.run("apply", "--lab", "--auto-approve", "--allow-disruptive", capsys=capsys)[0] == 0
     tenant.write_text(saved)
     _, out, _ = eos_lab.run("plan", "--lab", "--format", "json", capsys=capsys)
     plan = json.loads(out)

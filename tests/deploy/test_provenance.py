@@ -84,7 +84,7 @@ def test_look_alikes_survive_apply_and_tenant_removal(
     assert lab.run("plan", "--lab", "--detailed-exitcode", capsys=capsys)[0] == 0, "not drift: not ours"
 
     (lab.root / "tenants" / "intern-01.yaml").unlink()  # a tenant on leaf3 goes: its objects go
-    assert lab.run("apply", "--lab", "--auto-approve", capsys=capsys)[0] == 0
+    assert lab.run("apply", "--lab", "--auto-approve", "--allow-disruptive", capsys=capsys)[0] == 0
     after = lab.running(VICTIM)
     assert "tnt-intern-01" not in after
     assert foreign(after, platform) == hand_made, "every hand-made line exactly as it was"

@@ -40,7 +40,9 @@ def test_reference_first_apply_replan_and_comware_restore(
     victim = next(n for n, s in plan["switches"].items() if s["status"] == "changed")
     before = lab.running(victim)
     lab.lab.set_faults(victim, reject=r"^ *shutdown")
-    code, out, _ = lab.run("apply", "--lab", "--auto-approve", "--json", "--limit", victim, capsys=capsys)
+    code, out, _ = lab.run(
+        "apply", "--lab", "--auto-approve", "--json", "--limit", victim, "--allow-disruptive", capsys=capsys
+    )
     assert code == 1
     sw = json.loads(out)["switches"][victim]
     assert (sw["status"], sw["stage"]) == ("failed", "load") and "restored exactly" in sw["message"]
@@ -50,6 +52,17 @@ def test_reference_first_apply_replan_and_comware_restore(
     lab.lab.advance(3600)  # past every commit-delay deadline: nothing fires, still exactly as before
     assert lab.running(victim) == before
     lab.lab.clear_faults()
-    assert lab.run("apply", "--lab", "--auto-approve", "--confirm-timeout", "3000", capsys=capsys)[0] == 0
+    assert (
+        lab.run(
+            "apply",
+            "--lab",
+            "--auto-approve",
+            "--confirm-timeout",
+            "3000",
+            "--allow-disruptive",
+            capsys=capsys,
+        )[0]
+        == 0
+    )
     assert lab.run("plan", "--lab", "--detailed-exitcode", capsys=capsys)[0] == 0
     assert PASSWORD not in lab.all_text()

@@ -78,7 +78,7 @@ def test_pr_plan_then_merge_apply_in_a_scratch_repo(eos_repo: Lab, tmp_path: Pat
     tenant.write_text(tenant.read_text().replace("nics: [2]", "nics: [3]"), encoding="utf-8")
     git(root, "commit", "-q", "-am", "intern-01: NIC 3")
     # plan.yml's steps.
-    assert lab.fabricctl("validate").returncode == 0
+    assert lab.fabricctl("validate", "--changed-since", "main").returncode == 0
     assert lab.fabricctl("verify").returncode == 0
     lab.logins.clear()
     status_before = git(root, "status", "--porcelain")

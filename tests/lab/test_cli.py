@@ -55,3 +55,27 @@ def test_detached_lifecycle(root: Path) -> None:
         res = runner.invoke(lab_app, ["down", "--root", str(root)])
     assert res.exit_code == 0 and "lab down" in res.output
     assert not (root / ".fabricctl" / "lab" / "lab.json").exists()
+
+
+def test_recable_a_detached_lab(tmp_path: Path) -> None:
+    """After a breakout the racks are re-cabled as the inventory says: a breakout cable in each
+    split port, a 200G leg per lane; the ports whose cable changed are named."""
+    from tests.conftest import EOS_SMALL
+    from tests.test_expansion import split
+
+    shutil.copytree(EOS_SMALL / "inventory", tmp_path / "inventory")
+    assert runner.invoke(lab_app, ["recable", "--root", str(tmp_path)]).exit_code == 1  # no lab yet
+    assert runner.invoke(lab_app, ["up", "--detach", "--root", str(tmp_path)]).exit_code == 0
+    try:
+        res = runner.invoke(lab_app, ["recable", "--root", str(tmp_path)])
+        assert res.exit_code == 0 and res.output.startswith("lab recabled: 0 port(s)"), res.output
+        split(tmp_path)
+        res = runner.invoke(lab_app, ["recable", "--limit", "leaf1", "--root", str(tmp_path)])
+        # 8 GPU ports: each 400G cable out, two 200G lanes in
+        assert res.exit_code == 0 and "24 port(s) changed cable on leaf1" in res.output, res.output
+        res = runner.invoke(lab_app, ["recable", "--limit", "leaf9", "--root", str(tmp_path)])
+        assert (
+            res.exit_code == 1 and "no lab switch of that name (allowed: spine1, spine2, leaf1" in res.output
+        )
+    finally:
+        assert runner.invoke(lab_app, ["down", "--root", str(tmp_path)]).exit_code == 0

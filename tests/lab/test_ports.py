@@ -76,3 +76,30 @@ def test_pyeapi_interface_and_vlan_apis(lab: LabFabric) -> None:
         "state": "active",
         "trunk_groups": [],
     }
+
+
+def test_a_port_links_only_at_its_cables_speed(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """A port split by a breakout no longer runs (its lanes do); a lane links only with a 200G
+    leg in it, and a 400G port only with a 400G cable (the racks must be re-cabled)."""
+    from fabricctl.lab.fabric_state import Cabling
+    from tests.conftest import EOS_SMALL, copy_fabric, on_platform
+    from tests.test_expansion import split
+
+    for platform, parent, lane, split_lines in (
+        ("comware", "FourHundredGigE1/0/9", "TwoHundredGigE1/0/9:1", ["using twohundredgige"]),
+        ("eos", "Ethernet9", "Ethernet9/1", []),
+    ):
+        root = on_platform(copy_fabric(EOS_SMALL, tmp_path / platform), platform)
+        lab = LabFabric.from_inventory(root)
+        leaf1 = lab.device("leaf1")
+        leaf1.configure([f"interface {parent}", *split_lines])
+        assert lab.state().link_up("leaf1", parent) is (platform == "eos")  # the 400G cable is in
+        split(root)
+        lab.recable(Cabling.from_inventory(root), ["leaf1"])  # a 200G leg per lane now
+        assert not lab.state().link_up("leaf1", parent)
+        leaf1.configure([f"interface {lane}"])
+        # EOS runs a lane at the port's 400G until told its speed: a 200G leg does not link.
+        assert lab.state().link_up("leaf1", lane) is (platform == "comware")
+        if platform == "eos":
+            leaf1.configure([f"interface {lane}", "speed 200g-4"])
+            assert lab.state().link_up("leaf1", lane) and not lab.state().link_up("leaf1", parent)

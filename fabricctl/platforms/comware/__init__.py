@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from fabricctl.platforms.base import Capabilities, Limits, Platform
 from fabricctl.platforms.comware.filters import FILTERS
 from fabricctl.platforms.comware.health import HEALTH
@@ -16,6 +18,17 @@ def port_name(port: int, lane: int | None = None) -> str:
     if lane is None:
         return f"FourHundredGigE1/0/{port}"
     return f"TwoHundredGigE1/0/{port}:{lane}"
+
+
+_PORT = re.compile(r"(?:FourHundredGigE1/0/(\d+)|TwoHundredGigE1/0/(\d+):(\d+))")
+
+
+def port_position(name: str) -> tuple[int, int | None] | None:
+    """(port, lane) of a name port_name gives: FourHundredGigE1/0/47 -> (47, None), :2 -> lane 2."""
+    m = _PORT.fullmatch(name)
+    if m is None:
+        return None
+    return (int(m[1]), None) if m[1] else (int(m[2]), int(m[3]))
 
 
 PLATFORM = Platform(
@@ -37,6 +50,7 @@ PLATFORM = Platform(
     protocol_class=7,  # cs7: network control, dot1p 7 -> local precedence 7 in the default map
     port_count=64,
     port_name=port_name,
+    port_position=port_position,
     qos_tuning=ComwareQosTuning,
     filters=FILTERS,
     parse=parse_comware,

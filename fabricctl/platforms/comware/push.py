@@ -34,6 +34,7 @@ import contextlib
 import math
 import re
 import time
+from collections.abc import Callable
 from typing import Any
 
 from netmiko import ConnectHandler
@@ -45,9 +46,11 @@ from fabricctl.platforms.comware.terminal import (
     ERROR_PATTERN,
     FETCH,
     PROMPT_LINE,
+    SHOW_CLOCK,
     UNMARK_LINES,
     mark_lines,
     marked_run,
+    read_clock,
     unmarked,
 )
 from fabricctl.platforms.push import (
@@ -56,6 +59,8 @@ from fabricctl.platforms.push import (
     Stage,
     StageError,
     Target,
+    check_cancelled,
+    failed_status,
     normalize_running,
     nothing_to_send,
     recover_failed,
@@ -63,6 +68,7 @@ from fabricctl.platforms.push import (
     run_gate,
     underlying,
 )
+from fabricctl.platforms.timer import ConfirmTimer, read_estimate
 from fabricctl.secrets import describe_error, redact
 
 CHUNK = 64
@@ -182,9 +188,15 @@ def _first_error(output: str) -> str:
     return "error"
 
 
-def paste(conn: BaseConnection, lines: list[str], timeout: float) -> None:
-    """Send lines in chunks, waiting for one prompt per line; raise on the first error reply."""
+def paste(
+    conn: BaseConnection, lines: list[str], timeout: float, before_chunk: Callable[[int], None] | None = None
+) -> None:
+    """Send lines in chunks, waiting for one prompt per line; raise on the first error reply.
+
+    `before_chunk(sent)` runs before every chunk but the first (the push checks its timer there)."""
     for start in range(0, len(lines), CHUNK):
+        if start and before_chunk is not None:
+            before_chunk(start)
         chunk = [line for line in lines[start : start + CHUNK]]
         conn.write_channel("".join(line + "\n" for line in chunk))
         buf = ""
@@ -204,38 +216,104 @@ def paste(conn: BaseConnection, lines: list[str], timeout: float) -> None:
             raise StageError("load", f"line rejected: {_first_error(buf)}")
 
 
+def switch_clock(conn: BaseConnection, target: Target) -> Callable[[], float]:
+    """The switch's clock (`display clock`); this machine's when the switch prints none we read."""
+    text = str(conn.send_command(SHOW_CLOCK, expect_string=r"[\]>]\s*$", read_timeout=target.timeout))
+    if read_clock(text) is None:
+        start = time.monotonic()
+        return lambda: time.monotonic() - start
+
+    def read() -> float:
+        out = str(conn.send_command(SHOW_CLOCK, expect_string=r"[\]>]\s*$", read_timeout=target.timeout))
+        now = read_clock(out)
+        if now is None:
+            raise StageError("load", f"{SHOW_CLOCK!r} printed no clock: {redact(out.strip()[:80])!r}")
+        return now
+
+    return read
+
+
 def push(target: Target, request: PushRequest) -> PushResult:
     """Apply one remediation with commit-delay protection (see the module docstring)."""
     started = time.monotonic()
     conn: BaseConnection | None = None
     before: str | None = None
-    armed = False
+    timer: ConfirmTimer | None = None
     try:
         conn = connect(target)
         try:
+            clock = switch_clock(conn, target)
+            read_from = clock()
             before = normalize_running(_show(conn, target))
+        except StageError:
+            raise
         except Exception as exc:
             raise StageError("connect", describe_error(exc)) from None
         if nothing_to_send(before, request):
             return PushResult("unchanged", before=before, seconds=time.monotonic() - started)
+        minutes = max(1, math.ceil(request.confirm_timeout / 60))
+        timer = ConfirmTimer(clock, minutes * 60, granularity=60)
+        costs = timer.costs
         try:
+            read_done = clock()
+            costs.read = read_done - read_from
+            if request.gate is not None:
+                request.gate.before()
+                costs.gate = clock() - read_done
+            check_cancelled(request, "before the change")
             conn.config_mode()
             _interactive(conn, f"save {CHECKPOINT}", target, "load")
-            minutes = max(1, math.ceil(request.confirm_timeout / 60))
+            readback = read_estimate(costs, before, request.intended)
+            after_paste = readback + costs.gate  # + the commit, measured once armed
+            timer.require(after_paste, "the read-back and the health gate")  # the whole timer, before arming
+            timer.arm(clock())
             _command(conn, f"configuration commit delay {minutes}", target)
-            armed = True
-            paste(conn, [*mark_lines(request.run_id), *request.commands], target.timeout)
+            costs.command = max(timer.resolution, clock() - timer.armed_at)  # type: ignore[operator]
+            after_paste += costs.command
+            lines = [*mark_lines(request.run_id), *request.commands]
+            paste_from = timer.require(after_paste, "the read-back, the health gate and the commit")
+
+            def keep_time(sent: int) -> None:
+                check_cancelled(request, "while loading")
+                # The next chunk and everything after the paste must fit; the paste may go on
+                # as long as they do (a projection from the first chunks would stop pushes
+                # that fit), and the commit is checked again before it is sent.
+                per_line = (clock() - paste_from) / sent
+                left = len(lines) - sent
+                timer.require(
+                    per_line * min(CHUNK, left) + after_paste,
+                    "the next lines, the read-back, the health gate and the commit",
+                    rest=per_line * left + after_paste,
+                )
+
+            paste(conn, lines, target.timeout, keep_time)
+            timer.require(after_paste, "the read-back, the health gate and the commit")
             now = normalize_running(_show(conn, target))
         except StageError:
             raise
         except Exception as exc:
             raise StageError("load", describe_error(exc)) from None
+        if marked_run(now) is None and timer.ran_out():
+            raise timer.expired("before the read-back")
         require_converged(target.name, unmarked(now), request, "after loading")
+        timer.require(costs.gate + costs.command, "the health gate and the commit")
         run_gate(request)
-        _commit_and_save(conn, target, request)
+        timer.require(costs.command, "the commit")
+        check_cancelled(request, "before the commit")
+        try:
+            _commit(conn, target)
+        except StageError:
+            if timer.ran_out():  # the switch was rolling back when the commit arrived
+                raise timer.expired("before the commit reached the switch") from None
+            raise
+        _confirmed(conn, target, request, timer)
+        _save_and_unmark(conn, target)
         return PushResult("changed", before=before, seconds=time.monotonic() - started)
     except StageError as exc:
-        result = PushResult("failed", exc.stage, redact(exc.message), before=before, error=underlying(exc))
+        armed = timer is not None and timer.armed_at is not None
+        result = PushResult(
+            failed_status(exc, armed), exc.stage, redact(exc.message), before=before, error=underlying(exc)
+        )
         if armed and before is not None:
             result.message += "; " + restore(target, conn, before, request)
             conn = None
@@ -245,14 +323,31 @@ def push(target: Target, request: PushRequest) -> PushResult:
         _close(conn)
 
 
-def _commit_and_save(conn: BaseConnection, target: Target, request: PushRequest) -> None:
-    """`configuration commit`, the mark removed, `save force`."""
+def _commit(conn: BaseConnection, target: Target) -> None:
+    """`configuration commit`: the switch keeps the change and drops its rollback timer."""
     try:
         _command(conn, "configuration commit", target)
     except StageError as exc:
         raise StageError("commit", exc.message) from None
     except Exception as exc:
         raise StageError("commit", describe_error(exc)) from None
+
+
+def _confirmed(conn: BaseConnection, target: Target, request: PushRequest, timer: ConfirmTimer) -> None:
+    """Read back after the commit: the switch must still run the change and its mark. A timer that
+    fired first rolled both away (the commit then found nothing to confirm): nothing is saved."""
+    try:
+        after = normalize_running(_show(conn, target))
+    except Exception as exc:
+        why = exc.message if isinstance(exc, StageError) else describe_error(exc)
+        raise StageError("commit", f"the config could not be read back after the commit: {why}") from None
+    if marked_run(after) is None:
+        raise timer.expired("before the commit reached the switch")
+    require_converged(target.name, unmarked(after), request, "after the commit")
+
+
+def _save_and_unmark(conn: BaseConnection, target: Target) -> None:
+    """`save force`, the mark removed, `save force`."""
     try:
         # Saved before the mark goes, then again: a run killed in between leaves the mark in running
         # and startup alike, so the next run still finds it (a committed change is never unsaved).
@@ -284,7 +379,8 @@ def recover(target: Target, request: PushRequest) -> PushResult:
             conn.exit_config_mode()
             return PushResult("changed", message="saved the intended config it ran unsaved", before=running)
         if converged:
-            _commit_and_save(conn, target, request)
+            _commit(conn, target)
+            _save_and_unmark(conn, target)
             return PushResult(
                 "changed",
                 message=f"confirmed the change interrupted run {run} had left under its commit delay",
@@ -320,6 +416,12 @@ def restore(target: Target, conn: BaseConnection | None, before: str, request: P
     try:
         conn = connect(target)
         conn.config_mode()
+        if normalize_running(_show(conn, target)) == before:  # nothing landed, or the timer fired
+            # A timer still armed must not fire later; one that fired left nothing to cancel.
+            with contextlib.suppress(StageError):
+                _command(conn, "configuration commit", target)
+            conn.exit_config_mode()
+            return "the switch runs its config from before this push; no commit-delay timer left armed"
         try:
             _interactive(conn, f"configuration replace file {CHECKPOINT}", target, "load")
             current = normalize_running(_show(conn, target))

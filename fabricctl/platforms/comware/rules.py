@@ -5,7 +5,7 @@ Anything else in the running config (sysname, users, management, NTP, SNMP, ...)
 
 from __future__ import annotations
 
-from fabricctl.config.rules import Dialect, Negation, Provenance
+from fabricctl.config.rules import Dialect, Negation, Provenance, Reset
 
 DIALECT = Dialect(
     indent=1,
@@ -79,7 +79,16 @@ DIALECT = Dialect(
         Negation(r"^max-ecmp-num .*$", "undo max-ecmp-num"),
     ),
     never_remove=(r"interface (FourHundredGigE|TwoHundredGigE)", r"port link-mode "),
-    rebind=((r"ip binding vpn-instance ", r"ip address "),),
+    resets=(
+        # H3C Ethernet interface commands, `port link-mode`: changing the mode restores every
+        # other setting of the port except `shutdown` to its default (lab/commands/comware.yaml).
+        Reset(r"port link-mode ", ("",), keeps=(r"shutdown$",), source="h3c-eth"),
+        # `ip binding vpn-instance`: binding an interface to another VPN instance deletes its
+        # IP addresses (lab/commands/comware.yaml, h3c-ansible vpn_instance.py).
+        Reset(r"ip binding vpn-instance ", (r"ip address ",), source="h3c-ansible"),
+    ),
+    admin_down=r"shutdown$",
+    flaps=(r"port link-mode ", r"using "),
     removal_order=(
         r"interface (FourHundredGigE|TwoHundredGigE)",
         r"interface Vsi-interface",

@@ -3,6 +3,9 @@ and the mark a push leaves while its commit delay is armed."""
 
 from __future__ import annotations
 
+import calendar
+import re
+
 from fabricctl.config.tree import parse_tree
 from fabricctl.platforms.base import Fetch
 
@@ -12,6 +15,29 @@ FETCH = Fetch(
     prompt=r"[<\[][^\]>\r\n]+[\]>]\s*$",  # <host> in user view, [host] / [host-view] in system view
     netmiko_device_type="hp_comware",
 )
+#: The switch's clock, read to follow an armed `configuration commit delay` on the switch's own time.
+SHOW_CLOCK = "display clock"
+#: `display clock` as real switches print it (ntc-templates' hp_comware display_clock captures):
+#: `19:35:31 UTC Sat 01/08/2011`, or local time with a `Time Zone : Z5 add 05:00:00` line after.
+_CLOCK = re.compile(
+    r"(?m)^\s*(\d{1,2}):(\d{2}):(\d{2})(?:\.(\d+))?\s+\S+\s+\w+\s+(\d{1,2})/(\d{1,2})/(\d{4})\s*$"
+)
+
+
+def read_clock(text: str) -> float | None:
+    """Seconds on the switch's clock from `display clock` (its own zone: only differences count),
+    or None when the output is not a clock."""
+    m = _CLOCK.search(text)
+    if m is None:
+        return None
+    hour, minute, sec, frac, month, day, year = m.groups()
+    try:
+        whole = calendar.timegm((int(year), int(month), int(day), int(hour), int(minute), int(sec), 0, 0, 0))
+    except (ValueError, OverflowError):
+        return None
+    return whole + (float(f"0.{frac}") if frac else 0.0)
+
+
 #: A prompt at the start of a line: one per pasted line comes back.
 PROMPT_LINE = r"(?m)^[<\[][^\]>\r\n]+[\]>]"
 #: What a refused command prints: the forms H3C's Fundamentals guide documents ("% Unrecognized

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from fabricctl.platforms.base import Capabilities, Limits, Platform
 from fabricctl.platforms.eos.filters import FILTERS
 from fabricctl.platforms.eos.health import HEALTH
@@ -16,6 +18,20 @@ def port_name(port: int, lane: int | None = None) -> str:
     if lane is None:
         return f"Ethernet{port}"
     return f"Ethernet{port}/{1 + (lane - 1) * 4}"
+
+
+_PORT = re.compile(r"Ethernet(\d+)(?:/(\d+))?")
+
+
+def port_position(name: str) -> tuple[int, int | None] | None:
+    """(port, lane) of a name port_name gives: Ethernet47 -> (47, None), Ethernet47/5 -> lane 2."""
+    m = _PORT.fullmatch(name)
+    if m is None:
+        return None
+    if m[2] is None:
+        return int(m[1]), None
+    lane, rest = divmod(int(m[2]) - 1, 4)
+    return (int(m[1]), lane + 1) if rest == 0 else None
 
 
 PLATFORM = Platform(
@@ -37,6 +53,7 @@ PLATFORM = Platform(
     protocol_class=None,  # EOS queues its own control traffic to the CPU apart from tx-queues
     port_count=64,
     port_name=port_name,
+    port_position=port_position,
     qos_tuning=EosQosTuning,
     filters=FILTERS,
     parse=parse_eos,

@@ -18,17 +18,20 @@ import contextlib
 import json
 import time
 from collections import Counter
+from collections.abc import Callable
 from typing import Any
 
 from napalm import get_network_driver
 
 from fabricctl.config.diff import diff_device
-from fabricctl.platforms.eos.terminal import session_name, sessions, unsettled
+from fabricctl.platforms.eos.terminal import SHOW_CLOCK, read_clock, session_name, sessions, unsettled
 from fabricctl.platforms.push import (
     PushRequest,
     PushResult,
     StageError,
     Target,
+    check_cancelled,
+    failed_status,
     normalize_running,
     nothing_to_send,
     recover_failed,
@@ -36,6 +39,7 @@ from fabricctl.platforms.push import (
     run_gate,
     underlying,
 )
+from fabricctl.platforms.timer import ConfirmTimer, TimerExpired, read_estimate
 from fabricctl.secrets import describe_error, redact
 
 SEPARATORS = {"", "!", "end"}
@@ -118,49 +122,105 @@ def _abort_session(target: Target, session: str | None) -> str:
         _close(driver)
 
 
+def switch_clock(driver: Any) -> Callable[[], float]:
+    """The switch's clock (`show clock`); this machine's when the switch prints none we read."""
+
+    def show() -> str:
+        return str(driver.cli([SHOW_CLOCK]).get(SHOW_CLOCK, ""))
+
+    if read_clock(show()) is None:
+        start = time.monotonic()
+        return lambda: time.monotonic() - start
+
+    def read() -> float:
+        out = show()
+        now = read_clock(out)
+        if now is None:
+            raise StageError("load", f"{SHOW_CLOCK!r} printed no clock: {redact(out.strip()[:80])!r}")
+        return now
+
+    return read
+
+
 def push(target: Target, request: PushRequest) -> PushResult:
     started = time.monotonic()
     driver: Any = None
     before: str | None = None
-    committed = False
+    timer: ConfirmTimer | None = None
     try:
         driver = connect(target)
         try:
+            clock = switch_clock(driver)
+            probed = clock()
+            read_from = clock()
             before = _running(driver)
+        except StageError:
+            raise
         except Exception as exc:
             raise StageError("connect", describe_error(exc)) from None
         if nothing_to_send(before, request):
             return PushResult("unchanged", before=before, seconds=time.monotonic() - started)
+        timer = ConfirmTimer(clock, max(1, int(request.confirm_timeout)))
+        costs = timer.costs
+        costs.command = max(timer.resolution, read_from - probed)  # one short command, until the commit shows
         try:
+            read_done = clock()
+            costs.read = read_done - read_from
+            if request.gate is not None:
+                request.gate.before()
+                costs.gate = clock() - read_done
             driver.config_session = session_name(request.run_id)  # an abandoned one is known as ours
             driver.load_merge_candidate(config="\n".join(request.commands) + "\n")
             device_diff = str(driver.compare_config())
+        except StageError:
+            raise
         except Exception as exc:
             raise StageError("load", describe_error(exc)) from None
         check_device_diff(device_diff, request.commands)
+        readback = read_estimate(costs, before, request.intended)
+        check_cancelled(request, "before the commit")
+        # The whole timer, before anything runs: the session is only staged, running is untouched.
+        armed_from = timer.require(
+            readback + costs.gate + costs.command, "the read-back, the health gate and the confirm"
+        )
         try:
-            driver.commit_config(revert_in=max(1, int(request.confirm_timeout)))
-            committed = True
+            driver.commit_config(revert_in=int(timer.length))
+            timer.arm(armed_from)
         except Exception as exc:
             raise StageError("commit", describe_error(exc)) from None
+        costs.command = max(costs.command, clock() - armed_from)
+        timer.require(readback + costs.gate + costs.command, "the read-back, the health gate and the confirm")
         try:
             now = _running(driver)
         except Exception as exc:
             raise StageError("verify", describe_error(exc)) from None
+        if now == before and timer.ran_out():
+            raise timer.expired("before the read-back")
         require_converged(target.name, now, request, "after commit")
+        timer.require(costs.gate + costs.command, "the health gate and the confirm")
         run_gate(request)
+        timer.require(costs.command, "the confirm")
+        check_cancelled(request, "before the confirm")
+        _confirm(driver, timer)
         try:
-            driver.confirm_commit()
+            after = _running(driver)
         except Exception as exc:
-            raise StageError("commit", f"confirm failed: {describe_error(exc)}") from None
+            raise StageError(
+                "verify", f"confirmed and saved, but not read back: {describe_error(exc)}"
+            ) from None
+        require_converged(target.name, after, request, "after the confirm")
         return PushResult(
             "changed", device_diff=redact(device_diff), before=before, seconds=time.monotonic() - started
         )
     except StageError as exc:
-        result = PushResult("failed", exc.stage, redact(exc.message), before=before, error=underlying(exc))
+        committed = timer is not None and timer.armed_at is not None
+        status = failed_status(exc, committed)
+        result = PushResult(status, exc.stage, redact(exc.message), before=before, error=underlying(exc))
         session = getattr(driver, "config_session", None) if driver is not None else None
-        if session:
-            result.message += "; " + _undo(target, driver, session, committed)
+        if isinstance(exc, TimerExpired):
+            result.message += "; EOS reverted the session on its timer"
+        elif session:
+            result.message += "; " + _undo(target, driver, session)
         elif exc.stage == "load" and before is not None:
             # NAPALM discards its session when the switch refuses a line: nothing was committed
             result.message += "; session discarded, running config untouched"
@@ -168,6 +228,24 @@ def push(target: Target, request: PushRequest) -> PushResult:
         return result
     finally:
         _close(driver)
+
+
+def _confirm(driver: Any, timer: ConfirmTimer) -> None:
+    """`confirm_commit`: commit the session pending on its timer, then `write memory` (NAPALM
+    saves only when the commit went through). No pending session left means the timer fired
+    first and EOS reverted the change: nothing was saved."""
+    try:
+        pending = driver.has_pending_commit()
+    except Exception as exc:
+        raise StageError("commit", f"confirm failed: {describe_error(exc)}") from None
+    if not pending:
+        raise timer.expired("before the confirm reached the switch")
+    try:
+        driver.confirm_commit()
+    except Exception as exc:
+        if timer.ran_out():
+            raise timer.expired("while the confirm was on its way") from None
+        raise StageError("commit", f"confirm failed: {describe_error(exc)}") from None
 
 
 def recover(target: Target, request: PushRequest) -> PushResult:
@@ -223,13 +301,12 @@ def recover(target: Target, request: PushRequest) -> PushResult:
         _close(driver)
 
 
-def _undo(target: Target, driver: Any, session: str, committed: bool) -> str:
-    """Leave the switch as before: abort the (pending) session on this or a new connection."""
+def _undo(target: Target, driver: Any, session: str) -> str:
+    """Leave the switch as before: abort the session (one pending on its timer is rolled back now),
+    on this or a new connection. Never NAPALM's `rollback`, which saves: a failed push must leave
+    startup as it was."""
     try:
-        if committed:
-            driver.rollback()
-            return "commit rolled back"
         driver.discard_config()
-        return "session discarded, running untouched"
+        return "session aborted, running as before"
     except Exception:
         return _abort_session(target, session)

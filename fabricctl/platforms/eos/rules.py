@@ -5,7 +5,7 @@ Anything else (hostname, users, Management1, NTP, SNMP, ...) is never touched.
 
 from __future__ import annotations
 
-from fabricctl.config.rules import Dialect, Negation, Provenance
+from fabricctl.config.rules import Dialect, Negation, Provenance, Reset
 
 DIALECT = Dialect(
     indent=3,
@@ -80,7 +80,10 @@ DIALECT = Dialect(
         Negation(r"^ip access-group (\S+) in$", r"no ip access-group \1 in"),
     ),
     never_remove=(r"interface Ethernet",),
-    rebind=((r"vrf (?!instance)", r"ip address"),),
+    # EOS: moving an interface to another VRF removes its IP addresses (AVD; lab/commands/eos.yaml).
+    resets=(Reset(r"vrf (?!instance)", (r"ip address",), source="avd"),),
+    admin_down=r"shutdown$",
+    flaps=(r"speed ",),
     removal_order=(
         r"interface Ethernet",
         r"interface Vlan",

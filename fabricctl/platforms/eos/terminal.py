@@ -3,8 +3,10 @@ commit timer shows (EOS lists it itself, as a session pending on its timer)."""
 
 from __future__ import annotations
 
+import calendar
 import json
 import os
+import time
 
 from fabricctl.platforms.base import Fetch
 
@@ -15,6 +17,25 @@ FETCH = Fetch(
     netmiko_device_type="arista_eos",
     pending_command="show configuration sessions | json",
 )
+
+
+#: The switch's clock, read to follow an armed session commit timer on the switch's own time.
+SHOW_CLOCK = "show clock"
+
+
+def read_clock(text: str) -> float | None:
+    """Seconds on the switch's clock from `show clock`'s first line (`Mon Jan 14 18:42:49 2013`,
+    as real switches print it: ntc-templates' arista_eos show_clock capture; the zone follows on
+    its own line and only differences count), or None when the output is not a clock."""
+    for line in text.splitlines():
+        line = " ".join(line.split())
+        if not line:
+            continue
+        try:
+            return float(calendar.timegm(time.strptime(line, "%a %b %d %H:%M:%S %Y")))
+        except ValueError:
+            return None
+    return None
 
 
 #: Sessions fabricctl opens are named after the run, so an abandoned one is known as fabricctl's.

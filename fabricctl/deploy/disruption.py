@@ -1,0 +1,263 @@
+"""What a plan does to each tenant's running service, read from the switches' own configs.
+
+The running config of every switch a plan changes and the config it will run are both read back
+into the neutral model (config/readback.py), and each tenant's footprint is compared: its VRF,
+its GPU ports (mode, addresses, admin state), its gateways and its ACL's permitted blocks.
+
+Classes, per tenant:
+- `added`: nothing of it runs anywhere yet; `removed`: it runs, and no tenant file defines it;
+- `re-addressed`: a port or gateway it keeps gets another address (its hosts must follow);
+- `isolation changed`: a port it keeps changes mode (routed <-> bridged), or the blocks its
+  ACL lets in change (who can reach it);
+- `ports flapped`: a port it keeps goes down and up (a mode change, a breakout, a shutdown);
+- `moved`: a GPU it holds moves to another leaf or port (recorded by the plan's move list);
+- `changed`: anything else (a description, GPUs added or returned).
+
+The first five after `added` are service-affecting: they head every plan format, and apply
+pushes them only with --allow-disruptive or a canary (deploy/service.py).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from fabricctl.config.readback import SwitchConfig
+from fabricctl.config.rules import TENANT_PREFIX, Dialect
+from fabricctl.platforms import get_platform
+from fabricctl.verify.parse import parse_config
+
+if TYPE_CHECKING:
+    from fabricctl.compile.build import Compiled
+    from fabricctl.deploy.plan import Plan
+
+ADDED, REMOVED, CHANGED = "added", "removed", "changed"
+MOVED, READDRESSED, ISOLATION, FLAPPED = "moved", "re-addressed", "isolation changed", "ports flapped"
+#: Classes that interrupt or re-shape a running tenant's service, most severe first.
+DISRUPTIVE = (REMOVED, MOVED, READDRESSED, ISOLATION, FLAPPED)
+
+
+@dataclass(frozen=True)
+class PortState:
+    """One tenant port as a config has it."""
+
+    routed: bool
+    addresses: frozenset[str]
+    down: bool
+
+
+@dataclass
+class Footprint:
+    """What one config holds of one tenant."""
+
+    vrf: bool = False
+    ports: dict[tuple[str, str], PortState] = field(default_factory=dict)  # (switch, port) ->
+    gateways: dict[tuple[str, str], frozenset[str]] = field(default_factory=dict)
+    permits: set[str] = field(default_factory=set)  # blocks its ACL lets in
+
+    @property
+    def runs(self) -> bool:
+        return self.vrf or bool(self.ports) or bool(self.gateways)
+
+
+@dataclass
+class TenantEffect:
+    """The classes of one tenant and the evidence behind each (switch port, old -> new)."""
+
+    name: str
+    classes: list[str] = field(default_factory=list)
+    evidence: dict[str, list[str]] = field(default_factory=dict)
+
+    def add(self, cls: str, why: str) -> None:
+        if cls not in self.classes:
+            self.classes.append(cls)
+        self.evidence.setdefault(cls, [])
+        if len(self.evidence[cls]) < 20:  # enough to read; the plan's diff has the rest
+            self.evidence[cls].append(why)
+
+    @property
+    def disruptive(self) -> list[str]:
+        return [c for c in DISRUPTIVE if c in self.classes]
+
+
+class _Names:
+    """Which config objects belong to which tenant (from the intents, the VRF name otherwise)."""
+
+    def __init__(self, compiled: Compiled) -> None:
+        self.vrf: dict[str, str] = {}
+        self.segment: dict[str, str] = {}
+        self.acl: dict[str, str] = {}
+        for intent in compiled.intents.values():
+            for v in intent.vrfs:
+                self.vrf[v.name] = v.tenant
+            for vl in intent.vlans:
+                self.segment[vl.name] = vl.tenant
+                self.segment[str(vl.id)] = vl.tenant
+            for a in intent.acls:
+                self.acl[a.name] = a.tenant
+
+    def of_vrf(self, name: str) -> str | None:
+        if name in self.vrf:
+            return self.vrf[name]
+        return name.removeprefix(TENANT_PREFIX) if name.startswith(TENANT_PREFIX) else None
+
+
+def footprints(cfg: SwitchConfig, names: _Names, gpu_ports: set[str]) -> dict[str, Footprint]:
+    """tenant -> what this config holds of it."""
+    out: dict[str, Footprint] = {}
+    for vrf in cfg.vrfs:
+        tenant = names.of_vrf(vrf)
+        if tenant is not None:
+            out.setdefault(tenant, Footprint()).vrf = True
+    gateways = {seg.gateway.value: key for key, seg in cfg.segments.items() if seg.gateway is not None}
+    for name, intf in cfg.interfaces.items():
+        tenant = None
+        if intf.vrf is not None:
+            tenant = names.of_vrf(intf.vrf.value)
+        if tenant is None and intf.segment is not None:
+            seg = cfg.segments.get(intf.segment.value)
+            tenant = names.segment.get(intf.segment.value) or names.of_vrf(seg.label if seg else "")
+        if tenant is None:
+            continue
+        addresses = frozenset(str(a.value) for a in intf.ipv4)
+        if name in gateways or name not in gpu_ports:
+            if addresses:
+                out.setdefault(tenant, Footprint()).gateways[(cfg.name, name)] = addresses
+            continue
+        routed = intf.segment is None
+        out.setdefault(tenant, Footprint()).ports[(cfg.name, name)] = PortState(
+            routed, addresses, intf.shutdown is not None
+        )
+    for acl in cfg.acls.values():
+        tenant = names.acl.get(acl.name)
+        if tenant is None and acl.name.startswith(TENANT_PREFIX):
+            tenant = acl.name.removeprefix(TENANT_PREFIX).removesuffix("-in")
+        if tenant is not None:
+            out.setdefault(tenant, Footprint()).permits |= {  # other blocks (not its own, to itself)
+                str(r.destination)
+                for r in acl.rules
+                if r.action == "permit" and r.destination is not None and r.destination != r.source
+            }
+    return out
+
+
+def _flapping_ports(diff: str, dialect: Dialect) -> set[str]:
+    """Ports whose section in a plan diff changes a line that takes the port down and up, or
+    shuts it."""
+    out: set[str] = set()
+    section = ""
+    down = re.compile(dialect.admin_down)
+    for raw in diff.splitlines():
+        if raw.startswith(("--- ", "+++ ")) or not raw:
+            continue
+        body = raw[1:]
+        if not body.startswith(" "):
+            section = body.removeprefix("interface ").strip()
+            continue
+        line = body.strip()
+        flap = raw[0] in "+-" and any(p.match(line) for p in dialect.compiled_flaps)
+        if flap or (raw[0] == "+" and down.match(line)):
+            out.add(section)
+    return out
+
+
+def classify(
+    compiled: Compiled, plan: Plan, running: dict[str, str], intended: dict[str, str]
+) -> dict[str, TenantEffect]:
+    """tenant -> its classes, over the switches the plan changes (the others run their intent)."""
+    names = _Names(compiled)
+    gpus = {a.name for a in compiled.allocation.tenants}
+    before: dict[str, Footprint] = {}
+    after: dict[str, Footprint] = {}
+    flapping: set[tuple[str, str]] = set()
+    touched: dict[str, set[str]] = {}
+    for name in plan.changed:
+        sp = plan.switches[name]
+        if name not in running:
+            continue
+        intent = compiled.intents.get(name)
+        gpu_ports = {i.name for i in intent.interfaces if i.role == "gpu"} if intent else set()
+        for tenant, fp in footprints(
+            parse_config(name, sp.platform, running[name]), names, gpu_ports
+        ).items():
+            _merge(before.setdefault(tenant, Footprint()), fp)
+            touched.setdefault(tenant, set()).add(name)
+        for tenant, fp in footprints(
+            parse_config(name, sp.platform, intended[name]), names, gpu_ports
+        ).items():
+            _merge(after.setdefault(tenant, Footprint()), fp)
+            touched.setdefault(tenant, set()).add(name)
+        flapping |= {(name, port) for port in _flapping_ports(sp.diff, get_platform(sp.platform).dialect)}
+    unchanged = {n for n, sp in plan.switches.items() if sp.status == "unchanged"}
+    effects: dict[str, TenantEffect] = {}
+    for tenant in sorted(before.keys() | after.keys()):
+        old, new = before.get(tenant, Footprint()), after.get(tenant, Footprint())
+        effect = effects[tenant] = TenantEffect(tenant)
+        lands_unchanged = any(tenant in _tenants_on(compiled, n) for n in unchanged)
+        if tenant not in gpus:
+            if old.runs:
+                effect.add(REMOVED, f"{len(old.ports)} GPU port(s) returned to the secure default")
+            continue
+        if not old.runs and not lands_unchanged:
+            effect.add(ADDED, f"{len(new.ports)} GPU port(s) on {len(touched.get(tenant, ()))} switch(es)")
+            continue
+        _compare(effect, old, new, flapping)
+        if not effect.classes and (old != new or tenant in touched):
+            effect.add(CHANGED, "its objects change")
+    return effects
+
+
+def _tenants_on(compiled: Compiled, switch: str) -> set[str]:
+    intent = compiled.intents.get(switch)
+    if intent is None:
+        return set()
+    return {v.tenant for v in intent.vrfs} | {i.tenant for i in intent.interfaces if i.tenant}
+
+
+def _merge(into: Footprint, fp: Footprint) -> None:
+    into.vrf |= fp.vrf
+    into.ports.update(fp.ports)
+    into.gateways.update(fp.gateways)
+    into.permits |= fp.permits
+
+
+def _compare(effect: TenantEffect, old: Footprint, new: Footprint, flapping: set[tuple[str, str]]) -> None:
+    for key in sorted(old.ports.keys() & new.ports.keys()):
+        was, now = old.ports[key], new.ports[key]
+        where = " ".join(key)
+        if was.addresses and now.addresses and was.addresses != now.addresses:
+            effect.add(READDRESSED, f"{where}: {_addr(was.addresses)} -> {_addr(now.addresses)}")
+        if was.routed != now.routed:
+            effect.add(ISOLATION, f"{where}: {_mode(was.routed)} -> {_mode(now.routed)}")
+        if key in flapping or (not was.down and now.down):
+            effect.add(FLAPPED, where)
+    for key in sorted(old.gateways.keys() & new.gateways.keys()):
+        if old.gateways[key] != new.gateways[key]:
+            where = " ".join(key)
+            effect.add(READDRESSED, f"{where}: {_addr(old.gateways[key])} -> {_addr(new.gateways[key])}")
+    if old.runs and old.permits != new.permits:
+        gone, came = sorted(old.permits - new.permits), sorted(new.permits - old.permits)
+        parts = ([f"no longer lets in {', '.join(gone)}"] if gone else []) + (
+            [f"now lets in {', '.join(came)}"] if came else []
+        )
+        effect.add(ISOLATION, "; ".join(parts))
+    returned = sorted(old.ports.keys() - new.ports.keys())
+    gained = sorted(new.ports.keys() - old.ports.keys())
+    if returned or gained:
+        effect.add(
+            CHANGED,
+            ", ".join(
+                ([f"{len(gained)} GPU port(s) added"] if gained else [])
+                + ([f"{len(returned)} GPU port(s) returned"] if returned else [])
+            ),
+        )
+
+
+def _addr(addresses: Iterable[str]) -> str:
+    return ", ".join(sorted(addresses))
+
+
+def _mode(routed: bool) -> str:
+    return "routed (l3)" if routed else "bridged (l2)"
