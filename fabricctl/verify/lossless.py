@@ -13,6 +13,8 @@ switch, port and line, with a GPU-to-GPU path that crosses it.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from fabricctl.compile.build import Compiled
 from fabricctl.compile.intent import Interface as IntentInterface
 from fabricctl.compile.intent import Qos
@@ -138,7 +140,7 @@ def check_lossless(compiled: Compiled, parsed: dict[str, SwitchConfig]) -> tuple
                 )
                 continue
             out += _port(cfg, intf, qos, paths)
-            out += _size(cfg, intf, qos, kind, paths.through(sw, name))
+            out += _size(cfg, intf, qos, kind, lambda sw=sw, name=name: paths.through(sw, name))
             if name in sized:
                 out += _headroom(cfg, intf, qos, sized[name], paths, assumed)
             if kind == "bridged" and intf.segment is not None:
@@ -149,13 +151,23 @@ def check_lossless(compiled: Compiled, parsed: dict[str, SwitchConfig]) -> tuple
             )
             if l3vni is not None:
                 out += _size(
-                    cfg, l3vni, qos, "gateway", f"{paths.through(sw, None)} (routed by {l3vni.name})"
+                    cfg,
+                    l3vni,
+                    qos,
+                    "gateway",
+                    lambda sw=sw, i=l3vni: f"{paths.through(sw, None)} (routed by {i.name})",
                 )
         for seg_name in sorted(gateways):
             seg = cfg.segments.get(seg_name)
             svi = cfg.interfaces.get(seg.gateway.value) if seg and seg.gateway else None
             if svi is not None:
-                out += _size(cfg, svi, qos, "gateway", f"{paths.through(sw, None)} (routed by {svi.name})")
+                out += _size(
+                    cfg,
+                    svi,
+                    qos,
+                    "gateway",
+                    lambda sw=sw, i=svi: f"{paths.through(sw, None)} (routed by {i.name})",
+                )
     out += _link_ends(compiled, parsed, paths)
     assumptions = [
         f"{len(names)} {noun}{'s' if len(names) > 1 and noun == 'VTEP' else 'es' if len(names) > 1 else ''} "
@@ -252,8 +264,11 @@ def _needed_ip(qos: Qos, kind: str) -> int:
     return packet + VXLAN_OVERHEAD if kind == "fabric" else packet
 
 
-def _size(cfg: SwitchConfig, intf: Interface, qos: Qos, kind: str, path: str) -> list[Violation]:
-    """IP MTU on routed hops and the frame limit on every hop, against a full RoCE packet."""
+def _size(
+    cfg: SwitchConfig, intf: Interface, qos: Qos, kind: str, path: Callable[[], str]
+) -> list[Violation]:
+    """IP MTU on routed hops and the frame limit on every hop, against a full RoCE packet (`path`
+    is only worked out for a violation: tens of thousands of ports pass)."""
     out = []
     ip = _needed_ip(qos, kind)
     what = f"a {qos.roce_mtu}-byte RoCE payload needs {ip} bytes of IP" + (
@@ -262,11 +277,11 @@ def _size(cfg: SwitchConfig, intf: Interface, qos: Qos, kind: str, path: str) ->
     if kind != "bridged":
         mtu = cfg.ip_mtu(intf)
         if mtu.value < ip:
-            out.append(_size_violation(cfg, intf, "mtu", mtu.src, f"IP MTU {mtu.value}", what, path))
+            out.append(_size_violation(cfg, intf, "mtu", mtu.src, f"IP MTU {mtu.value}", what, path()))
     frame = cfg.frame_limit(intf)
     if frame is not None and frame.value < ip + ETHERNET_OVERHEAD:
         need = f"{what}, so frames of {ip + ETHERNET_OVERHEAD} bytes"
-        out.append(_size_violation(cfg, intf, "frame", frame.src, f"frame limit {frame.value}", need, path))
+        out.append(_size_violation(cfg, intf, "frame", frame.src, f"frame limit {frame.value}", need, path()))
     return out
 
 
@@ -402,7 +417,6 @@ def _dscp_map(cfg: SwitchConfig, qos: Qos, paths: Paths) -> list[Violation]:
 def _port(cfg: SwitchConfig, intf: Interface, qos: Qos, paths: Paths) -> list[Violation]:
     q = intf.qos
     sw, name = cfg.name, intf.name
-    path = paths.through(sw, name)
     lc, cnp = qos.lossless_class, qos.cnp_class
     problems: list[tuple[str, Src | None, str, str]] = []
     if q.trust_dscp is None:
@@ -473,6 +487,9 @@ def _port(cfg: SwitchConfig, intf: Interface, qos: Qos, paths: Paths) -> list[Vi
                 "frames in flight after a PAUSE have no buffer to land in, so they are dropped",
             )
         )
+    if not problems:
+        return []
+    path = paths.through(sw, name)
     return [
         Violation(
             check,
