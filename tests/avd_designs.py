@@ -19,6 +19,7 @@ import pyavd
 
 from fabricctl.compile.build import Compiled
 from fabricctl.compile.intent import DeviceIntent
+from tests import avd_oracle
 
 UNDERLAY_PEER_GROUP = "UNDERLAY"
 OVERLAY_PEER_GROUP = "EVPN-OVERLAY"
@@ -112,20 +113,7 @@ def inputs(compiled: Compiled) -> dict[str, dict[str, Any]]:
             )
             del svi
         for acl in leaf.acls:
-            acls[acl.name] = {
-                "name": acl.name,
-                "counters_per_entry": True,
-                "entries": [
-                    {
-                        "sequence": e.seq,
-                        "action": e.action,
-                        "protocol": "ip",
-                        "source": e.source or "any",
-                        "destination": e.destination or "any",
-                    }
-                    for e in acl.entries
-                ],
-            }
+            acls[acl.name] = avd_oracle.acl(acl)  # eos_designs takes ipv4_acls as eos_cli_config_gen does
     for svi in svis.values():
         vrfs[svi.pop("vrf")]["svis"].append(svi)
     common: dict[str, Any] = {

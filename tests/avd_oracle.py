@@ -97,7 +97,8 @@ def _vlan_interface(vlan: Vlan) -> dict[str, Any]:
     }
 
 
-def _acl(acl: Acl) -> dict[str, Any]:
+def acl(rules: Acl) -> dict[str, Any]:
+    """An ACL as AVD's schemas take it (eos_cli_config_gen ip_access_lists, eos_designs ipv4_acls)."""
     entries = [
         {
             "sequence": e.seq,
@@ -106,9 +107,9 @@ def _acl(acl: Acl) -> dict[str, Any]:
             "source": e.source or "any",
             "destination": e.destination or "any",
         }
-        for e in acl.entries
+        for e in rules.entries
     ]
-    return {"name": acl.name, "counters_per_entry": True, "entries": entries}
+    return {"name": rules.name, "counters_per_entry": True, "entries": entries}
 
 
 def _qos(qos: Qos) -> dict[str, Any]:
@@ -260,7 +261,7 @@ def structured_config(intent: DeviceIntent) -> dict[str, Any]:
         "service_routing_protocols_model": ROUTING_PROTOCOLS_MODEL,
         "ip_routing": True,
         **_qos(intent.qos),
-        "ip_access_lists": [_acl(acl) for acl in intent.acls],
+        "ip_access_lists": [acl(a) for a in intent.acls],
         "loopback_interfaces": [
             {"name": f"Loopback{lo.number}", "description": lo.description or None, "ip_address": lo.ipv4}
             for lo in intent.loopbacks

@@ -145,29 +145,25 @@ def check_lossless(compiled: Compiled, parsed: dict[str, SwitchConfig]) -> tuple
                 out += _headroom(cfg, intf, qos, sized[name], paths, assumed)
             if kind == "bridged" and intf.segment is not None:
                 gateways.add(intf.segment.value)
-        for vrf in _lossless_vrfs(compiled, sw):  # routed RoCE leaves through the VRF's L3VNI interface
-            l3vni = next(
-                (i for i in cfg.interfaces.values() if i.l3vni and i.vrf and i.vrf.value == vrf), None
-            )
-            if l3vni is not None:
-                out += _size(
-                    cfg,
-                    l3vni,
-                    qos,
-                    "gateway",
-                    lambda sw=sw, i=l3vni: f"{paths.through(sw, None)} (routed by {i.name})",
-                )
+        routed = [  # routed RoCE leaves through its VRF's L3VNI interface, and an l2 tenant's gateway
+            i
+            for vrf in _lossless_vrfs(compiled, sw)
+            for i in cfg.interfaces.values()
+            if i.l3vni and i.vrf and i.vrf.value == vrf
+        ]
         for seg_name in sorted(gateways):
             seg = cfg.segments.get(seg_name)
             svi = cfg.interfaces.get(seg.gateway.value) if seg and seg.gateway else None
             if svi is not None:
-                out += _size(
-                    cfg,
-                    svi,
-                    qos,
-                    "gateway",
-                    lambda sw=sw, i=svi: f"{paths.through(sw, None)} (routed by {i.name})",
-                )
+                routed.append(svi)
+        for intf in routed:
+            out += _size(
+                cfg,
+                intf,
+                qos,
+                "gateway",
+                lambda sw=sw, i=intf: f"{paths.through(sw, None)} (routed by {i.name})",
+            )
     out += _link_ends(compiled, parsed, paths)
     assumptions = [
         f"{len(names)} {noun}{'s' if len(names) > 1 and noun == 'VTEP' else 'es' if len(names) > 1 else ''} "
