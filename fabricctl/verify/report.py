@@ -58,7 +58,7 @@ class EcmpRow:
     """The narrowest ECMP width from one tier of one pod towards the VTEPs of another (or every
     leaf's, in a 2-tier fabric): installed equal paths against the uplinks cabled."""
 
-    scope: str  # "pod 1 leaves", "pod 1 spines", "leafs"
+    scope: str  # "pod 1 leaves", "pod 1 spines", "leaves" (a 2-tier fabric)
     towards: str  # "VTEPs of pod 2", "VTEP of leaf07"
     width: int
     uplinks: int
