@@ -117,7 +117,9 @@ def one_run(root: Path) -> dict[str, float]:
     out["re-plan"] = fabricctl(root, "plan", "--lab", "--detailed-exitcode")
     saved = tenants[0].read_text()
     tenants[0].unlink()
-    out["one-tenant apply"] = fabricctl(root, "apply", "--lab", "--auto-approve", "--parallelism", "48")
+    out["one-tenant apply"] = fabricctl(
+        root, "apply", "--lab", "--auto-approve", "--parallelism", "48", "--allow-disruptive"
+    )
     tenants[0].write_text(saved)
     return out
 

@@ -22,6 +22,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from ipaddress import ip_interface, ip_network
 from typing import TYPE_CHECKING
 
 from fabricctl.config.readback import SwitchConfig
@@ -31,6 +32,7 @@ from fabricctl.verify.parse import parse_config
 
 if TYPE_CHECKING:
     from fabricctl.compile.build import Compiled
+    from fabricctl.compile.intent import DeviceIntent
     from fabricctl.deploy.plan import Plan
 
 ADDED, REMOVED, CHANGED = "added", "removed", "changed"
@@ -41,11 +43,22 @@ DISRUPTIVE = (REMOVED, MOVED, READDRESSED, ISOLATION, FLAPPED)
 
 @dataclass(frozen=True)
 class PortState:
-    """One tenant port as a config has it."""
+    """One tenant port as a config has it (`name`: what the config calls it)."""
 
+    name: str
     routed: bool
     addresses: frozenset[str]
     down: bool
+
+
+#: Where a port is: its front-panel position and lane (a whole port and its first lane are one
+#: place, as a breakout keeps the GPU cabled there), or its name when it is no front-panel port.
+Place = tuple[int, int] | str
+
+
+def place_of(platform: str, name: str) -> Place:
+    at = get_platform(platform).port_position(name)
+    return (at[0], at[1] or 1) if at is not None else name
 
 
 @dataclass
@@ -53,7 +66,7 @@ class Footprint:
     """What one config holds of one tenant."""
 
     vrf: bool = False
-    ports: dict[tuple[str, str], PortState] = field(default_factory=dict)  # (switch, port) ->
+    ports: dict[tuple[str, Place], PortState] = field(default_factory=dict)  # (switch, place) ->
     gateways: dict[tuple[str, str], frozenset[str]] = field(default_factory=dict)
     permits: set[str] = field(default_factory=set)  # blocks its ACL lets in
 
@@ -104,8 +117,8 @@ class _Names:
         return name.removeprefix(TENANT_PREFIX) if name.startswith(TENANT_PREFIX) else None
 
 
-def footprints(cfg: SwitchConfig, names: _Names, gpu_ports: set[str]) -> dict[str, Footprint]:
-    """tenant -> what this config holds of it."""
+def footprints(cfg: SwitchConfig, names: _Names, gpu_places: set[Place]) -> dict[str, Footprint]:
+    """tenant -> what this config holds of it (GPU ports by place, whatever their name)."""
     out: dict[str, Footprint] = {}
     for vrf in cfg.vrfs:
         tenant = names.of_vrf(vrf)
@@ -122,13 +135,14 @@ def footprints(cfg: SwitchConfig, names: _Names, gpu_ports: set[str]) -> dict[st
         if tenant is None:
             continue
         addresses = frozenset(str(a.value) for a in intf.ipv4)
-        if name in gateways or name not in gpu_ports:
+        place = place_of(cfg.platform, name)
+        if name in gateways or place not in gpu_places:
             if addresses:
                 out.setdefault(tenant, Footprint()).gateways[(cfg.name, name)] = addresses
             continue
         routed = intf.segment is None
-        out.setdefault(tenant, Footprint()).ports[(cfg.name, name)] = PortState(
-            routed, addresses, intf.shutdown is not None
+        out.setdefault(tenant, Footprint()).ports[(cfg.name, place)] = PortState(
+            name, routed, addresses, intf.shutdown is not None
         )
     for acl in cfg.acls.values():
         tenant = names.acl.get(acl.name)
@@ -163,44 +177,66 @@ def _flapping_ports(diff: str, dialect: Dialect) -> set[str]:
     return out
 
 
-def classify(
-    compiled: Compiled, plan: Plan, running: dict[str, str], intended: dict[str, str]
-) -> dict[str, TenantEffect]:
+def intended_footprints(intent: DeviceIntent) -> dict[str, Footprint]:
+    """tenant -> what the switch will hold of it, from its intent (what the config says too,
+    without parsing the rendered text again)."""
+    out: dict[str, Footprint] = {}
+    svi = get_platform(intent.platform).dialect.vlan_objects
+    for vrf in intent.vrfs:
+        out.setdefault(vrf.tenant, Footprint()).vrf = True
+    for vlan in intent.vlans:
+        gateway = next((f.format(id=vlan.id) for f in svi if not f.startswith("vlan ")), str(vlan.id))
+        fp = out.setdefault(vlan.tenant, Footprint())
+        fp.gateways[(intent.name, gateway)] = frozenset({str(ip_interface(vlan.gateway))})
+    for intf in intent.interfaces:
+        if intf.role != "gpu" or not intf.tenant:
+            continue
+        addresses = frozenset({str(ip_interface(intf.ipv4))} if intf.ipv4 else ())
+        out.setdefault(intf.tenant, Footprint()).ports[
+            (intent.name, place_of(intent.platform, intf.name))
+        ] = PortState(intf.name, intf.routed, addresses, not intf.enabled)
+    for acl in intent.acls:
+        out.setdefault(acl.tenant, Footprint()).permits |= {
+            str(ip_network(e.destination))
+            for e in acl.entries
+            if e.action == "permit" and e.destination is not None and e.destination != e.source
+        }
+    return out
+
+
+def classify(compiled: Compiled, plan: Plan, running: dict[str, str]) -> dict[str, TenantEffect]:
     """tenant -> its classes, over the switches the plan changes (the others run their intent)."""
     names = _Names(compiled)
     gpus = {a.name for a in compiled.allocation.tenants}
     before: dict[str, Footprint] = {}
     after: dict[str, Footprint] = {}
-    flapping: set[tuple[str, str]] = set()
+    flapping: set[tuple[str, Place]] = set()
     touched: dict[str, set[str]] = {}
     for name in plan.changed:
         sp = plan.switches[name]
-        if name not in running:
-            continue
         intent = compiled.intents.get(name)
-        gpu_ports = {i.name for i in intent.interfaces if i.role == "gpu"} if intent else set()
-        for tenant, fp in footprints(
-            parse_config(name, sp.platform, running[name]), names, gpu_ports
-        ).items():
-            _merge(before.setdefault(tenant, Footprint()), fp)
-            touched.setdefault(tenant, set()).add(name)
-        for tenant, fp in footprints(
-            parse_config(name, sp.platform, intended[name]), names, gpu_ports
-        ).items():
-            _merge(after.setdefault(tenant, Footprint()), fp)
-            touched.setdefault(tenant, set()).add(name)
-        flapping |= {(name, port) for port in _flapping_ports(sp.diff, get_platform(sp.platform).dialect)}
-    unchanged = {n for n, sp in plan.switches.items() if sp.status == "unchanged"}
+        if name not in running or intent is None:
+            continue
+        places = {place_of(sp.platform, i.name) for i in intent.interfaces if i.role == "gpu"}
+        was = footprints(parse_config(name, sp.platform, running[name]), names, places)
+        for side, found in ((before, was), (after, intended_footprints(intent))):
+            for tenant, fp in found.items():
+                _merge(side.setdefault(tenant, Footprint()), fp)
+                touched.setdefault(tenant, set()).add(name)
+        dialect = get_platform(sp.platform).dialect
+        flapping |= {(name, place_of(sp.platform, port)) for port in _flapping_ports(sp.diff, dialect)}
+    on_unchanged = {
+        t for n, sp in plan.switches.items() if sp.status == "unchanged" for t in _tenants_on(compiled, n)
+    }
     effects: dict[str, TenantEffect] = {}
     for tenant in sorted(before.keys() | after.keys()):
         old, new = before.get(tenant, Footprint()), after.get(tenant, Footprint())
         effect = effects[tenant] = TenantEffect(tenant)
-        lands_unchanged = any(tenant in _tenants_on(compiled, n) for n in unchanged)
         if tenant not in gpus:
             if old.runs:
                 effect.add(REMOVED, f"{len(old.ports)} GPU port(s) returned to the secure default")
             continue
-        if not old.runs and not lands_unchanged:
+        if not old.runs and tenant not in on_unchanged:
             effect.add(ADDED, f"{len(new.ports)} GPU port(s) on {len(touched.get(tenant, ()))} switch(es)")
             continue
         _compare(effect, old, new, flapping)
@@ -223,10 +259,10 @@ def _merge(into: Footprint, fp: Footprint) -> None:
     into.permits |= fp.permits
 
 
-def _compare(effect: TenantEffect, old: Footprint, new: Footprint, flapping: set[tuple[str, str]]) -> None:
-    for key in sorted(old.ports.keys() & new.ports.keys()):
+def _compare(effect: TenantEffect, old: Footprint, new: Footprint, flapping: set[tuple[str, Place]]) -> None:
+    for key in sorted(old.ports.keys() & new.ports.keys(), key=str):
         was, now = old.ports[key], new.ports[key]
-        where = " ".join(key)
+        where = f"{key[0]} {was.name}" + (f" (now {now.name})" if now.name != was.name else "")
         if was.addresses and now.addresses and was.addresses != now.addresses:
             effect.add(READDRESSED, f"{where}: {_addr(was.addresses)} -> {_addr(now.addresses)}")
         if was.routed != now.routed:
@@ -243,8 +279,8 @@ def _compare(effect: TenantEffect, old: Footprint, new: Footprint, flapping: set
             [f"now lets in {', '.join(came)}"] if came else []
         )
         effect.add(ISOLATION, "; ".join(parts))
-    returned = sorted(old.ports.keys() - new.ports.keys())
-    gained = sorted(new.ports.keys() - old.ports.keys())
+    returned = old.ports.keys() - new.ports.keys()
+    gained = new.ports.keys() - old.ports.keys()
     if returned or gained:
         effect.add(
             CHANGED,

@@ -162,7 +162,6 @@ def annotate(
     compiled: Compiled,
     ref: RefFabric | None,
     running: dict[str, str] | None = None,
-    intended: dict[str, str] | None = None,
     moves: list[GpuMove] | None = None,
 ) -> None:
     """Record in the plan what it was compared with, which tenants it touches, and what it does
@@ -181,8 +180,8 @@ def annotate(
             known = [t.name for t in tenants]
     found = impact_of(compiled, plan, known)
     rows = tenants + found.tenants
-    if running is not None and intended is not None:
-        effects = classify(compiled, plan, running, intended)
+    if running is not None:
+        effects = classify(compiled, plan, running)
         for move in moves or ():
             effects.setdefault(move.tenant, TenantEffect(move.tenant)).add(MOVED, move.text())
         _classes(rows, effects, known is None)

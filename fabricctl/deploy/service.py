@@ -94,7 +94,7 @@ def build_plan(
         plan = make_plan(prepared, fetched, limit)
         running = {n: normalize_running(fetched[n].text or "") for n in plan.changed}
         moves = gpu_moves_of(prepared, fetched)
-        annotate(plan, prepared.compiled, ref, running, prepared.configs, moves)
+        annotate(plan, prepared.compiled, ref, running, moves)
         refuse_gpu_moves(plan, moves, allow_gpu_moves)
         s = plan.summary()
         step.detail = (

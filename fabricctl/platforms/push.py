@@ -140,6 +140,22 @@ def require_converged(name: str, running: str, request: PushRequest, when: str) 
         raise StageError("verify", f"{len(left.commands)} line(s) still differ {when}:\n{left.diff}")
 
 
+class TimerShort(StageError):
+    """Too little is left on the armed confirm timer for the steps still to come: the push stops
+    (platforms/timer.py)."""
+
+    def __init__(self, message: str, fits: int) -> None:
+        super().__init__("timer", message)
+        self.fits = fits  # a --confirm-timeout, in seconds, that would have left room
+
+
+class TimerExpired(StageError):
+    """The switch's timer ran out before the confirm reached it: the switch rolled itself back."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__("timer", message)
+
+
 class Interrupted(StageError):
     """The run was interrupted a second time: this push stops and the switch is restored."""
 
@@ -156,8 +172,6 @@ def failed_status(exc: StageError, changed_meanwhile: bool) -> Status:
     """How a push that stopped on `exc` ends: `rolled back` when the switch took the change and
     gave it back (its timer fired, or a second interrupt had it restored), `skipped` when a
     second interrupt came before anything changed, else `failed`."""
-    from fabricctl.platforms.timer import TimerExpired
-
     if isinstance(exc, Interrupted):
         return "rolled back" if changed_meanwhile else "skipped"
     return "rolled back" if isinstance(exc, TimerExpired) else "failed"

@@ -19,7 +19,7 @@ import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from fabricctl.platforms.push import StageError
+from fabricctl.platforms.push import TimerExpired, TimerShort
 
 #: Seconds always kept in hand besides the measured costs, and the share of the timer kept too:
 #: a reply slower than any seen so far must not be the one that decides the race.
@@ -27,21 +27,6 @@ MARGIN_SECONDS = 5.0
 MARGIN_SHARE = 0.05
 #: The --confirm-timeout suggested after a stop is what the push would have needed times this.
 HEADROOM = 1.5
-
-
-class TimerShort(StageError):
-    """Too little is left on the armed timer for the steps still to come: the push stops."""
-
-    def __init__(self, message: str, fits: int) -> None:
-        super().__init__("timer", message)
-        self.fits = fits  # a --confirm-timeout, in seconds, that would have left room
-
-
-class TimerExpired(StageError):
-    """The switch's timer ran out before the confirm reached it: the switch rolled itself back."""
-
-    def __init__(self, message: str) -> None:
-        super().__init__("timer", message)
 
 
 @dataclass

@@ -27,7 +27,7 @@ from tests.test_expansion import git_repo, split, swap_leaves
 from .conftest import LabRoot
 
 pytestmark = pytest.mark.lab
-LONG = ("--confirm-timeout", "3000")
+LONG = ("--confirm-timeout", "3000", "--allow-disruptive")
 
 
 def lab_root(
@@ -64,6 +64,13 @@ def expand(lab: LabRoot, capsys: pytest.CaptureFixture[str], first: str) -> None
     assert "gpu_moves" not in plan["changes"]
     leaves = [n for n, s in plan["switches"].items() if s["role"] == "leaf"]
     assert {n for n, s in plan["switches"].items() if s["status"] == "changed"} == set(leaves)
+    # Every held GPU port goes down while its cable is swapped: each tenant is told so, and apply
+    # pushes it only when told to.
+    held = {t["name"] for t in plan["changes"]["tenants"] if t["gpus"]}
+    assert set(plan["changes"]["disruptive"]) == held, plan["changes"]["disruptive"]
+    assert all("ports flapped" in t["classes"] for t in plan["changes"]["tenants"] if t["name"] in held)
+    code, _, err = lab.run("apply", "--lab", "--auto-approve", "--limit", first, *LONG[:2], capsys=capsys)
+    assert code == 1 and "--allow-disruptive" in err
 
     before = lab.running(first)
     code, out, _ = lab.run(

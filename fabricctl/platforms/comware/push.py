@@ -266,9 +266,10 @@ def push(target: Target, request: PushRequest) -> PushResult:
             readback = read_estimate(costs, before, request.intended)
             after_paste = readback + costs.gate  # + the commit, measured once armed
             timer.require(after_paste, "the read-back and the health gate")  # the whole timer, before arming
-            timer.arm(clock())
+            armed_at = clock()
+            timer.arm(armed_at)
             _command(conn, f"configuration commit delay {minutes}", target)
-            costs.command = max(timer.resolution, clock() - timer.armed_at)  # type: ignore[operator]
+            costs.command = max(timer.resolution, clock() - armed_at)
             after_paste += costs.command
             lines = [*mark_lines(request.run_id), *request.commands]
             paste_from = timer.require(after_paste, "the read-back, the health gate and the commit")

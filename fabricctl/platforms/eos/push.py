@@ -30,6 +30,7 @@ from fabricctl.platforms.push import (
     PushResult,
     StageError,
     Target,
+    TimerExpired,
     check_cancelled,
     failed_status,
     normalize_running,
@@ -39,7 +40,7 @@ from fabricctl.platforms.push import (
     run_gate,
     underlying,
 )
-from fabricctl.platforms.timer import ConfirmTimer, TimerExpired, read_estimate
+from fabricctl.platforms.timer import ConfirmTimer, read_estimate
 from fabricctl.secrets import describe_error, redact
 
 SEPARATORS = {"", "!", "end"}
