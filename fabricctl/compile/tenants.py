@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 from fabricctl.compile.allocate import Allocation, TenantAllocation
+from fabricctl.compile.buffers import LANE_GBPS, PORT_GBPS, lossless_port
 from fabricctl.compile.intent import Acl, AclEntry, Interface, Vlan, Vrf
 from fabricctl.compile.topology import Topology, addr_str
 from fabricctl.config.rules import fabric_mark
-from fabricctl.model.fabric import Switch
+from fabricctl.model.fabric import RD_SEGMENT_BASE, FabricSettings, Overlay, Switch
 
 
 def mark(fabric: str, a: TenantAllocation) -> str:
@@ -15,9 +16,24 @@ def mark(fabric: str, a: TenantAllocation) -> str:
     return f"{fabric_mark(fabric)} tenant {a.name}"
 
 
-def vrfs(
-    tenants: list[TenantAllocation], router_id: str, l3vni_interface_base: int, fabric: str
-) -> list[Vrf]:
+def vrf_rd(overlay: Overlay, router_id: str, a: TenantAllocation) -> str:
+    """The VRF's route distinguisher: `<router-id>:<tenant id>` (RFC 4364 section 4.2 type 1, one
+    per switch and VRF), or `<route_target_asn>:<L3VNI>` (type 0) with `rd_format: asn`."""
+    if overlay.rd_format == "asn":
+        return f"{overlay.route_target_asn}:{a.l3vni}"
+    return f"{router_id}:{a.tenant.id}"
+
+
+def segment_rd(overlay: Overlay, router_id: str, a: TenantAllocation) -> str:
+    """An l2 segment's route distinguisher: `<router-id>:<32767 + VLAN>`, clear of every VRF's
+    number on the switch, or `<route_target_asn>:<L2VNI>` with `rd_format: asn`."""
+    if overlay.rd_format == "asn":
+        return f"{overlay.route_target_asn}:{a.l2vni}"
+    assert a.vlan is not None
+    return f"{router_id}:{RD_SEGMENT_BASE + a.vlan}"
+
+
+def vrfs(tenants: list[TenantAllocation], router_id: str, overlay: Overlay, fabric: str) -> list[Vrf]:
     out = []
     for a in tenants:
         # A declared two-sided exception imports the peer's route target, and nothing else.
@@ -29,8 +45,8 @@ def vrfs(
                 tenant_id=a.tenant.id,
                 description=mark(fabric, a),
                 l3vni=a.l3vni,
-                l3vni_interface=l3vni_interface_base + a.tenant.id,
-                rd=f"{router_id}:{a.l3vni}",
+                l3vni_interface=overlay.l3vni_interface_base + a.tenant.id,
+                rd=vrf_rd(overlay, router_id, a),
                 route_targets_import=imports,
                 route_targets_export=[a.route_target],
             )
@@ -38,7 +54,9 @@ def vrfs(
     return out
 
 
-def vlans(tenants: list[TenantAllocation], router_id: str, mtu: int, fabric: str) -> list[Vlan]:
+def vlans(
+    tenants: list[TenantAllocation], router_id: str, overlay: Overlay, mtu: int, fabric: str
+) -> list[Vlan]:
     return [
         Vlan(
             id=a.vlan,
@@ -46,7 +64,7 @@ def vlans(tenants: list[TenantAllocation], router_id: str, mtu: int, fabric: str
             description=mark(fabric, a),
             tenant=a.name,
             l2vni=a.l2vni,
-            rd=f"{router_id}:{a.l2vni}",
+            rd=segment_rd(overlay, router_id, a),
             route_target=a.l2_route_target,
             vrf=a.vrf,
             gateway=a.gateway,
@@ -79,8 +97,15 @@ def acls(tenants: list[TenantAllocation], fabric: str) -> list[Acl]:
     ]
 
 
-def gpu_interfaces(topo: Topology, alloc: Allocation, leaf: Switch, mtu: int) -> list[Interface]:
+def gpu_interfaces(
+    settings: FabricSettings, topo: Topology, alloc: Allocation, leaf: Switch, mtu: int
+) -> list[Interface]:
     """Every GPU-facing port: in its tenant's VRF or VLAN, or shut down when no tenant holds it."""
+    qos = settings.qos
+    sizes = {
+        speed: lossless_port(qos.buffer, speed, settings.cabling.gpu_cable, mtu, qos.roce_mtu, vxlan=False)
+        for speed in (PORT_GBPS, LANE_GBPS)
+    }
     out = []
     for gp in topo.gpu_ports[leaf.name]:
         held = alloc.port_owner.get((leaf.name, gp.name))
@@ -99,6 +124,7 @@ def gpu_interfaces(topo: Topology, alloc: Allocation, leaf: Switch, mtu: int) ->
             continue
         a, pa = held
         routed = a.tenant.isolation == "l3"
+        speed = PORT_GBPS if gp.lane is None else LANE_GBPS
         out.append(
             Interface(
                 name=gp.name,
@@ -111,6 +137,8 @@ def gpu_interfaces(topo: Topology, alloc: Allocation, leaf: Switch, mtu: int) ->
                 access_vlan=None if routed else a.vlan,
                 acl_in=a.acl_name,
                 lossless=a.tenant.lossless,
+                speed_gbps=speed if a.tenant.lossless else None,
+                headroom=sizes[speed] if a.tenant.lossless else None,
                 tenant=a.name,
                 peer=peer,
             )

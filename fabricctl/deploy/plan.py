@@ -113,9 +113,9 @@ def prepare(
 
 
 def proofs_line(report: VerifyReport) -> str:
-    """'isolation, lossless and capacity hold (11 tenants, 48 switches)'."""
+    """'isolation, lossless, ECMP width and capacity hold (11 tenants, 48 switches)'."""
     return (
-        f"isolation, lossless and capacity hold ({report.tenants} tenants, {report.switches} switches"
+        f"isolation, lossless, ECMP width and capacity hold ({report.tenants} tenants, {report.switches} switches"
         + (f", {len(report.exceptions)} declared exceptions" if report.exceptions else "")
         + ")"
     )

@@ -110,6 +110,12 @@ class Platform:
     #: (running, saved, output of fetch.pending_command) -> what an interrupted push left, or None
     pending: Callable[[str, str, str | None], str | None]
     push_module: str  # implements `Pusher`; imported on first use (netmiko / NAPALM load slowly)
+    #: ECMP routes the system installs when no system-wide setting raises the cap (a Comware
+    #: `max-ecmp-num`); None: BGP multipath alone decides. Compile sets the cap to
+    #: `underlay.max_paths` where that is higher.
+    default_max_ecmp: int | None = None
+    #: Multihop BFD for sessions between loopbacks (the EVPN overlay) is documented for the NOS.
+    multihop_bfd: bool = False
     #: VRF, ACL and VSI names the NOS keeps for itself (its default and management VRFs):
     #: tenant names become these names, so a tenant may not take one, in any letter case.
     reserved_names: tuple[str, ...] = ()

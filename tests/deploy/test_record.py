@@ -61,7 +61,7 @@ def test_every_apply_is_recorded_with_who_where_and_which_commit(
     for name in changed:
         assert set(first["switches"][name]["timings"]) == {"read", "push"}, first["switches"][name]
     assert {"compile", "verify", "lab up", "recheck", "push"} <= set(first["stages"])
-    assert first["verify"].startswith("isolation, lossless and capacity hold")
+    assert first["verify"].startswith("isolation, lossless, ECMP width and capacity hold")
     assert "Record: " in out and ".fabricctl/runs/" in out, out
 
     eos_lab.lab.clear_faults()

@@ -22,6 +22,7 @@ DIALECT = Dialect(
         r"tunnel global source-address ",
         r"interface LoopBack[01]$",
         r"bgp \d+$",
+        r"max-ecmp-num ",
     ),
     ports=r"interface (FourHundredGigE|TwoHundredGigE)",
     # Ownership by proof (docs/plan-apply.md, "What fabricctl owns"): `description` in VPN
@@ -64,6 +65,7 @@ DIALECT = Dialect(
         r"peer \S+ description ",
         r"peer \S+ ebgp-max-hop ",
         r"balance ",
+        r"max-ecmp-num ",
     ),
     negations=(
         Negation(r"^description .*$", "undo description"),
@@ -81,6 +83,7 @@ DIALECT = Dialect(
         Negation(r"^ip binding vpn-instance .*$", "undo ip binding vpn-instance"),
         Negation(r"^l3-vni .*$", "undo l3-vni"),
         Negation(r"^route-distinguisher .*$", "undo route-distinguisher"),
+        Negation(r"^max-ecmp-num .*$", "undo max-ecmp-num"),
     ),
     never_remove=(r"interface (FourHundredGigE|TwoHundredGigE)", r"port link-mode "),
     resets=(

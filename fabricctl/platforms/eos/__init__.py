@@ -62,6 +62,7 @@ PLATFORM = Platform(
     health=HEALTH,
     pending=pending,
     push_module="fabricctl.platforms.eos.push",
+    multihop_bfd=True,  # router bfd: multihop interval / min-rx / multiplier (AVD eos_designs sets it)
     # `vrf instance default` is the global table; MGMT is the management VRF (a tenant
     # of that name would take it over).
     reserved_names=("default", "MGMT", "mgmt", "management"),

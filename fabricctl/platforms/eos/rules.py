@@ -20,6 +20,7 @@ DIALECT = Dialect(
         r"interface (Loopback[01]|Vxlan1)$",
         r"ip virtual-router mac-address ",
         r"router bgp ",
+        r"router bfd$",
     ),
     ports=r"interface Ethernet",
     # Ownership by proof (docs/plan-apply.md, "What fabricctl owns"): a VRF's description, an
@@ -54,6 +55,8 @@ DIALECT = Dialect(
         r"ip address virtual ",
         r"router-id ",
         r"maximum-paths ",
+        r"neighbor \S+ maximum-routes ",
+        r"multihop interval ",
         r"rd ",
         r"name ",
         r"speed ",
