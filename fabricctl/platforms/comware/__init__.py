@@ -11,6 +11,7 @@ from fabricctl.platforms.comware.parse import parse_comware
 from fabricctl.platforms.comware.qos import ComwareQosTuning
 from fabricctl.platforms.comware.rules import DIALECT
 from fabricctl.platforms.comware.terminal import FETCH, pending
+from fabricctl.platforms.comware.ztp import DAY0
 
 
 def port_name(port: int, lane: int | None = None) -> str:
@@ -59,6 +60,7 @@ PLATFORM = Platform(
     health=HEALTH,
     pending=pending,
     push_module="fabricctl.platforms.comware.push",
+    day0=DAY0,
     # The management vpn-instance goes by these names on S98xx (rules.not_owned).
     reserved_names=("mgmt", "Mgmt", "MGMT", "management"),
 )
