@@ -4,8 +4,8 @@
     python bench/bench_one_tenant.py -p 5 -n 5     # 5 pods, 5 runs
 
 The fabric is written by bench/gen_100k.py (one single-GPU tenant per GPU) and rendered once
-(untimed). Each run then edits one tenant's description and times, as whole processes (the
-installed CLI, interpreter start included):
+(untimed). Each run then edits one tenant (its GPU port's lossless class, on and off: a change of
+that leaf's intent) and times, as whole processes (the installed CLI, interpreter start included):
 
   validate   fabricctl validate: the compile cache (fabricctl/compile/cache.py) finds the one
              changed file and checks it against the snapshot the first render left
@@ -72,10 +72,8 @@ def main(argv: list[str]) -> int:
         original = changed.read_text(encoding="utf-8")
         figures: dict[str, list[float]] = {"validate": [], "render": []}
         for run in range(args.runs):
-            changed.write_text(
-                original.replace("description: Single-GPU tenant 1", f"description: edited {run}"),
-                encoding="utf-8",
-            )
+            lossless = "false" if run % 2 == 0 else "true"
+            changed.write_text(original.replace("lossless: true", f"lossless: {lossless}"), encoding="utf-8")
             figures["validate"].append(timed(root, "validate", cache=cache)[0])
             took, out = timed(root, "render", cache=cache)
             figures["render"].append(took)

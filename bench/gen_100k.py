@@ -72,7 +72,7 @@ description: Multi-pod GPU fabric, {pods} pods, {gpus} GPUs
 underlay:
   spine_asn: 4200000001         # pod p spines: 4200000000 + p
   leaf_asn_base: 4210000000     # leaf i of pod p: base + (p - 1) * leaf_asn_stride + i
-  superspine_asn_base: 4220000000  # plane k: base + k
+  superspine_asn: 4220000000    # every super-spine (RFC 7938 section 5.2.1)
   spine_loopbacks: {spine_loopbacks}
   leaf_loopbacks: {leaf_loopbacks}
   vtep_loopbacks: {vtep_loopbacks}
@@ -86,7 +86,8 @@ overlay:
   vlan_base: 100
   route_target_asn: 65000
   anycast_gateway_mac: "00:00:5e:00:01:01"
-  tenant_id_max: 99999
+  tenant_id_max: {tenant_id_max}
+  rd_format: {rd_format}             # router-id: <router-id>:<id>; asn: 65000:<VNI> past 32,767 tenant ids
 qos:
   mtu: 9000
   tenant_mtu: 8950
@@ -142,8 +143,11 @@ def write_fabric(
     leaf_uplinks: int = 32,
     spine_uplinks: int = 32,
     name: str = "multipod",
+    tenant_id_max: int | None = None,
 ) -> int:
-    """Write inventory/ for the fabric; returns its GPU count."""
+    """Write inventory/ for the fabric; returns its GPU count. tenant_id_max defaults to room for
+    one tenant per GPU (write_tenants); ids above 32,767 do not fit a router-id route
+    distinguisher's 16-bit number, so such a fabric takes `rd_format: asn`."""
     per_spine = max(1, leaf_uplinks // spines)
     leaf_up = spines * per_spine
     if supers_per_plane is None:  # the fewest with ports for every pod: pods * uplinks / s <= 64
@@ -158,6 +162,8 @@ def write_fabric(
     servers = gpus // nics
     digits = max(3, len(str(servers)))
     pools = _Pools()
+    if tenant_id_max is None:
+        tenant_id_max = id_max(min(gpus, 99_999))
     fabric = FABRIC.format(
         pods=pods,
         spines=spines,
@@ -183,6 +189,8 @@ def write_fabric(
         spine_up=f"{spine_down + 1}-{spine_down + spine_up_count}",
         per_super=per_super,
         super_down=min(64, max_pods * per_super),
+        tenant_id_max=tenant_id_max,
+        rd_format="router-id" if tenant_id_max <= 32_767 else "asn",
     )
     inv = root / "inventory"
     inv.mkdir(parents=True, exist_ok=True)
@@ -208,6 +216,12 @@ def write_fabric(
             host(f"p{pod:02d}-leaf{i:02d}", "leaf", f"    pod: {pod}\n    index: {i}\n")
     (inv / "hosts.yaml").write_text("".join(lines), encoding="utf-8")
     return gpus
+
+
+def id_max(tenants: int) -> int:
+    """tenant_id_max for `tenants` single-GPU tenants (ids 1..tenants): 32,767 while router-id
+    route distinguishers hold them, 99,999 past that."""
+    return 32_767 if tenants <= 32_767 else 99_999
 
 
 def server_format(root: Path) -> str:
@@ -265,6 +279,7 @@ def main(argv: list[str]) -> int:
         supers_per_plane=args.supers_per_plane,
         platform=args.platform,
         name=args.name,
+        tenant_id_max=None if args.tenants is None else id_max(args.tenants),
     )
     tenants = min(gpus, 99_999) if args.tenants is None else args.tenants
     if tenants:

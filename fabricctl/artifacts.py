@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -21,6 +20,7 @@ from typing import Any
 import yaml
 
 from fabricctl.compile.intent import DeviceIntent, intent_digest
+from fabricctl.outputs import write_output
 from fabricctl.render import Renderer
 from fabricctl.stamps import now_ns, stamp, trusted
 
@@ -177,11 +177,11 @@ def _sha(text: str) -> str:
 
 
 def _write_if_changed(path: Path, text: str) -> bool:
+    """Write `text` at `path` unless it holds it already (through a symlink; never over a
+    device, FIFO or folder: outputs.py)."""
     if path.is_file() and path.read_text(encoding="utf-8") == text:
         return False
-    tmp = path.with_suffix(path.suffix + ".tmp")
-    tmp.write_text(text, encoding="utf-8")
-    os.replace(tmp, path)
+    write_output(path, text)
     return True
 
 

@@ -100,9 +100,12 @@ def setup_logging(verbose: int = 0, log_file: Path | str | None = None) -> Path 
         levels.append(handler.level)
     path = None
     if log_file:
+        from fabricctl.outputs import output_target
+
         path = Path(log_file)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fh = logging.FileHandler(path, encoding="utf-8")
+        target = output_target(path)  # appended to through a symlink, never a device or FIFO
+        target.parent.mkdir(parents=True, exist_ok=True)
+        fh = logging.FileHandler(target, encoding="utf-8")
         fh.setLevel(logging.DEBUG)
         fh.setFormatter(RedactingFormatter(FILE_FORMAT, datefmt="%Y-%m-%dT%H:%M:%S"))
         fh.addFilter(RedactFilter())

@@ -180,6 +180,16 @@ def normalise(text: str) -> str:
     return "\n".join(line for line in lines if line) + "\n"
 
 
+def _text(value: bytes | None) -> str | None:
+    """A stored config, or None when there is none or it is not UTF-8 text (rendered again)."""
+    if value is None:
+        return None
+    try:
+        return value.decode()
+    except UnicodeDecodeError:
+        return None
+
+
 class Renderer:
     """Renders DeviceIntents with the fabric's own templates first, then the built-in ones."""
 
@@ -211,13 +221,15 @@ class Renderer:
         out: dict[str, str] = {}
         new: dict[str, bytes] = {}
         for name, intent in intents.items():
-            text = kept[keys[name]].decode() if keys[name] in kept else self.render(intent)
+            text = _text(kept.get(keys[name]))
+            if text is None:
+                text = self.render(intent)
+                if store is not None:
+                    new[keys[name]] = text.encode()
+                    if len(new) >= 256:  # in batches: a 100k fabric's configs are 460 MB
+                        store.put("config", new)
+                        new = {}
             out[name] = text
-            if store is not None and keys[name] not in kept:
-                new[keys[name]] = text.encode()
-                if len(new) >= 256:  # in batches: a 100k fabric's configs are 460 MB
-                    store.put("config", new)
-                    new = {}
         if store is not None:
             store.put("config", new)
             store.close()

@@ -30,6 +30,11 @@ UNDERLAY_PEER_GROUP = "UNDERLAY"
 OVERLAY_PEER_GROUP = "EVPN-OVERLAY"
 OVERLAY_EBGP_MULTIHOP = 3
 OVERLAY_SEND_COMMUNITY = "all"  # bare `send-community`: standard + extended + large
+#: Arista's design defaults fabricctl adopts (tests/test_avd_designs.py): per-neighbor route limits
+#: (0: none), BGP announcing only installed routes, the multihop BFD timers of the overlay.
+UNDERLAY_MAXIMUM_ROUTES = 256000
+OVERLAY_MAXIMUM_ROUTES = 0
+BFD_MULTIHOP = {"interval": 300, "min_rx": 300, "multiplier": 3}
 ROUTING_PROTOCOLS_MODEL = "multi-agent"
 #: Breakout mode -> EOS speed of each lane (a 400G-8 port split into 2 x 200G-4).
 BREAKOUT_LANE_SPEED = {"2x200G": "200g-4"}
@@ -85,6 +90,7 @@ def _ethernet(iface: Interface, intent: DeviceIntent) -> dict[str, Any]:
 def _vlan_interface(vlan: Vlan) -> dict[str, Any]:
     return {
         "name": f"Vlan{vlan.id}",
+        "description": vlan.description,
         "mtu": vlan.mtu,
         "vrf": vlan.vrf,
         "ip_address_virtual": vlan.gateway,
@@ -92,8 +98,13 @@ def _vlan_interface(vlan: Vlan) -> dict[str, Any]:
     }
 
 
-def _acl(acl: Acl) -> dict[str, Any]:
-    entries = [
+#: The sequence of the remark that carries an ACL's description (the mark): before every rule.
+ACL_DESCRIPTION_SEQUENCE = 1
+
+
+def acl(rules: Acl) -> dict[str, Any]:
+    """An ACL as AVD's schemas take it (eos_cli_config_gen ip_access_lists, eos_designs ipv4_acls)."""
+    entries = [{"sequence": ACL_DESCRIPTION_SEQUENCE, "remark": rules.description}] + [
         {
             "sequence": e.seq,
             "action": e.action,
@@ -101,9 +112,9 @@ def _acl(acl: Acl) -> dict[str, Any]:
             "source": e.source or "any",
             "destination": e.destination or "any",
         }
-        for e in acl.entries
+        for e in rules.entries
     ]
-    return {"name": acl.name, "counters_per_entry": True, "entries": entries}
+    return {"name": rules.name, "counters_per_entry": True, "entries": entries}
 
 
 def _qos(qos: Qos) -> dict[str, Any]:
@@ -162,10 +173,11 @@ def _qos(qos: Qos) -> dict[str, Any]:
     }
 
 
-def _bgp_vrf(vrf: Vrf) -> dict[str, Any]:
+def _bgp_vrf(vrf: Vrf, router_id: str) -> dict[str, Any]:
     return {
         "name": vrf.name,
         "rd": vrf.rd,
+        "router_id": router_id,
         "route_targets": {
             "import": [{"address_family": "evpn", "route_targets": vrf.route_targets_import}],
             "export": [{"address_family": "evpn", "route_targets": vrf.route_targets_export}],
@@ -193,7 +205,9 @@ def _router_bgp(intent: DeviceIntent) -> dict[str, Any]:
     router_id = _ip(bgp.router_id)
     peering = next((f"Loopback{lo.number}" for lo in intent.loopbacks if _ip(lo.ipv4) == router_id), None)
     group = {"underlay": UNDERLAY_PEER_GROUP, "overlay": OVERLAY_PEER_GROUP}
-    peer_groups: list[dict[str, Any]] = [{"name": UNDERLAY_PEER_GROUP}]
+    peer_groups: list[dict[str, Any]] = [
+        {"name": UNDERLAY_PEER_GROUP, "maximum_routes": UNDERLAY_MAXIMUM_ROUTES}
+    ]
     if bgp.evpn:
         peer_groups.append(
             {
@@ -202,12 +216,15 @@ def _router_bgp(intent: DeviceIntent) -> dict[str, Any]:
                 "ebgp_multihop": OVERLAY_EBGP_MULTIHOP,
                 "send_community": OVERLAY_SEND_COMMUNITY,
                 "next_hop_unchanged": True if bgp.evpn_next_hop_unchanged else None,
+                "bfd": True if bgp.overlay_bfd else None,
+                "maximum_routes": OVERLAY_MAXIMUM_ROUTES,
             }
         )
     evpn = {"peer_groups": [{"name": OVERLAY_PEER_GROUP, "activate": True}]}
     return {
         "as": str(bgp.asn),
         "router_id": router_id,
+        "updates": {"wait_install": True},
         "bgp": {"default": {"ipv4_unicast": False}},
         "maximum_paths": {"paths": bgp.max_paths, "ecmp": bgp.max_paths},
         "graceful_restart": {"enabled": True} if bgp.graceful_restart else None,
@@ -236,7 +253,7 @@ def _router_bgp(intent: DeviceIntent) -> dict[str, Any]:
             "networks": [{"prefix": net} for net in bgp.networks],
             "peer_groups": [{"name": UNDERLAY_PEER_GROUP, "activate": True}],
         },
-        "vrfs": [_bgp_vrf(vrf) for vrf in intent.vrfs],
+        "vrfs": [_bgp_vrf(vrf, router_id) for vrf in intent.vrfs],
     }
 
 
@@ -249,7 +266,7 @@ def structured_config(intent: DeviceIntent) -> dict[str, Any]:
         "service_routing_protocols_model": ROUTING_PROTOCOLS_MODEL,
         "ip_routing": True,
         **_qos(intent.qos),
-        "ip_access_lists": [_acl(acl) for acl in intent.acls],
+        "ip_access_lists": [acl(a) for a in intent.acls],
         "loopback_interfaces": [
             {"name": f"Loopback{lo.number}", "description": lo.description or None, "ip_address": lo.ipv4}
             for lo in intent.loopbacks
@@ -262,6 +279,7 @@ def structured_config(intent: DeviceIntent) -> dict[str, Any]:
         "ethernet_interfaces": [_ethernet(i, intent) for i in intent.interfaces],
         "vxlan_interface": _vxlan(intent),
         "ip_virtual_router_mac_address": intent.anycast_gateway_mac,
+        "router_bfd": {"multihop": BFD_MULTIHOP} if intent.bgp.overlay_bfd else None,
         "router_bgp": _router_bgp(intent),
     }
     pruned: dict[str, Any] = _prune(config)

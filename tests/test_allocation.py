@@ -244,6 +244,27 @@ def test_intent_carries_the_allocation(eos_small: Compiled) -> None:
     assert spare.tenant is None and spare.enabled is False  # unassigned GPU port: shut down
 
 
+def test_route_distinguishers_fit_their_format(eos_small: Compiled, tmp_path: Path) -> None:
+    """router-id RDs (the default): `<router-id>:<tenant id>` per VRF, `<router-id>:<32767 + VLAN>`
+    per l2 segment, so no two objects on a switch share one and every number fits 16 bits (RFC 4364
+    section 4.2); `rd_format: asn`: `<route_target_asn>:<VNI>`, a 32-bit number."""
+    leaf1 = eos_small.intents["leaf1"]
+    assert [v.rd for v in leaf1.vrfs] == ["10.64.0.65:11", "10.64.0.65:12", "10.64.0.65:90"]
+    assert [v.rd for v in leaf1.vlans] == ["10.64.0.65:32879"]  # VLAN 112
+    for intent in eos_small.intents.values():
+        rds = [o.rd for o in [*intent.vrfs, *intent.vlans]]
+        assert len(rds) == len(set(rds)) and all(int(rd.split(":")[1]) <= 0xFFFF for rd in rds)
+    root = copy_fabric(EOS_SMALL, tmp_path / "asn")
+    fabric_yaml = root / "inventory" / "fabric.yaml"
+    text = fabric_yaml.read_text(encoding="utf-8").replace(
+        "  route_target_asn: 65200\n", "  route_target_asn: 65200\n  rd_format: asn\n"
+    )
+    fabric_yaml.write_text(text, encoding="utf-8")
+    leaf1 = compile_fabric(root).intents["leaf1"]
+    assert [v.rd for v in leaf1.vrfs] == ["65200:50011", "65200:50012", "65200:50090"]
+    assert [v.rd for v in leaf1.vlans] == ["65200:10012"]
+
+
 def test_tenant_objects_only_on_the_leaves_it_lands_on(reference: Compiled) -> None:
     by_leaf = reference.allocation.by_leaf
     llm = _alloc(reference, "llm-pretrain")

@@ -17,6 +17,7 @@ LAYERS: list[tuple[str, ...]] = [
     (
         "fabricctl",
         "fabricctl.errors",
+        "fabricctl.outputs",
         "fabricctl.secrets",
         "fabricctl.procs",
         "fabricctl.stamps",

@@ -161,7 +161,7 @@ def test_isolation_l3_to_l2(fabric: Path) -> None:
 def test_render_writes_what_a_whole_render_writes(
     fabric: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    rewrite(fabric, "dev-sandbox-03", "Internal developer sandbox", "Edited sandbox")
+    rewrite(fabric, "dev-sandbox-03", "lossless: true", "lossless: false")  # its one port's QoS
     out = render(fabric, capsys)
     assert re.search(r"rendered 1 switches \(\d+ config lines\), 47 unchanged", out), out
     monkeypatch.setenv("FABRICCTL_CACHE_DIR", "off")
@@ -331,11 +331,11 @@ def test_an_unreadable_snapshot_is_compiled_whole_and_written_again(
     db_file = cache.cache_file(fabric)
     assert db_file is not None
     db_file.write_bytes(b"not a database")
-    rewrite(fabric, "dev-sandbox-03", "Internal developer sandbox", "Edited")
+    rewrite(fabric, "dev-sandbox-03", "lossless: true", "lossless: false")
     assert "rendered 1 switches" in render(fabric, capsys)
     with sqlite3.connect(db_file) as db:  # and a snapshot whose pod rows went missing
         db.execute("DELETE FROM pod")
-    rewrite(fabric, "dev-sandbox-03", "Edited", "Edited again")
+    rewrite(fabric, "dev-sandbox-03", "lossless: false", "lossless: true")
     assert cache.changes(cache.scan(fabric)) is None  # type: ignore[arg-type]
     assert "rendered 1 switches" in render(fabric, capsys)
     same_as_whole(fabric)
@@ -345,9 +345,20 @@ def test_a_changed_or_deleted_output_file_falls_back_to_a_whole_render(
     fabric: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     (fabric / "out" / "spine01.cfg").unlink()
-    rewrite(fabric, "dev-sandbox-03", "Internal developer sandbox", "Edited")
+    rewrite(fabric, "dev-sandbox-03", "lossless: true", "lossless: false")
     assert "rendered 2 switches" in render(fabric, capsys)  # the edited leaf and the lost spine
     assert (fabric / "out" / "spine01.cfg").is_file()
+
+
+def test_a_tenant_file_in_a_sub_folder_is_an_error_with_a_snapshot_too(
+    fabric: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The snapshot never hides a file validate would refuse: a sub-folder makes the run whole."""
+    (fabric / "tenants" / "archive").mkdir()
+    tenant(fabric, "dev-sandbox-03").rename(fabric / "tenants" / "archive" / "dev-sandbox-03.yaml")
+    assert cache.scan(fabric) is None
+    code, _, err = run_cli(["validate", "--root", str(fabric)], capsys)
+    assert code == 1 and "tenants/archive/dev-sandbox-03.yaml: a tenant file in a sub-folder" in err, err
 
 
 def test_a_racy_stamp_is_read_again(

@@ -153,8 +153,9 @@ def write_fabric(root: Path, shape: dict[str, object]) -> None:
     (root / "inventory" / "hosts.yaml").write_text("\n".join(hosts) + "\n", encoding="utf-8")
     fabric = root / "inventory" / "fabric.yaml"
     text = fabric.read_text(encoding="utf-8").replace("mtu: 9214", "mtu: 9000")
+    uplinks = '"1"' if spines == 1 else f"1-{spines}"  # one per spine: validate refuses an unused uplink
     text = text[: text.index("cabling:")] + (
-        "cabling:\n  leaf_uplinks_per_spine: 1\n  leaf_uplink_ports: 1-8\n"
+        f"cabling:\n  leaf_uplinks_per_spine: 1\n  leaf_uplink_ports: {uplinks}\n"
         f"  leaf_gpu_ports: 9-{8 + ports}\n  spine_downlink_ports: 1-16\n  nics_per_server: {nics}\n"
     )
     fabric.write_text(text, encoding="utf-8")

@@ -284,14 +284,15 @@ def test_nested_groups_resolve_as_nornir_resolves_them(tmp_path: Path) -> None:
 
 
 def test_defaults_reach_every_host(tmp_path: Path) -> None:
-    root = _fabric_with(tmp_path, defaults="---\nport: 22\ndata:\n  model: from-defaults\n  role: leaf\n")
+    root = _fabric_with(tmp_path, defaults="---\nport: 22\ndata:\n  model: 7060X5-64\n  role: leaf\n")
     groups = root / "inventory" / "groups.yaml"
     groups.write_text(
         groups.read_text(encoding="utf-8").replace("    model: 7060X5-64\n", ""), encoding="utf-8"
     )
     log = ProblemLog(root)
     fabric = load_fabric(root, log)
-    assert fabric is not None and {s.model for s in fabric.switches} == {"from-defaults"}
+    assert not log.problems and fabric is not None
+    assert {s.model for s in fabric.switches} == {"7060X5-64"} and len(fabric.switches) == 6
 
 
 @pytest.mark.parametrize(

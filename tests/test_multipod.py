@@ -109,8 +109,8 @@ def test_asns_and_pools_per_pod_and_plane(fabric: tuple[Compiled, dict[str, str]
     topo, und = compiled.topology, compiled.fabric.settings.underlay
     assert topo.asn["p01-spine01"] == topo.asn["p01-spine02"] == und.spine_asn
     assert topo.asn["p02-spine01"] == und.spine_asn + 1
-    assert topo.asn["ss01-01"] == und.superspine_asn_base + 1
-    assert topo.asn["ss02-01"] == und.superspine_asn_base + 2
+    # RFC 7938 section 5.2.1: one ASN for the whole super-spine tier, every plane alike
+    assert topo.asn["ss01-01"] == topo.asn["ss02-01"] == und.superspine_asn
     assert topo.asn["p02-leaf01"] == und.leaf_asn_base + 100 + 1
     leaf_asns = [topo.asn[s.name] for s in compiled.fabric.leaves]
     assert len(set(leaf_asns)) == len(leaf_asns)
@@ -207,9 +207,9 @@ def test_superspine_without_pods_is_one_located_error(
     text = "\n".join(line for line in text.splitlines() if "superspine_" not in line) + "\n"
     fabric_yaml.write_text(text, encoding="utf-8")
     err = _cli_error(root, capsys)
-    assert "inventory/hosts.yaml:" in err
-    assert "ss01-01.data.role: a super-spine needs a multi-pod fabric (fabric.yaml has no pods:)" in err
-    assert "(allowed: spine or leaf)" in err
+    assert "inventory/groups.yaml:" in err  # where the role is written
+    assert "superspine.data.role: a super-spine needs a multi-pod fabric (fabric.yaml has no pods:)" in err
+    assert "(given to ss01-01, " in err and "(allowed: spine or leaf)" in err
 
 
 def test_leaf_without_pod_and_pod_above_max(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -268,11 +268,11 @@ def test_asn_runs_must_not_meet(tmp_path: Path, capsys: pytest.CaptureFixture[st
     root = make_fabric(tmp_path)
     fabric_yaml = root / "inventory" / "fabric.yaml"
     text = fabric_yaml.read_text(encoding="utf-8").replace(
-        "superspine_asn_base: 4220000000", "superspine_asn_base: 4210000050"
+        "superspine_asn: 4220000000", "superspine_asn: 4210000050"
     )
     fabric_yaml.write_text(text, encoding="utf-8")
     err = _cli_error(root, capsys)
-    assert "underlay.superspine_asn_base: super-spine ASNs 4210000051-4210000052 meet the leaf ASNs" in err
+    assert "underlay.superspine_asn: the super-spine ASN 4210000050 meets the leaf ASNs" in err
 
 
 def test_pod_pool_splits_evenly() -> None:
@@ -323,6 +323,64 @@ def test_cross_pod_tenant_is_lossless_and_a_superspine_fault_is_named_on_its_pat
     assert any(v.check == "pfc" for v in found), [v.check for v in found]
     for v in found:
         assert CROSS_POD.search(v.counterexample), v.counterexample
+
+
+def _per_plane_asns(compiled: Compiled, configs: dict[str, str], relax_off: bool) -> dict[str, str]:
+    """The configs with the super-spines of plane k in ASN superspine_asn + k (and the spines of
+    plane k naming that ASN), the numbering RFC 7938 section 5.2.1 does not use; `relax_off` adds
+    EOS's `no bgp bestpath as-path multipath-relax` to every leaf and spine."""
+    base = compiled.fabric.settings.underlay.superspine_asn
+    out = dict(configs)
+    for sw in compiled.fabric.switches:
+        plane = sw.plane if sw.role == "superspine" else sw.index if sw.role == "spine" else None
+        text = out[sw.name]
+        if plane is not None:
+            new = base + plane
+            for old_line, new_line in (
+                (f"bgp {base}\n", f"bgp {new}\n"),
+                (f" as-number {base}\n", f" as-number {new}\n"),
+                (f" remote-as {base}\n", f" remote-as {new}\n"),
+            ):
+                text = text.replace(old_line, new_line)
+        if relax_off and sw.role != "superspine":
+            text = re.sub(
+                r"^(router bgp \d+\n)", r"\1   no bgp bestpath as-path multipath-relax\n", text, flags=re.M
+            )
+        out[sw.name] = text
+    return out
+
+
+def test_one_superspine_asn_uses_every_uplink_and_per_plane_asns_do_not(
+    fabric: tuple[Compiled, dict[str, str]],
+) -> None:
+    """ECMP width: a pod-1 leaf reaches pod 2's VTEPs over both uplinks, and pod 1's spines over
+    both super-spine links. With an ASN per plane the two paths carry different AS paths: Comware
+    then installs one (no `balance as-path-relax`), and EOS too once multipath-relax is off."""
+    compiled, configs = fabric
+    report = verify_fabric(compiled, configs)
+    rows = {(r.scope, r.towards): r for r in report.ecmp}
+    assert (
+        rows[("pod 1 leaves", "VTEPs of pod 2")].width,
+        rows[("pod 1 leaves", "VTEPs of pod 2")].uplinks,
+    ) == (2, 2)
+    assert (
+        rows[("pod 1 spines", "VTEPs of pod 2")].width,
+        rows[("pod 1 spines", "VTEPs of pod 2")].uplinks,
+    ) == (2, 2)
+    platform = compiled.intents["p01-leaf01"].platform
+    per_plane = _per_plane_asns(compiled, configs, relax_off=False)
+    if platform == "eos":  # EOS relaxes the AS-path rule by default: still both uplinks
+        assert verify_fabric(compiled, per_plane).violations == []
+        per_plane = _per_plane_asns(compiled, configs, relax_off=True)
+    found = [v for v in verify_fabric(compiled, per_plane).violations if v.check == "ecmp-width"]
+    leaves = {(v.switch, v.object) for v in found if "leaf" in v.switch}
+    assert ("p01-leaf01", "VTEPs of pod 2") in leaves and ("p02-leaf02", "VTEPs of pod 1") in leaves
+    assert ("p01-leaf01", "VTEPs of pod 1") not in leaves  # inside a pod the spines share one ASN
+    witness = next(v for v in found if (v.switch, v.object) == ("p01-leaf01", "VTEPs of pod 2"))
+    assert "over 1 of its 2 uplinks" in witness.counterexample
+    assert "different AS paths" in witness.counterexample, witness.counterexample
+    short = {r.scope for r in verify_fabric(compiled, per_plane).ecmp if not r.ok}
+    assert short == {"pod 1 leaves", "pod 2 leaves"}  # a spine's two links go to one super-spine
 
 
 def _vrf_block(text: str, name: str) -> str:

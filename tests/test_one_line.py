@@ -277,7 +277,7 @@ def _value_at(node: Any, path: tuple[str | int, ...]) -> str:
 
 def test_every_string_field_of_every_intent_with_a_line_separator() -> None:
     """The sweep behind the property above, for U+2028 (what the adversarial run used): each of
-    the ~1,500 string fields of eos-small's intents is refused by render or never printed."""
+    the ~900 string fields of eos-small's intents is refused by render or never printed."""
     renderer = Renderer()
     refused = 0
     for intent in _intents().values():
@@ -292,4 +292,4 @@ def test_every_string_field_of_every_intent_with_a_line_separator() -> None:
                 refused += 1
                 continue
             assert len(text.splitlines()) == lines and "203.0.113.66" not in text, path
-    assert refused > 1000  # descriptions, names, addresses, ACL entries: most fields are printed
+    assert refused > 650  # descriptions, names, addresses, ACL entries: most fields are printed

@@ -56,6 +56,7 @@ def _qos(platform: str) -> Qos:
         mtu=9000,
         tenant_mtu=8950,
         roce_mtu=4096,
+        cell_bytes=144,
         tuning=tuning,
     )
 
@@ -68,6 +69,8 @@ def _fabric_port(name: str, ip: str, peer: str) -> Interface:
         mtu=9000,
         ipv4=ip,
         lossless=True,
+        speed_gbps=400,
+        headroom=220_571,
         peer=peer,
     )
 
@@ -99,6 +102,8 @@ def leaf(platform: str) -> DeviceIntent:
                 vrf="acme",
                 acl_in="acme-in",
                 lossless=True,
+                speed_gbps=400,
+                headroom=220_571,
                 tenant="acme",
                 peer="gpu001 nic0",
             ),
@@ -111,6 +116,8 @@ def leaf(platform: str) -> DeviceIntent:
                 access_vlan=110,
                 acl_in="beta-in",
                 lossless=True,
+                speed_gbps=400,
+                headroom=220_571,
                 tenant="beta",
                 peer="gpu002 nic0",
             ),
@@ -144,6 +151,7 @@ def leaf(platform: str) -> DeviceIntent:
             Vlan(
                 id=110,
                 name="beta-110",
+                description="fabricctl lab-fabric tenant beta",
                 tenant="beta",
                 l2vni=10110,
                 rd="10.0.1.1:10110",
@@ -158,6 +166,7 @@ def leaf(platform: str) -> DeviceIntent:
             Acl(
                 name="acme-in",
                 tenant="acme",
+                description="fabricctl lab-fabric tenant acme",
                 entries=[
                     AclEntry(seq=10, action="permit", source="10.100.0.0/16", destination="10.100.0.0/16"),
                     AclEntry(seq=20, action="deny", source=None, destination=None),
@@ -166,6 +175,7 @@ def leaf(platform: str) -> DeviceIntent:
             Acl(
                 name="beta-in",
                 tenant="beta",
+                description="fabricctl lab-fabric tenant beta",
                 entries=[
                     AclEntry(seq=10, action="permit", source="10.200.0.0/24", destination="10.200.0.0/24"),
                     AclEntry(seq=20, action="deny", source=None, destination=None),
@@ -378,10 +388,13 @@ def test_comware_leaf() -> None:
         "  vpn-target 65000:50007 export-extcommunity",
     ]
     assert block(text, "interface Vsi-interface4103", " ") == [
+        " description tenant acme",
         " ip binding vpn-instance acme",
+        " mtu 8950",
         " l3-vni 50007",
     ]
     assert block(text, "interface Vsi-interface110", " ") == [
+        " description fabricctl lab-fabric tenant beta",
         " ip binding vpn-instance beta",
         " ip address 10.200.0.1 255.255.255.0",
         " mtu 9000",
@@ -390,12 +403,14 @@ def test_comware_leaf() -> None:
         " distributed-gateway local",
         " packet-filter name beta-in inbound",
     ]
-    assert block(text, "vsi beta-110", " ")[:3] == [
+    assert block(text, "vsi beta-110", " ")[:4] == [
+        " description fabricctl lab-fabric tenant beta",
         " gateway vsi-interface 110",
         " vxlan 10110",
         " evpn encapsulation vxlan",
     ]
     assert block(text, "acl advanced name acme-in", " ") == [
+        " description fabricctl lab-fabric tenant acme",
         " rule 10 permit ip source 10.100.0.0 0.0.255.255 destination 10.100.0.0 0.0.255.255",
         " rule 20 deny ip",
     ]
@@ -403,7 +418,7 @@ def test_comware_leaf() -> None:
         " qos trust dscp",
         " priority-flow-control enable",
         " priority-flow-control no-drop dot1p 3",
-        " priority-flow-control dot1p 3 headroom 2000",
+        " priority-flow-control dot1p 3 headroom 1532",  # 220,571 bytes in 144-byte cells
         " priority-flow-control deadlock enable",
         " qos wrr be group 1 byte-count 40",
         " qos wrr af3 group 1 byte-count 60",
@@ -544,6 +559,7 @@ def test_eos_leaf() -> None:
     ]
     assert block(text, "ip access-list acme-in", "   ") == [
         "   counters per-entry",
+        "   1 remark fabricctl lab-fabric tenant acme",
         "   10 permit ip 10.100.0.0/16 10.100.0.0/16",
         "   20 deny ip any any",
     ]
@@ -552,6 +568,7 @@ def test_eos_leaf() -> None:
     assert block(text, "vrf instance acme", "   ") == ["   description tenant acme"]
     assert block(text, "vlan 110", "   ") == ["   name beta-110"]
     assert block(text, "interface Vlan110", "   ") == [
+        "   description fabricctl lab-fabric tenant beta",
         "   mtu 9000",
         "   vrf beta",
         "   ip address virtual 10.200.0.1/24",
@@ -601,15 +618,18 @@ def test_eos_leaf() -> None:
     ]
     assert "ip virtual-router mac-address 00:00:5e:00:01:01" in lines
     bgp = block(text, "router bgp 65101", "   ")
-    assert bgp[:9] == [
+    assert bgp[:12] == [
         "   router-id 10.0.1.1",
+        "   update wait-install",
         "   no bgp default ipv4-unicast",
         "   maximum-paths 2 ecmp 2",
         "   neighbor UNDERLAY peer group",
+        "   neighbor UNDERLAY maximum-routes 256000",
         "   neighbor EVPN-OVERLAY peer group",
         "   neighbor EVPN-OVERLAY update-source Loopback0",
         "   neighbor EVPN-OVERLAY ebgp-multihop 3",
         "   neighbor EVPN-OVERLAY send-community",
+        "   neighbor EVPN-OVERLAY maximum-routes 0",
         "   neighbor 10.1.0.0 peer group UNDERLAY",
     ]
     assert "   neighbor 10.0.0.1 peer group EVPN-OVERLAY" in bgp
@@ -630,11 +650,12 @@ def test_eos_leaf() -> None:
         "      network 10.0.1.1/32",
         "      network 10.0.2.1/32",
     ]
-    assert bgp[-5:] == [
+    assert bgp[-6:] == [
         "   vrf beta",
         "      rd 10.0.1.1:50008",
         "      route-target import evpn 65000:50008",
         "      route-target export evpn 65000:50008",
+        "      router-id 10.0.1.1",
         "      redistribute connected",
     ]
 

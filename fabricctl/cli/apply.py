@@ -6,7 +6,7 @@ import contextlib
 import sys
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -27,7 +27,10 @@ from fabricctl.cli.common import (
     stage_lines,
     timeout_option,
 )
-from fabricctl.cli.deploy import compute_plan, diff_options
+from fabricctl.cli.deploy import compute_plan, diff_options, prune_option
+
+if TYPE_CHECKING:
+    from fabricctl.compile.build import Compiled
 
 
 @click.command("apply")
@@ -87,6 +90,7 @@ from fabricctl.cli.deploy import compute_plan, diff_options
     metavar="FILE",
     help="Also write the run record to FILE (it is always kept under .fabricctl/runs/).",
 )
+@prune_option
 @diff_options
 @timeout_option
 @log_options
@@ -107,13 +111,14 @@ def apply_cmd(
     allow_gpu_moves: bool,
     as_json: bool,
     report_file: Path | None,
+    prune: bool,
     diff: str | None,
     timeout: float,
 ) -> None:
     """Push a plan safely: per switch load, device diff, commit with confirm timer, verify, confirm, save."""
     from fabricctl.cli.output import ApplyDisplay, color_enabled
     from fabricctl.deploy.apply import ApplyOptions
-    from fabricctl.deploy.plan import load_plan
+    from fabricctl.deploy.plan import check_fabric, load_plan
     from fabricctl.deploy.record import record_path
     from fabricctl.deploy.service import (
         ApplyHooks,
@@ -146,21 +151,35 @@ def apply_cmd(
     with locked(root, lambda message: echo(message, err=True)):  # also when there is nothing to change
         if plan_file is not None:
             reviewed = load_plan(plan_file)
+            if prune and not reviewed.prune:
+                raise CliError(
+                    f"--prune: {plan_file} was made without it, so it removes no look-alike "
+                    "(allowed: a plan made with 'fabricctl plan --prune')"
+                )
             moves = reviewed.changes.get("gpu_moves") or []
             if moves and not allow_gpu_moves:
                 raise CliError(
                     f"{plan_file} moves {len(moves)} held GPU(s) (listed in the plan): "
                     "apply it with --allow-gpu-moves"
                 )
-            # the plan's --limit must still name switches
-            compiled, _, configs = compile_stage(
-                fabric_root(root), stages, lambda c: list(select_switches(c, tuple(reviewed.limit)))
-            )
+
+            def pick(c: Compiled) -> list[str]:  # a plan of this fabric, whose --limit still names switches
+                check_fabric(reviewed, c, plan_file)
+                return list(select_switches(c, tuple(reviewed.limit)))
+
+            compiled, _, configs = compile_stage(fabric_root(root), stages, pick)
             plan, prepared = load_reviewed(compiled, root, plan_file, stages, configs, reviewed)
             refuse_disruptive(plan, opts)
         else:
             plan, prepared = compute_plan(
-                root, lab, limit, timeout, stages=stages, workers=parallelism, allow_gpu_moves=allow_gpu_moves
+                root,
+                lab,
+                limit,
+                timeout,
+                stages=stages,
+                workers=parallelism,
+                allow_gpu_moves=allow_gpu_moves,
+                prune=prune,
             )
             stream = sys.stderr if as_json else sys.stdout
             text = plan_text(

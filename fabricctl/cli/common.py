@@ -157,8 +157,14 @@ def one_line_flag(flag: str, value: str | None) -> None:
 
 def check_output_file(path: Path, root: Path | None = None) -> None:
     """Refuse, before anything is read or contacted, an output file that cannot be written: a
-    folder, a path under a file, a folder without write permission, or one of the fabric's own
-    input files (inventory/, tenants/)."""
+    folder, a device, FIFO or socket (also behind a symlink: outputs.py), a path under a file, a
+    folder without write permission, or one of the fabric's own input files (inventory/, tenants/)."""
+    from fabricctl.outputs import OutputError, output_target
+
+    try:
+        path = output_target(path) if os.path.lexists(path) else path
+    except OutputError as exc:
+        raise CliError(str(exc)) from None
     _check_writable(path, want_dir=False)
     if root is not None:
         target = Path(os.path.abspath(path))

@@ -57,6 +57,7 @@ def compute_plan(
     stages: Stages | None = None,
     workers: int = 20,
     allow_gpu_moves: bool = False,
+    prune: bool = False,
 ) -> tuple[Plan, Prepared]:
     """The plan of the selected switches (real or lab) and the prepared inputs it rests on; one
     that moves held GPUs is refused unless `allow_gpu_moves`."""
@@ -69,8 +70,27 @@ def compute_plan(
     fetch = nornir_fetcher(root, lab, timeout, stages, workers)
     notify = lambda m: echo(m, err=True)  # noqa: E731
     return build_plan(
-        compiled, root, names, list(limit), fetch, changed_since, notify, stages, configs, allow_gpu_moves
+        compiled,
+        root,
+        names,
+        list(limit),
+        fetch,
+        changed_since,
+        notify,
+        stages,
+        configs,
+        allow_gpu_moves,
+        prune=prune,
     )
+
+
+#: `--prune`: plan (and apply) the removal of objects that look like fabricctl's but carry no proof.
+prune_option = click.option(
+    "--prune",
+    is_flag=True,
+    help="Also remove what looks like fabricctl's objects (tnt-*) but carries no mark of this fabric "
+    "and no tenant declares (the plan lists them either way).",
+)
 
 
 def render_plan(
@@ -109,14 +129,14 @@ OUT_FORMATS = {".html": "html", ".htm": "html", ".md": "markdown", ".txt": "text
 def write_outputs(plan: Plan, paths: tuple[Path, ...], prepared: Any, artifact: str | None) -> None:
     """Write every `-o` file: the plan file (JSON) unless the suffix names a report format."""
     from fabricctl.deploy.plan import save_plan
+    from fabricctl.outputs import write_output
 
     for path in paths:
         fmt = OUT_FORMATS.get(path.suffix.lower())
         if fmt is None:
             save_plan(plan, path)
-            continue
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(render_plan(plan, fmt, prepared, artifact), encoding="utf-8")
+        else:
+            write_output(path, render_plan(plan, fmt, prepared, artifact))
 
 
 @click.command("plan")
@@ -151,6 +171,7 @@ def write_outputs(plan: Plan, paths: tuple[Path, ...], prepared: Any, artifact: 
 )
 @click.option("--detailed-exitcode", is_flag=True, help="Exit 2 when there are changes, 0 when none.")
 @allow_gpu_moves_option
+@prune_option
 @parallelism_option("read")
 @diff_options
 @timeout_option
@@ -165,6 +186,7 @@ def plan_cmd(
     artifact_url: str | None,
     detailed_exitcode: bool,
     allow_gpu_moves: bool,
+    prune: bool,
     diff: str | None,
     timeout: float,
     parallelism: int,
@@ -177,7 +199,14 @@ def plan_cmd(
     for path in out_paths:  # before any switch is read: a plan nobody can save is wasted reads
         check_output_file(path, root)
     plan, prepared = compute_plan(
-        root, lab, limit, timeout, changed_since, workers=parallelism, allow_gpu_moves=allow_gpu_moves
+        root,
+        lab,
+        limit,
+        timeout,
+        changed_since,
+        workers=parallelism,
+        allow_gpu_moves=allow_gpu_moves,
+        prune=prune,
     )
     color = fmt == "text" and color_enabled(sys.stdout)
     echo(render_plan(plan, fmt, prepared, artifact_url, diff=diff, color=color))
@@ -201,7 +230,7 @@ def plan_cmd(
 def drift_cmd(root: Path, lab: bool, limit: tuple[str, ...], as_json: bool, timeout: float) -> None:
     """Read-only: exit 2 when a switch's owned config differs from the intent (0 none, 1 error)."""
     from fabricctl.cli.output import color_enabled
-    from fabricctl.report.text import Paint, failure_lines
+    from fabricctl.report.text import Paint, failure_lines, lookalike_lines
     from fabricctl.secrets import redacted_json
 
     plan, _ = compute_plan(root, lab, limit, timeout, allow_gpu_moves=True)  # a move is drift too
@@ -213,12 +242,16 @@ def drift_cmd(root: Path, lab: bool, limit: tuple[str, ...], as_json: bool, time
             "switches": {n: plan.switches[n].diff for n in plan.changed},
             "unreachable": {n: plan.switches[n].error for n in unread},
             "causes": {n: plan.switches[n].cause for n in unread},
+            # not drift: objects shaped like fabricctl's that it cannot prove it made (plan --prune)
+            "lookalikes": {n: sp.lookalikes for n, sp in plan.switches.items() if sp.lookalikes},
         }
         echo(redacted_json(data))
     else:
         paint = Paint(color_enabled(sys.stdout))
         for name in plan.changed:
             echo(paint.diff(plan.switches[name].diff))
+        for line in lookalike_lines(plan):
+            echo(paint("warn", "? ") + line + "\n")
         for name in unread:
             sp = plan.switches[name]
             echo("\n".join(failure_lines(name, "cannot read", sp.error or "", sp.hint, paint)) + "\n")
@@ -247,13 +280,17 @@ def unreachable_error(what: str, plan: Plan, verb: str = "unreachable") -> str:
 @click.option("--yes", is_flag=True, help="Do not ask.")
 def force_unlock_cmd(root: Path, yes: bool) -> None:
     """Remove the apply lock of this fabric (after making sure no apply is running)."""
-    from fabricctl.deploy.lock import read_lock, remove_lock
+    from fabricctl.deploy.lock import LockHeld, lock_path, read_lock, remove_lock
 
-    info = read_lock(root)
-    if info is None:
-        echo("no lock held\n")
-        return
-    echo(f"lock held by {info.describe()}\n")
+    try:
+        info = read_lock(root)
+    except LockHeld:
+        echo(f"{lock_path(root)} cannot be read: it does not say who holds it\n")
+    else:
+        if info is None:
+            echo("no lock held\n")
+            return
+        echo(f"lock held by {info.describe()}\n")
     if not yes:
         if not sys.stdin.isatty():
             raise CliError("force-unlock needs --yes when not on a terminal")

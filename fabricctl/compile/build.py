@@ -90,17 +90,15 @@ def compile_fabric(root: Path, only: set[str] | None = None) -> Compiled:
 def device_intent(fabric: Fabric, topo: Topology, alloc: Allocation, switch: Switch) -> DeviceIntent:
     """One switch's intent, assembled feature by feature."""
     qos = qos_intent(fabric.settings.qos, switch)
-    interfaces: list[Interface] = underlay.fabric_interfaces(topo, switch, qos.mtu)
+    interfaces: list[Interface] = underlay.fabric_interfaces(fabric, topo, switch, qos.mtu)
     router_id = addr_str(topo.loopback[switch.name])
+    fabric_name = fabric.settings.name
     here = alloc.by_leaf.get(switch.name, []) if switch.role == "leaf" else []
     breakouts: list[Breakout] = []
     if switch.role == "leaf":
-        interfaces += tenant_objects.gpu_interfaces(topo, alloc, switch, qos.tenant_mtu)
+        interfaces += tenant_objects.gpu_interfaces(fabric.settings, topo, alloc, switch, qos.tenant_mtu)
         breakouts = [Breakout(port=p, mode="2x200G") for p in topo.breakout_parents.get(switch.name, [])]
-    interfaces += [
-        Interface(name=name, role="unused", description="not cabled", enabled=False)
-        for name in topo.unused_ports[switch.name]
-    ]
+    # Ports outside the cabling plan are not in the intent: fabricctl never touches them.
     interfaces.sort(key=_port_order)
     return DeviceIntent(
         name=switch.name,
@@ -111,9 +109,9 @@ def device_intent(fabric: Fabric, topo: Topology, alloc: Allocation, switch: Swi
         loopbacks=underlay.loopbacks(topo, switch),
         breakouts=breakouts,
         interfaces=interfaces,
-        vrfs=tenant_objects.vrfs(here, router_id, fabric.settings.overlay.l3vni_interface_base),
-        vlans=tenant_objects.vlans(here, router_id, qos.tenant_mtu),
-        acls=tenant_objects.acls(here),
+        vrfs=tenant_objects.vrfs(here, router_id, fabric.settings.overlay, fabric_name),
+        vlans=tenant_objects.vlans(here, router_id, fabric.settings.overlay, qos.tenant_mtu, fabric_name),
+        acls=tenant_objects.acls(here, fabric_name),
         bgp=underlay.bgp(fabric, topo, switch),
         vtep=Vtep(source_interface=1, source_ip=addr_str(topo.vtep[switch.name]))
         if switch.role == "leaf"

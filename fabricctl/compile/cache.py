@@ -2,9 +2,12 @@
 
 A whole-fabric compile that succeeds leaves a snapshot (one SQLite file per fabric root):
 - the key: the fabricctl code, the Python version and every byte under inventory/;
-- the fabric and its topology, pickled, the topology a pod at a time;
+- the fabric and its topology as JSON, the topology a pod at a time, each checked on reading
+  against its schema (`_FabricRecord`, `_PodRecord`: pydantic, strict, no extra field; the
+  format's version is `SCHEMA`, part of the key). Nothing in the snapshot is code: a file someone
+  else wrote can at worst be wrong, and store.py refuses files that are not the user's alone;
 - every tenant file's stamp (stamps.py) and what it holds: id, name, VNIs, VLAN, GPU ports,
-  address block, leaves and `shared_with`;
+  address block, leaves and `shared_with`, as table rows (the stamps as two arrays: `_stamps_meta`);
 - the digest of every switch's intent.
 
 The next run stamps tenants/ and compares. What differs is compiled as the whole fabric would
@@ -21,36 +24,43 @@ in the fabric repository.
 
 from __future__ import annotations
 
+import array
 import contextlib
 import hashlib
 import logging
 import os
-import pickle
 import sqlite3
 from collections.abc import Callable, Hashable, Iterable, Iterator
 from dataclasses import dataclass, field
+from ipaddress import IPv4Address
 from pathlib import Path
 from typing import Any
+
+from pydantic import BaseModel, ConfigDict, ValidationError
 
 from fabricctl.compile.allocate import TenantAllocation, allocate, resolve_gpus
 from fabricctl.compile.build import Compiled, device_intent
 from fabricctl.compile.capabilities import check_capabilities
 from fabricctl.compile.intent import DeviceIntent
-from fabricctl.compile.topology import FabricLink, Topology
+from fabricctl.compile.topology import FabricLink, GpuPort, Topology
 from fabricctl.model.bounds import MAX_TENANT_FILES
+from fabricctl.model.fabric import FabricSettings, Switch
 from fabricctl.model.load import TENANT_SUFFIXES, Fabric, TenantDoc, read_tenant
 from fabricctl.model.problems import ProblemLog
 from fabricctl.procs import paused_gc
 from fabricctl.stamps import RACY_NS, Stamp, now_ns
-from fabricctl.store import cache_dir, code_fingerprint
+from fabricctl.store import code_fingerprint, create_private, trusted_file, trusted_folder
 
 log = logging.getLogger(__name__)
 
-SCHEMA = 1
+#: The snapshot's format: its tables and the JSON records below. Part of the key, so a snapshot
+#: of another format is never read.
+SCHEMA = 2
 
 _TABLES = """
-CREATE TABLE meta(k TEXT PRIMARY KEY, v BLOB);
-CREATE TABLE pod(pod INTEGER PRIMARY KEY, v BLOB);
+CREATE TABLE meta(k TEXT PRIMARY KEY, v);
+CREATE TABLE fabric(v TEXT);
+CREATE TABLE pod(pod INTEGER PRIMARY KEY, v TEXT);
 CREATE TABLE tenant(file TEXT PRIMARY KEY, id INTEGER, name TEXT, gpus INTEGER, leaves TEXT,
                     lo INTEGER, hi INTEGER, shared_with TEXT);
 CREATE INDEX tenant_name ON tenant(name);
@@ -72,9 +82,37 @@ _FEW = 64
 _NO_POD = -1
 
 
+class _Record(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
+
+
+class _FabricRecord(_Record):
+    """What every leaf's compile reads of the fabric and its topology, beyond its pod."""
+
+    settings: FabricSettings
+    switches: list[Switch]
+    servers: list[str]
+    loopback: dict[str, IPv4Address]
+    vtep: dict[str, IPv4Address]
+    asn: dict[str, int]
+    server_pods: dict[str, int | None]  # the pod of each server's leaves
+
+
+class _PodRecord(_Record):
+    """One pod's share of the topology. GPU ports are listed once, per leaf; the other maps
+    name them by (leaf, index in that list)."""
+
+    gpu_ports: dict[str, list[GpuPort]]
+    by_leaf_port: list[tuple[str, str, int]]  # (leaf, port key, index)
+    by_server: dict[str, list[tuple[str, int] | None]]  # per NIC: (leaf, index), or no port
+    breakout_parents: dict[str, list[str]]
+    links: dict[str, list[FabricLink]]
+
+
 def cache_file(root: Path) -> Path | None:
-    """Where the snapshot of this fabric root lives (None: the cache is off)."""
-    folder = cache_dir()
+    """Where the snapshot of this fabric root lives (None: the cache is off, or its folder is
+    not the user's alone)."""
+    folder = trusted_folder()
     if folder is None:
         return None
     return folder / f"compile-{hashlib.sha256(str(root.resolve()).encode()).hexdigest()[:20]}.sqlite"
@@ -105,6 +143,8 @@ def scan(root: Path) -> Scan | None:
             with paused_gc(), os.scandir(folder) as entries:  # 100,000 stamps: no cycles
                 for entry in entries:
                     name = entry.name
+                    if entry.is_dir():  # a sub-folder is an error of its own (model/load.py)
+                        return None
                     if not name.lower().endswith(TENANT_SUFFIXES):
                         continue
                     if not entry.is_file(follow_symlinks=False):
@@ -134,7 +174,10 @@ def _key(root: Path) -> str:
 def remember(found: Scan, compiled: Compiled, digests: dict[str, str] | None, replace: bool = True) -> None:
     """Write the snapshot of a whole-fabric compile that succeeded. Without `digests` (validate
     compiles no switch) no switch is known, so the next render compiles all; `replace=False`
-    keeps a snapshot already there for the same key (its digests are worth more)."""
+    keeps a snapshot already there for the same key (its digests are worth more). A snapshot
+    file that is not the user's alone is left as it is (store.trusted_file: never read or written)."""
+    if os.path.lexists(found.db_file) and not trusted_file(found.db_file):
+        return
     if not replace:
         opened = _open(found)
         if opened is not None:
@@ -156,24 +199,30 @@ def _write(found: Scan, compiled: Compiled, digests: dict[str, str] | None) -> N
         return
     tmp = found.db_file.with_name(f"{found.db_file.name}.{os.getpid()}.tmp")
     try:  # a cache that cannot be written is one the next run does without, never an error
-        found.db_file.parent.mkdir(parents=True, exist_ok=True)
         with contextlib.suppress(FileNotFoundError):
             tmp.unlink()
+        create_private(tmp)
         with contextlib.closing(sqlite3.connect(tmp)) as db:
             # A new file, moved into place only once whole: no journal, no syncs while it is built.
             db.executescript("PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF;" + _TABLES)
-            glob = (fabric, topo.servers, topo.loopback, topo.vtep, topo.asn, _server_pods(topo, fabric))
+            record = _FabricRecord(
+                settings=fabric.settings,
+                switches=fabric.switches,
+                servers=topo.servers,
+                loopback=topo.loopback,
+                vtep=topo.vtep,
+                asn=topo.asn,
+                server_pods=_server_pods(topo, fabric),
+            )
             total = sum(len(a.ports) for a in alloc.tenants)
-            _set_meta(db, key=found.key, gen=0, gpus=total, fabric=pickle.dumps(glob, protocol=5))
+            _set_meta(db, key=found.key, gen=0, gpus=total)
+            db.execute("INSERT INTO fabric VALUES (?)", (record.model_dump_json(),))
             db.executemany(
                 "INSERT INTO pod VALUES (?, ?)",
-                (
-                    (_NO_POD if pod is None else pod, pickle.dumps(chunk, protocol=5))
-                    for pod, chunk in chunks.items()
-                ),
+                ((_NO_POD if pod is None else pod, chunk.model_dump_json()) for pod, chunk in chunks.items()),
             )
             _insert_tenants(db, alloc.tenants)
-            _set_meta(db, stamps=_stamps_blob(found, found.stamps, found.stamps))
+            _set_meta(db, **_stamps_meta(found, found.stamps, found.stamps))
             if digests is not None:
                 platform = {sw.name: sw.platform for sw in fabric.switches}
                 db.executemany(
@@ -181,17 +230,40 @@ def _write(found: Scan, compiled: Compiled, digests: dict[str, str] | None) -> N
                 )
             db.commit()
         os.replace(tmp, found.db_file)
-    except (OSError, sqlite3.Error, pickle.PicklingError) as exc:
+    except (OSError, sqlite3.Error, ValueError) as exc:
         log.debug("compile cache: not written: %s", exc)
     finally:  # also on Ctrl-C: no half-built file is left behind
         with contextlib.suppress(OSError):
             tmp.unlink()  # gone already once moved into place
 
 
-def _stamps_blob(found: Scan, stamps: dict[str, Stamp], fresh: Iterable[str]) -> bytes:
-    """Every tenant file's stamp, and which of those taken now (`fresh`) prove nothing yet."""
+def _stamps_meta(found: Scan, stamps: dict[str, Stamp], fresh: Iterable[str]) -> dict[str, Any]:
+    """Every tenant file's stamp as two meta values: `stamp_names` (the file names, NUL-separated
+    text) and `stamp_values` (per file size, mtime, ctime, inode and whether the stamp is racy,
+    five signed 64-bit integers each): 100,000 stamps read back in milliseconds, and only data.
+    A stamp of a file taken now (`fresh`) within RACY_NS of its last change proves nothing yet."""
     racy = {name for name in fresh if stamps[name][2] >= found.taken_ns - RACY_NS}  # its ctime
-    return pickle.dumps((stamps, racy), protocol=5)
+    values = array.array("q")
+    for name, (size, mtime, ctime, ino) in stamps.items():
+        values.extend((size, mtime, ctime, ino if ino < 2**63 else ino - 2**64, name in racy))
+    return {"stamp_names": "\0".join(stamps), "stamp_values": values.tobytes()}
+
+
+def _stamps(db: sqlite3.Connection) -> tuple[dict[str, Stamp], set[str]]:
+    """Every recorded stamp, and the files whose stamps prove nothing yet (`_stamps_meta`)."""
+    names_text, blob = _meta(db, "stamp_names"), _meta(db, "stamp_values")
+    if not isinstance(names_text, str) or not isinstance(blob, bytes):
+        raise ValueError("stamps of the wrong type")
+    names = names_text.split("\0") if names_text else []
+    values = array.array("q")
+    values.frombytes(blob)
+    if len(values) != 5 * len(names) or len(set(names)) != len(names):
+        raise ValueError("stamps do not match their files")
+    inos: Iterable[int] = values[3::5]
+    if any(ino < 0 for ino in inos):
+        inos = [ino + 2**64 if ino < 0 else ino for ino in inos]
+    recorded = dict(zip(names, zip(values[0::5], values[1::5], values[2::5], inos, strict=True), strict=True))
+    return recorded, {name for name, racy in zip(names, values[4::5], strict=True) if racy}
 
 
 def _name(file: str) -> str:
@@ -243,41 +315,37 @@ def _insert_tenants(db: sqlite3.Connection, allocs: Iterable[TenantAllocation]) 
     db.executemany("INSERT OR IGNORE INTO peer VALUES (?, ?)", peers)
 
 
-def _pod_chunks(fabric: Fabric, topo: Topology) -> dict[int | None, dict[str, Any]] | None:
+def _pod_chunks(fabric: Fabric, topo: Topology) -> dict[int | None, _PodRecord] | None:
     """What a leaf's intent reads of the topology, split by pod; None when a server's NICs reach
     leaves of two pods (the cache then keeps nothing: that fabric always compiles whole)."""
     pod_of = {sw.name: sw.pod for sw in fabric.leaves}
     chunks: dict[int | None, dict[str, Any]] = {}
+    where: dict[GpuPort, tuple[str, int]] = {}
 
     def chunk(pod: int | None) -> dict[str, Any]:
         return chunks.setdefault(
-            pod,
-            {
-                "gpu_ports": {},
-                "by_server": {},
-                "by_leaf_port": {},
-                "unused_ports": {},
-                "breakout_parents": {},
-                "links": {},
-            },
+            pod, {"gpu_ports": {}, "by_leaf_port": [], "by_server": {}, "breakout_parents": {}, "links": {}}
         )
 
     for leaf, ports in topo.gpu_ports.items():
         chunk(pod_of[leaf])["gpu_ports"][leaf] = ports
-    for (leaf, key), gp in topo.by_leaf_port.items():
-        chunk(pod_of[leaf])["by_leaf_port"][(leaf, key)] = gp
-    for server, ports in topo.by_server.items():
-        pods = {pod_of[gp.leaf] for gp in ports if gp is not None}
-        if len(pods) != 1:
-            return None
-        chunk(pods.pop())["by_server"][server] = ports
-    for name in ("unused_ports", "breakout_parents"):
-        for leaf, value in getattr(topo, name).items():
-            if leaf in pod_of:
-                chunk(pod_of[leaf])[name][leaf] = value
+        where.update((gp, (leaf, i)) for i, gp in enumerate(ports))
+    try:
+        for (leaf, key), gp in topo.by_leaf_port.items():
+            chunk(pod_of[leaf])["by_leaf_port"].append((leaf, key, where[gp][1]))
+        for server, ports in topo.by_server.items():
+            pods = {pod_of[gp.leaf] for gp in ports if gp is not None}
+            if len(pods) != 1:
+                return None
+            chunk(pods.pop())["by_server"][server] = [where[gp] if gp is not None else None for gp in ports]
+    except KeyError:  # a port not among its leaf's GPU ports: nothing this format can say
+        return None
+    for leaf, value in topo.breakout_parents.items():
+        if leaf in pod_of:
+            chunk(pod_of[leaf])["breakout_parents"][leaf] = value
     for leaf, pod in pod_of.items():
         chunk(pod)["links"][leaf] = topo.links_of(leaf)
-    return chunks
+    return {pod: _PodRecord(**c) for pod, c in chunks.items()}
 
 
 def _server_pods(topo: Topology, fabric: Fabric) -> dict[str, int | None]:
@@ -322,9 +390,10 @@ class _PodTopology(Topology):
         return list(self.links_by_leaf.get(switch, ()))
 
 
-def _topology(db: sqlite3.Connection, glob: tuple[Any, ...]) -> tuple[Fabric, Topology]:
-    fabric, servers, loopback, vtep, asn, server_pod = glob
+def _topology(db: sqlite3.Connection, record: _FabricRecord, root: Path) -> tuple[Fabric, Topology]:
+    fabric = Fabric(root=root, settings=record.settings, switches=list(record.switches))
     pod_of = {sw.name: sw.pod for sw in fabric.leaves}
+    server_pod = record.server_pods
     loaded: set[int | None] = set()
     maps: dict[str, _OnDemand] = {}
 
@@ -334,8 +403,21 @@ def _topology(db: sqlite3.Connection, glob: tuple[Any, ...]) -> tuple[Fabric, To
         loaded.add(pod)
         row = db.execute("SELECT v FROM pod WHERE pod = ?", (_NO_POD if pod is None else pod,)).fetchone()
         if row is not None:
-            for name, values in pickle.loads(row[0]).items():
-                dict.update(maps[name], values)
+            chunk = _PodRecord.model_validate_json(row[0])
+            ports = chunk.gpu_ports
+            dict.update(maps["gpu_ports"], ports)
+            dict.update(
+                maps["by_leaf_port"], {(leaf, key): ports[leaf][i] for leaf, key, i in chunk.by_leaf_port}
+            )
+            dict.update(
+                maps["by_server"],
+                {
+                    s: [ports[at[0]][at[1]] if at is not None else None for at in nics]
+                    for s, nics in chunk.by_server.items()
+                },
+            )
+            dict.update(maps["breakout_parents"], chunk.breakout_parents)
+            dict.update(maps["links"], chunk.links)
 
     def by(pod_of_key: Callable[[Any], Any]) -> _OnDemand:
         def load(key: Hashable) -> None:
@@ -346,19 +428,18 @@ def _topology(db: sqlite3.Connection, glob: tuple[Any, ...]) -> tuple[Fabric, To
         return _OnDemand(load)
 
     leaf_pod: Callable[[Any], Any] = lambda k: pod_of.get(k, _MISSING) if isinstance(k, str) else _MISSING  # noqa: E731
-    for name in ("gpu_ports", "unused_ports", "breakout_parents", "links"):
+    for name in ("gpu_ports", "breakout_parents", "links"):
         maps[name] = by(leaf_pod)
     maps["by_leaf_port"] = by(lambda k: pod_of.get(k[0], _MISSING) if isinstance(k, tuple) else _MISSING)
     maps["by_server"] = by(lambda k: server_pod.get(k, _MISSING))
     topo = _PodTopology(
-        servers=servers,
+        servers=list(record.servers),
         gpu_ports=maps["gpu_ports"],
         by_server=maps["by_server"],
         by_leaf_port=maps["by_leaf_port"],
-        loopback=loopback,
-        vtep=vtep,
-        asn=asn,
-        unused_ports=maps["unused_ports"],
+        loopback=dict(record.loopback),
+        vtep=dict(record.vtep),
+        asn=dict(record.asn),
         breakout_parents=maps["breakout_parents"],
         links_by_leaf=maps["links"],
     )
@@ -389,13 +470,14 @@ class Changes:
 
 
 def _open(found: Scan) -> tuple[sqlite3.Connection, dict[str, Any]] | None:
-    if not found.db_file.is_file():
+    """The snapshot and its meta rows, when it is there, the user's alone and of this key."""
+    if not os.path.lexists(found.db_file) or not trusted_file(found.db_file):
         return None
+    db = sqlite3.connect(found.db_file)
     try:
-        db = sqlite3.connect(found.db_file)
         meta = dict(db.execute("SELECT k, v FROM meta WHERE k IN ('key', 'gen', 'gpus')").fetchall())
     except sqlite3.Error:
-        return None
+        meta = {}
     if meta.get("key") != found.key:
         db.close()
         return None
@@ -411,15 +493,7 @@ def changes(found: Scan, intents: bool = True) -> Changes | None:
     try:
         with paused_gc():
             return _changes(found, db, meta, intents)
-    except (
-        sqlite3.Error,
-        pickle.UnpicklingError,
-        EOFError,
-        KeyError,
-        ValueError,
-        TypeError,
-        AttributeError,
-    ) as exc:
+    except (sqlite3.Error, ValidationError, KeyError, ValueError, TypeError, IndexError) as exc:
         log.debug("compile cache: unreadable, compiling the whole fabric: %s", exc)
         return None
     finally:
@@ -432,9 +506,7 @@ def _changes(found: Scan, db: sqlite3.Connection, meta: dict[str, Any], with_int
 
     if len(found.stamps) > MAX_TENANT_FILES:
         return fallback("too many tenant files")
-    recorded: dict[str, Stamp]
-    racy: set[str]
-    recorded, racy = pickle.loads(_meta(db, "stamps"))
+    recorded, racy = _stamps(db)
     # A file differs from the snapshot when its stamp does (a set difference: 100,000 stamps in
     # 20 ms), or when its stamp was taken too close to its last change to prove anything.
     changed = {name for name, _ in found.stamps.items() - recorded.items()} | (racy & found.stamps.keys())
@@ -447,7 +519,10 @@ def _changes(found: Scan, db: sqlite3.Connection, meta: dict[str, Any], with_int
     new_docs = [read_tenant(folder / name, problems) for name in sorted(changed)]
     if problems.problems or any(td is None for td in new_docs):
         return fallback("a changed tenant file has a problem")
-    fabric, topo = _topology(db, pickle.loads(_meta(db, "fabric")))
+    row = db.execute("SELECT v FROM fabric").fetchone()
+    if row is None:
+        return fallback("no fabric in the snapshot")
+    fabric, topo = _topology(db, _FabricRecord.model_validate_json(row[0]), root)
     docs = [td for td in new_docs if td is not None]
 
     old = _rows(db, "file", gone)
@@ -600,9 +675,9 @@ def save(found: Scan, done: Changes, digests: dict[str, str]) -> None:
             "INSERT OR REPLACE INTO digest VALUES (?, ?, ?)",
             ((n, platform[n], d) for n, d in digests.items() if n in done.intents),
         )
-        _set_meta(db, stamps=_stamps_blob(found, stamps, fresh), gen=done._gen + 1, gpus=done.gpus)
+        _set_meta(db, **_stamps_meta(found, stamps, fresh), gen=done._gen + 1, gpus=done.gpus)
         db.commit()
-    except (OSError, sqlite3.Error, pickle.UnpicklingError, KeyError) as exc:
+    except (OSError, sqlite3.Error, KeyError) as exc:
         log.debug("compile cache: not updated: %s", exc)
     finally:
         db.close()

@@ -54,6 +54,8 @@ class Interface(Node):
     access_vlan: int | None = None  # l2 tenant GPU ports
     acl_in: str | None = None
     lossless: bool = False  # the RoCE lossless QoS profile (trust, PFC, ECN, ETS, watchdog)
+    speed_gbps: int | None = None  # lossless ports: the speed the headroom is sized for
+    headroom: int | None = None  # lossless ports: PFC headroom bytes (compile/buffers.py)
     tenant: str | None = None
     peer: str | None = None  # "spine01 FourHundredGigE1/0/3" or "gpu001 nic0"
 
@@ -70,6 +72,7 @@ class Vlan(Node):
 
     id: int
     name: str
+    description: str  # of the SVI / VSI: the fabric's mark (config/rules.py) and the tenant
     tenant: str
     l2vni: int
     rd: str
@@ -86,7 +89,7 @@ class Vrf(Node):
     name: str
     tenant: str
     tenant_id: int
-    description: str
+    description: str  # the fabric's mark (config/rules.py) and the tenant
     l3vni: int
     l3vni_interface: int  # number of the L3VNI's interface on platforms that need one (never a VLAN id)
     rd: str
@@ -107,6 +110,7 @@ class Acl(Node):
 
     name: str
     tenant: str
+    description: str  # the fabric's mark (config/rules.py) and the tenant
     entries: list[AclEntry]
 
 
@@ -124,7 +128,11 @@ class Bgp(Node):
     asn: int
     router_id: str
     max_paths: int
+    #: The system-wide ECMP cap to set where the platform's default is below max_paths (a
+    #: `max-ecmp-num`, which takes effect after a reboot); None: nothing to set.
+    max_ecmp: int | None = None
     graceful_restart: bool = False
+    overlay_bfd: bool = False  # BFD on the EVPN (multihop) sessions
     networks: list[str]  # CIDRs advertised into the underlay (loopbacks)
     neighbors: list[BgpNeighbor]
     evpn: bool
@@ -151,6 +159,7 @@ class Qos(Node):
     mtu: int  # IP MTU of fabric links
     tenant_mtu: int  # IP MTU of GPU ports and tenant gateways
     roce_mtu: int  # the RDMA path MTU every hop must carry whole
+    cell_bytes: int  # the buffer cell a platform counts headroom in (fabric.yaml qos.buffer)
     tuning: dict[str, int | float | str | None]  # the platform's own QoS values (fabric.yaml qos.<platform>)
 
 

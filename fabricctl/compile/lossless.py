@@ -21,5 +21,6 @@ def qos_intent(policy: QosPolicy, switch: Switch) -> Qos:  # type: ignore[valid-
         mtu=policy.mtu,
         tenant_mtu=policy.gpu_mtu,
         roce_mtu=policy.roce_mtu,
+        cell_bytes=policy.buffer.cell_bytes,
         tuning=policy.tuning_for(platform).model_dump(),
     )

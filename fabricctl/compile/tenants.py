@@ -3,12 +3,37 @@
 from __future__ import annotations
 
 from fabricctl.compile.allocate import Allocation, TenantAllocation
+from fabricctl.compile.buffers import LANE_GBPS, PORT_GBPS, lossless_port
 from fabricctl.compile.intent import Acl, AclEntry, Interface, Vlan, Vrf
 from fabricctl.compile.topology import Topology, addr_str
-from fabricctl.model.fabric import Switch
+from fabricctl.config.rules import fabric_mark
+from fabricctl.model.fabric import RD_SEGMENT_BASE, FabricSettings, Overlay, Switch
 
 
-def vrfs(tenants: list[TenantAllocation], router_id: str, l3vni_interface_base: int) -> list[Vrf]:
+def mark(fabric: str, a: TenantAllocation) -> str:
+    """The description (or ACL remark) of every object fabricctl creates for tenant `a`: the
+    fabric's mark (config/rules.py), then the tenant, so a switch shows who made it and for whom."""
+    return f"{fabric_mark(fabric)} tenant {a.name}"
+
+
+def vrf_rd(overlay: Overlay, router_id: str, a: TenantAllocation) -> str:
+    """The VRF's route distinguisher: `<router-id>:<tenant id>` (RFC 4364 section 4.2 type 1, one
+    per switch and VRF), or `<route_target_asn>:<L3VNI>` (type 0) with `rd_format: asn`."""
+    if overlay.rd_format == "asn":
+        return f"{overlay.route_target_asn}:{a.l3vni}"
+    return f"{router_id}:{a.tenant.id}"
+
+
+def segment_rd(overlay: Overlay, router_id: str, a: TenantAllocation) -> str:
+    """An l2 segment's route distinguisher: `<router-id>:<32767 + VLAN>`, clear of every VRF's
+    number on the switch, or `<route_target_asn>:<L2VNI>` with `rd_format: asn`."""
+    if overlay.rd_format == "asn":
+        return f"{overlay.route_target_asn}:{a.l2vni}"
+    assert a.vlan is not None
+    return f"{router_id}:{RD_SEGMENT_BASE + a.vlan}"
+
+
+def vrfs(tenants: list[TenantAllocation], router_id: str, overlay: Overlay, fabric: str) -> list[Vrf]:
     out = []
     for a in tenants:
         # A declared two-sided exception imports the peer's route target, and nothing else.
@@ -18,10 +43,10 @@ def vrfs(tenants: list[TenantAllocation], router_id: str, l3vni_interface_base: 
                 name=a.vrf,
                 tenant=a.name,
                 tenant_id=a.tenant.id,
-                description=a.tenant.description,
+                description=mark(fabric, a),
                 l3vni=a.l3vni,
-                l3vni_interface=l3vni_interface_base + a.tenant.id,
-                rd=f"{router_id}:{a.l3vni}",
+                l3vni_interface=overlay.l3vni_interface_base + a.tenant.id,
+                rd=vrf_rd(overlay, router_id, a),
                 route_targets_import=imports,
                 route_targets_export=[a.route_target],
             )
@@ -29,14 +54,17 @@ def vrfs(tenants: list[TenantAllocation], router_id: str, l3vni_interface_base: 
     return out
 
 
-def vlans(tenants: list[TenantAllocation], router_id: str, mtu: int) -> list[Vlan]:
+def vlans(
+    tenants: list[TenantAllocation], router_id: str, overlay: Overlay, mtu: int, fabric: str
+) -> list[Vlan]:
     return [
         Vlan(
             id=a.vlan,
             name=a.object_name,
+            description=mark(fabric, a),
             tenant=a.name,
             l2vni=a.l2vni,
-            rd=f"{router_id}:{a.l2vni}",
+            rd=segment_rd(overlay, router_id, a),
             route_target=a.l2_route_target,
             vrf=a.vrf,
             gateway=a.gateway,
@@ -48,11 +76,12 @@ def vlans(tenants: list[TenantAllocation], router_id: str, mtu: int) -> list[Vla
     ]
 
 
-def acls(tenants: list[TenantAllocation]) -> list[Acl]:
+def acls(tenants: list[TenantAllocation], fabric: str) -> list[Acl]:
     return [
         Acl(
             name=a.acl_name,
             tenant=a.name,
+            description=mark(fabric, a),
             entries=[
                 AclEntry(
                     seq=r.seq,
@@ -68,8 +97,15 @@ def acls(tenants: list[TenantAllocation]) -> list[Acl]:
     ]
 
 
-def gpu_interfaces(topo: Topology, alloc: Allocation, leaf: Switch, mtu: int) -> list[Interface]:
+def gpu_interfaces(
+    settings: FabricSettings, topo: Topology, alloc: Allocation, leaf: Switch, mtu: int
+) -> list[Interface]:
     """Every GPU-facing port: in its tenant's VRF or VLAN, or shut down when no tenant holds it."""
+    qos = settings.qos
+    sizes = {
+        speed: lossless_port(qos.buffer, speed, settings.cabling.gpu_cable, mtu, qos.roce_mtu, vxlan=False)
+        for speed in (PORT_GBPS, LANE_GBPS)
+    }
     out = []
     for gp in topo.gpu_ports[leaf.name]:
         held = alloc.port_owner.get((leaf.name, gp.name))
@@ -88,6 +124,7 @@ def gpu_interfaces(topo: Topology, alloc: Allocation, leaf: Switch, mtu: int) ->
             continue
         a, pa = held
         routed = a.tenant.isolation == "l3"
+        speed = PORT_GBPS if gp.lane is None else LANE_GBPS
         out.append(
             Interface(
                 name=gp.name,
@@ -100,6 +137,8 @@ def gpu_interfaces(topo: Topology, alloc: Allocation, leaf: Switch, mtu: int) ->
                 access_vlan=None if routed else a.vlan,
                 acl_in=a.acl_name,
                 lossless=a.tenant.lossless,
+                speed_gbps=speed if a.tenant.lossless else None,
+                headroom=sizes[speed] if a.tenant.lossless else None,
                 tenant=a.name,
                 peer=peer,
             )

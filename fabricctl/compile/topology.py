@@ -243,6 +243,22 @@ def _check_pod(
             f"at least {len(spines) * per_spine} ports",
         )
         ok = False
+    elif len(uplinks) > len(spines) * per_spine:
+        used = len(spines) * per_spine
+        log.add(
+            fabric_file,
+            fabric.settings_line("cabling", "leaf_uplink_ports"),
+            "cabling.leaf_uplink_ports",
+            f"{where}{len(uplinks) - used} of its {len(uplinks)} ports would stay unused: "
+            f"{len(spines)} spines x {per_spine} uplinks cable {used}",
+            f"exactly {used} ports"
+            + (
+                f", or leaf_uplinks_per_spine: {len(uplinks) // len(spines)}"
+                if len(uplinks) % len(spines) == 0
+                else ""
+            ),
+        )
+        ok = False
     if len(downlinks) < max(s.index for s in leaves) * per_spine:
         log.add(
             fabric_file,
@@ -383,8 +399,8 @@ def _cable_superspines(fabric: Fabric, topo: Topology, pod_spines: dict[int | No
         assert ss.plane is not None
         by_plane.setdefault(ss.plane, []).append(ss)
         topo.loopback[ss.name] = _host(und.superspine_loopbacks, (ss.plane - 1) * slots + ss.index)  # type: ignore[assignment]
-        assert und.superspine_asn_base is not None
-        topo.asn[ss.name] = und.superspine_asn_base + ss.plane
+        assert und.superspine_asn is not None
+        topo.asn[ss.name] = und.superspine_asn
     for pod in fabric.pods:
         assert pod is not None
         pool = pod_pool(und.superspine_p2p_links, pod, pods.max_pods)
@@ -466,6 +482,8 @@ def _check_numbering(fabric: Fabric, log: ProblemLog) -> bool:
             )
     else:
         _check_pod_asns(fabric, add)
+    if add.ok:
+        _check_reserved_asns(fabric, add)
     ports = [
         ("cabling.leaf_uplink_ports", cab.leaf_uplink_ports, fabric.leaves),
         ("cabling.leaf_gpu_ports", cab.leaf_gpu_ports, fabric.leaves),
@@ -501,11 +519,42 @@ def _check_numbering(fabric: Fabric, log: ProblemLog) -> bool:
     return add.ok
 
 
+#: ASNs no switch may take and no route target may carry: AS_TRANS stands in for any 4-byte
+#: ASN on a 2-byte speaker (RFC 6793 section 9), 65535 is reserved (RFC 7300).
+RESERVED_ASNS = {
+    23456: "AS_TRANS (RFC 6793): a 2-byte BGP speaker's stand-in for any 4-byte ASN",
+    65535: "reserved (RFC 7300)",
+}
+
+
+def _check_reserved_asns(fabric: Fabric, add: Callable[[str, str, str], None]) -> None:
+    """No switch gets a reserved ASN from the underlay's bases, and route targets carry none."""
+    und, pods = fabric.settings.underlay, fabric.settings.pods
+    for sw in fabric.switches:
+        if sw.role == "leaf":
+            asn, path, how = leaf_asn(fabric, sw), "underlay.leaf_asn_base", "leaf_asn_base + index"
+        elif sw.role == "spine":
+            asn = und.spine_asn + (sw.pod - 1 if pods is not None and sw.pod else 0)
+            path, how = "underlay.spine_asn", "spine_asn" + (" + pod - 1" if pods is not None else "")
+        else:
+            asn, path, how = und.superspine_asn or 0, "underlay.superspine_asn", "superspine_asn"
+        if asn in RESERVED_ASNS:
+            add(
+                path,
+                f"{sw.name} would get ASN {asn} ({how}), {RESERVED_ASNS[asn]}",
+                f"an ASN other than {asn}",
+            )
+            return
+    rt = fabric.settings.overlay.route_target_asn
+    if rt in RESERVED_ASNS:
+        add("overlay.route_target_asn", f"{rt} is {RESERVED_ASNS[rt]}", f"an ASN other than {rt}")
+
+
 def _check_pod_asns(fabric: Fabric, add: Callable[[str, str, str], None]) -> None:
     """Multi-pod ASNs (RFC 7938 section 5.2.1): the three runs - spine ASNs one per pod, leaf ASNs
-    a stride per pod, super-spine ASNs one per plane - stay in range and never meet."""
+    a stride per pod, the one super-spine ASN - stay in range and never meet."""
     und, pods = fabric.settings.underlay, fabric.settings.pods
-    assert pods is not None and und.superspine_asn_base is not None
+    assert pods is not None and und.superspine_asn is not None
     top = max(fabric.leaves, key=lambda s: s.index)
     if top.index > pods.leaf_asn_stride:
         add(
@@ -514,7 +563,6 @@ def _check_pod_asns(fabric: Fabric, add: Callable[[str, str, str], None]) -> Non
             f"leaf_asn_stride at least {top.index}",
         )
         return
-    planes = max((s.plane or 1) for s in fabric.superspines) if fabric.superspines else 1
     runs = [
         ("underlay.spine_asn", "spine ASNs", und.spine_asn, und.spine_asn + pods.max_pods - 1),
         (
@@ -523,12 +571,7 @@ def _check_pod_asns(fabric: Fabric, add: Callable[[str, str, str], None]) -> Non
             und.leaf_asn_base + 1,
             und.leaf_asn_base + pods.max_pods * pods.leaf_asn_stride,
         ),
-        (
-            "underlay.superspine_asn_base",
-            "super-spine ASNs",
-            und.superspine_asn_base + 1,
-            und.superspine_asn_base + planes,
-        ),
+        ("underlay.superspine_asn", "the super-spine ASN", und.superspine_asn, und.superspine_asn),
     ]
     for path, what, lo, hi in runs:
         if hi > MAX_ASN:
@@ -537,10 +580,11 @@ def _check_pod_asns(fabric: Fabric, add: Callable[[str, str, str], None]) -> Non
     for i, (path, what, lo, hi) in enumerate(runs):
         for _p, other, lo2, hi2 in runs[:i]:
             if lo <= hi2 and lo2 <= hi:
+                run = f"{what} {lo}" + (f"-{hi} meet" if hi > lo else " meets")
                 add(
                     path,
-                    f"{what} {lo}-{hi} meet the {other} {lo2}-{hi2} ({pods.max_pods} pods)",
-                    f"a range apart from {lo2}-{hi2}",
+                    f"{run} the {other} {lo2}-{hi2} ({pods.max_pods} pods)",
+                    f"{'a range' if hi > lo else 'an ASN'} apart from {lo2}-{hi2}",
                 )
 
 

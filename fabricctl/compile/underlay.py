@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from fabricctl.compile.buffers import PORT_GBPS, lossless_port
 from fabricctl.compile.intent import Bgp, BgpNeighbor, Interface, Loopback
 from fabricctl.compile.topology import Topology, addr_str
 from fabricctl.model.fabric import Switch
 from fabricctl.model.load import Fabric
+from fabricctl.platforms import get_platform
 
 
 def loopbacks(topo: Topology, switch: Switch) -> list[Loopback]:
@@ -21,8 +23,18 @@ def loopbacks(topo: Topology, switch: Switch) -> list[Loopback]:
     return out
 
 
-def fabric_interfaces(topo: Topology, switch: Switch, mtu: int) -> list[Interface]:
-    """Every cabled fabric port (leaf-spine, spine-superspine): routed /31, lossless QoS, jumbo MTU."""
+def fabric_interfaces(fabric: Fabric, topo: Topology, switch: Switch, mtu: int) -> list[Interface]:
+    """Every cabled fabric port (leaf-spine, spine-superspine): routed /31, lossless QoS, jumbo MTU,
+    PFC headroom for its cable's length class."""
+    settings = fabric.settings
+    qos = settings.qos
+    cable = {"leaf-spine": settings.cabling.uplink_cable}
+    if settings.pods is not None:
+        cable["spine-superspine"] = settings.pods.uplink_cable
+    sizes = {
+        tier: lossless_port(qos.buffer, PORT_GBPS, length, mtu, qos.roce_mtu, vxlan=True)
+        for tier, length in cable.items()
+    }
     out = []
     for link in topo.links_of(switch.name):
         if link.leaf == switch.name:  # the lower end: an uplink
@@ -49,6 +61,8 @@ def fabric_interfaces(topo: Topology, switch: Switch, mtu: int) -> list[Interfac
                 mtu=mtu,
                 ipv4=f"{addr_str(ip)}/31",
                 lossless=True,
+                speed_gbps=PORT_GBPS,
+                headroom=sizes[link.tier],
                 peer=f"{peer} {peer_port}",
             )
         )
@@ -105,11 +119,16 @@ def bgp(fabric: Fabric, topo: Topology, switch: Switch) -> Bgp:
     networks = [f"{addr_str(topo.loopback[switch.name])}/32"]
     if switch.role == "leaf":
         networks.append(f"{addr_str(topo.vtep[switch.name])}/32")
+    max_paths = fabric.settings.underlay.max_paths
+    platform = get_platform(switch.platform)
+    default_ecmp = platform.default_max_ecmp
     return Bgp(
         asn=topo.asn[switch.name],
         router_id=addr_str(topo.loopback[switch.name]),
-        max_paths=fabric.settings.underlay.max_paths,
+        max_paths=max_paths,
+        max_ecmp=max_paths if default_ecmp is not None and max_paths > default_ecmp else None,
         graceful_restart=fabric.settings.underlay.graceful_restart,
+        overlay_bfd=fabric.settings.overlay.bfd and platform.multihop_bfd,
         networks=networks,
         neighbors=neighbors,
         evpn=True,

@@ -14,7 +14,7 @@ import hashlib
 import re
 from dataclasses import dataclass, field
 
-from fabricctl.config.rules import TENANT_PREFIX, Dialect, Provenance, Reset
+from fabricctl.config.rules import TENANT_PREFIX, Dialect, Provenance, Reset, carries_mark
 from fabricctl.config.tree import Node as TreeNode
 from fabricctl.config.tree import parse_tree
 
@@ -40,57 +40,129 @@ def _merge(into: Node, nodes: list[TreeNode]) -> None:
         _merge(child, node.children)
 
 
-def owned_view(root: Node, dialect: Dialect) -> Node:
-    """The part of a config fabricctl owns: fabric-wide sections by shape, tenant objects only
-    when the switch shows fabricctl made them (their name, or what they are bound to, carries
-    the tenant prefix). The operator's look-alikes (`vsi legacy-ops`, `vrf instance oob`, a VRF
-    of theirs under `router bgp`) are left out of every diff, so nothing ever touches them."""
-    vlans = _owned_vlans(root, dialect)
-    out = Node("")
-    for line, node in root.children.items():
-        kind = dialect.tenant_object(line)
-        if kind is not None:
-            if _made_by_fabricctl(line, node, kind, vlans):
-                out.children[line] = node
-        elif dialect.owns(line):
-            out.children[line] = _without_foreign(line, node, dialect, vlans)
-    return out
+@dataclass
+class Ownership:
+    """What fabricctl can prove it made on one switch, by kind of tenant object (Provenance.kind):
+    `owned` keys carry the fabric's mark, follow an object that does, or are declared by the
+    intent; `alike` keys are the rest that look like fabricctl's (the tenant prefix)."""
+
+    owned: dict[str, set[str]] = field(default_factory=dict)
+    alike: dict[str, set[str]] = field(default_factory=dict)
+    declared: frozenset[str] = frozenset()  # top-level lines of the intent
+    intended: Node | None = None
+
+    def judge(self, kind: Provenance, key: str, node: Node, declared: bool) -> str:
+        """'owned', 'alike' or 'foreign' for one object, remembering its key."""
+        if (
+            declared
+            or key in self.owned.get(kind.kind, ())
+            or (kind.follows is not None and key in self.owned.get(kind.follows, ()))
+        ):
+            self.owned.setdefault(kind.kind, set()).add(key)
+            return "owned"
+        if _looks_like(kind, key, node) or (
+            kind.follows is not None and key in self.alike.get(kind.follows, ())
+        ):
+            self.alike.setdefault(kind.kind, set()).add(key)
+            return "alike"
+        return "foreign"
 
 
-def _owned_vlans(root: Node, dialect: Dialect) -> set[str]:
-    """VLAN ids fabricctl made on this switch: their `name` carries the tenant prefix."""
-    out = set()
-    for line, node in root.children.items():
-        m = re.match(dialect.vlan_names, line)
-        if m and any(c.startswith(f"name {TENANT_PREFIX}") for c in node.children):
-            out.add(m["id"])
-    return out
+def ownership(root: Node, dialect: Dialect, intended: Node | None = None) -> Ownership:
+    """Judge every tenant object of `root` (a running config) against `intended`: marked ones
+    first, then those that follow them (see Provenance)."""
+    declared = frozenset(intended.children) if intended is not None else frozenset()
+    proof = Ownership(declared=declared, intended=intended)
+    for line in declared:  # what the intent declares is fabricctl's, on the switch or not yet
+        found = dialect.tenant_object(line)
+        if found is not None:
+            proof.owned.setdefault(found[0].kind, set()).add(found[1])
+    mark = dialect.mark
+    objects = [
+        (line, node, *found) for line, node in root.children.items() if (found := dialect.tenant_object(line))
+    ]
+    for line, node, kind, key in sorted(objects, key=lambda item: item[2].follows is not None):
+        carries = kind.mark is not None and mark is not None and _carries(node, kind.mark, mark)
+        proof.judge(kind, key, node, carries or line in declared)
+    return proof
 
 
-def _made_by_fabricctl(line: str, node: Node, kind: Provenance, vlans: set[str]) -> bool:
-    m = re.match(kind.pattern, line)
-    if m is None:
-        return False
-    if kind.vlan:
-        return m["id"] in vlans
-    if kind.child is None:
-        return m["name"].startswith(TENANT_PREFIX)
-    for child in node.children:
-        c = re.match(kind.child, child)
-        if c and c["name"].startswith(TENANT_PREFIX):
+def _carries(node: Node, child: str, mark: str) -> bool:
+    for line in node.children:
+        m = re.match(child, line)
+        if m and carries_mark(m["text"], mark):
             return True
     return False
 
 
-def _without_foreign(line: str, node: Node, dialect: Dialect, vlans: set[str]) -> Node:
+def _looks_like(kind: Provenance, key: str, node: Node) -> bool:
+    if kind.looks is None:
+        return key.startswith(TENANT_PREFIX)
+    for line in node.children:
+        m = re.match(kind.looks, line)
+        if m and m["name"].startswith(TENANT_PREFIX):
+            return True
+    return False
+
+
+def owned_view(root: Node, dialect: Dialect, proof: Ownership | None = None, prune: bool = False) -> Node:
+    """The part of a config fabricctl owns: fabric-wide sections by shape, the ports the intent
+    (the cabling plan) names, and tenant objects it can prove it made (`proof`; by default the
+    config is its own intent). Look-alikes are left out of every diff (so nothing ever touches
+    them) unless `prune` is set; the operator's own objects always are."""
+    if proof is None:
+        proof = ownership(root, dialect, root)
+    out = Node("")
+    for line, node in root.children.items():
+        found = dialect.tenant_object(line)
+        if found is not None:
+            status = _status(proof, found[0], found[1])
+            if status == "owned" or (prune and status == "alike"):
+                out.children[line] = node
+        elif dialect.is_port(line):
+            if line in proof.declared:
+                out.children[line] = node
+        elif dialect.owns(line):
+            out.children[line] = _without_foreign(line, node, dialect, proof, prune)
+    return out
+
+
+def _status(proof: Ownership, kind: Provenance, key: str) -> str:
+    if key in proof.owned.get(kind.kind, ()):
+        return "owned"
+    return "alike" if key in proof.alike.get(kind.kind, ()) else "foreign"
+
+
+def lookalikes(root: Node, dialect: Dialect, proof: Ownership) -> list[str]:
+    """Top-level objects of `root` that look like fabricctl's but that it cannot prove it made."""
+    out = []
+    for line in root.children:
+        found = dialect.tenant_object(line)
+        if found is not None and _status(proof, *found) == "alike":
+            out.append(line)
+    return out
+
+
+def _without_foreign(line: str, node: Node, dialect: Dialect, proof: Ownership, prune: bool) -> Node:
     """An owned section without the tenant objects inside it that are not fabricctl's."""
     kinds = [kind for parent, kind in dialect.nested if re.match(parent, line)]
     if not kinds:
         return node
+    wanted = proof.intended.children.get(line) if proof.intended is not None else None
     kept = Node(node.line)
     for child, sub in node.children.items():
-        kind = next((k for k in kinds if re.match(k.pattern, child)), None)
-        if kind is None or _made_by_fabricctl(child, sub, kind, vlans):
+        found = None
+        for kind in kinds:
+            m = re.match(kind.pattern, child)
+            if m:
+                found = (kind, m["key"])
+                break
+        if found is None:
+            kept.children[child] = sub
+            continue
+        declared = wanted is not None and child in wanted.children
+        status = proof.judge(found[0], found[1], sub, declared)
+        if status == "owned" or (prune and status == "alike"):
             kept.children[child] = sub
     return kept
 
@@ -203,6 +275,9 @@ class DeviceDiff:
     intended_text: str = field(repr=False)
     dialect: Dialect = field(repr=False)
     intended: Node | None = field(default=None, repr=False)  # parsed already, when it was
+    #: Objects of the running config that look like fabricctl's but carry no proof that it made
+    #: them: kept (reported by the plan), or removed when the diff was made with `prune`.
+    lookalikes: list[str] = field(default_factory=list)
 
     @property
     def changed(self) -> bool:
@@ -215,9 +290,25 @@ class DeviceDiff:
         return config_hash(canonical_text(owned_view(tree, self.dialect), self.dialect))
 
 
-def remediation(running: Node, intended: Node, dialect: Dialect) -> list[Op]:
-    changes, removals = _remediate(owned_view(running, dialect), owned_view(intended, dialect), dialect, True)
-    return changes + removals
+def owned_hash(text: str, intended: Node, dialect: Dialect) -> str:
+    """The hash of what fabricctl owns of `text` next to `intended` (its tenant objects, the
+    ports of the cabling plan, fabric-wide sections): equal for two configs that differ only in
+    what is the operator's."""
+    tree = parse_config(text)
+    view = owned_view(tree, dialect, ownership(tree, dialect, intended))
+    return config_hash(canonical_text(view, dialect))
+
+
+def remediation(
+    running: Node, intended: Node, dialect: Dialect, prune: bool = False
+) -> tuple[list[Op], list[str]]:
+    """The ops that make `running` what `intended` says, and the look-alikes of `running` (kept,
+    or removed with `prune`)."""
+    proof = ownership(running, dialect, intended)
+    changes, removals = _remediate(
+        owned_view(running, dialect, proof, prune), owned_view(intended, dialect), dialect, True
+    )
+    return changes + removals, lookalikes(running, dialect, proof)
 
 
 def commands_of(ops: list[Op], dialect: Dialect, depth: int = 0) -> list[str]:
@@ -255,12 +346,17 @@ def diff_text(ops: list[Op], dialect: Dialect, depth: int = 0) -> tuple[list[str
     return lines, added, removed
 
 
-def diff_device(name: str, running_text: str, intended_text: str, dialect: Dialect) -> DeviceDiff:
-    """Everything `plan` needs for one switch."""
+def diff_device(
+    name: str, running_text: str, intended_text: str, dialect: Dialect, prune: bool = False
+) -> DeviceDiff:
+    """Everything `plan` needs for one switch (with `prune`, look-alikes are removed too)."""
     # The same text is the same config: nothing to parse or compare (a re-plan's saved-against-
     # running check of every switch that runs its intent).
     intended = None if running_text == intended_text else parse_config(intended_text)
-    ops = [] if intended is None else remediation(parse_config(running_text), intended, dialect)
+    ops: list[Op] = []
+    alike: list[str] = []
+    if intended is not None:
+        ops, alike = remediation(parse_config(running_text), intended, dialect, prune)
     body, added, removed = diff_text(ops, dialect)
     header = [f"--- {name} running (owned scope)", f"+++ {name} intended"] if body else []
     return DeviceDiff(
@@ -271,4 +367,5 @@ def diff_device(name: str, running_text: str, intended_text: str, dialect: Diale
         intended_text=intended_text,
         dialect=dialect,
         intended=intended,
+        lookalikes=alike,
     )

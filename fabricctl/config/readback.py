@@ -46,6 +46,10 @@ class PortQos:
     ecn_queues: dict[int, Src] = field(default_factory=dict)
     strict_queues: dict[int, Src] = field(default_factory=dict)
     headroom: dict[int, Src] = field(default_factory=dict)  # PFC headroom reserved per priority
+    #: The headroom a line sets, in buffer cells (where the NOS takes a size; absent: it sizes it).
+    headroom_cells: dict[int, At[int]] = field(default_factory=dict)
+    #: ECN marking thresholds per queue, as the config spells them (both ends of a link compare).
+    ecn_values: dict[int, At[str]] = field(default_factory=dict)
     profile: Src | None = None  # the service-profile / wred apply line, when there is one
 
 
@@ -112,6 +116,21 @@ class Acl:
 
 
 @dataclass
+class BgpConfig:
+    """What decides how many equal paths the underlay installs (verify/ecmp.py): the ASN, the
+    IPv4 unicast sessions and what they announce, and the multipath settings."""
+
+    asn: At[int] | None = None
+    ipv4_peers: set[str] = field(default_factory=set)  # peers activated in IPv4 unicast
+    networks: list[At[IPv4Network]] = field(default_factory=list)  # prefixes it announces
+    max_paths: At[int] | None = None  # `balance N` / `maximum-paths N` (None: 1)
+    #: Equal-length paths with different AS paths load-balance: the line that says so, or the
+    #: platform's default (`multipath_relax_default`) when no line does.
+    relax: At[bool] | None = None
+    ecmp_limit: At[int] | None = None  # the system's ECMP cap (`max-ecmp-num`)
+
+
+@dataclass
 class SwitchConfig:
     """One switch's config text read back."""
 
@@ -124,10 +143,23 @@ class SwitchConfig:
     dscp_map: dict[int, At[int]] = field(default_factory=dict)  # DSCP -> class (traffic class or dot1p)
     class_queue: dict[int, At[int]] = field(default_factory=dict)  # class -> queue where remapped
     bgp_neighbors: dict[str, At[int]] = field(default_factory=dict)  # peer ip -> remote AS
+    bgp: BgpConfig = field(default_factory=BgpConfig)
     #: Tunnel QoS a VTEP sets (TUNNEL_* keys -> the line): what it does not state is the NOS default.
     tunnel_qos: dict[str, Src] = field(default_factory=dict)
+    #: What the NOS does without a tunnel QoS line (TUNNEL_* -> a sentence with its source): the
+    #: lossless proof quotes it when a line is missing.
+    tunnel_defaults: dict[str, str] = field(default_factory=dict)
+    #: Tunnel behaviour no line sets and no vendor document states (TUNNEL_* -> why it is taken
+    #: as given): the proof rests on it and the report lists it as an assumption.
+    tunnel_assumed: dict[str, str] = field(default_factory=dict)
     ip_mtu_default: int = 1500  # the IP MTU of a routed port without an mtu line
+    #: Whether equal-length BGP paths with different AS paths load-balance when no line says
+    #: (the NOS's default, docs/multipod.md), and the ECMP cap without a line (None: none).
+    multipath_relax_default: bool = False
+    ecmp_limit_default: int | None = None
     max_frame_default: int | None = None  # frame limit without a setting (None: IP MTU + header)
+    #: The PFC watchdog / deadlock timers, as the config spells them (one setting per switch).
+    watchdog_timers: At[str] | None = None
     lines: int = 0
 
     def ip_mtu(self, intf: Interface) -> At[int]:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import re
 from dataclasses import dataclass, field
@@ -16,23 +17,45 @@ class Negation:
 
 
 #: Every object fabricctl creates for a tenant carries this prefix in its name (VRF, ACL, VSI,
-#: VLAN name), and every other object it creates refers to one that does: that is how fabricctl
-#: knows, on a switch, what it made. Anything else is the operator's and is never touched.
+#: VLAN name). The prefix alone proves nothing (an operator may name a VRF `tnt-ops` too): it only
+#: makes an object fabricctl cannot prove it made a look-alike, which a plan reports.
 TENANT_PREFIX = "tnt-"
+
+#: First word of the mark: the description (or ACL remark) every object fabricctl creates carries.
+MARK_WORD = "fabricctl"
+
+
+def fabric_mark(fabric: str) -> str:
+    """The mark of the objects fabricctl creates for `fabric`: 'fabricctl <fabric>', at the start
+    of their description or remark. A description that starts so names the fabric that made it."""
+    return f"{MARK_WORD} {fabric}"
+
+
+def carries_mark(text: str, mark: str) -> bool:
+    """True when a description/remark text is `mark`, or `mark` followed by a space and more."""
+    return text == mark or text.startswith(mark + " ")
 
 
 @dataclass(frozen=True)
 class Provenance:
-    """A kind of tenant object and how a switch shows that fabricctl made it.
+    """A kind of object fabricctl creates, and what proves, on a switch, that fabricctl made it.
 
-    `pattern` matches the object's line. With `child` None, its `name` group must carry the
-    tenant prefix; with `child`, one of the object's lines matching `child` must (an SVI bound
-    to a tenant VRF). With `vlan`, its `id` group must be a VLAN fabricctl made on that switch.
+    `pattern` matches the object's line; its group `key` names the object (a VRF name, a VLAN id).
+    Proof is one of:
+    - `mark`: a child line (regex; group `text`) whose text carries the fabric's mark;
+    - `follows`: the object of that kind with the same key is fabricctl's (a VRF's routing
+      follows the VRF; a VLAN follows its SVI where the VLAN itself has no description).
+    Either way an object the intent declares is fabricctl's too (that is how unmarked objects of a
+    fabric deployed before marks existed are adopted: the next apply marks them).
+    `looks` says when an object fabricctl cannot prove it made looks like one of its own: a child
+    line (regex; group `name`) carrying the tenant prefix, or (None) the key itself carrying it.
     """
 
+    kind: str
     pattern: str
-    child: str | None = None
-    vlan: bool = False
+    mark: str | None = None
+    follows: str | None = None
+    looks: str | None = None
 
 
 @dataclass(frozen=True)
@@ -59,11 +82,12 @@ class Dialect:
     negate_prefix: str  # 'no ' / 'undo '
     exit_command: str  # leaves one level in config mode ('exit' / 'quit')
     owned: tuple[str, ...]  # fabric-wide top-level lines fabricctl owns whatever their name
-    not_owned: tuple[str, ...] = ()  # exceptions to `owned` (management VRFs, ...)
+    #: Front-panel ports (and breakout lanes): fabricctl's only when the cabling plan names them
+    #: (they are in the intended config); any other port is never touched.
+    ports: str = r"$^"
     tenant_objects: tuple[Provenance, ...] = ()  # top-level tenant objects, owned by provenance
     #: (owned section, tenant object inside it): e.g. a VRF under `router bgp`, also by provenance
     nested: tuple[tuple[str, Provenance], ...] = ()
-    vlan_names: str = r"$^"  # a top-level VLAN line whose `name` child shows provenance (group `id`)
     single_value: tuple[str, ...] = ()  # regex prefix: a new value replaces the old, no negation
     negations: tuple[Negation, ...] = ()  # special removal forms, first match wins
     never_remove: tuple[str, ...] = ()  # lines that cannot be negated (physical ports, link-mode)
@@ -81,6 +105,13 @@ class Dialect:
     vrf_header: str = r"$^"  # a tenant VRF's top-level line; group 1 is the VRF's name
     vlan_objects: tuple[str, ...] = ()  # names a tenant VLAN gives config objects ({id})
     l3vni_objects: tuple[str, ...] = ()  # names a VRF's L3VNI gives config objects ({number})
+    #: The mark of the fabric whose config is compared (`for_fabric`); None: no object proves
+    #: itself by its mark, only by the intent.
+    mark: str | None = None
+
+    def for_fabric(self, fabric: str) -> Dialect:
+        """These rules for the switches of `fabric`: objects carrying its mark are fabricctl's."""
+        return _with_mark(self, fabric_mark(fabric))
 
     # The rules are matched once per config line and switch (millions of times in a plan of a
     # large fabric): each list is compiled once, and `value_key` tries all its prefixes in one
@@ -91,12 +122,16 @@ class Dialect:
         return tuple(re.compile(p) for p in self.owned)
 
     @functools.cached_property
-    def _not_owned(self) -> tuple[re.Pattern[str], ...]:
-        return tuple(re.compile(p) for p in self.not_owned)
-
-    @functools.cached_property
     def _tenant_objects(self) -> tuple[tuple[re.Pattern[str], Provenance], ...]:
         return tuple((re.compile(p.pattern), p) for p in self.tenant_objects)
+
+    @functools.cached_property
+    def _ports(self) -> re.Pattern[str]:
+        return re.compile(self.ports)
+
+    def is_port(self, top_line: str) -> bool:
+        """A front-panel port or breakout lane (owned only when the intended config has it)."""
+        return self._ports.match(top_line) is not None
 
     @functools.cached_property
     def _single_value(self) -> re.Pattern[str]:
@@ -119,13 +154,16 @@ class Dialect:
         return tuple(re.compile(p) for p in self.removal_order)
 
     def owns(self, top_line: str) -> bool:
-        """Fabric-wide lines owned by shape (tenant objects also need `owns_object`)."""
-        return any(rx.match(top_line) for rx in self._owned) and not any(
-            rx.match(top_line) for rx in self._not_owned
-        )
+        """Fabric-wide lines owned by shape (tenant objects and ports are owned by proof)."""
+        return any(rx.match(top_line) for rx in self._owned)
 
-    def tenant_object(self, line: str) -> Provenance | None:
-        return next((p for rx, p in self._tenant_objects if rx.match(line)), None)
+    def tenant_object(self, line: str) -> tuple[Provenance, str] | None:
+        """The kind of tenant object `line` opens, and its key."""
+        for rx, p in self._tenant_objects:
+            m = rx.match(line)
+            if m:
+                return p, m["key"]
+        return None
 
     def value_key(self, line: str) -> str | None:
         """The part of a single-valued line that names the setting (without its value)."""
@@ -149,3 +187,9 @@ class Dialect:
             if rx.match(top_line):
                 return i
         return len(self.removal_order)
+
+
+@functools.lru_cache(maxsize=64)
+def _with_mark(dialect: Dialect, mark: str) -> Dialect:
+    """One marked copy per (rules, fabric): its compiled patterns are made once per run."""
+    return dataclasses.replace(dialect, mark=mark)

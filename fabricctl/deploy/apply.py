@@ -207,7 +207,7 @@ class _Runner:
         request = PushRequest(
             commands=sp.commands,
             intended=self.prepared.configs[name],
-            dialect=get_platform(sp.platform).dialect,
+            dialect=self.prepared.dialect(name),
             expected_running_hash=sp.running_hash,
             confirm_timeout=self.opts.confirm_timeout,
             run_id=self.report.run_id,
@@ -272,7 +272,7 @@ class _Runner:
         sp = self.plan.switches[name]
         target = target_of(task.host, self.opts.timeout)
         platform = get_platform(sp.platform)
-        pusher, dialect = platform.pusher(), platform.dialect
+        pusher, dialect = platform.pusher(), self.prepared.dialect(name)
         before = self.before[name]
         self.announce(name, "rollback")
         try:

@@ -183,6 +183,7 @@ _OWN = (
         re.compile(r"\brejected\b|% ?(unrecognized|incomplete|ambiguous|wrong parameter|too many)", re.I),
         "rejected",
     ),
+    (re.compile(r"closed the session"), "disconnected"),
     (re.compile(r"no reply from the switch within|timed out", re.I), "timeout"),
     (re.compile(r"still differ|reports no difference|device diff adds lines"), "verify"),
 )

@@ -1,8 +1,10 @@
 """One apply per fabric at a time: `<root>/.fabricctl/lock.json`, published atomically (link).
 
-The lock says who holds it (user, host, pid, since when, which plan). A lock is stale when
-its pid is dead on this host or it is older than the TTL; a stale lock is taken over, a live
-one is a clear refusal. `fabricctl force-unlock` removes any lock by hand.
+The lock says who holds it (user, host, pid, since when, which plan), in a format with a version
+(`FORMAT`). A lock is stale when its pid is dead on this host or it is older than the TTL; a stale
+lock is taken over, a live one is a clear refusal. A lock that cannot be read, or is of a format
+this fabricctl does not know, proves nothing about its holder: it is a refusal too (fail closed),
+naming the file and `fabricctl force-unlock`, which removes any lock by hand.
 """
 
 from __future__ import annotations
@@ -20,13 +22,17 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from fabricctl.errors import StageError
+from fabricctl.model.text import printable
 from fabricctl.procs import pid_alive
 
 TTL_SECONDS = 6 * 3600
+#: What a lock file says it is: `{"format": FORMAT_NAME, "version": FORMAT, ...LockInfo}`.
+FORMAT_NAME = "fabricctl-lock"
+FORMAT = 1
 
 
 class LockHeld(StageError):
-    """Another apply holds the fabric lock."""
+    """Another apply holds the fabric lock (or a lock nobody can read says one might)."""
 
 
 @dataclass
@@ -39,7 +45,8 @@ class LockInfo:
 
     def describe(self) -> str:
         when = dt.datetime.fromtimestamp(self.created, dt.UTC).replace(microsecond=0).isoformat()
-        return f"{self.user}@{self.host} pid {self.pid} since {when} (plan {self.plan_hash[:12]})"
+        who = printable(f"{self.user}@{self.host}")  # read from a file anyone may have written
+        return f"{who} pid {self.pid} since {when} (plan {printable(self.plan_hash[:12])})"
 
     def stale(self, ttl: float = TTL_SECONDS) -> bool:
         if time.time() - self.created > ttl:
@@ -52,14 +59,46 @@ def lock_path(root: Path) -> Path:
 
 
 def read_lock(root: Path) -> LockInfo | None:
+    """The holder of the fabric lock, or None when there is no lock. Raises LockHeld when there is
+    a lock that does not say who holds it: unreadable, not this format, or of another version."""
+    path = lock_path(root)
     try:
-        data = json.loads(lock_path(root).read_text(encoding="utf-8"))
-        return LockInfo(**data)
+        text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
         return None
-    except (OSError, ValueError, TypeError):
-        # Unreadable lock (half-written by a crash): treat as a stale one from nobody.
-        return LockInfo("unknown", "unknown", 0, 0.0, "")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise _unreadable(path, getattr(exc, "strerror", None) or type(exc).__name__) from None
+    return parse_lock(text, path)
+
+
+def parse_lock(text: str, path: Path) -> LockInfo:
+    """A lock file's holder (format FORMAT), or LockHeld naming the file and `force-unlock`."""
+    try:
+        data = json.loads(text)
+    except ValueError:
+        raise _unreadable(path, "not JSON") from None
+    if not isinstance(data, dict):
+        raise _unreadable(path, "not a JSON object")
+    if data.get("format") != FORMAT_NAME or "version" not in data:
+        raise _unreadable(path, "not a fabricctl lock of a known format")
+    if data["version"] != FORMAT:
+        raise _unreadable(path, f"lock format version {data['version']!r} (this fabricctl reads {FORMAT})")
+    fields = {k: v for k, v in data.items() if k not in ("format", "version")}
+    types = {"user": str, "host": str, "pid": int, "created": (int, float), "plan_hash": str}
+    if set(fields) != set(types) or any(
+        isinstance(fields[k], bool) or not isinstance(fields[k], t) for k, t in types.items()
+    ):
+        raise _unreadable(path, f"the fields are not {', '.join(types)}")
+    if not 0 <= fields["created"] < 2**33 or not 0 <= fields["pid"] < 2**31:  # NaN fails too
+        raise _unreadable(path, "its time or pid is out of range")
+    return LockInfo(**fields)
+
+
+def _unreadable(path: Path, why: str) -> LockHeld:
+    return LockHeld(
+        f"the fabric lock {path} cannot be read ({why}), so another apply may hold it: nothing applied; "
+        "if no apply of this fabric runs anywhere, remove it with 'fabricctl force-unlock'"
+    )
 
 
 def remove_lock(root: Path) -> None:
@@ -76,7 +115,7 @@ def _create(path: Path, info: LockInfo) -> bool:
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            json.dump(asdict(info), fh, indent=2)
+            json.dump({"format": FORMAT_NAME, "version": FORMAT, **asdict(info)}, fh, indent=2)
             fh.write("\n")
         try:
             os.link(tmp, path)
@@ -95,9 +134,9 @@ def _take_over(path: Path, stale: LockInfo) -> None:
     except FileNotFoundError:
         return
     try:
-        moved = LockInfo(**json.loads(aside.read_text(encoding="utf-8")))
-    except (OSError, ValueError, TypeError):
-        moved = LockInfo("unknown", "unknown", 0, 0.0, "")
+        moved: LockInfo | None = parse_lock(aside.read_text(encoding="utf-8"), path)
+    except (OSError, UnicodeDecodeError, LockHeld):
+        moved = None
     if moved != stale:
         with contextlib.suppress(FileExistsError):
             os.link(aside, path)
@@ -136,10 +175,11 @@ def acquire(
 
 
 def release(root: Path, info: LockInfo) -> None:
-    """Remove the lock if it is still ours."""
-    held = read_lock(root)
-    if held is not None and held.pid == info.pid and held.created == info.created:
-        remove_lock(root)
+    """Remove the lock if it is still ours (one that cannot be read is not)."""
+    with contextlib.suppress(LockHeld):
+        held = read_lock(root)
+        if held is not None and held.pid == info.pid and held.created == info.created:
+            remove_lock(root)
 
 
 @contextmanager

@@ -15,13 +15,18 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from fabricctl.config.diff import diff_device
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from fabricctl.config.diff import DeviceDiff, diff_device, owned_hash, parse_config
 from fabricctl.errors import StageError
+from fabricctl.model.text import printable
+from fabricctl.outputs import write_output
 from fabricctl.platforms import get_platform
 from fabricctl.platforms.push import normalize_running, running_hash
 
 if TYPE_CHECKING:
     from fabricctl.compile.build import Compiled
+    from fabricctl.config.rules import Dialect
     from fabricctl.deploy.fetch import Fetched
     from fabricctl.deploy.stages import Stages
     from fabricctl.verify.report import VerifyReport
@@ -46,6 +51,10 @@ class Prepared:
     platforms: dict[str, str]
     verify: VerifyReport | None = None  # the proofs that held (plan shows them; apply records them)
     fetch_seconds: dict[str, float] = field(default_factory=dict)  # per switch, when this run read it
+
+    def dialect(self, name: str) -> Dialect:
+        """The remediation rules of switch `name`, knowing this fabric's mark (what it owns)."""
+        return get_platform(self.platforms[name]).dialect.for_fabric(self.compiled.fabric.settings.name)
 
 
 def inputs_hash(root: Path, configs: dict[str, str]) -> str:
@@ -104,9 +113,9 @@ def prepare(
 
 
 def proofs_line(report: VerifyReport) -> str:
-    """'isolation, lossless and capacity hold (11 tenants, 48 switches)'."""
+    """'isolation, lossless, ECMP width and capacity hold (11 tenants, 48 switches)'."""
     return (
-        f"isolation, lossless and capacity hold ({report.tenants} tenants, {report.switches} switches"
+        f"isolation, lossless, ECMP width and capacity hold ({report.tenants} tenants, {report.switches} switches"
         + (f", {len(report.exceptions)} declared exceptions" if report.exceptions else "")
         + ")"
     )
@@ -128,6 +137,9 @@ class SwitchPlan:
     pending: str | None = None  # what an interrupted push left armed; apply confirms or restores it
     cause: str | None = None  # why it is unreachable (deploy/failures.py: dns, refused, auth, ...)
     hint: str | None = None  # what to check, one line
+    #: Objects that look like fabricctl's but carry no proof it made them (config/diff.py): kept,
+    #: or removed when the plan was made with --prune.
+    lookalikes: list[str] = field(default_factory=list)
 
 
 @dataclass
@@ -142,6 +154,7 @@ class Plan:
     changed_since_commit: str | None = None
     # What the change touches: {"tenants": [TenantChange dicts], "fabric_wide": [...], "freed_ports": [...]}
     changes: dict[str, Any] = field(default_factory=dict)
+    prune: bool = False  # made with --prune: its commands also remove the look-alikes
 
     @property
     def selected(self) -> list[str]:
@@ -180,6 +193,7 @@ class Plan:
             "limit": self.limit,
             "changed_since": self.changed_since,
             "changed_since_commit": self.changed_since_commit,
+            "prune": self.prune,
             "selected": self.selected,
             "summary": self.summary(),
             "changes": self.changes,
@@ -194,8 +208,12 @@ class Plan:
         return hashlib.sha256(self.to_json().encode()).hexdigest()
 
 
-def make_plan(prepared: Prepared, fetched: dict[str, Fetched], limit: list[str] | None = None) -> Plan:
-    """Diff every selected switch that could be read; the others are listed as unreachable."""
+def make_plan(
+    prepared: Prepared, fetched: dict[str, Fetched], limit: list[str] | None = None, prune: bool = False
+) -> Plan:
+    """Diff every selected switch that could be read; the others are listed as unreachable.
+    With `prune`, objects that look like fabricctl's but carry no proof it made them are removed
+    too; without, they are kept and listed."""
     switches: dict[str, SwitchPlan] = {}
     for name in prepared.names:
         platform = prepared.platforms[name]
@@ -209,15 +227,15 @@ def make_plan(prepared: Prepared, fetched: dict[str, Fetched], limit: list[str] 
                 name, platform, "unreachable", error=error, role=role, cause=cause, hint=hint
             )
             continue
-        dialect = get_platform(platform).dialect
+        dialect = prepared.dialect(name)
         running = normalize_running(got.text)
-        dd = diff_device(name, running, prepared.configs[name], dialect)
+        dd = diff_device(name, running, prepared.configs[name], dialect, prune)
         pending = got.pending
         unsaved = (
             pending is None
             and not dd.changed
             and got.saved is not None
-            and diff_device(name, normalize_running(got.saved), running, dialect).changed
+            and _unsaved(normalize_running(got.saved), running, prepared.configs[name], dd, dialect)
         )
         if unsaved:
             pending = "it runs the intended config but has not saved it (an interrupted apply?)"
@@ -233,42 +251,86 @@ def make_plan(prepared: Prepared, fetched: dict[str, Fetched], limit: list[str] 
             removed=dd.removed,
             role=role,
             pending=pending,
+            lookalikes=dd.lookalikes,
         )
     now = dt.datetime.now(dt.UTC).replace(microsecond=0).isoformat()
     fabric = prepared.compiled.fabric.settings.name
-    return Plan(fabric, prepared.inputs_hash, switches, list(limit or []), now)
+    return Plan(fabric, prepared.inputs_hash, switches, list(limit or []), now, prune=prune)
+
+
+def _unsaved(saved: str, running: str, intended: str, dd: DeviceDiff, dialect: Dialect) -> bool:
+    """The switch runs what fabricctl owns of its intent but has not saved it; what is the
+    operator's (unsaved or not) is theirs to save."""
+    if saved == running:
+        return False
+    tree = dd.intended if dd.intended is not None else parse_config(intended)
+    return owned_hash(saved, tree, dialect) != owned_hash(running, tree, dialect)
 
 
 def save_plan(plan: Plan, path: Path) -> None:
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(plan.to_json(), encoding="utf-8")
-    tmp.replace(path)
+    """The plan file, whole or not at all (outputs.py: through a symlink, never over a device)."""
+    write_output(Path(path), plan.to_json())
+
+
+class _PlanFile(BaseModel):
+    """The plan file as `Plan.to_dict` writes it, checked field by field on reading."""
+
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+    format_version: int
+    fabric: str
+    created_at: str = ""
+    inputs_hash: str
+    limit: list[str] = Field(default_factory=list)
+    changed_since: str | None = None
+    changed_since_commit: str | None = None
+    prune: bool = False
+    selected: list[str] = Field(default_factory=list)  # derived (Plan.selected): not read back
+    summary: dict[str, int] = Field(default_factory=dict)  # derived (Plan.summary): not read back
+    changes: dict[str, Any] = Field(default_factory=dict)
+    switches: dict[str, SwitchPlan]
 
 
 def load_plan(path: Path) -> Plan:
+    """A saved plan, or PlanError naming the file and, for a file that is not a plan, the field."""
     try:
-        data = json.loads(Path(path).read_text(encoding="utf-8"))
-    except (OSError, ValueError) as exc:
-        raise PlanError(f"cannot read plan {path}: {type(exc).__name__}: {exc}") from None
+        text = Path(path).read_text(encoding="utf-8")
+        data = json.loads(text)
+    except (OSError, UnicodeDecodeError, ValueError, RecursionError) as exc:
+        raise PlanError(
+            f"cannot read plan {path}: {type(exc).__name__}: {printable(str(exc))[:200]}"
+        ) from None
     if not isinstance(data, dict) or data.get("format_version") != FORMAT_VERSION:
         got = data.get("format_version") if isinstance(data, dict) else None
         raise PlanError(f"{path}: plan format version {got!r} (this fabricctl reads {FORMAT_VERSION})")
     try:
-        switches = {n: SwitchPlan(**s) for n, s in data["switches"].items()}
-        return Plan(
-            data["fabric"],
-            data["inputs_hash"],
-            switches,
-            list(data.get("limit", [])),
-            data.get("created_at", ""),
-            changed_since=data.get("changed_since"),
-            changed_since_commit=data.get("changed_since_commit"),
-            changes=dict(data.get("changes") or {}),
+        doc = _PlanFile.model_validate_json(text)  # JSON mode: strict types, objects for dataclasses
+    except ValidationError as exc:
+        err = exc.errors(include_url=False, include_input=False)[0]
+        where = ".".join(printable(str(p)) for p in err["loc"])
+        more = f" (and {exc.error_count() - 1} more)" if exc.error_count() > 1 else ""
+        raise PlanError(f"{path}: not a fabricctl plan: {where}: {err['msg']}{more}") from None
+    return Plan(
+        doc.fabric,
+        doc.inputs_hash,
+        doc.switches,
+        doc.limit,
+        doc.created_at,
+        changed_since=doc.changed_since,
+        changed_since_commit=doc.changed_since_commit,
+        changes=doc.changes,
+        prune=doc.prune,
+    )
+
+
+def check_fabric(plan: Plan, compiled: Compiled, plan_file: Path) -> None:
+    """Refuse, before any switch is read, a plan made for another fabric (by its name in fabric.yaml)."""
+    here = compiled.fabric.settings.name
+    if plan.fabric != here:
+        raise PlanError(
+            f"{plan_file} is a plan for fabric {plan.fabric!r}, but the fabric at "
+            f"{compiled.fabric.root} is {here!r}: nothing applied (allowed: a plan made for {here!r})"
         )
-    except (KeyError, TypeError) as exc:
-        raise PlanError(f"{path}: not a fabricctl plan ({type(exc).__name__}: {exc})") from None
 
 
 def stale_reasons(plan: Plan, prepared: Prepared, fetched: dict[str, Fetched]) -> list[str]:
@@ -286,8 +348,9 @@ def stale_reasons(plan: Plan, prepared: Prepared, fetched: dict[str, Fetched]) -
         elif name in prepared.configs:
             # Same inputs, same running config: the commands must be exactly what they give, so
             # a plan file edited after review (hashes intact) is never pushed.
-            dialect = get_platform(prepared.platforms[name]).dialect
-            fresh = diff_device(name, normalize_running(got.text), prepared.configs[name], dialect)
+            fresh = diff_device(
+                name, normalize_running(got.text), prepared.configs[name], prepared.dialect(name), plan.prune
+            )
             if fresh.commands != sp.commands:
                 edited.append(name)
     if changed:

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from fabricctl.gitinfo import repo_state
+from fabricctl.outputs import write_output
 from fabricctl.secrets import redact, redacted_json
 
 RUNS = Path(".fabricctl") / "runs"
@@ -64,13 +65,10 @@ def run_context(root: Path, argv: list[str] | None = None) -> dict[str, Any]:
 
 
 def write_record(path: Path, data: dict[str, Any]) -> Path:
-    """Atomic, redacted JSON (a reader never sees half a record)."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(redacted_json(data), encoding="utf-8")
-    tmp.replace(path)
-    return path
+    """Atomic, redacted JSON (a reader never sees half a record; outputs.py: through a symlink,
+    never over a device)."""
+    write_output(Path(path), redacted_json(data))
+    return Path(path)
 
 
 class RecordWriter:
@@ -223,30 +221,51 @@ def read_runs(root: Path, limit: int | None = None) -> list[RunSummary]:
 
 
 def _summary(path: Path, root: Path) -> RunSummary:
+    """One record's line; a record that cannot be read as one, whatever its shape (not JSON,
+    nested past any depth, fields of the wrong type), is listed as unreadable with the reason."""
     rel = os.path.relpath(path, root) if Path(root).exists() else str(path)
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
-        if not isinstance(data, dict):
-            raise ValueError("not a JSON object")
-    except (OSError, ValueError) as exc:
-        return RunSummary(path.stem, "", "", "", None, None, {}, path=rel, problem=type(exc).__name__)
-    switches = data.get("switches") if isinstance(data.get("switches"), dict) else {}
+        return _from_record(data, path.stem, rel)
+    except (OSError, UnicodeDecodeError, ValueError, RecursionError) as exc:
+        why = str(exc) if isinstance(exc, _NotARecord) else type(exc).__name__
+        return RunSummary(path.stem, "", "", "", None, None, {}, path=rel, problem=why)
+
+
+class _NotARecord(ValueError):
+    """JSON that is not a run record (the message says which field)."""
+
+
+def _field(data: dict[str, Any], key: str, kind: type, default: Any) -> Any:
+    """`data[key]` when it is absent, null or of `kind`; any other value makes no run record."""
+    value = data.get(key, default)
+    if value is not None and not isinstance(value, kind):
+        raise _NotARecord(f"not a run record: {key} is {type(value).__name__}")
+    return value
+
+
+def _from_record(data: Any, stem: str, rel: str) -> RunSummary:
+    if not isinstance(data, dict):
+        raise _NotARecord(f"not a run record: a JSON {type(data).__name__}")
+    switches = _field(data, "switches", dict, {}) or {}
+    git = _field(data, "git", dict, {}) or {}
+    counts = _field(data, "counts", dict, {}) or {}
     by_status: dict[str, list[str]] = {}
     for name, sw in switches.items():
-        status = sw.get("status", "") if isinstance(sw, dict) else ""
+        status = _field(sw, "status", str, "") if isinstance(sw, dict) else ""
         by_status.setdefault(status, []).append(str(name))
-    git = data.get("git") if isinstance(data.get("git"), dict) else {}
-    counts = data.get("counts") if isinstance(data.get("counts"), dict) else {}
+    if any(isinstance(v, bool) or not isinstance(v, int) for v in counts.values()):
+        raise _NotARecord("not a run record: counts are not whole numbers")
     return RunSummary(
-        run_id=str(data.get("run_id", path.stem)),
-        started=str(data.get("started", "")),
-        user=str(data.get("user", "") or "-"),
-        host=str(data.get("host", "") or "-"),
-        commit=git.get("commit"),
-        dirty=git.get("dirty"),
-        counts={str(k): int(v) for k, v in counts.items() if isinstance(v, int)},
+        run_id=_field(data, "run_id", str, stem) or stem,
+        started=_field(data, "started", str, "") or "",
+        user=_field(data, "user", str, "") or "-",
+        host=_field(data, "host", str, "") or "-",
+        commit=_field(git, "commit", str, None),
+        dirty=_field(git, "dirty", bool, None),
+        counts={str(k): v for k, v in counts.items()},
         changed=by_status.get("changed", []),
         failed=by_status.get("failed", []),
-        stopped_reason=str(data.get("stopped_reason", "")),
+        stopped_reason=_field(data, "stopped_reason", str, "") or "",
         path=rel,
     )

@@ -69,8 +69,11 @@ def build_plan(
     stages: Stages | None = None,
     configs: dict[str, str] | None = None,
     allow_gpu_moves: bool = False,
+    *,
+    prune: bool = False,
 ) -> tuple[Plan, Prepared]:
-    """Verify the whole fabric, pick the switches, read them with `fetch`, diff and annotate.
+    """Verify the whole fabric, pick the switches, read them with `fetch`, diff and annotate
+    (with `prune`, look-alikes are removed too: plan.make_plan).
 
     With `changed_since`, only switches whose intent differs from the fabric at that git REF
     are read and diffed. Tests pass a fetcher of saved configs; the CLI passes Nornir's.
@@ -91,7 +94,7 @@ def build_plan(
     fetched = fetch(list(prepared.names)) if prepared.names else {}
     prepared.fetch_seconds = {n: f.seconds for n, f in fetched.items() if f.seconds}
     with stages.stage("diff") as step, paused_gc():
-        plan = make_plan(prepared, fetched, limit)
+        plan = make_plan(prepared, fetched, limit, prune)
         running = {n: normalize_running(fetched[n].text or "") for n in plan.changed}
         moves = gpu_moves_of(prepared, fetched)
         annotate(plan, prepared.compiled, ref, running, moves)

@@ -172,7 +172,11 @@ class CliSession:
     def banner(self) -> str:
         return ""
 
-    def invalid(self, line: str, words: list[str], index: int, prompt: str) -> CliError:
+    def invalid(
+        self, line: str, words: list[str], index: int, prompt: str, out_of_range: bool = False
+    ) -> CliError:
+        """The NOS's answer to a line it refuses; `out_of_range`: a value of the right shape that
+        is outside the documented range."""
         raise NotImplementedError
 
     async def config_line(self, line: str) -> None:
@@ -210,7 +214,7 @@ class CliSession:
         try:
             await self.config_line(stripped)
         except InvalidInput as exc:
-            raise self.invalid(line, exc.words, exc.index, prompt) from None
+            raise self.invalid(line, exc.words, exc.index, prompt, exc.out_of_range) from None
         return ""
 
     def help(self, line: str) -> list[str]:

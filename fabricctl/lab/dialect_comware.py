@@ -17,6 +17,9 @@ from fabricctl.lab.names import canonical, full_interface_line
 
 SAVED = "Validating file. Please wait...\nSaved the current configuration to mainboard device successfully."
 UNRECOGNIZED = " % Unrecognized command found at '^' position."
+#: A value of the right kind outside its range (`vlan 5000`, an RD number past 16 bits): Comware
+#: marks the value and answers this instead of UNRECOGNIZED.
+WRONG_PARAMETER = " % Wrong parameter found at '^' position."
 #: `save <file>` and `configuration replace file <file>` wording follows the Comware V7 command
 #: reference examples as far as known; the overwrite question is an assumption ([U]).
 SAVED_FILE = (
@@ -82,9 +85,12 @@ class ComwareCli(CliSession):
             "******************************************************************************\n\n"
         )
 
-    def invalid(self, line: str, words: list[str], index: int, prompt: str) -> CliError:
+    def invalid(
+        self, line: str, words: list[str], index: int, prompt: str, out_of_range: bool = False
+    ) -> CliError:
         caret = " " * (len(prompt) + word_column(line, index)) + "^"
-        return CliError(f"{caret}\n{UNRECOGNIZED}", eapi=UNRECOGNIZED.strip())
+        message = WRONG_PARAMETER if out_of_range else UNRECOGNIZED
+        return CliError(f"{caret}\n{message}", eapi=message.strip())
 
     async def execute(self, line: str, as_json: bool = False) -> Output:
         if self.question is not None:

@@ -58,7 +58,9 @@ class EosCli(CliSession):
     def banner(self) -> str:
         return "Last login: lab\r\n"
 
-    def invalid(self, line: str, words: list[str], index: int, prompt: str) -> CliError:
+    def invalid(
+        self, line: str, words: list[str], index: int, prompt: str, out_of_range: bool = False
+    ) -> CliError:
         word = words[index] if index < len(words) else ""
         msg = f"Invalid input (at token {index}: '{word}')"
         return CliError(f"% {msg}", eapi=msg)

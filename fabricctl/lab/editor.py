@@ -14,12 +14,14 @@ from fabricctl.lab.grammar import Grammar, Rule
 
 
 class InvalidInput(Exception):
-    """A line the grammar rejects; `index` is the first offending word."""
+    """A line the grammar rejects; `index` is the first offending word; `out_of_range` when that
+    word has the right shape but a value the device refuses (a VLAN 5000, an RD number past 16 bits)."""
 
-    def __init__(self, words: list[str], index: int) -> None:
+    def __init__(self, words: list[str], index: int, out_of_range: bool = False) -> None:
         super().__init__(" ".join(words))
         self.words = words
         self.index = index
+        self.out_of_range = out_of_range
 
 
 @dataclass
@@ -73,7 +75,9 @@ class Editor:
             if full is not None and full != words and self._apply(full):
                 return
         index = max(self.grammar.error_at(f.mode, words) for f in self.stack)
-        raise InvalidInput(words, index)
+        raise InvalidInput(
+            words, index, any(self.grammar.out_of_range(f.mode, words, index) for f in self.stack)
+        )
 
     def _apply(self, words: list[str]) -> bool:
         negs = self.grammar.negations

@@ -40,6 +40,30 @@ def _colon_mac(value: str) -> str:
 
 #: Placeholder name -> how the device prints a value it accepts in several spellings.
 SPELLING: dict[str, Callable[[str], str]] = {"mac-eos": _colon_mac}
+
+
+def _rd_in_range(value: str) -> bool:
+    """A route distinguisher or route target in one of its three documented forms (RFC 4364
+    section 4.2; H3C/HPE `route-distinguisher`: "16-bit AS number:32-bit user-defined number",
+    "32-bit IP address:16-bit user-defined number", "32-bit AS number:16-bit user-defined number,
+    where the minimum value of the AS number is 65536"): the number after the colon must fit."""
+    admin, _, number = value.rpartition(":")
+    if "." in admin and admin.count(".") == 3:  # an IPv4 address: 16-bit number
+        return int(number) <= 0xFFFF
+    if "." in admin:  # a 4-byte ASN in dotted form: 16-bit number
+        high, low = (int(x) for x in admin.split("."))
+        return high <= 0xFFFF and low <= 0xFFFF and int(number) <= 0xFFFF
+    asn = int(admin)
+    if asn <= 0xFFFF:
+        return int(number) <= 0xFFFFFFFF
+    return asn <= 0xFFFFFFFF and int(number) <= 0xFFFF
+
+
+#: Placeholder name -> a check of a value whose shape already matched (a number in range).
+VALUE_CHECKS: dict[str, Callable[[str], bool]] = {"rd": _rd_in_range}
+
+#: Token.verdict: the word does not have the token's shape / has it but is out of range / fits.
+NO_MATCH, OUT_OF_RANGE, MATCH = 0, 1, 2
 _TEXT = "<text>"
 _PART = re.compile(r"(<[a-z-]+(?::\d+-\d+)?>|\{[^}]+\})")
 
@@ -50,18 +74,29 @@ class Token:
 
     regex: re.Pattern[str]
     ranges: tuple[tuple[int, int], ...] = ()
+    checks: tuple[Callable[[str], bool], ...] = ()
 
-    def fullmatch(self, word: str) -> bool:
+    def verdict(self, word: str) -> int:
+        """MATCH, OUT_OF_RANGE (a value of the right shape the device refuses: a VLAN 5000, an
+        RD number past 16 bits) or NO_MATCH."""
         m = self.regex.fullmatch(word)
         if m is None:
-            return False
-        return all(lo <= int(m[f"r{i}"]) <= hi for i, (lo, hi) in enumerate(self.ranges))
+            return NO_MATCH
+        if all(lo <= int(m[f"r{i}"]) <= hi for i, (lo, hi) in enumerate(self.ranges)) and all(
+            check(m[f"v{i}"]) for i, check in enumerate(self.checks)
+        ):
+            return MATCH
+        return OUT_OF_RANGE
+
+    def fullmatch(self, word: str) -> bool:
+        return self.verdict(word) == MATCH
 
 
 def _compile_token(spec: str) -> Token:
     """Turn one token spec such as `Ethernet<port>`, `<int:1-4094>` or `{route|bridge}` into a Token."""
     out: list[str] = []
     ranges: list[tuple[int, int]] = []
+    checks: list[Callable[[str], bool]] = []
     for part in _PART.split(spec):
         if not part:
             continue
@@ -71,13 +106,16 @@ def _compile_token(spec: str) -> Token:
                 lo, hi = (int(b) for b in bounds.split("-"))
                 out.append(f"(?P<r{len(ranges)}>\\d+)")
                 ranges.append((lo, hi))
+            elif name in VALUE_CHECKS:
+                out.append(f"(?P<v{len(checks)}>{PLACEHOLDERS[name]})")
+                checks.append(VALUE_CHECKS[name])
             else:
                 out.append(f"(?:{PLACEHOLDERS[name]})")
         elif part.startswith("{"):
             out.append("(?:" + "|".join(re.escape(a) for a in part[1:-1].split("|")) + ")")
         else:
             out.append(re.escape(part))
-    return Token(re.compile("".join(out)), tuple(ranges))
+    return Token(re.compile("".join(out)), tuple(ranges), tuple(checks))
 
 
 @dataclass(frozen=True)
@@ -232,6 +270,18 @@ class Grammar:
                     if kw.startswith(partial) or kw.startswith("<"):
                         out[kw] = None
         return sorted(out, key=lambda w: (w == "<cr>", w.startswith("<"), w))
+
+    def out_of_range(self, mode: str, words: Sequence[str], index: int) -> bool:
+        """True when word `index` has the shape a rule of `mode` expects there but a value the
+        device refuses (Comware then answers "Wrong parameter", not "Unrecognized command")."""
+        body = words[1:] if words and words[0] in self.negations else words
+        for rule in self.modes[mode].rules:
+            for seq, at in ((words, index), (body, index - (len(words) - len(body)))):
+                if 0 <= at < len(seq) and at < len(rule.tokens) and rule.depth(seq)[1] == at:
+                    tok = rule.tokens[at]
+                    if tok is not None and tok.verdict(seq[at]) == OUT_OF_RANGE:
+                        return True
+        return False
 
     def error_at(self, mode: str, words: Sequence[str]) -> int:
         """Index of the first word no rule of `mode` accepts (for `^` / token markers)."""

@@ -81,9 +81,10 @@ def check_ports(spec: str) -> None:
 class Underlay(Strict):
     """eBGP underlay: one ASN for all spines, one per leaf, numbered /31 fabric links.
 
-    A multi-pod fabric (`pods:` in fabric.yaml) adds a super-spine tier: one ASN per super-spine
-    plane (superspine_asn_base + plane), the spines of pod p take spine_asn + p - 1, and the
-    super-spines number their loopbacks and spine links from pools of their own.
+    A multi-pod fabric (`pods:` in fabric.yaml) adds a super-spine tier: one ASN for every
+    super-spine (superspine_asn, RFC 7938 section 5.2.1), the spines of pod p take
+    spine_asn + p - 1, and the super-spines number their loopbacks and spine links from pools of
+    their own.
     """
 
     spine_asn: StrictInt = Field(ge=1, le=4294967294)
@@ -97,8 +98,9 @@ class Underlay(Strict):
     bfd: StrictBool = True
     #: BGP graceful restart: a control-plane restart keeps forwarding (peers keep the routes).
     graceful_restart: StrictBool = True
-    #: Multi-pod fabrics only: plane k of the super-spine tier is ASN superspine_asn_base + k.
-    superspine_asn_base: StrictInt | None = Field(default=None, ge=1, le=4294967294)
+    #: Multi-pod fabrics only: the one ASN of every super-spine (RFC 7938 section 5.2.1), so a route
+    #: between pods carries the same AS path over every plane and ECMP uses every uplink.
+    superspine_asn: StrictInt | None = Field(default=None, ge=1, le=4294967294)
     superspine_loopbacks: Network | None = None
     superspine_p2p_links: Network | None = None
 
@@ -125,6 +127,12 @@ class Underlay(Strict):
         return pools
 
 
+#: Route distinguishers of `rd_format: router-id` (a 16-bit number after the router id): a VRF's
+#: number is its tenant id (1-32767), an l2 segment's is 32767 + its VLAN (32768-36861), as Cisco
+#: NX-OS derives `rd auto` for a Layer-2 VNI, so the two runs never meet on one switch.
+RD_SEGMENT_BASE = 32767
+
+
 class Overlay(Strict):
     """EVPN/VXLAN numbering: every tenant number follows from its explicit id."""
 
@@ -132,6 +140,16 @@ class Overlay(Strict):
     l2vni_base: StrictInt = Field(ge=1, le=16_000_000)
     vlan_base: StrictInt = Field(ge=0, le=4000)
     route_target_asn: StrictInt = Field(ge=1, le=65535)
+    #: BFD on the EVPN sessions (multihop, loopback to loopback) where the NOS documents it, as
+    #: the vendor's own fabric design sets it (docs/eos-design.md): a dead route server leaves in
+    #: under a second.
+    bfd: StrictBool = True
+    #: How route distinguishers are written (docs/multipod.md, "Route distinguishers"):
+    #: `router-id`: `<router-id>:<tenant id>` for a VRF, `<router-id>:<32767 + VLAN>` for an l2
+    #: segment (RFC 4364 section 4.2 type 1: a 16-bit number, unique per switch); `asn`:
+    #: `<route_target_asn>:<VNI>` (type 0: a 32-bit number, the same on every leaf), for fabrics
+    #: with tenant ids above what a 16-bit number leaves room for.
+    rd_format: Literal["router-id", "asn"] = "router-id"
     anycast_gateway_mac: str = Field(pattern=r"^[0-9a-f]{2}(:[0-9a-f]{2}){5}$")
     tenant_id_max: StrictInt = Field(default=9999, ge=1, le=99999)
     #: A tenant's L3VNI interface (where the NOS needs one) is base + id, above every VLAN id so it
@@ -171,6 +189,20 @@ class Overlay(Strict):
         return value
 
     @model_validator(mode="after")
+    def _rds_fit(self) -> Overlay:
+        """A type 1 RD's number is 16 bits (RFC 4364 section 4.2); VRFs take 1..tenant_id_max and
+        segments 32768 and up, so tenant ids must stay below 32768 (a switch refuses the line)."""
+        if self.rd_format == "router-id" and self.tenant_id_max > RD_SEGMENT_BASE:
+            raise ValueError(
+                f"tenant_id_max {self.tenant_id_max} gives VRF route distinguishers <router-id>:<id> up to "
+                f"<router-id>:{self.tenant_id_max}, but an IP-address RD holds a 16-bit number and VRFs may use "
+                f"only 1-{RD_SEGMENT_BASE} (segments use {RD_SEGMENT_BASE + 1}-{RD_SEGMENT_BASE + 4094}); "
+                f"set tenant_id_max at most {RD_SEGMENT_BASE}, or rd_format: asn "
+                "(<route_target_asn>:<VNI>, a 32-bit number)"
+            )
+        return self
+
+    @model_validator(mode="after")
     def _vni_ranges_apart(self) -> Overlay:
         """Tenant ids 1..tenant_id_max give L3VNIs and L2VNIs from their bases: the two runs
         must not meet, or one tenant's L2VNI is another's L3VNI."""
@@ -195,6 +227,28 @@ ROCE_HEADERS = 64
 ETHERNET_OVERHEAD = 18
 
 
+#: Cable length classes (SONiC's buffer profiles are keyed by 5m, 40m and 300m): a rack's DAC, a
+#: row's AOC, a hall's fibre. PFC headroom grows with the bytes a cable holds (compile/buffers.py).
+CableLength = Literal["5m", "40m", "100m", "300m"]
+
+
+def cable_meters(length: str) -> int:
+    return int(length.removesuffix("m"))
+
+
+class BufferModel(Strict):
+    """The ASIC figures of the PFC headroom model (compile/buffers.py, SONiC's dynamic-buffer
+    formula). Defaults are SONiC's published ASIC_TABLE entry for a 400G ASIC (Spectrum-3:
+    cell 144 bytes, pipeline latency 18 KB, MAC/PHY delay 0.8 KB, sonic-buildimage
+    files/build_templates/asic_table.j2) and its lossless traffic pattern (100% small packets, the
+    worst case); set your switch ASIC's figures from its vendor's buffer guide."""
+
+    cell_bytes: StrictInt = Field(default=144, ge=64, le=1024)
+    mac_phy_delay_bytes: StrictInt = Field(default=820, ge=0, le=1_000_000)
+    pipeline_latency_bytes: StrictInt = Field(default=18_432, ge=0, le=10_000_000)
+    small_packet_percent: StrictInt = Field(default=100, ge=0, le=100)
+
+
 class _QosPolicy(Strict):
     """The lossless RoCEv2 class, fabric-wide; per-platform tuning where syntax differs.
 
@@ -212,6 +266,8 @@ class _QosPolicy(Strict):
     roce_mtu: Literal[1024, 2048, 4096] = 4096
     lossless_bandwidth_percent: StrictInt = Field(default=50, ge=1, le=99)
     profile_name: str = Field(default="ROCE-LOSSLESS", pattern=r"^[A-Z][A-Z0-9_-]{0,30}$")
+    #: How much PFC headroom each lossless port needs, from its speed and cable (compile/buffers.py).
+    buffer: BufferModel = Field(default_factory=BufferModel)
 
     @model_validator(mode="after")
     def _distinct(self) -> _QosPolicy:
@@ -288,6 +344,9 @@ class Cabling(Strict):
     max_oversubscription: float = Field(default=1.0, ge=1.0, le=16.0, strict=True)
     nics_per_server: StrictInt = Field(default=8, ge=1, le=16)
     server_name: str = Field(default="gpu{:03d}", pattern=r"^[a-z][a-z0-9-]*\{:0?\d?d\}$")
+    #: Cable length classes: leaf to GPU NIC, and leaf to spine (PFC headroom follows them).
+    gpu_cable: CableLength = "5m"
+    uplink_cable: CableLength = "40m"
 
     @field_validator("leaf_uplink_ports", "leaf_gpu_ports", "spine_downlink_ports")
     @classmethod
@@ -323,6 +382,8 @@ class Pods(Strict):
     superspine_downlink_ports: PortRange
     #: The spine tier's declared oversubscription (leaf-facing : super-spine-facing bandwidth).
     max_oversubscription: float = Field(default=1.0, ge=1.0, le=16.0, strict=True)
+    #: Cable length class between a spine and its super-spines.
+    uplink_cable: CableLength = "300m"
 
     @field_validator("max_pods")
     @classmethod
@@ -425,7 +486,7 @@ class FabricSettings(Strict):
     @model_validator(mode="after")
     def _pods_complete(self) -> FabricSettings:
         """A multi-pod fabric needs the super-spine tier's ASNs and pools; a 2-tier one none."""
-        names = ("superspine_asn_base", "superspine_loopbacks", "superspine_p2p_links")
+        names = ("superspine_asn", "superspine_loopbacks", "superspine_p2p_links")
         if self.pods is not None:
             missing = [n for n in names if getattr(self.underlay, n) is None]
             if missing:

@@ -10,6 +10,8 @@ belongs) with a located error instead of a traceback.
 from __future__ import annotations
 
 import difflib
+import ipaddress
+import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -86,6 +88,8 @@ def check_inventory(root: Path, log: ProblemLog) -> dict[str, YamlDoc] | None:
                 continue
             _check_entry(doc, (str(name),), entry, log, groups)
     _check_group_loops(docs["groups"], groups, log)
+    if len(log.problems) == problems:
+        _check_one_value_per_host(docs, log)
     return docs if len(log.problems) == problems else None
 
 
@@ -93,9 +97,21 @@ def check_inventory(root: Path, log: ProblemLog) -> dict[str, YamlDoc] | None:
 _TEXT_KEYS = {
     "hostname": "an address or DNS name",
     "username": "a user name",
-    "password": "a password (better: FABRICCTL_PASSWORD)",
     "platform": "a platform name",
 }
+#: Where credentials come from instead of the repository (deploy/credentials).
+CREDENTIALS_HINT = "no password in the repository: FABRICCTL_PASSWORD or FABRICCTL_SECRETS_FILE at run time"
+#: A DNS name (RFC 1123 labels: letters, digits, '-' inside; dots between; at most 253 characters).
+_HOST_NAME = re.compile(r"(?=.{1,253}\.?$)(?!-)[A-Za-z0-9-]{1,63}(?<!-)(\.(?!-)[A-Za-z0-9-]{1,63}(?<!-))*\.?")
+
+
+def is_host(value: str) -> bool:
+    """An IPv4 or IPv6 address, or a DNS name, as a management `hostname` must be."""
+    try:
+        ipaddress.ip_address(value)
+        return True
+    except ValueError:
+        return _HOST_NAME.fullmatch(value) is not None and not value.replace(".", "").isdigit()
 
 
 def _shown(value: Any) -> str:
@@ -132,24 +148,44 @@ def _check_entry(
                 add((key,), "must be a list", "names of groups in groups.yaml")
                 continue
             for i, group in enumerate(value):
-                if group not in groups:
-                    close = difflib.get_close_matches(str(group), [str(g) for g in groups], n=1)
+                if not isinstance(group, str):
+                    add(
+                        (key, i),
+                        f"a group name is text, not {kind_of(group)}",
+                        ", ".join(str(g) for g in groups),
+                    )
+                elif group not in groups:
+                    close = difflib.get_close_matches(group, [str(g) for g in groups], n=1)
                     hint = f"; did you mean '{close[0]}'?" if close else ""
-                    add((key, i), f"unknown group {group!r}{hint}", ", ".join(str(g) for g in groups))
+                    add((key, i), f"unknown group {_shown(group)}{hint}", ", ".join(str(g) for g in groups))
         elif key == "connection_options" and isinstance(value, dict):
             for plugin, options in value.items():
                 if not isinstance(options, dict):
                     add(
                         (key, plugin),
                         "must be a mapping of keys",
-                        "hostname, port, username, password, platform, extras",
+                        "hostname, port, username, platform, extras",
                     )
+                elif options.get("password") is not None:
+                    add((key, plugin, "password"), "a password in the repository", CREDENTIALS_HINT)
+        elif key == "password" and value is not None:
+            add(
+                (key,),
+                "a password in the repository: every clone and CI log of it has the password",
+                CREDENTIALS_HINT,
+            )
         elif key == "port" and value is not None and (isinstance(value, bool) or not isinstance(value, int)):
             add((key,), f"{_shown(value)} must be a whole number", "a TCP port, 1-65535")
         elif key == "port" and isinstance(value, int) and not 1 <= value <= 65535:
             add((key,), f"{value} is out of range", "a TCP port, 1-65535")
         elif key in _TEXT_KEYS and value is not None and not isinstance(value, str):
             add((key,), f"must be text, not {kind_of(value)}", _TEXT_KEYS[key])
+        elif key == "hostname" and isinstance(value, str) and not is_host(value):
+            add(
+                (key,),
+                f"{_shown(value)} is neither an IP address nor a host name",
+                "an IPv4 or IPv6 address, or a DNS name: letters, digits, '-' and '.'",
+            )
 
 
 def _check_data(data: dict[str, Any], add: Any) -> None:
@@ -166,6 +202,81 @@ def _check_data(data: dict[str, Any], add: Any) -> None:
             )
         elif key in ("index", "pod", "plane") and (isinstance(value, bool) or not isinstance(value, int)):
             add((key,), f"{_shown(value)} must be a whole number", "a whole number, 1-4096")
+
+
+def group_chain(entry: dict[str, Any], groups: dict[str, Any]) -> list[str]:
+    """The groups an entry inherits from, in the order Nornir reads them: each of its groups,
+    then that group's own groups, depth first (the first that sets a value gives it)."""
+    out: list[str] = []
+
+    def visit(name: object) -> None:
+        if not isinstance(name, str) or name in out or not isinstance(groups.get(name), dict):
+            return
+        out.append(name)
+        for parent in groups[name].get("groups") or []:
+            visit(parent)
+
+    for name in entry.get("groups") or []:
+        visit(name)
+    return out
+
+
+def value_origin(docs: dict[str, YamlDoc], host: str, key: str) -> tuple[YamlDoc, tuple[str, ...]] | None:
+    """Where a host's `key` (`platform`, or `data.<name>`) comes from as Nornir resolves it: the
+    host itself, its groups in order, then defaults. None when nothing sets it."""
+    path = tuple(key.split("."))
+    hosts, groups = docs["hosts"].data or {}, docs["groups"].data or {}
+    entry = hosts.get(host)
+    if not isinstance(entry, dict):
+        return None
+    places: list[tuple[YamlDoc, tuple[str, ...], Any]] = [(docs["hosts"], (host,), entry)]
+    places += [(docs["groups"], (g,), groups[g]) for g in group_chain(entry, groups)]
+    if "defaults" in docs and isinstance(docs["defaults"].data, dict):
+        places.append((docs["defaults"], (), docs["defaults"].data))
+    for doc, at, data in places:
+        node: Any = data
+        for part in path:
+            node = node.get(part) if isinstance(node, dict) else None
+        if node is not None:
+            return doc, (*at, *path)
+    return None
+
+
+#: Host values a group may give, which two of a host's groups must not give differently.
+_ONE_VALUE = ("data.role", "platform", "data.model", "data.index", "data.pod", "data.plane")
+
+
+def _check_one_value_per_host(docs: dict[str, YamlDoc], log: ProblemLog) -> None:
+    """A host in two groups that give it different roles (or platforms, models, ...): Nornir
+    would silently take the first group's, so a spine in the leaf group stays a spine."""
+    hosts, groups = docs["hosts"], docs["groups"].data or {}
+    for name, entry in (hosts.data or {}).items():
+        if not isinstance(entry, dict):
+            continue
+        chain = group_chain(entry, groups)
+        for key in _ONE_VALUE:
+            path = tuple(key.split("."))
+            own: Any = entry
+            for part in path:
+                own = own.get(part) if isinstance(own, dict) else None
+            if own is not None:  # the host's own value is the one Nornir takes
+                continue
+            given: dict[str, list[str]] = {}
+            for group in chain:
+                node: Any = groups[group]
+                for part in path:
+                    node = node.get(part) if isinstance(node, dict) else None
+                if node is not None:
+                    given.setdefault(repr(node), []).append(group)
+            if len(given) > 1:
+                said = "; ".join(f"{v} from {', '.join(g)}" for v, g in given.items())
+                log.add(
+                    hosts.file,
+                    hosts.line_of((name, "groups")),
+                    f"{name}.groups",
+                    f"its groups give it different {path[-1]}s: {said}",
+                    f"groups that agree on {path[-1]}, or {path[-1]} set on the host",
+                )
 
 
 def _check_group_loops(doc: YamlDoc, groups: dict[str, Any], log: ProblemLog) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import datetime as dt
 import difflib
 import functools
+import os
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -15,10 +16,11 @@ from pydantic import BaseModel, ValidationError
 
 from fabricctl.model.bounds import MAX_INVENTORY_FILE_BYTES, MAX_TENANT_FILE_BYTES, MAX_TENANT_FILES
 from fabricctl.model.fabric import FabricSettings, Switch
-from fabricctl.model.inventory import check_inventory, load_inventory
+from fabricctl.model.inventory import check_inventory, load_inventory, value_origin
 from fabricctl.model.problems import ProblemLog, kind_of
 from fabricctl.model.tenant import Tenant
 from fabricctl.model.yamlsource import YamlDoc, dotted, inside_root, load_yaml, validated
+from fabricctl.platforms import PLATFORMS
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -330,16 +332,17 @@ def load_fabric(root: Path, log: ProblemLog) -> Fabric | None:
     if docs is None or fabric_doc is None:
         return None
     settings = validate_doc(fabric_doc, FabricSettings, log)
-    switches = _switches(root, docs["hosts"], log)
+    switches = _switches(root, docs, log)
     if settings is None or switches is None:
         return None
-    if not _pods_match(settings, switches, docs["hosts"], log):
+    if not _pods_match(settings, switches, docs, log):
         return None
     return Fabric(root=root, settings=settings, switches=switches, settings_doc=fabric_doc)
 
 
-def _switches(root: Path, hosts: YamlDoc, log: ProblemLog) -> list[Switch] | None:
+def _switches(root: Path, docs: dict[str, YamlDoc], log: ProblemLog) -> list[Switch] | None:
     """Each host's role, platform, index and model as Nornir resolves them (groups, nesting, defaults)."""
+    hosts = docs["hosts"]
     try:
         inventory = load_inventory(root)
     except Exception as exc:  # what the located checks let through and Nornir still refused
@@ -347,6 +350,8 @@ def _switches(root: Path, hosts: YamlDoc, log: ProblemLog) -> list[Switch] | Non
         log.add(hosts.file, 1, "", f"Nornir cannot read the inventory ({type(exc).__name__})")
         return None
     out: list[Switch] = []
+    # A bad value a group (or defaults) gives is one problem at its line, naming every host.
+    shared = _SharedProblems(hosts, log)
     for name, host in inventory.hosts.items():
         record = {
             "name": str(name),
@@ -361,11 +366,25 @@ def _switches(root: Path, hosts: YamlDoc, log: ProblemLog) -> list[Switch] | Non
             "line": hosts.line_of((name,)),
         }
         try:
-            out.append(Switch.model_validate(record))
+            sw = Switch.model_validate(record)
         except ValidationError as exc:
             groups = [g.name for g in host.groups]
             for err in exc.errors(include_url=False):
-                _switch_problem(hosts, log, str(name), groups, record, err)
+                _switch_problem(docs, shared, str(name), groups, record, err)
+            continue
+        models = PLATFORMS[sw.platform].models
+        if sw.model and models and sw.model not in models:
+            doc, path = value_origin(docs, sw.name, "data.model") or (hosts, (sw.name,))
+            shared.add(
+                doc,
+                path,
+                sw.name,
+                f"{show(sw.model)} is a model fabricctl has no capabilities for",
+                f"{', '.join(models)} ({PLATFORMS[sw.platform].title}), or no model",
+            )
+            continue
+        out.append(sw)
+    shared.log_all()
     seen: dict[tuple[str, int | None, int | None, int], str] = {}
     for sw in out:
         key = (sw.role, sw.pod, sw.plane, sw.index)
@@ -391,17 +410,16 @@ def switch_order(sw: Switch) -> tuple[int, int, int, int]:
     return (_ROLE_ORDER[sw.role], sw.pod or 0, sw.plane or 0, sw.index)
 
 
-def _pods_match(settings: FabricSettings, switches: list[Switch], hosts: YamlDoc, log: ProblemLog) -> bool:
+def _pods_match(
+    settings: FabricSettings, switches: list[Switch], docs: dict[str, YamlDoc], log: ProblemLog
+) -> bool:
     """Every leaf and spine of a multi-pod fabric names its pod, every super-spine its plane;
     a 2-tier fabric has neither (nor super-spines)."""
-    ok = True
+    shared = _SharedProblems(docs["hosts"], log)
 
     def add(sw: Switch, key: str, message: str, allowed: str) -> None:
-        nonlocal ok
-        ok = False
-        path = (sw.name, "data", key)
-        line = hosts.line_of(path if path in hosts.lines else (sw.name,))
-        log.add(hosts.file, line, ".".join(path), message, allowed)
+        doc, path = value_origin(docs, sw.name, f"data.{key}") or (docs["hosts"], (sw.name, "data", key))
+        shared.add(doc, path, sw.name, message, allowed)
 
     pods = settings.pods
     for sw in switches:
@@ -448,19 +466,46 @@ def _pods_match(settings: FabricSettings, switches: list[Switch], hosts: YamlDoc
                 )
             if sw.plane is not None:
                 add(sw, "plane", f"a {sw.role} has no plane (a spine's index is its plane)", "no plane")
-    return ok
+    shared.log_all()
+    return not shared.found
+
+
+class _SharedProblems:
+    """Problems of switches by where the bad value is written: a host's own line names it; a
+    group's or defaults' line, written once, names every host it reaches (in one problem)."""
+
+    def __init__(self, hosts: YamlDoc, log: ProblemLog) -> None:
+        self.hosts, self.log = hosts, log
+        self.found: dict[tuple[int, tuple[str, ...], str, str], tuple[YamlDoc, list[str]]] = {}
+
+    def add(self, doc: YamlDoc, path: tuple[str, ...], host: str, message: str, allowed: str) -> None:
+        self.found.setdefault((id(doc), path, message, allowed), (doc, []))[1].append(host)
+
+    def log_all(self) -> None:
+        for (_, path, message, allowed), (doc, names) in self.found.items():
+            given = "" if doc is self.hosts else f" (given to {', '.join(names)})"
+            self.log.add(doc.file, doc.line_of(path), ".".join(path), message + given, allowed)
 
 
 def _switch_problem(
-    hosts: YamlDoc, log: ProblemLog, name: str, host_groups: list[Any], record: dict[str, Any], err: Any
+    docs: dict[str, YamlDoc],
+    shared: _SharedProblems,
+    name: str,
+    host_groups: list[Any],
+    record: dict[str, Any],
+    err: Any,
 ) -> None:
-    """A switch whose role, platform, index or name is missing or invalid, at the line that sets it."""
+    """A switch whose role, platform, index or name is missing or invalid, at the line that sets
+    it: the host's, or the group's or defaults' that gave it the value."""
+    hosts = docs["hosts"]
     field_name = str(err["loc"][0]) if err["loc"] else ""
     value = record.get(field_name)
-    key_path: tuple[str, ...] = (name, "platform") if field_name == "platform" else (name, "data", field_name)
-    if field_name == "name":
-        key_path = (name,)
-    path = key_path if key_path in hosts.lines else (name, "groups")
+    key = "platform" if field_name == "platform" else f"data.{field_name}"
+    found = value_origin(docs, name, key) if field_name != "name" else None
+    if found is not None:
+        doc, path = found
+    else:
+        doc, path = hosts, ((name,) if field_name == "name" else (name, "groups"))
     if value is None:
         via = ", ".join(str(g) for g in host_groups) or "none"
         message = f"no {field_name}: neither the host nor its groups ({via}) set it"
@@ -471,7 +516,7 @@ def _switch_problem(
         allowed = "a whole number, 1-4096"
     if not allowed:
         allowed = err["msg"].replace("Input should be ", "").replace("String should match ", "")
-    log.add(hosts.file, hosts.line_of(path), ".".join(path), message, allowed)
+    shared.add(doc, path, name, message, allowed)
 
 
 #: Suffixes of tenant files, compared case-insensitively (alpha.YAML is a tenant file too).
@@ -510,7 +555,33 @@ def load_tenants(root: Path, log: ProblemLog) -> list[TenantDoc]:
         td = read_tenant(path, log)
         if td is not None:
             out.append(td)
+    for path in nested_tenant_files(folder):
+        log.add(
+            path,
+            0,
+            "",
+            "a tenant file in a sub-folder of tenants/ is not read, so its tenant would be removed from the switches",
+            "tenant files directly in tenants/ (move it up, or out of tenants/)",
+        )
     return sorted(out, key=lambda t: t.tenant.id)
+
+
+def nested_tenant_files(folder: Path) -> list[Path]:
+    """Files named like tenant files anywhere below the sub-folders of tenants/, and the linked
+    folders in it (never followed); the walk stops after MAX_TENANT_FILES entries."""
+    found: list[Path] = []
+    seen = 0
+    for top in sorted(p for p in folder.iterdir() if p.is_dir()):
+        if top.is_symlink():
+            found.append(top)
+            continue
+        for base, dirs, files in os.walk(top, onerror=lambda exc: None):
+            dirs.sort()
+            seen += len(files) + len(dirs)
+            found += [Path(base) / f for f in sorted(files) if f.lower().endswith(TENANT_SUFFIXES)]
+            if seen > MAX_TENANT_FILES:
+                return found
+    return found
 
 
 def read_tenant(path: Path, log: ProblemLog) -> TenantDoc | None:

@@ -81,3 +81,12 @@ def first_refused_in_file(text: str) -> int | None:
     """Offset of the first character no input file may contain anywhere, or None."""
     found = _IN_FILE.search(text)
     return found.start() if found else None
+
+
+def printable(value: str) -> str:
+    """`value` safe to print on a terminal: every refused character (a line break, ESC, a C1
+    control, a separator) written as its escape (\\n, \\x1b, \\u2028), the rest as is. For text
+    read from files (run records, locks, plan files) that goes to a screen."""
+    if value.isprintable():
+        return value
+    return "".join(repr(c)[1:-1] if is_refused(c) else c for c in value)

@@ -112,9 +112,18 @@ class Platform:
     pending: Callable[[str, str, str | None], str | None]
     push_module: str  # implements `Pusher`; imported on first use (netmiko / NAPALM load slowly)
     day0: Day0  # day-0 provisioning: the boot file DHCP names and the files it is made of
+    #: ECMP routes the system installs when no system-wide setting raises the cap (a Comware
+    #: `max-ecmp-num`); None: BGP multipath alone decides. Compile sets the cap to
+    #: `underlay.max_paths` where that is higher.
+    default_max_ecmp: int | None = None
+    #: Multihop BFD for sessions between loopbacks (the EVPN overlay) is documented for the NOS.
+    multihop_bfd: bool = False
     #: VRF, ACL and VSI names the NOS keeps for itself (its default and management VRFs):
     #: tenant names become these names, so a tenant may not take one, in any letter case.
     reserved_names: tuple[str, ...] = ()
+    #: The switch models (`data.model`) its capabilities, limits and port count describe; a model
+    #: not listed is refused at validate (an empty tuple: any).
+    models: tuple[str, ...] = ()
 
     def reserved(self, name: str) -> str | None:
         """Why `name` cannot name a tenant's VRF, ACL or VSI on this NOS, or None."""

@@ -332,6 +332,16 @@ def plan_markdown(
     if unreachable:
         budget.take(out, f":warning: unreachable, not planned: {', '.join(unreachable)}")
         out.append("")
+    held = [(n, sp.lookalikes) for n, sp in plan.switches.items() if sp.lookalikes]
+    for name, objects in held:
+        verdict = "removed (`--prune`)" if plan.prune else "kept; `--prune` removes them"
+        budget.take(
+            out,
+            f":grey_question: {code(name)} holds {', '.join(code(o) for o in objects)}, which no tenant "
+            f"declares: {verdict}",
+        )
+    if held:
+        out.append("")
     groups = diff_groups(plan)
     omitted: list[str] = []
     truncated = 0

@@ -1,4 +1,4 @@
-"""The proofs a plan rests on, one line each: isolation, lossless, capacity (from the verify report).
+"""The proofs a plan rests on, one line each: isolation, lossless, ECMP, capacity (from the verify report).
 
 verify runs on the intended configs before plan reads any switch (deploy/plan.py `prepare`);
 a plan exists only when every proof held, so these lines say what exactly was proven.
@@ -14,8 +14,24 @@ if TYPE_CHECKING:
     from fabricctl.verify.report import CapacityRow, VerifyReport
 
 #: Violation checks per proof (anything else counts for isolation, the strictest reading).
-LOSSLESS_CHECKS = ("pfc", "ecn", "mtu", "dscp-map", "cnp", "watchdog", "trust", "port-missing", "lossless")
+LOSSLESS_CHECKS = (
+    "pfc",
+    "ecn",
+    "mtu",
+    "frame",
+    "dscp-map",
+    "queue-map",
+    "cnp",
+    "protocol-strict",
+    "watchdog",
+    "trust",
+    "headroom",
+    "tunnel",
+    "port-missing",
+    "lossless",
+)
 CAPACITY_CHECKS = ("budget", "oversubscription")
+ECMP_CHECKS = ("ecmp",)
 
 
 @dataclass(frozen=True)
@@ -28,6 +44,8 @@ class Proof:
 def _kind(check: str) -> str:
     if check.startswith(CAPACITY_CHECKS):
         return "capacity"
+    if check.startswith(ECMP_CHECKS):
+        return "ecmp"
     if check.startswith(LOSSLESS_CHECKS):
         return "lossless"
     return "isolation"
@@ -53,6 +71,11 @@ def proofs(report: VerifyReport, compiled: Compiled | None = None) -> list[Proof
             f"{report.switches} switches: DSCP {q.roce_dscp} -> no-drop priority {q.lossless_priority}, "
             f"ECN, CNP strict, MTU {q.mtu}, every hop"
         )
+    lossless += ", RoCE through every VXLAN tunnel"
+    if report.assumptions:
+        lossless += (
+            f" (assuming {len(report.assumptions)} tunnel behaviour(s) no vendor document states: see verify)"
+        )
     parts = []
     for metric, word in (("VRFs", "VRFs"), ("ACL entries", "ACL")):
         row = _busiest(report.capacity, metric)
@@ -65,8 +88,17 @@ def proofs(report: VerifyReport, compiled: Compiled | None = None) -> list[Proof
     if held is not None and held.limit:
         parts.append(f"{int(held.used):,}/{int(held.limit):,} GPUs held")
     capacity = "within budget" + (f": {', '.join(parts)}" if parts else "")
+    narrowest = min(
+        report.ecmp, key=lambda r: (r.width / max(r.uplinks, 1), r.scope, r.towards), default=None
+    )
+    ecmp = "every leaf reaches every other VTEP over all its uplinks" + (
+        f" ({len(report.ecmp)} tier pairs, narrowest {narrowest.width}/{narrowest.uplinks})"
+        if narrowest
+        else ""
+    )
     out = []
-    for name, detail in (("isolation", isolation), ("lossless", lossless), ("capacity", capacity)):
+    named = (("isolation", isolation), ("lossless", lossless), ("ecmp", ecmp), ("capacity", capacity))
+    for name, detail in named:
         n = failing.get(name, 0)
         out.append(Proof(name, n == 0, detail if n == 0 else f"{n} violation(s): see 'fabricctl verify'"))
     return out

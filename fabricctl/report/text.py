@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from fabricctl.model.text import printable
 from fabricctl.report.summary import (
     gpu_moves,
     gpu_text,
@@ -199,6 +200,25 @@ def switch_section(plan: Plan, paint: Paint) -> list[str]:
     return [*out, ""]
 
 
+#: Switches listed one per line in the look-alike section; the rest are counted.
+LOOKALIKE_LINES = 20
+
+
+def lookalike_lines(plan: Plan) -> list[str]:
+    """One line per switch holding objects that look like fabricctl's but carry no proof it made
+    them (no mark of this fabric, no tenant declares them): kept, unless the plan prunes them."""
+    held = [(n, sp.lookalikes) for n, sp in plan.switches.items() if sp.lookalikes]
+    out = []
+    for name, objects in held[:LOOKALIKE_LINES]:
+        them = "them" if len(objects) > 1 else "it"
+        what = printable(", ".join(objects))  # read from the switch
+        verdict = "removed (--prune)" if plan.prune else f"--prune to remove {them}"
+        out.append(f"{name} holds {what}, which no tenant declares: {verdict}")
+    if len(held) > LOOKALIKE_LINES:
+        out.append(f"... and {len(held) - LOOKALIKE_LINES} more switches (see the plan file)")
+    return out
+
+
 def failure_lines(name: str, what: str, detail: str, hint: str | None, paint: Paint) -> list[str]:
     out = [paint("bad", f"! {name}: {what}") + f": {detail}"]
     if hint:
@@ -259,6 +279,8 @@ def plan_text(
         out += failure_lines(name, what, sp.error or "", sp.hint, paint)
     if plan.unreachable:
         out.append("")
+    lookalikes = lookalike_lines(plan)
+    out += [paint("warn", "? ") + line for line in lookalikes] + ([""] if lookalikes else [])
     changed = plan.changed
     out.append(f"changed: {', '.join(changed) if changed else '-'}")
     summary = plan_summary_line(plan)
@@ -368,19 +390,19 @@ def history_text(runs: list[RunSummary], width: int = 100) -> str:
     """`fabricctl history`: one line per run (started, who, commit, what happened), at most
     `width` columns; the record's file name is the run id."""
     rows = [("STARTED (UTC)", "BY", "COMMIT", "RESULT")]
-    for r in runs:
-        when = r.started.replace("T", " ")[:19] if r.started else r.run_id[:15]
-        by = f"{r.user}@{r.host}" if r.user else "-"
+    for r in runs:  # every field comes from a file anyone with the repository can write: escaped
+        when = printable(r.started.replace("T", " ")[:19] if r.started else r.run_id[:15])
+        by = printable(f"{r.user}@{r.host}" if r.user else "-")
         by = by if len(by) <= 24 else by[:23] + "…"
-        commit = (r.commit or "-")[:8] + ("*" if r.dirty else "")
+        commit = printable((r.commit or "-")[:8]) + ("*" if r.dirty else "")
         if r.problem:
-            result = f"unreadable record ({r.problem}): {r.path}"
+            result = f"unreadable record ({printable(r.problem)}): {printable(r.path)}"
         else:
             counts = ", ".join(f"{n} {k}" for k, n in r.counts.items() if n) or "nothing to do"
             failed = f" ({span(r.failed, 4)})" if r.failed else ""
             stopped = r.stopped_reason.split(":", 1)[0]
             note = f"; {stopped}" if stopped and stopped != "nothing to change" else ""
-            result = counts + failed + note
+            result = printable(counts + failed + note)
         rows.append((when, by, commit, result))
     widths = [max(len(row[i]) for row in rows) for i in range(3)]
     out = []

@@ -9,6 +9,7 @@ from fabricctl.compile.build import Compiled
 from fabricctl.config.readback import SwitchConfig
 from fabricctl.procs import paused_gc
 from fabricctl.verify.capacity import check_capacity
+from fabricctl.verify.ecmp import check_ecmp
 from fabricctl.verify.facts import Facts
 from fabricctl.verify.isolation import check_isolation
 from fabricctl.verify.lossless import check_lossless
@@ -57,11 +58,15 @@ def _verify(compiled: Compiled, configs: dict[str, str], max_oversubscription: f
     ]
     iso, exceptions = check_isolation(compiled, parsed, facts)
     rows, cap = check_capacity(compiled, parsed, max_oversubscription)
-    violations += iso + check_lossless(compiled, parsed) + cap
+    ecmp, widths = check_ecmp(compiled, parsed)
+    lossless, assumptions = check_lossless(compiled, parsed)
+    violations += iso + lossless + ecmp + cap
     return VerifyReport(
         violations=sorted(set(violations)),
         exceptions=sorted(set(exceptions)),
         capacity=rows,
+        ecmp=widths,
+        assumptions=assumptions,
         switches=len(parsed),
         tenants=len(compiled.allocation.tenants),
     )

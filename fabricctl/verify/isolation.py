@@ -183,11 +183,6 @@ def _ports(
                     f"{me} reaches {other.host} through ACL {acl.name}: first match is '{rule.src.text}' (line {rule.src.line}), before any deny",
                 )
             )
-    for name in compiled.topology.unused_ports.get(sw, []):
-        intf = cfg.interfaces.get(name)
-        if intf is not None and intf.shutdown is None:
-            why = f"{sw} {name} is cabled to nothing fabricctl knows but is up: a device plugged in there joins the fabric"
-            out.append(_v("port-not-shut", sw, name, intf.src, "", why))
     out += _foreign_members(compiled, cfg, facts, held_names)
     return out
 

@@ -13,11 +13,14 @@ switch, port and line, with a GPU-to-GPU path that crosses it.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from fabricctl.compile.build import Compiled
+from fabricctl.compile.intent import Interface as IntentInterface
 from fabricctl.compile.intent import Qos
 from fabricctl.compile.lossless import qos_intent
 from fabricctl.compile.topology import FabricLink, GpuPort
-from fabricctl.config.readback import TUNNEL_CLASS, Interface, Src, SwitchConfig
+from fabricctl.config.readback import TUNNEL_CLASS, TUNNEL_ECN, TUNNEL_MARKING, Interface, Src, SwitchConfig
 from fabricctl.model.fabric import ETHERNET_OVERHEAD, ROCE_HEADERS, VXLAN_OVERHEAD
 from fabricctl.verify.report import Violation
 
@@ -100,10 +103,12 @@ class Paths:
         return self._via(ln, gp)
 
 
-def check_lossless(compiled: Compiled, parsed: dict[str, SwitchConfig]) -> list[Violation]:
-    """Every lossless-relevant port against the policy, and every switch's priority maps."""
+def check_lossless(compiled: Compiled, parsed: dict[str, SwitchConfig]) -> tuple[list[Violation], list[str]]:
+    """Every lossless-relevant port against the policy, every switch's priority maps and every
+    VTEP's tunnel QoS; also the assumptions the proof rests on (behaviour no document states)."""
     paths = Paths(compiled)
     out: list[Violation] = []
+    assumed: dict[tuple[str, str], list[str]] = {}  # (VTEP | switch, what is taken as given) -> where
     ports: dict[str, list[tuple[str, str]]] = {}  # switch -> [(port, "fabric" | "routed" | "bridged")]
     for ln in compiled.topology.links:
         ports.setdefault(ln.leaf, []).append((ln.leaf_port, "fabric"))
@@ -116,8 +121,10 @@ def check_lossless(compiled: Compiled, parsed: dict[str, SwitchConfig]) -> list[
         if qos is None:
             continue
         out += _dscp_map(cfg, qos, paths)
-        out += _tunnel(compiled, cfg, paths)
+        out += _tunnel(compiled, cfg, qos, paths, assumed)
         gateways: set[str] = set()  # the segments of lossless bridged ports (their gateways route)
+        intent = compiled.intents.get(sw)
+        sized = {i.name: i for i in intent.interfaces if i.headroom} if intent is not None else {}
         for name, kind in ports.get(sw, []):
             intf = cfg.interfaces.get(name)
             if intf is None:
@@ -133,15 +140,118 @@ def check_lossless(compiled: Compiled, parsed: dict[str, SwitchConfig]) -> list[
                 )
                 continue
             out += _port(cfg, intf, qos, paths)
-            out += _size(cfg, intf, qos, kind, paths.through(sw, name))
+            out += _size(cfg, intf, qos, kind, lambda sw=sw, name=name: paths.through(sw, name))
+            if name in sized:
+                out += _headroom(cfg, intf, qos, sized[name], paths, assumed)
             if kind == "bridged" and intf.segment is not None:
                 gateways.add(intf.segment.value)
+        routed = [  # routed RoCE leaves through its VRF's L3VNI interface, and an l2 tenant's gateway
+            i
+            for vrf in _lossless_vrfs(compiled, sw)
+            for i in cfg.interfaces.values()
+            if i.l3vni and i.vrf and i.vrf.value == vrf
+        ]
         for seg_name in sorted(gateways):
             seg = cfg.segments.get(seg_name)
             svi = cfg.interfaces.get(seg.gateway.value) if seg and seg.gateway else None
             if svi is not None:
-                out += _size(cfg, svi, qos, "gateway", f"{paths.through(sw, None)} (routed by {svi.name})")
+                routed.append(svi)
+        for intf in routed:
+            out += _size(
+                cfg,
+                intf,
+                qos,
+                "gateway",
+                lambda sw=sw, i=intf: f"{paths.through(sw, None)} (routed by {i.name})",
+            )
+    out += _link_ends(compiled, parsed, paths)
+    assumptions = [
+        f"{len(names)} {noun}{'s' if len(names) > 1 and noun == 'VTEP' else 'es' if len(names) > 1 else ''} "
+        f"({', '.join(sorted(names)[:3])}{', ...' if len(names) > 3 else ''}): {what}"
+        for (noun, what), names in sorted((key, set(names)) for key, names in assumed.items())
+    ]
+    return out, assumptions
+
+
+#: The NOS reserves PFC headroom itself where no line sizes it: nothing to compare with the bytes in flight.
+_NOS_HEADROOM = (
+    "the NOS sizes PFC headroom itself (no line sets it), so it is not compared with the bytes in flight"
+)
+
+
+def _headroom(
+    cfg: SwitchConfig,
+    intf: Interface,
+    qos: Qos,
+    planned: IntentInterface,
+    paths: Paths,
+    assumed: dict[tuple[str, str], list[str]],
+) -> list[Violation]:
+    """The headroom a port reserves covers what arrives after XOFF at its speed and cable length."""
+    lc = qos.lossless_class
+    at = intf.qos.headroom_cells.get(lc)
+    if at is None:
+        if lc in intf.qos.headroom:
+            assumed.setdefault(("switch", _NOS_HEADROOM), []).append(cfg.name)
+        return []  # a missing headroom line is the `headroom` check of _port
+    have = at.value * qos.cell_bytes
+    need = planned.headroom or 0
+    if have >= need:
+        return []
+    return [
+        Violation(
+            "headroom",
+            cfg.name,
+            intf.name,
+            at.src.line or None,
+            at.src.text,
+            f"{at.value} cells x {qos.cell_bytes} bytes = {have:,} bytes of headroom on path "
+            f"{paths.through(cfg.name, intf.name)}, but a {planned.speed_gbps}G port with its cable "
+            f"takes {need:,} bytes after it sends XOFF (fabric.yaml qos.buffer, docs/verify.md): the "
+            "rest of the frames in flight are dropped",
+        )
+    ]
+
+
+def _link_ends(compiled: Compiled, parsed: dict[str, SwitchConfig], paths: Paths) -> list[Violation]:
+    """Both ends of every fabric link carry the same lossless values: headroom, ECN thresholds on
+    the lossless queue and PFC watchdog timers (compared where both ends run the same NOS)."""
+    out = []
+    for ln in compiled.topology.links:
+        a, b = parsed.get(ln.leaf), parsed.get(ln.spine)
+        qos = _policy(compiled, ln.leaf)
+        if a is None or b is None or qos is None or a.platform != b.platform:
+            continue
+        pa, pb = a.interfaces.get(ln.leaf_port), b.interfaces.get(ln.spine_port)
+        if pa is None or pb is None:
+            continue
+        lc = qos.lossless_class
+        pairs = (
+            ("PFC headroom", pa.qos.headroom_cells.get(lc), pb.qos.headroom_cells.get(lc)),
+            (f"ECN on queue {lc}", pa.qos.ecn_values.get(lc), pb.qos.ecn_values.get(lc)),
+            ("PFC watchdog", a.watchdog_timers, b.watchdog_timers),
+        )
+        for what, here, there in pairs:
+            if here is None or there is None or here.value == there.value:
+                continue
+            out.append(
+                Violation(
+                    "lossless-ends",
+                    ln.spine,
+                    ln.spine_port,
+                    there.src.line or None,
+                    there.src.text,
+                    f"{what} is '{there.value}' here but '{here.value}' at the other end of the link "
+                    f"({ln.leaf} {ln.leaf_port}, line {here.src.line}) on path {paths.through(ln.spine, ln.spine_port)}: "
+                    "the two ends of a link pause, mark and recover the lossless class differently",
+                )
+            )
     return out
+
+
+def _lossless_vrfs(compiled: Compiled, switch: str) -> list[str]:
+    """The VRFs of lossless tenants on a leaf."""
+    return [a.vrf for a in compiled.allocation.by_leaf.get(switch, []) if a.tenant.lossless]
 
 
 def _needed_ip(qos: Qos, kind: str) -> int:
@@ -150,8 +260,11 @@ def _needed_ip(qos: Qos, kind: str) -> int:
     return packet + VXLAN_OVERHEAD if kind == "fabric" else packet
 
 
-def _size(cfg: SwitchConfig, intf: Interface, qos: Qos, kind: str, path: str) -> list[Violation]:
-    """IP MTU on routed hops and the frame limit on every hop, against a full RoCE packet."""
+def _size(
+    cfg: SwitchConfig, intf: Interface, qos: Qos, kind: str, path: Callable[[], str]
+) -> list[Violation]:
+    """IP MTU on routed hops and the frame limit on every hop, against a full RoCE packet (`path`
+    is only worked out for a violation: tens of thousands of ports pass)."""
     out = []
     ip = _needed_ip(qos, kind)
     what = f"a {qos.roce_mtu}-byte RoCE payload needs {ip} bytes of IP" + (
@@ -160,11 +273,11 @@ def _size(cfg: SwitchConfig, intf: Interface, qos: Qos, kind: str, path: str) ->
     if kind != "bridged":
         mtu = cfg.ip_mtu(intf)
         if mtu.value < ip:
-            out.append(_size_violation(cfg, intf, "mtu", mtu.src, f"IP MTU {mtu.value}", what, path))
+            out.append(_size_violation(cfg, intf, "mtu", mtu.src, f"IP MTU {mtu.value}", what, path()))
     frame = cfg.frame_limit(intf)
     if frame is not None and frame.value < ip + ETHERNET_OVERHEAD:
         need = f"{what}, so frames of {ip + ETHERNET_OVERHEAD} bytes"
-        out.append(_size_violation(cfg, intf, "frame", frame.src, f"frame limit {frame.value}", need, path))
+        out.append(_size_violation(cfg, intf, "frame", frame.src, f"frame limit {frame.value}", need, path()))
     return out
 
 
@@ -183,24 +296,68 @@ def _size_violation(
     )
 
 
-def _tunnel(compiled: Compiled, cfg: SwitchConfig, paths: Paths) -> list[Violation]:
-    """A VTEP classifies tunnelled RoCE into the lossless class, or PFC never pauses it."""
+#: A RoCE packet's way through a VXLAN tunnel, step by step: (tunnel QoS key, violation, where it
+#: happens, what the step must do, what goes wrong without it).
+_TUNNEL_STEPS = (
+    (
+        TUNNEL_MARKING,
+        "tunnel-encap",
+        "encapsulation",
+        "the outer header carries the inner DSCP",
+        "spines queue VXLAN by the outer DSCP, so RoCE leaves the no-drop class on every spine and "
+        "is dropped under congestion",
+    ),
+    (
+        TUNNEL_ECN,
+        "tunnel-ecn",
+        "encapsulation and decapsulation",
+        "ECN is copied into the outer header and a CE mark back into the inner one (RFC 6040 section 4)",
+        "a spine cannot mark a Not-ECT outer header (its WRED drops instead) and a CE mark made in the "
+        "fabric never reaches the receiver, so DCQCN never slows the sender",
+    ),
+    (
+        TUNNEL_CLASS,
+        "tunnel-trust",
+        "decapsulation",
+        "decapsulated RoCE is classified into the lossless class",
+        "PFC does not pause it on the way to the GPU and it can be dropped",
+    ),
+)
+
+
+def _tunnel(
+    compiled: Compiled, cfg: SwitchConfig, qos: Qos, paths: Paths, assumed: dict[tuple[str, str], list[str]]
+) -> list[Violation]:
+    """Follow RoCE through this VTEP's tunnels: inner DSCP -> outer DSCP at encapsulation (the
+    spines' DSCP maps, checked on each spine, then queue it) -> ECN both ways -> class at
+    decapsulation. A step no line sets is the NOS default (a violation when that breaks the
+    class) or, where no document states the behaviour, an assumption the report lists."""
     intent = compiled.intents.get(cfg.name)
     sw = compiled.fabric.switch(cfg.name)
     vtep = intent.vtep is not None if intent is not None else bool(sw and sw.role == "leaf")
-    if not vtep or TUNNEL_CLASS in cfg.tunnel_qos:
+    if not vtep:
         return []
-    return [
-        Violation(
-            "tunnel-trust",
-            cfg.name,
-            "VXLAN",
-            None,
-            "(no trust for tunnelled traffic)",
-            f"RoCE crossing {cfg.name} inside VXLAN on path {paths.through(cfg.name, None)} is not classified "
-            "into the lossless class, so PFC does not pause it and it can be dropped",
+    out = []
+    roce = next(d for d, c in sorted(qos.dscp_to_class.items()) if c == qos.lossless_class)
+    for key, check, where, must, broken in _TUNNEL_STEPS:
+        if key in cfg.tunnel_qos:
+            continue
+        if key in cfg.tunnel_assumed:
+            assumed.setdefault(("VTEP", cfg.tunnel_assumed[key]), []).append(cfg.name)
+            continue
+        default = cfg.tunnel_defaults.get(key, "the NOS does not do it by default")
+        walk = f"RoCE (DSCP {roce}, class {qos.lossless_class}) on path {paths.through(cfg.name, None)}"
+        out.append(
+            Violation(
+                check,
+                cfg.name,
+                "VXLAN",
+                None,
+                f"(no line for: {must})",
+                f"{walk}: at {where} on {cfg.name} {default}; {broken}",
+            )
         )
-    ]
+    return out
 
 
 def _policy(compiled: Compiled, switch: str) -> Qos | None:
@@ -256,7 +413,6 @@ def _dscp_map(cfg: SwitchConfig, qos: Qos, paths: Paths) -> list[Violation]:
 def _port(cfg: SwitchConfig, intf: Interface, qos: Qos, paths: Paths) -> list[Violation]:
     q = intf.qos
     sw, name = cfg.name, intf.name
-    path = paths.through(sw, name)
     lc, cnp = qos.lossless_class, qos.cnp_class
     problems: list[tuple[str, Src | None, str, str]] = []
     if q.trust_dscp is None:
@@ -327,6 +483,9 @@ def _port(cfg: SwitchConfig, intf: Interface, qos: Qos, paths: Paths) -> list[Vi
                 "frames in flight after a PAUSE have no buffer to land in, so they are dropped",
             )
         )
+    if not problems:
+        return []
+    path = paths.through(sw, name)
     return [
         Violation(
             check,

@@ -53,11 +53,27 @@ class CapacityRow:
     detail: str = ""
 
 
+@dataclass(frozen=True)
+class EcmpRow:
+    """The narrowest ECMP width from one tier of one pod towards the VTEPs of another (or every
+    leaf's, in a 2-tier fabric): installed equal paths against the uplinks cabled."""
+
+    scope: str  # "pod 1 leaves", "pod 1 spines", "leaves" (a 2-tier fabric)
+    towards: str  # "VTEPs of pod 2", "VTEP of leaf07"
+    width: int
+    uplinks: int
+    ok: bool
+    switch: str  # the switch with that width
+
+
 @dataclass
 class VerifyReport:
     violations: list[Violation] = field(default_factory=list)
     exceptions: list[AllowedException] = field(default_factory=list)
     capacity: list[CapacityRow] = field(default_factory=list)
+    ecmp: list[EcmpRow] = field(default_factory=list)
+    #: What the proofs take as given because no vendor document states it (docs/verify.md).
+    assumptions: list[str] = field(default_factory=list)
     switches: int = 0
     tenants: int = 0
 
@@ -81,6 +97,8 @@ class VerifyReport:
             "violations": [asdict(v) for v in self.violations],
             "exceptions": [asdict(e) for e in self.exceptions],
             "capacity": [asdict(r) for r in self.capacity],
+            "ecmp": [asdict(r) for r in self.ecmp],
+            "assumptions": self.assumptions,
         }
 
 
@@ -102,10 +120,15 @@ def render_text(report: VerifyReport, console: Console, max_rows: int = 40) -> N
         if len(report.exceptions) > max_rows:
             console.print(f"  ... {len(report.exceptions) - max_rows} more (see --format json)")
     _capacity_tables(report, console, max_rows)
+    _ecmp_table(report, console, max_rows)
+    if report.assumptions:
+        console.print("[bold]Assumed[/bold] (no vendor document states it; check it on a switch):")
+        for a in report.assumptions:
+            console.print(f"  ? {a}", markup=False)
     if report.ok:
         console.print(
             f"[green]verify: ok[/green] ({report.switches} switches, {report.tenants} tenants): "
-            "isolation, lossless consistency and capacity hold"
+            "isolation, lossless consistency, ECMP width and capacity hold"
         )
     else:
         summary = ", ".join(f"{k} {n}" for k, n in report.by_check().items())
@@ -146,6 +169,24 @@ def _capacity_tables(report: VerifyReport, console: Console, max_rows: int) -> N
         if len(tenant_rows) > max_rows:
             table.add_row(f"... {len(tenant_rows) - max_rows} more", "", "")
         console.print(table)
+
+
+def _ecmp_table(report: VerifyReport, console: Console, max_rows: int) -> None:
+    """Per tier and pod pair, the narrowest width: every short row, else the narrowest few."""
+    if not report.ecmp:
+        return
+    short = [r for r in report.ecmp if not r.ok]
+    rows = short or sorted(report.ecmp, key=lambda r: (r.width / max(r.uplinks, 1), r.scope, r.towards))
+    table = Table(title=f"ECMP width (equal paths installed / uplinks; {len(report.ecmp)} pairs)")
+    for col in ("from", "towards", "width", "uplinks", "ok", "switch"):
+        table.add_column(col)
+    for r in rows[:max_rows]:
+        table.add_row(
+            r.scope, r.towards, str(r.width), str(r.uplinks), "yes" if r.ok else "[red]NO[/red]", r.switch
+        )
+    if len(rows) > max_rows:
+        table.add_row(f"... {len(rows) - max_rows} more", "", "", "", "", "")
+    console.print(table)
 
 
 def _load(r: CapacityRow) -> float:

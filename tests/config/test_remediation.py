@@ -5,6 +5,7 @@ does not own), the `intended.cfg` fabricctl renders, and the reviewed `remediati
 intended) and `rollback.txt` (the pushed switch -> running): `python tests/regen_goldens.py`
 rewrites the last two. Both are pushed to a lab device (its own CLI and device model, offline)
 and must converge: nothing rejected, nothing left to change, every foreign line untouched.
+The fixtures' objects carry the mark of fabric FABRIC (`fabricctl pod1 ...`).
 """
 
 from __future__ import annotations
@@ -16,7 +17,8 @@ import pytest
 from hypothesis import given
 
 from fabricctl.compile.build import compile_fabric
-from fabricctl.config.diff import Node, diff_device, owned_view, parse_config
+from fabricctl.config.diff import Node, diff_device, owned_view, ownership, parse_config
+from fabricctl.config.rules import Dialect
 from fabricctl.platforms import get_platform
 from fabricctl.render import Renderer
 from tests.config.lab_apply import lab_device, push
@@ -25,13 +27,19 @@ from tests.test_properties import PROPERTY_SETTINGS, TenantSpec, changes
 
 FIXTURES = Path(__file__).parent / "fixtures"
 CASES = sorted(f"{p.parent.name}/{p.name}" for p in FIXTURES.glob("*/*") if p.is_dir())
+FABRIC = "pod1"
 
 
-def foreign(text: str, platform: str) -> dict[str, object]:
-    """Everything fabricctl does not own (the operator's look-alikes included), with its blocks."""
-    dialect = get_platform(platform).dialect
+def dialect_of(platform: str) -> Dialect:
+    return get_platform(platform).dialect.for_fabric(FABRIC)
+
+
+def foreign(text: str, platform: str, intended: str, prune: bool = False) -> dict[str, object]:
+    """Everything fabricctl does not own next to `intended` (the operator's look-alikes and ports
+    outside the cabling plan included; with `prune`, what a pruning plan leaves), with its blocks."""
+    dialect = dialect_of(platform)
     tree = parse_config(text)
-    owned = owned_view(tree, dialect).children
+    owned = owned_view(tree, dialect, ownership(tree, dialect, parse_config(intended)), prune).children
     return {line: _lines(node) for line, node in tree.children.items() if line not in owned}
 
 
@@ -47,7 +55,7 @@ def test_every_platform_has_fixtures() -> None:
 @pytest.mark.parametrize("case", CASES)
 def test_remediation_both_ways(case: str) -> None:
     platform = case.split("/")[0]
-    dialect = get_platform(platform).dialect
+    dialect = dialect_of(platform)
     folder = FIXTURES / case
     running = (folder / "running.cfg").read_text(encoding="utf-8")
     intended = (folder / "intended.cfg").read_text(encoding="utf-8")
@@ -59,14 +67,57 @@ def test_remediation_both_ways(case: str) -> None:
     assert push(dev, forward.commands) == []
     after = dev.running_text()
     assert not diff_device("leaf", after, intended, dialect).changed, "the remediation converges"
-    assert foreign(after, platform) == foreign(as_loaded, platform), "foreign lines are untouched"
+    assert foreign(after, platform, intended) == foreign(as_loaded, platform, intended), (
+        "foreign lines untouched"
+    )
 
     back = diff_device("leaf", after, running, dialect)
     assert_golden(folder / "rollback.txt", "\n".join(back.commands) + "\n")
     assert push(dev, back.commands) == []
     restored = dev.running_text()
     assert not diff_device("leaf", restored, running, dialect).changed, "the rollback converges"
-    assert foreign(restored, platform) == foreign(as_loaded, platform)
+    assert foreign(restored, platform, running) == foreign(as_loaded, platform, running)
+
+
+LOOKALIKES = {
+    "eos": [
+        "ip access-list tnt-snmp-in",
+        "ip access-list tnt-acme-in-ops",
+        "vlan 3000",
+        "vrf instance tnt-ops-oob",
+        "vrf instance tnt-twin",
+        "ip routing vrf tnt-ops-oob",
+    ],
+    "comware": [
+        "ip vpn-instance tnt-ops-oob",
+        "ip vpn-instance tnt-twin",
+        "vsi tnt-legacy",
+        "acl advanced name tnt-snmp-in",
+        "acl advanced name tnt-acme-in-ops",
+    ],
+}
+
+
+@pytest.mark.parametrize("platform", ["comware", "eos"])
+def test_lookalikes_are_listed_and_only_a_prune_removes_them(platform: str) -> None:
+    """Named like fabricctl's objects (or marked by another fabric), not proven: the diff lists
+    them and leaves them; `prune` removes exactly them, with what follows them."""
+    folder = FIXTURES / platform / "lookalikes-kept"
+    running = (folder / "running.cfg").read_text(encoding="utf-8")
+    intended = (folder / "intended.cfg").read_text(encoding="utf-8")
+    dialect = dialect_of(platform)
+    kept = diff_device("leaf", running, intended, dialect)
+    pruned = diff_device("leaf", running, intended, dialect, prune=True)
+    assert kept.lookalikes == pruned.lookalikes == LOOKALIKES[platform]
+    assert not any(c.strip().endswith(("tnt-ops-oob", "tnt-twin", "tnt-snmp-in")) for c in kept.commands)
+    dev = lab_device("leaf", platform, running)
+    as_loaded = dev.running_text()
+    assert push(dev, pruned.commands) == []
+    after = dev.running_text()
+    assert not set(after.splitlines()) & set(LOOKALIKES[platform])
+    assert foreign(after, platform, intended) == foreign(as_loaded, platform, intended, prune=True)
+    assert "rack 7 console" in after, "a port outside the cabling plan is never touched"
+    assert not diff_device("leaf", after, intended, dialect, prune=True).changed
 
 
 # --- property: any change between two valid tenant sets converges on the device model -------------
@@ -98,7 +149,7 @@ def test_remediation_between_any_two_tenant_sets_converges(platform: str, change
     platforms, before = _configs(scenario.tenants, platform)
     _, wanted = _configs(after, platform)
     for name, text in wanted.items():
-        dialect = get_platform(platforms[name]).dialect
+        dialect = get_platform(platforms[name]).dialect.for_fabric("eos-small")
         dev = lab_device(name, platforms[name])
         assert push(dev, diff_device(name, dev.running_text(), before[name], dialect).commands) == []
         step = diff_device(name, dev.running_text(), text, dialect)

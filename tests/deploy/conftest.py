@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -33,6 +36,23 @@ class LabRoot:
         out, err = capsys.readouterr()
         self.outputs += [out, err]
         return code, out, err
+
+    def run_apart(self, *argv: str) -> tuple[int, str, str]:
+        """`fabricctl <argv> --root <root>` in a process of its own, against this in-process lab.
+
+        For runs that drive many switches at once: their client threads (paramiko, TLS) then
+        never take this process's interpreter lock from the lab's server thread. On a loaded
+        machine they did, and the clients' own timeouts fired while the lab had not yet had a
+        turn to answer (the lab's clock, its commit timers, stay this process's)."""
+        done = subprocess.run(
+            [sys.executable, "-m", "fabricctl", *argv, "--root", str(self.root)],
+            capture_output=True,
+            text=True,
+            check=False,
+            env=dict(os.environ),
+        )
+        self.outputs += [done.stdout, done.stderr]
+        return done.returncode, done.stdout, done.stderr
 
     def running(self, name: str) -> str:
         return self.lab.device(name).running_config()

@@ -157,6 +157,8 @@ def test_failures_fabricctl_found_itself() -> None:
     assert verify.cause == "verify" and "\n" not in verify.detail and "2 diff line(s)" in verify.detail
     assert classify("load", "running config changed since the plan; run plan again").cause == "stale"
     assert classify("load", "no reply from the switch within 3 s while loading").cause == "timeout"
+    closed = classify("load", "the switch closed the session while loading; restored")
+    assert closed.cause == "disconnected" and closed.hint == HINTS["disconnected"]
     assert classify("load", "something nobody foresaw").cause == "error"
 
 

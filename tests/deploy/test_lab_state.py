@@ -104,7 +104,7 @@ def _napalm_comware(lab: LabRoot, name: str) -> Any:
     ep = lab.lab.endpoints()[name]
     user, password = lab_credentials()
     dev = get_network_driver("h3c_comware")(
-        ep.host, user, password, timeout=30, optional_args={"port": ep.ssh_port}
+        ep.host, user, password, timeout=30, optional_args={"port": ep.ssh_port, "global_cmd_verify": True}
     )
     dev.open()
     return dev

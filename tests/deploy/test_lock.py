@@ -22,8 +22,8 @@ PLAN = "ab" * 32
 
 
 def _write(root: Path, **fields: object) -> None:
-    data = {"user": "alice", "host": socket.gethostname(), "pid": os.getpid(), "created": time.time()}
-    data |= {"plan_hash": "cd" * 32, **fields}
+    data = {"format": "fabricctl-lock", "version": 1, "user": "alice", "host": socket.gethostname()}
+    data |= {"pid": os.getpid(), "created": time.time(), "plan_hash": "cd" * 32, **fields}
     path = lock_path(root)
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(data), encoding="utf-8")
@@ -41,6 +41,8 @@ def test_acquire_writes_holder_details_and_release_removes(tmp_path: Path) -> No
     after = time.time()
     data = json.loads(lock_path(tmp_path).read_text(encoding="utf-8"))
     assert data == {
+        "format": "fabricctl-lock",
+        "version": 1,
         "user": info.user,
         "host": socket.gethostname(),
         "pid": os.getpid(),
@@ -97,10 +99,65 @@ def test_default_ttl_is_six_hours(tmp_path: Path) -> None:
     assert lock.TTL_SECONDS == 6 * 3600
 
 
-def test_unreadable_lock_is_stale(tmp_path: Path) -> None:
-    lock_path(tmp_path).parent.mkdir(parents=True)
-    lock_path(tmp_path).write_text("{half", encoding="utf-8")
-    assert read_lock(tmp_path) == LockInfo("unknown", "unknown", 0, 0.0, "")
+LIVE = {"user": "alice", "host": "build-7", "pid": 4242, "created": 1.0e9, "plan_hash": "cd" * 32}
+
+
+@pytest.mark.parametrize(
+    ("text", "why"),
+    [
+        ("{half", "not JSON"),
+        ("", "not JSON"),
+        ("\xff\xfe", "not JSON"),
+        ("[1, 2]", "not a JSON object"),
+        (json.dumps(LIVE), "not a fabricctl lock of a known format"),  # the unversioned format
+        ("user: alice\npid: 4242\n", "not JSON"),  # YAML, as a hand-written lock might be
+        (json.dumps({"format": "fabricctl-lock", "version": 2, **LIVE}), "lock format version 2"),
+        (json.dumps({"format": "fabricctl-lock", "version": "1", **LIVE}), "lock format version '1'"),
+        (json.dumps({"format": "fabricctl-lock", "version": 1, **LIVE, "ttl": 60}), "the fields are not"),
+        (json.dumps({"format": "fabricctl-lock", "version": 1, **LIVE, "pid": "4242"}), "the fields are not"),
+        (json.dumps({"format": "fabricctl-lock", "version": 1, **LIVE, "pid": True}), "the fields are not"),
+        (json.dumps({"format": "fabricctl-lock", "version": 1, "user": "alice"}), "the fields are not"),
+        (json.dumps({"format": "fabricctl-lock", "version": 1, **LIVE, "created": 1e300}), "out of range"),
+        (
+            '{"format": "fabricctl-lock", "version": 1, "user": "a", "host": "h", "pid": 1, "created": NaN, "plan_hash": ""}',
+            "out of range",
+        ),
+        (json.dumps({"format": "fabricctl-lock", "version": 1, **LIVE, "pid": -1}), "out of range"),
+    ],
+)
+def test_a_lock_that_does_not_say_who_holds_it_refuses(tmp_path: Path, text: str, why: str) -> None:
+    """Fail closed: an unreadable or unknown lock may belong to a live apply, so it is never taken
+    over; the refusal names the file and force-unlock."""
+    path = lock_path(tmp_path)
+    path.parent.mkdir(parents=True)
+    path.write_text(text, encoding="utf-8", errors="surrogateescape")
+    before = path.read_bytes()
+    with pytest.raises(LockHeld) as err:
+        acquire(tmp_path, PLAN)
+    message = str(err.value)
+    assert why in message and str(path) in message and "fabricctl force-unlock" in message, message
+    assert "\n" not in message
+    assert path.read_bytes() == before, "left exactly as it was"
+    release(tmp_path, LockInfo("me", "here", os.getpid(), 1.0, PLAN))  # not ours: kept
+    assert path.read_bytes() == before
+
+
+def test_a_lock_that_cannot_be_opened_refuses(tmp_path: Path) -> None:
+    path = lock_path(tmp_path)
+    path.mkdir(parents=True)  # a folder where the file should be
+    with pytest.raises(LockHeld, match="cannot be read"):
+        acquire(tmp_path, PLAN)
+
+
+def test_force_unlock_removes_a_lock_nobody_can_read(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = lock_path(tmp_path)
+    path.parent.mkdir(parents=True)
+    path.write_text("garbage", encoding="utf-8")
+    assert main(["force-unlock", "--yes", "--root", str(tmp_path)]) in (0, None)
+    out = capsys.readouterr().out
+    assert "cannot be read" in out and "lock removed" in out and not path.exists()
     assert acquire(tmp_path, PLAN).plan_hash == PLAN
 
 
@@ -174,3 +231,12 @@ def test_apply_takes_the_lock_even_with_nothing_to_change(
     err = capsys.readouterr().err
     assert "warning: took over a stale lock (bob@" in err
     assert not lock_path(root).exists(), "released again"
+
+
+def test_the_holder_is_named_escaped(tmp_path: Path) -> None:
+    """The lock is a file in the repository: what it says reaches a terminal escaped."""
+    _write(tmp_path, user="\x1b]0;pwned\x07", host="build\u20287", pid=os.getpid())
+    with pytest.raises(LockHeld) as err:
+        acquire(tmp_path, PLAN)
+    assert "\\x1b]0;pwned\\x07@build\\u20287" in str(err.value)
+    assert not any(c in str(err.value) for c in "\x1b\x07\u2028")

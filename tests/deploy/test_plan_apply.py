@@ -90,15 +90,24 @@ def test_tenant_remove_and_add_touch_only_its_objects(
 
 def test_drift_reports_changed_owned_config(eos_lab: LabRoot, capsys: pytest.CaptureFixture[str]) -> None:
     assert eos_lab.run("apply", "--lab", "--auto-approve", capsys=capsys)[0] == 0
-    # A VLAN named like fabricctl's objects is fabricctl's (and not intended); the operator's
-    # own VLAN and NTP server are not: never reported, never touched.
+    # A line changed inside an object fabricctl made is drift; a VLAN only named like fabricctl's
+    # objects is a look-alike (listed, not drift), the operator's own VLAN and NTP server are not
+    # fabricctl's at all: never reported, never touched.
     eos_lab.lab.device("leaf2").configure(
-        ["vlan 3999", "name tnt-rogue", "vlan 3998", "ntp server 192.0.2.77"]
+        [
+            "vlan 3999",
+            "name tnt-rogue",
+            "vlan 3998",
+            "ntp server 192.0.2.77",
+            "interface Ethernet1",
+            "mtu 1500",
+        ]
     )
     code, out, _ = eos_lab.run("drift", "--lab", "--json", capsys=capsys)
     assert code == 2
     data = json.loads(out)
-    assert list(data["switches"]) == ["leaf2"] and "-vlan 3999" in data["switches"]["leaf2"]
+    assert list(data["switches"]) == ["leaf2"] and "-   mtu 1500" in data["switches"]["leaf2"]
+    assert data["lookalikes"] == {"leaf2": ["vlan 3999"]}
     assert "ntp" not in data["switches"]["leaf2"] and "3998" not in data["switches"]["leaf2"]
 
 
@@ -114,6 +123,23 @@ def test_stale_plan_is_refused(eos_lab: LabRoot, capsys: pytest.CaptureFixture[s
     (eos_lab.root / "tenants" / "intern-01.yaml").unlink()
     code, _, err = eos_lab.run("apply", str(plan_file), "--lab", capsys=capsys)
     assert code == 1 and "inputs changed" in err
+
+
+def test_a_plan_for_another_fabric_is_refused_by_name(
+    eos_lab: LabRoot, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A plan file renamed, copied or mixed up in CI: refused before any switch is read, even
+    when its switches and hashes would fit (the fabric's name is part of what was reviewed)."""
+    plan_file = eos_lab.root / "plan.json"
+    assert eos_lab.run("plan", "--lab", "-o", str(plan_file), capsys=capsys)[0] == 0
+    data = json.loads(plan_file.read_text(encoding="utf-8"))
+    data["fabric"] = "icc-roce-ref"
+    plan_file.write_text(json.dumps(data), encoding="utf-8")
+    before = {n: eos_lab.running(n) for n in ("leaf1", "spine1")}
+    code, _, err = eos_lab.run("apply", str(plan_file), "--lab", "--auto-approve", capsys=capsys)
+    assert code == 1 and "is a plan for fabric 'icc-roce-ref'" in err and "is 'eos-small'" in err
+    assert "fetch" not in err and "recheck" not in err, "no switch was read"
+    assert {n: eos_lab.running(n) for n in before} == before
 
 
 def test_concurrent_apply_is_refused_by_the_lock(

@@ -117,8 +117,23 @@ def test_broken_files_refused(plan: Plan, tmp_path: Path) -> None:
         load_plan(tmp_path / "missing.json")
     with pytest.raises(PlanError, match="not a fabricctl plan"):
         load_plan(_saved(plan, tmp_path, lambda d: d.pop("switches")))
-    with pytest.raises(PlanError, match="not a fabricctl plan"):
+    with pytest.raises(PlanError, match="not a fabricctl plan") as err:
         load_plan(_saved(plan, tmp_path, lambda d: d["switches"]["leaf1"].update(extra=1)))
+    assert "switches.leaf1.extra: " in str(err.value)
+    for edit, field in (
+        (lambda d: d["switches"]["leaf1"].update(added="12"), "switches.leaf1.added"),
+        (lambda d: d["switches"]["leaf1"].pop("status"), "switches.leaf1.status"),
+        (lambda d: d.update(limit="leaf1"), "limit"),
+        (lambda d: d.update(fabric=["x"]), "fabric"),
+    ):
+        with pytest.raises(PlanError) as err:
+            load_plan(_saved(plan, tmp_path, edit))
+        message = str(err.value)  # the field, never an internal class or its repr
+        assert f"not a fabricctl plan: {field}: " in message and "SwitchPlan" not in message, message
+    deep = tmp_path / "deep.json"
+    deep.write_text("[" * 100_000 + "]" * 100_000, encoding="utf-8")
+    with pytest.raises(PlanError, match="cannot read plan"):
+        load_plan(deep)
 
 
 def test_fresh_plan_has_no_stale_reasons(plan: Plan, fabric: tuple[Prepared, dict[str, Fetched]]) -> None:

@@ -61,7 +61,7 @@ def test_every_apply_is_recorded_with_who_where_and_which_commit(
     for name in changed:
         assert set(first["switches"][name]["timings"]) == {"read", "push"}, first["switches"][name]
     assert {"compile", "verify", "lab up", "recheck", "push"} <= set(first["stages"])
-    assert first["verify"].startswith("isolation, lossless and capacity hold")
+    assert first["verify"].startswith("isolation, lossless, ECMP width and capacity hold")
     assert "Record: " in out and ".fabricctl/runs/" in out, out
 
     eos_lab.lab.clear_faults()
@@ -115,6 +115,61 @@ def test_history_reads_what_is_there(tmp_path: Path, capsys: pytest.CaptureFixtu
     assert "unreadable record (JSONDecodeError)" in out
     code, out, err = run_cli(["history", "--root", str(tmp_path), "-n", "0"], capsys)
     assert code == 1 and "Traceback" not in err
+
+
+HOSTILE_RECORDS = {
+    "deep": "[" * 200_000 + "]" * 200_000,  # past the JSON reader's depth
+    "deep-field": '{"run_id": ' + "[" * 900 + "]" * 900 + "}",  # readable, but no run id
+    "a-list": "[1, 2, 3]",
+    "a-number": "42",
+    "user-a-mapping": '{"user": {"name": "ops"}}',
+    "switches-a-list": '{"switches": ["leaf1"]}',
+    "status-a-number": '{"switches": {"leaf1": {"status": 3}}}',
+    "counts-text": '{"counts": {"changed": "2"}}',
+    "git-commit-a-list": '{"git": {"commit": ["x"]}}',
+    "not-utf8": b"\xff\xfe{}".decode("latin-1"),
+}
+
+
+def test_history_lists_a_record_of_any_shape_as_unreadable(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from tests.conftest import run_cli
+
+    runs = tmp_path / ".fabricctl" / "runs"
+    runs.mkdir(parents=True)
+    for i, (name, text) in enumerate(HOSTILE_RECORDS.items()):
+        (runs / f"20261201T0000{i:02d}.000000Z-{name}.json").write_bytes(text.encode("latin-1"))
+    listed = read_runs(tmp_path)
+    assert len(listed) == len(HOSTILE_RECORDS) and all(r.problem for r in listed), listed
+    code, out, err = run_cli(["history", "--root", str(tmp_path)], capsys)
+    assert code == 0 and "Traceback" not in err
+    assert out.count("unreadable record") == len(HOSTILE_RECORDS), out
+    code, out, _ = run_cli(["history", "--root", str(tmp_path), "--json"], capsys)
+    assert code == 0 and len(json.loads(out)) == len(HOSTILE_RECORDS)
+
+
+def test_history_escapes_what_a_record_says(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """USER=$'\\e]0;x\\a' (or a record edited in a shared repository) cannot write to the terminal."""
+    from tests.conftest import run_cli
+
+    runs = tmp_path / ".fabricctl" / "runs"
+    runs.mkdir(parents=True)
+    record = {
+        "run_id": "20261201T000000.000000Z-1\x1b[2J",
+        "started": "2026-12-01T00:00:00\x1b[31m",
+        "user": "\x1b]0;x\x07",
+        "host": "jump\u2028host",
+        "git": {"commit": "abc\x1b[8m", "dirty": False},
+        "counts": {"changed": 1, "\x1b[1mfailed": 1},
+        "switches": {"leaf\x1b[5m1": {"status": "failed"}},
+        "stopped_reason": "stopped\r\x9b2J",
+    }
+    (runs / "20261201T000000.000000Z-1.json").write_text(json.dumps(record), encoding="utf-8")
+    code, out, _ = run_cli(["history", "--root", str(tmp_path)], capsys)
+    assert code == 0
+    assert not any(c in out for c in "\x1b\x07\r\x9b\u2028"), repr(out)
+    assert "\\x1b]0;x\\x07@jump\\u2028" in out and "leaf\\x1b[5m1" in out, out
 
 
 def test_git_state_without_a_repository(tmp_path: Path) -> None:

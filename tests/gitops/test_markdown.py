@@ -10,6 +10,7 @@ import pytest
 
 from fabricctl import secrets
 from fabricctl.cli.deploy import render_plan
+from fabricctl.deploy.fetch import Fetched
 from fabricctl.report.markdown import MARKER, MAX_CHARS, plan_markdown
 from tests.conftest import EOS_SMALL, REFERENCE, REPO, assert_golden, copy_fabric
 from tests.test_multipod import make_fabric
@@ -66,9 +67,7 @@ def test_running_fabric_basis_derives_tenants_from_the_diff(tmp_path: Path) -> N
     running = rendered_fetch(root)
     (root / "tenants" / "intern-01.yaml").unlink()
     team = root / "tenants" / "team-llm.yaml"
-    team.write_text(
-        re.sub(r"description: .*", "description: LLM team, now 5 servers", team.read_text()), encoding="utf-8"
-    )
+    team.write_text(team.read_text() + "lossless: false\n", encoding="utf-8")  # its ports' QoS
     plan, prepared = offline_plan(root, running)
     got = {t["name"]: (t["change"], t["leaves"]) for t in plan.changes["tenants"]}
     assert got == {
@@ -126,11 +125,15 @@ def test_cap_holds_for_any_budget(tmp_path: Path) -> None:
 def test_no_secret_reaches_the_comment(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(secrets, "_secrets", set())
     root = copy_fabric(EOS_SMALL, tmp_path / "fabric")
-    running = rendered_fetch(root)
-    team = root / "tenants" / "team-llm.yaml"
-    team.write_text(
-        re.sub(r"description: .*", "description: key Sw0rdf1sh-42", team.read_text()), encoding="utf-8"
-    )
+    rendered = rendered_fetch(root)
+
+    def running(names: list[str]) -> dict[str, Fetched]:
+        """leaf1 as an operator left it: a secret in the description of a port fabricctl owns."""
+        got = rendered(names)
+        text = got["leaf1"].text or ""
+        got["leaf1"] = Fetched("leaf1", text.replace("node01 nic0 tenant", "key Sw0rdf1sh-42 tenant", 1))
+        return got
+
     secrets.register_secret("Sw0rdf1sh-42")
     plan, _ = offline_plan(root, running)
     text = plan_markdown(plan)

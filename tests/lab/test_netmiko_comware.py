@@ -72,6 +72,21 @@ def test_misspelled_line_rejected_with_caret(lab: LabFabric) -> None:
     assert "link-mdoe route" not in lab.device("spine01").running_config()
 
 
+def test_out_of_range_value_is_a_wrong_parameter(lab: LabFabric) -> None:
+    """An IP-address RD whose number needs more than 16 bits: the switch marks the value and
+    answers `Wrong parameter`, and the line is not taken."""
+    conn = connect(lab, "spine01")
+    conn.send_command_timing("system-view")
+    conn.send_command_timing("ip vpn-instance rd-test")
+    out = conn.send_command_timing("route-distinguisher 10.0.2.1:1000101")
+    conn.disconnect()
+    lines = out.splitlines()
+    caret = next(ln for ln in lines if ln.strip() == "^")
+    assert caret.index("^") == len("[spine01-vpn-instance-rd-test]route-distinguisher ")
+    assert " % Wrong parameter found at '^' position." in lines
+    assert "1000101" not in lab.device("spine01").running_config()
+
+
 def test_undo_removes_line(lab: LabFabric) -> None:
     conn = connect(lab, "spine01")
     conn.send_config_set(

@@ -28,9 +28,9 @@ def test_comware_port_without_mtu_shows_the_default(lab: LabFabric) -> None:
         assert "Maximum transmission unit: 9000" in tuned
         assert "The maximum frame length is 9100" in tuned
 
-        # Outside the documented range (IP MTU 46-9008): refused, the port keeps 9000.
+        # Outside the documented range (IP MTU 46-9008): a wrong parameter, the port keeps 9000.
         refused = conn.send_config_set(["interface FourHundredGigE1/0/1", "mtu 9214"])
-        assert "Unrecognized command" in refused
+        assert "% Wrong parameter found at '^' position." in refused
         assert "Maximum transmission unit: 9000" in conn.send_command(
             "display interface FourHundredGigE1/0/1"
         )

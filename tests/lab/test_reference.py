@@ -37,6 +37,14 @@ def _raw(platform: str) -> dict:  # type: ignore[type-arg]
 
 
 @pytest.mark.parametrize("platform", PLATFORMS)
+def test_every_source_is_in_the_reviewed_citation_table(platform: str) -> None:
+    """docs/citations.md reviews every source id: a new one is reviewed before it is cited."""
+    table = (REPO / "docs" / "citations.md").read_text(encoding="utf-8")
+    for sid, src in reference(platform).sources.items():
+        assert f"| {platform} | `{sid}` | <{src.url}> |" in table, sid
+
+
+@pytest.mark.parametrize("platform", PLATFORMS)
 def test_every_entry_has_a_source_with_url_section_and_device(platform: str) -> None:
     ref = reference(platform)
     assert ref.rules(), "an empty reference accepts nothing"

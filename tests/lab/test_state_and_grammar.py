@@ -94,6 +94,39 @@ def test_eos_prints_a_dotted_mac_in_colon_form() -> None:
     assert root.children == {}
 
 
+@pytest.mark.parametrize(
+    ("lines", "word"),
+    [
+        # RFC 4364 section 4.2: an IP-address RD holds a 16-bit number; a 2-byte ASN a 32-bit one;
+        # a 4-byte ASN a 16-bit one (H3C/HPE route-distinguisher reference)
+        (["ip vpn-instance a", "route-distinguisher 10.0.2.1:1000101"], 1),
+        (["ip vpn-instance a", "route-distinguisher 4200000001:65536"], 1),
+        (["ip vpn-instance a", "address-family evpn", "vpn-target 10.0.0.1:70000 import-extcommunity"], 1),
+        (["vlan 4095"], 1),
+        (["interface FourHundredGigE1/0/1", "mtu 9214"], 1),
+        (["qos wred queue table T", "queue 3 low-limit 6000 high-limit 20000 discard-probability 40"], 5),
+    ],
+)
+def test_comware_refuses_out_of_range_values_as_wrong_parameters(lines: list[str], word: int) -> None:
+    """A value of the right shape outside its documented range is `Wrong parameter` on Comware, at
+    that value; a word no command takes is `Unrecognized command`."""
+    editor = Editor(CW_G, Node("", block=True))
+    *before, last = lines
+    for ok in before:
+        editor.apply(ok)
+    with pytest.raises(InvalidInput) as info:
+        editor.apply(last)
+    assert info.value.out_of_range
+    assert info.value.words[info.value.index] == last.split()[word]
+    for fits in ("10.0.2.1:65535", "65000:4294967295", "4200000001:65535"):
+        editor = Editor(CW_G, Node("", block=True))
+        editor.apply("ip vpn-instance b")
+        editor.apply(f"route-distinguisher {fits}")
+    with pytest.raises(InvalidInput) as info:
+        editor.apply("route-distinguisher 10.0.2.1:x")
+    assert not info.value.out_of_range
+
+
 def test_error_token_index() -> None:
     with pytest.raises(InvalidInput) as info:
         Editor(EOS_G, Node("", block=True)).apply("qos map dscp 26 to traffic-klass 3")

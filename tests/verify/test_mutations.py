@@ -16,6 +16,7 @@ E = Edit
 M = Mutation
 
 EOS_BGP = "router bgp 65211"  # leaf1
+EOS_BGP2 = "router bgp 65212"  # leaf2
 EOS_BGP3 = "router bgp 65213"  # leaf3
 
 EOS: list[Mutation] = [
@@ -188,13 +189,6 @@ EOS: list[Mutation] = [
         "node07 nic0",
     ),
     M(
-        "uncabled-port-up",
-        (E("leaf4", ("interface Ethernet40",), r"^ +shutdown\n?", ""),),
-        "port-not-shut",
-        "leaf4",
-        "Ethernet40",
-    ),
-    M(
         "pfc-off-one-uplink",
         (E("leaf1", ("interface Ethernet1",), r"^\s+service-profile ROCE-LOSSLESS\n?", ""),),
         "pfc",
@@ -305,6 +299,62 @@ EOS: list[Mutation] = [
         "ecn",
         "leaf4",
         "ECN",
+    ),
+    M(
+        "ecn-thresholds-differ-across-a-link",
+        (
+            E(
+                "spine1",
+                ("qos profile ROCE-LOSSLESS", "tx-queue 3"),
+                r"minimum-threshold 2000 segments",
+                "minimum-threshold 1000 segments",
+            ),
+        ),
+        "lossless-ends",
+        "spine1",
+        "ECN on queue 3",
+    ),
+    M(
+        "watchdog-differs-across-a-link",
+        (
+            E(
+                "leaf2",
+                (),
+                r"^priority-flow-control pause watchdog default timeout 0.2$",
+                "priority-flow-control pause watchdog default timeout 0.5",
+            ),
+        ),
+        "lossless-ends",
+        "spine1",
+        "PFC watchdog",
+    ),
+    M(
+        "tunnel-outer-dscp-from-traffic-class",
+        (E("leaf3", ("interface Vxlan1",), r"^\s+vxlan qos dscp propagation encapsulation\n?", ""),),
+        "tunnel-encap",
+        "leaf3",
+        "the outer DSCP is derived from the traffic class",
+    ),
+    M(
+        "tunnel-ecn-not-propagated",
+        (E("leaf4", ("interface Vxlan1",), r"^\s+vxlan qos ecn propagation\n?", ""),),
+        "tunnel-ecn",
+        "leaf4",
+        "DCQCN never slows the sender",
+    ),
+    M(
+        "ecmp-capped-by-maximum-paths",
+        (E("leaf2", (EOS_BGP2,), r"^(\s+)maximum-paths 8 ecmp 8$", r"\1maximum-paths 4 ecmp 4"),),
+        "ecmp-width",
+        "leaf2",
+        "over 4 of its 8 uplinks: multipath is capped at 4",
+    ),
+    M(
+        "ecmp-session-asn-wrong",
+        (E("leaf3", (EOS_BGP3,), r"^(\s+neighbor 10\.64\.8\.\d+ remote-as) 65200$", r"\1 65299"),),
+        "ecmp-width",
+        "leaf3",
+        "only 7 of 8 uplinks",
     ),
 ]
 
@@ -507,6 +557,69 @@ COMWARE: list[Mutation] = [
         "default 1500",
     ),
     M(
+        "headroom-below-the-bytes-in-flight",  # 800 cells on a 400G port with a 40m cable
+        (
+            E(
+                "leaf05",
+                ("interface FourHundredGigE1/0/1",),
+                r"priority-flow-control dot1p 3 headroom 1532",
+                "priority-flow-control dot1p 3 headroom 800",
+            ),
+        ),
+        "headroom",
+        "leaf05",
+        "takes 220,571 bytes after it sends XOFF",
+    ),
+    M(
+        "headroom-differs-across-a-link",
+        (
+            E(
+                "leaf05",
+                ("interface FourHundredGigE1/0/2",),
+                r"priority-flow-control dot1p 3 headroom 1532",
+                "priority-flow-control dot1p 3 headroom 1600",
+            ),
+        ),
+        "lossless-ends",
+        "spine01",
+        "PFC headroom is '1532' here but '1600' at the other end of the link (leaf05 FourHundredGigE1/0/2",
+    ),
+    M(
+        "ecn-thresholds-differ-across-a-link",
+        (
+            E(
+                "spine05",
+                ("qos wred queue table ROCE-ECN",),
+                r"low-limit 6000 high-limit 12000",
+                "low-limit 3000 high-limit 12000",
+            ),
+        ),
+        "lossless-ends",
+        "spine05",
+        "ECN on queue 3",
+    ),
+    M(
+        "watchdog-differs-across-a-link",
+        (
+            E(
+                "leaf06",
+                (),
+                r"^priority-flow-control deadlock cos 3 interval 10$",
+                "priority-flow-control deadlock cos 3 interval 20",
+            ),
+        ),
+        "lossless-ends",
+        "spine01",
+        "PFC watchdog",
+    ),
+    M(
+        "l3vni-interface-mtu-removed",  # routed RoCE leaves through the L3VNI interface
+        (E("leaf01", ("interface Vsi-interface4197",), r"^\s+mtu 8950\n?", ""),),
+        "mtu",
+        "leaf01",
+        "(routed by Vsi-interface4197)",
+    ),
+    M(
         "tunnel-dot1p-not-trusted",
         (E("leaf09", (), r"^qos trust tunnel-dot1p\n?", ""),),
         "tunnel-trust",
@@ -575,6 +688,20 @@ COMWARE: list[Mutation] = [
         "foreign-port",
         "leaf25",
         "shared-storage",
+    ),
+    M(
+        "ecmp-capped-by-max-ecmp-num-default",  # balance 32 with the system's default cap of 8
+        (E("leaf03", (), r"^max-ecmp-num 32\n#\n", ""),),
+        "ecmp-width",
+        "leaf03",
+        "no max-ecmp-num: the default 8",
+    ),
+    M(
+        "ecmp-capped-by-balance",
+        (E("leaf04", ("bgp 65104", "address-family ipv4 unicast"), r"^(\s+)balance 32$", r"\1balance 16"),),
+        "ecmp-width",
+        "leaf04",
+        "over 16 of its 32 uplinks",
     ),
 ]
 

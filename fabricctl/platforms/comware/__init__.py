@@ -7,7 +7,7 @@ import re
 from fabricctl.platforms.base import Capabilities, Limits, Platform
 from fabricctl.platforms.comware.filters import FILTERS
 from fabricctl.platforms.comware.health import HEALTH
-from fabricctl.platforms.comware.parse import parse_comware
+from fabricctl.platforms.comware.parse import DEFAULT_MAX_ECMP, parse_comware
 from fabricctl.platforms.comware.qos import ComwareQosTuning
 from fabricctl.platforms.comware.rules import DIALECT
 from fabricctl.platforms.comware.terminal import FETCH, pending
@@ -61,6 +61,8 @@ PLATFORM = Platform(
     pending=pending,
     push_module="fabricctl.platforms.comware.push",
     day0=DAY0,
-    # The management vpn-instance goes by these names on S98xx (rules.not_owned).
+    default_max_ecmp=DEFAULT_MAX_ECMP,
+    # The management vpn-instance goes by these names on S98xx (a tenant must not take it over).
     reserved_names=("mgmt", "Mgmt", "MGMT", "management"),
+    models=("S9825-64D",),  # 64 x 400G QSFP-DD: port_count, breakouts and the limits above
 )

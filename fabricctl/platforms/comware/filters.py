@@ -27,7 +27,13 @@ def dot1p_lp_identity(_qos: object) -> list[tuple[int, int]]:
     return [(p, p) for p, lp in sorted(DEFAULT_DOT1P_LP.items()) if lp != p]
 
 
+def cells(size: int, cell_bytes: int) -> int:
+    """Bytes -> the buffer cells Comware counts PFC headroom in (rounded up)."""
+    return -(-size // cell_bytes)
+
+
 FILTERS = {
+    "cells": cells,
     "mac": mac,
     "queue_name": queue_name,
     "dscp_remaps": dscp_remaps,

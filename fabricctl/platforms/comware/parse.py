@@ -13,6 +13,8 @@ from ipaddress import IPv4Interface, IPv4Network
 from fabricctl.config.addr import wildcard_network
 from fabricctl.config.readback import (
     TUNNEL_CLASS,
+    TUNNEL_ECN,
+    TUNNEL_MARKING,
     Acl,
     AclRule,
     At,
@@ -25,6 +27,24 @@ from fabricctl.config.readback import (
 from fabricctl.config.tree import Node, parse_tree
 from fabricctl.platforms.comware.qos import DEFAULT_DOT1P_LP, QUEUE_NUMBER, default_dscp_dot1p
 
+#: ECMP routes the system installs without `max-ecmp-num` (H3C S6520X IP Routing Configuration
+#: Guide R1110, 1.5 "Configuring the maximum number of ECMP routes": default 8, takes effect after
+#: a reboot; the S98xx figure is not published, so the documented sibling's default is assumed).
+DEFAULT_MAX_ECMP = 8
+
+#: How a Comware VTEP carries the lossless class through VXLAN. H3C documents one line: "For PFC to
+#: take effect in an overlay network, execute the qos trust tunnel-dot1p command" (PFC
+#: configuration, docs/emitted-syntax.md h3c-pfc). No H3C/HPE document found says how the outer
+#: DSCP is set at encapsulation or whether ECN is copied (RFC 6040), and no command to set either
+#: was found: the lossless proof takes them as assumptions, listed in every report, to be checked
+#: on a switch (docs/verify.md, "Tunnel QoS").
+_TUNNEL_DEFAULTS = {TUNNEL_CLASS: "decapsulated RoCE is not classified into the lossless class"}
+_TUNNEL_ASSUMED = {
+    TUNNEL_MARKING: "the outer DSCP of VXLAN packets is the inner packet's (no H3C document states it)",
+    TUNNEL_ECN: "ECN is copied into the outer header and a CE mark back out at decapsulation, as "
+    "RFC 6040 asks (no H3C document states it)",
+}
+
 #: Frame limit of a port without `jumboframe enable N` (S6850 guide; H3C's Comware code: 9416).
 DEFAULT_MAX_FRAME = 9416
 
@@ -36,7 +56,13 @@ def _src(node: Node) -> Src:
 def parse_comware(name: str, text: str) -> SwitchConfig:
     """Read one Comware configuration; never raises on lines it does not know."""
     cfg = SwitchConfig(
-        name=name, platform="comware", lines=text.count("\n") + 1, max_frame_default=DEFAULT_MAX_FRAME
+        name=name,
+        platform="comware",
+        lines=text.count("\n") + 1,
+        max_frame_default=DEFAULT_MAX_FRAME,
+        ecmp_limit_default=DEFAULT_MAX_ECMP,
+        tunnel_defaults=dict(_TUNNEL_DEFAULTS),
+        tunnel_assumed=dict(_TUNNEL_ASSUMED),
     )
     for dscp in range(64):
         cfg.dscp_map[dscp] = At(default_dscp_dot1p(dscp), Src(0, "(pre-defined dscp-dot1p map)"))
@@ -44,7 +70,9 @@ def parse_comware(name: str, text: str) -> SwitchConfig:
         if lp != dot1p:
             cfg.class_queue[dot1p] = At(lp, Src(0, f"(pre-defined dot1p-lp map: {dot1p} -> {lp})"))
     wred: dict[str, dict[int, Src]] = {}
+    wred_values: dict[str, dict[int, At[str]]] = {}
     wred_apply: dict[str, At[str]] = {}
+    deadlock: list[Node] = []
     for node in parse_tree(text):
         words = node.text.split()
         if words[0] == "interface" and len(words) == 2:
@@ -76,19 +104,31 @@ def parse_comware(name: str, text: str) -> SwitchConfig:
             cfg.tunnel_qos[TUNNEL_CLASS] = _src(node)
         elif node.text.startswith("qos wred queue table ") and len(words) == 5:
             table = wred.setdefault(words[4], {})
+            values = wred_values.setdefault(words[4], {})
             for child in node.children:
                 cw = child.text.split()
                 if len(cw) == 3 and cw[0] == "queue" and cw[2] == "ecn" and cw[1].isdigit():
                     table[int(cw[1])] = _src(child)
+                elif len(cw) > 3 and cw[0] == "queue" and cw[1].isdigit():
+                    n = int(cw[1])
+                    seen = values.get(n)
+                    text = " ".join(cw[2:]) if seen is None else f"{seen.value}, {' '.join(cw[2:])}"
+                    values[n] = At(
+                        text, seen.src if seen is not None and "limit" in seen.value else _src(child)
+                    )
+        elif node.text.startswith("priority-flow-control deadlock "):
+            deadlock.append(node)
         elif words[0] == "bgp" and len(words) == 2:
-            for child in node.children:
-                cw = child.text.split()
-                if len(cw) == 4 and cw[0] == "peer" and cw[2] == "as-number" and cw[3].isdigit():
-                    cfg.bgp_neighbors[cw[1]] = At(int(cw[3]), _src(child))
+            _bgp(cfg, node, words[1])
+        elif words[0] == "max-ecmp-num" and len(words) == 2 and words[1].isdigit():
+            cfg.bgp.ecmp_limit = At(int(words[1]), _src(node))
     for intf_name, at in wred_apply.items():
         q = cfg.interfaces[intf_name].qos
         q.profile = at.src
         q.ecn_queues = dict(wred.get(at.value, {}))
+        q.ecn_values = dict(wred_values.get(at.value, {}))
+    if deadlock:
+        cfg.watchdog_timers = At("; ".join(sorted(n.text for n in deadlock)), _src(deadlock[0]))
     _bind_l3vnis(cfg)
     return cfg
 
@@ -136,6 +176,7 @@ def _interface(intf: Interface, node: Node, wred_apply: dict[str, At[str]]) -> N
         elif len(words) == 5 and words[:2] == ["priority-flow-control", "dot1p"] and words[3] == "headroom":
             if words[2].isdigit() and words[4].isdigit() and int(words[4]) > 0:
                 q.headroom[int(words[2])] = s
+                q.headroom_cells[int(words[2])] = At(int(words[4]), s)
         elif t.startswith("qos wrr ") and len(words) >= 4 and words[2] in QUEUE_NUMBER:
             n = QUEUE_NUMBER[words[2]]
             if words[3:] == ["group", "sp"]:
@@ -146,6 +187,28 @@ def _interface(intf: Interface, node: Node, wred_apply: dict[str, At[str]]) -> N
             q.strict_queues.update({n: s for n in range(8)})
         elif t.startswith("qos wred apply ") and len(words) == 4:
             wred_apply[intf.name] = At(words[3], s)
+
+
+def _bgp(cfg: SwitchConfig, node: Node, asn: str) -> None:
+    """Sessions, and what the IPv4 unicast family announces and load-balances."""
+    if asn.isdigit():
+        cfg.bgp.asn = At(int(asn), _src(node))
+    for child in node.children:
+        cw = child.text.split()
+        if len(cw) == 4 and cw[0] == "peer" and cw[2] == "as-number" and cw[3].isdigit():
+            cfg.bgp_neighbors[cw[1]] = At(int(cw[3]), _src(child))
+        elif child.text in ("address-family ipv4", "address-family ipv4 unicast"):
+            for af in child.children:
+                aw = af.text.split()
+                if af.text in ("balance as-path-relax", "balance as-path-neglect"):
+                    cfg.bgp.relax = At(True, _src(af))
+                elif len(aw) == 2 and aw[0] == "balance" and aw[1].isdigit():
+                    cfg.bgp.max_paths = At(int(aw[1]), _src(af))
+                elif len(aw) == 3 and aw[0] == "network":
+                    with contextlib.suppress(ValueError):
+                        cfg.bgp.networks.append(At(IPv4Network(f"{aw[1]}/{aw[2]}"), _src(af)))
+                elif len(aw) == 3 and aw[0] == "peer" and aw[2] == "enable":
+                    cfg.bgp.ipv4_peers.add(aw[1])
 
 
 def _vsi(cfg: SwitchConfig, node: Node, name: str) -> None:

@@ -208,6 +208,8 @@ def paste(
                 deadline = time.monotonic() + timeout
                 if _ERROR.search(buf):  # seen the moment it arrives, not after the whole chunk
                     raise StageError("load", f"line rejected: {_first_error(buf)}")
+            elif getattr(conn.remote_conn, "closed", False):  # a closed channel reads as silence
+                raise StageError("load", "the switch closed the session while loading")
             elif time.monotonic() > deadline:
                 raise StageError("load", f"no reply from the switch within {timeout:.0f} s while loading")
             else:

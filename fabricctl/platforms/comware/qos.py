@@ -26,8 +26,10 @@ def default_dscp_dot1p(dscp: int) -> int:
 class ComwareQosTuning(QosTuning):
     """Comware values no S98xx document settles, kept as settings (docs/emitted-syntax.md says why).
 
-    WRED limits: the public H3C 400G RoCE configuration's 6000/12000/40 (unit not stated; the
-    sibling range is 0-16000). PFC headroom: the public S9825 configuration's 2000 (cells).
+    WRED limits: site policy, 6000/12000/40 as seen in a third-party 400G RoCE configuration (no
+    H3C document gives S98xx values, and the unit is not stated; the sibling range is 0-16000).
+    PFC headroom is not a setting: it is computed per port from its speed and cable (fabric.yaml
+    qos.buffer, compile/buffers.py).
     link_delay_up: seconds a fabric port waits before it reports up (None: not set).
     """
 
@@ -39,7 +41,6 @@ class ComwareQosTuning(QosTuning):
     deadlock_precision: Literal["high", "normal", "low"] = "high"
     deadlock_interval: int = Field(default=10, ge=1, le=30)
     deadlock_recover_delay: int = Field(default=10, ge=1, le=30)
-    pfc_headroom: int = Field(default=2000, ge=1, le=1_000_000)
     link_delay_up: int | None = Field(default=2, ge=0, le=30)
 
     @model_validator(mode="after")

@@ -20,17 +20,25 @@ DIALECT = Dialect(
         r"l2vpn enable$",
         r"vxlan tunnel ",
         r"tunnel global source-address ",
-        r"interface (LoopBack[01]|FourHundredGigE|TwoHundredGigE)",
+        r"interface LoopBack[01]$",
         r"bgp \d+$",
+        r"max-ecmp-num ",
     ),
-    not_owned=(r"ip vpn-instance (mgmt|MGMT|management|Mgmt)$",),
+    ports=r"interface (FourHundredGigE|TwoHundredGigE)",
+    # Ownership by proof (docs/plan-apply.md, "What fabricctl owns"): `description` in VPN
+    # instance, VSI, ACL and VSI interface views carries the fabric's mark.
     tenant_objects=(
-        Provenance(r"ip vpn-instance (?P<name>\S+)$"),
-        Provenance(r"vsi (?P<name>\S+)$"),
-        Provenance(r"acl advanced name (?P<name>\S+)$"),
-        Provenance(r"interface Vsi-interface\d+$", child=r"ip binding vpn-instance (?P<name>\S+)$"),
+        Provenance("vrf", r"ip vpn-instance (?P<key>\S+)$", mark=r"description (?P<text>.*)$"),
+        Provenance("vsi", r"vsi (?P<key>\S+)$", mark=r"description (?P<text>.*)$"),
+        Provenance("acl", r"acl advanced name (?P<key>\S+)$", mark=r"description (?P<text>.*)$"),
+        Provenance(
+            "svi",
+            r"interface Vsi-interface(?P<key>\d+)$",
+            mark=r"description (?P<text>.*)$",
+            looks=r"ip binding vpn-instance (?P<name>\S+)$",
+        ),
     ),
-    nested=((r"bgp \d+$", Provenance(r"ip vpn-instance (?P<name>\S+)$")),),
+    nested=((r"bgp \d+$", Provenance("bgp-vrf", r"ip vpn-instance (?P<key>\S+)$", follows="vrf")),),
     single_value=(
         r"description ",
         r"jumboframe enable ",
@@ -57,6 +65,7 @@ DIALECT = Dialect(
         r"peer \S+ description ",
         r"peer \S+ ebgp-max-hop ",
         r"balance ",
+        r"max-ecmp-num ",
     ),
     negations=(
         Negation(r"^description .*$", "undo description"),
@@ -74,6 +83,7 @@ DIALECT = Dialect(
         Negation(r"^ip binding vpn-instance .*$", "undo ip binding vpn-instance"),
         Negation(r"^l3-vni .*$", "undo l3-vni"),
         Negation(r"^route-distinguisher .*$", "undo route-distinguisher"),
+        Negation(r"^max-ecmp-num .*$", "undo max-ecmp-num"),
     ),
     never_remove=(r"interface (FourHundredGigE|TwoHundredGigE)", r"port link-mode "),
     resets=(

@@ -64,6 +64,9 @@ PLATFORM = Platform(
     pending=pending,
     push_module="fabricctl.platforms.eos.push",
     day0=DAY0,
-    # `vrf instance default` is the global table; MGMT is the management VRF (rules.not_owned).
+    multihop_bfd=True,  # router bfd: multihop interval / min-rx / multiplier (AVD eos_designs sets it)
+    # `vrf instance default` is the global table; MGMT is the management VRF (a tenant
+    # of that name would take it over).
     reserved_names=("default", "MGMT", "mgmt", "management"),
+    models=("7060X5-64",),  # 64 x 400G: port_count, breakouts, max_ip_mtu and the limits above
 )

@@ -35,6 +35,15 @@ _TUNNEL_QOS = {
     "vxlan qos dscp propagation encapsulation": TUNNEL_MARKING,
     "vxlan qos map dscp to traffic-class decapsulation": TUNNEL_CLASS,
 }
+#: A VTEP without those lines (Arista TOI, tag ECN, "VXLAN DSCP and ECN propagation": "for bridged
+#: packets undergoing VXLAN encapsulation, the DSCP in the outer IP header is derived from TC and
+#: the ECN bits are set to zero"; EOS User Manual, VXLAN DSCP Mapping: with the decapsulation map
+#: the TC is derived from the outer DSCP).
+_TUNNEL_DEFAULTS = {
+    TUNNEL_MARKING: "the outer DSCP is derived from the traffic class, not copied from the inner packet",
+    TUNNEL_ECN: "the outer ECN bits are set to zero (Not-ECT) and a CE mark is not copied back at decapsulation",
+    TUNNEL_CLASS: "the traffic class of decapsulated traffic is not taken from the outer DSCP",
+}
 
 
 def _src(node: Node) -> Src:
@@ -47,7 +56,15 @@ def _int(word: str) -> int | None:
 
 def parse_eos(name: str, text: str) -> SwitchConfig:
     """Read one EOS configuration; never raises on lines it does not know."""
-    cfg = SwitchConfig(name=name, platform="eos", lines=text.count("\n") + 1)
+    # EOS load-balances equal-length AS paths by default (Arista TOI "BGP multipath relax",
+    # docs/multipod.md); `no bgp bestpath as-path multipath-relax` turns it off.
+    cfg = SwitchConfig(
+        name=name,
+        platform="eos",
+        lines=text.count("\n") + 1,
+        multipath_relax_default=True,
+        tunnel_defaults=dict(_TUNNEL_DEFAULTS),
+    )
     profiles: dict[str, tuple[PortQos, set[int]]] = {}
     wanted_profile: dict[str, At[str]] = {}
     for node in parse_tree(text):
@@ -79,6 +96,10 @@ def parse_eos(name: str, text: str) -> SwitchConfig:
                         cfg.class_queue[int(w)] = At(int(words[-1]), _src(node))
         elif node.text.startswith("qos profile ") and len(words) == 3:
             profiles[words[2]] = _profile(node)
+        elif node.text.startswith("priority-flow-control pause watchdog "):
+            seen = cfg.watchdog_timers
+            text = node.text if seen is None else f"{seen.value}; {node.text}"
+            cfg.watchdog_timers = At(text, seen.src if seen is not None else _src(node))
         elif head == "router" and len(words) == 3 and words[1] == "bgp":
             _bgp(cfg, node)
     for key, seg in cfg.segments.items():
@@ -101,6 +122,7 @@ def parse_eos(name: str, text: str) -> SwitchConfig:
         # command in AVD's eos_cli_config_gen schema): the no-drop line is what reserves it.
         q.headroom = dict(q.no_drop)
         q.ecn_queues = {**prof.ecn_queues, **q.ecn_queues}
+        q.ecn_values = {**prof.ecn_values, **q.ecn_values}
         # EOS schedules a tx-queue strict priority unless it says `no priority`.
         q.strict_queues = {
             **{n: at.src for n in _QUEUES if n not in nonstrict},
@@ -172,6 +194,7 @@ def _profile(node: Node) -> tuple[PortQos, set[int]]:
                     nonstrict.add(n)
                 elif sub.text.startswith("random-detect ecn"):
                     q.ecn_queues[n] = _src(sub)
+                    q.ecn_values[n] = At(sub.text.removeprefix("random-detect ecn "), _src(sub))
         else:
             _qos_line(q, child)
     return q, nonstrict
@@ -242,15 +265,38 @@ def _address(words: list[str]) -> tuple[IPv4Network | None, list[str], bool]:
 
 
 def _bgp(cfg: SwitchConfig, node: Node) -> None:
+    asn = node.text.split()[-1]
+    if asn.isdigit():
+        cfg.bgp.asn = At(int(asn), _src(node))
+    groups: dict[str, str] = {}  # neighbor -> its peer group
+    active: set[str] = set()  # neighbors and groups activated in IPv4 unicast
     for child in node.children:
         words = child.text.split()
         if len(words) == 4 and words[0] == "neighbor" and words[2] == "remote-as" and words[3].isdigit():
             cfg.bgp_neighbors[words[1]] = At(int(words[3]), _src(child))
+        elif len(words) == 5 and words[0] == "neighbor" and words[2:4] == ["peer", "group"]:
+            groups[words[1]] = words[4]
+        elif words[0] == "maximum-paths" and len(words) >= 2 and words[1].isdigit():
+            cfg.bgp.max_paths = At(int(words[1]), _src(child))
+        elif child.text in (
+            "bgp bestpath as-path multipath-relax",
+            "no bgp bestpath as-path multipath-relax",
+        ):
+            cfg.bgp.relax = At(not child.text.startswith("no "), _src(child))
+        elif child.text in ("address-family ipv4", "address-family ipv4 unicast"):
+            for af in child.children:
+                aw = af.text.split()
+                if len(aw) == 3 and aw[0] == "neighbor" and aw[2] == "activate":
+                    active.add(aw[1])
+                elif len(aw) == 2 and aw[0] == "network":
+                    with contextlib.suppress(ValueError):
+                        cfg.bgp.networks.append(At(IPv4Network(aw[1]), _src(af)))
         elif words[0] == "vrf" and len(words) == 2:
             _rts(cfg.vrf(words[1]), child)
         elif words[0] == "vlan" and len(words) == 2 and words[1].isdigit():
             seg = cfg.segments.setdefault(words[1], Segment("segment", words[1], Src(0, f"vlan {words[1]}")))
             _rts(seg, child)
+    cfg.bgp.ipv4_peers = {ip for ip in cfg.bgp_neighbors if ip in active or groups.get(ip) in active}
 
 
 def _rts(holder: RtHolder, node: Node) -> None:

@@ -17,25 +17,37 @@ DIALECT = Dialect(
         r"qos profile ",
         r"priority-flow-control ",
         r"ip routing$",
-        r"interface (Ethernet|Loopback[01]$|Vxlan1$)",
+        r"interface (Loopback[01]|Vxlan1)$",
         r"ip virtual-router mac-address ",
         r"router bgp ",
+        r"router bfd$",
     ),
-    not_owned=(r"vrf instance (MGMT|mgmt|management)$", r"ip routing vrf (MGMT|mgmt|management)$"),
+    ports=r"interface Ethernet",
+    # Ownership by proof (docs/plan-apply.md, "What fabricctl owns"): a VRF's description, an
+    # ACL's remark and an SVI's description carry the fabric's mark (`description` in VRF and
+    # interface modes, `<seq> remark` in ACL mode: AVD eos_cli_config_gen); VLAN mode has no
+    # description, so a VLAN is fabricctl's with its SVI.
     tenant_objects=(
-        Provenance(r"vrf instance (?P<name>\S+)$"),
-        Provenance(r"ip routing vrf (?P<name>\S+)$"),
-        Provenance(r"ip access-list (?P<name>\S+)$"),
-        Provenance(r"vlan (?P<id>\d+)$", vlan=True),
-        Provenance(r"interface Vlan\d+$", child=r"vrf (?P<name>\S+)$"),
+        Provenance("vrf", r"vrf instance (?P<key>\S+)$", mark=r"description (?P<text>.*)$"),
+        Provenance("acl", r"ip access-list (?P<key>\S+)$", mark=r"\d+ remark (?P<text>.*)$"),
+        Provenance(
+            "svi",
+            r"interface Vlan(?P<key>\d+)$",
+            mark=r"description (?P<text>.*)$",
+            looks=r"vrf (?P<name>\S+)$",
+        ),
+        Provenance("vrf-routing", r"ip routing vrf (?P<key>\S+)$", follows="vrf"),
+        Provenance("vlan", r"vlan (?P<key>\d+)$", follows="svi", looks=r"name (?P<name>\S+)$"),
     ),
     nested=(
-        (r"router bgp ", Provenance(r"vrf (?P<name>\S+)$")),
-        (r"router bgp ", Provenance(r"vlan (?P<id>\d+)$", vlan=True)),
-        (r"interface Vxlan1$", Provenance(r"vxlan vlan (?P<id>\d+) vni ", vlan=True)),
-        (r"interface Vxlan1$", Provenance(r"vxlan vrf (?P<name>\S+) vni ")),
+        (r"router bgp ", Provenance("bgp-vrf", r"vrf (?P<key>\S+)$", follows="vrf")),
+        (r"router bgp ", Provenance("bgp-vlan", r"vlan (?P<key>\d+)$", follows="vlan")),
+        (
+            r"interface Vxlan1$",
+            Provenance("vni-vlan", r"vxlan vlan (?P<key>\d+) vni ", follows="vlan"),
+        ),
+        (r"interface Vxlan1$", Provenance("vni-vrf", r"vxlan vrf (?P<key>\S+) vni ", follows="vrf")),
     ),
-    vlan_names=r"vlan (?P<id>\d+)$",
     single_value=(
         r"description ",
         r"mtu ",
@@ -43,6 +55,8 @@ DIALECT = Dialect(
         r"ip address virtual ",
         r"router-id ",
         r"maximum-paths ",
+        r"neighbor \S+ maximum-routes ",
+        r"multihop interval ",
         r"rd ",
         r"name ",
         r"speed ",
