@@ -102,7 +102,9 @@ class ZtpServer:
             if hashlib.sha256(body).hexdigest() != entry["files"][file]:
                 status, body, why = 409, b"", f"{file} changed since ztp render (render again)"
         payload = body if status == 200 else (why + "\n").encode()
-        self._log(client, switch, entry.get("mac"), req.path, status, len(body), body, why)  # before the answer
+        self._log(
+            client, switch, entry.get("mac"), req.path, status, len(body), body, why
+        )  # before the answer
         req.send_response(status)
         req.send_header("Content-Type", "text/plain; charset=utf-8")
         req.send_header("Content-Length", str(len(payload)))

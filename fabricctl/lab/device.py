@@ -27,6 +27,7 @@ from fabricctl.lab.state import StateStore
 FLASH_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
 RUNNING = "running-config"
 STARTUP = "startup-config"
+ZTP_DONE = "ztp-done"  # written once the switch booted by ZTP (what it fetched, from where)
 
 
 @dataclass
@@ -65,6 +66,8 @@ class LabDevice:
     #: The whole fabric's derived state (links, LLDP, BGP), set by the LabFabric that holds this device.
     fabric_state: Callable[[], FabricState] | None = None
     generation: int = 0  # counts changes to running (state derived from it is cached per generation)
+    #: Factory-default, in its auto-configuration: no address, no listener until ZTP boots it.
+    ztp_waiting: bool = False
     _facts: tuple[int, DeviceFacts] | None = None
     _storm_since: dict[str, float] = field(default_factory=dict)  # port -> lab time its storm began
     _release: asyncio.Event | None = None
@@ -86,6 +89,7 @@ class LabDevice:
 
     def __post_init__(self) -> None:
         self.boot = self.clock.now()
+        self.ztp_waiting = self.spec.ztp and self.store.read(self.name, ZTP_DONE) is None
 
     async def held(self, line: str) -> None:
         """Wait, unanswered, until the test releases this device (the `hold` fault)."""
@@ -232,6 +236,7 @@ class LabDevice:
         self.store.clear(self.name)
         self._running = self._startup = self._files = None
         self.generation += 1
+        self.ztp_waiting = self.spec.ztp
         _ = self.running, self.startup
 
 

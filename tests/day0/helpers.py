@@ -4,9 +4,19 @@ added by `fabricctl rack add` from the factory serial lists."""
 from __future__ import annotations
 
 import shutil
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 
+import pytest
+
 from fabricctl.cli import main
+from fabricctl.deploy.ztp_serve import ZtpServer
+from fabricctl.lab.clock import LabClock
+from fabricctl.lab.runtime import lab_json, write_lab_json
+from fabricctl.lab.server import LabFabric
+from fabricctl.lab.ztp import Boot, boot
 
 DAY0 = Path(__file__).resolve().parents[2] / "examples" / "day0"
 RACKS = (("r01", "spine-rack-template.yaml"), ("r02", "rack-template.yaml"))
@@ -28,3 +38,46 @@ def day0_pod(dst: Path, platform: str = "eos", racks: tuple[tuple[str, str], ...
         argv += ["--serials", str(dst / f"serials-{name}.csv"), "--root", str(dst)]
         assert main(argv) == 0, f"rack add {name}"
     return dst
+
+
+@dataclass
+class BootedPod:
+    """A lab of the pod's factory-default switches, its ZTP files served, the boot outcome."""
+
+    root: Path
+    lab: LabFabric
+    server: ZtpServer
+    folder: Path
+    boots: list[Boot]
+    how: str
+
+    def run(self, *argv: str, capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
+        capsys.readouterr()
+        try:
+            code = main([*argv, "--root", str(self.root)])
+        except SystemExit as exc:
+            code = int(exc.code or 0)
+        out, err = capsys.readouterr()
+        return code, out, err
+
+
+@contextmanager
+def booted_pod(
+    dst: Path, platform: str = "eos", how: str = "auto", boot_now: bool = True
+) -> Iterator[BootedPod]:
+    """The pod delivered (`day0_pod`), its switches in a lab from factory default, `ztp render`
+    and `ztp serve` for them, and (`boot_now`) every switch booted by ZTP."""
+    root = day0_pod(dst, platform)
+    assert main(["ztp", "render", "--root", str(root), "--lab"]) == 0
+    folder = root / ".fabricctl" / "ztp"
+    lab = LabFabric.from_inventory(root, clock=LabClock.frozen())
+    with lab:
+        write_lab_json(root, lab)
+        addresses = {e.host: n for n, e in lab.endpoints().items()}
+        server = ZtpServer(folder, "127.0.0.1", 0, addresses, echo=lambda _line: None).start()
+        try:
+            boots, source = boot(lab, folder, how=how) if boot_now else ([], "")
+            yield BootedPod(root, lab, server, folder, boots, source)
+        finally:
+            server.stop()
+            lab_json(root).unlink(missing_ok=True)

@@ -31,7 +31,9 @@ def served(tmp_path: Path, capsys: pytest.CaptureFixture[str]):  # type: ignore[
     assert run_cli(["ztp", "render", "--root", str(root), "--lab"], capsys)[0] == 0
     folder = root / ".fabricctl" / "ztp"
     lines: list[str] = []
-    server = ZtpServer(folder, "127.0.0.1", 0, {"127.0.3.5": "leaf5", "127.0.3.6": "leaf6"}, lines.append).start()
+    server = ZtpServer(
+        folder, "127.0.0.1", 0, {"127.0.3.5": "leaf5", "127.0.3.6": "leaf6"}, lines.append
+    ).start()
     yield server, folder, lines
     server.stop()
 
@@ -67,7 +69,10 @@ def test_a_reserved_address_behind_another_mac_is_refused(served, monkeypatch: p
     server.lab.clear()  # as on a management network: the neighbour table stands for the MAC
     monkeypatch.setattr(ztp_serve, "neighbour_mac", lambda address: "02:aa:bb:cc:dd:ee")
     status, body = get(server, "/leaf5/leaf5.ztp", "127.0.3.5")
-    assert status == 403 and b"is 02:aa:bb:cc:dd:ee in the neighbour table, not leaf5's reserved 02:1c:73:02:02:00" in body
+    assert (
+        status == 403
+        and b"is 02:aa:bb:cc:dd:ee in the neighbour table, not leaf5's reserved 02:1c:73:02:02:00" in body
+    )
     monkeypatch.setattr(ztp_serve, "neighbour_mac", lambda address: "02:1c:73:02:02:00")
     assert get(server, "/leaf5/leaf5.ztp", "127.0.3.5")[0] == 200
 
