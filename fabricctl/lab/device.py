@@ -18,7 +18,7 @@ from fabricctl.lab.editor import Editor
 from fabricctl.lab.fabric_state import Cabling, FabricState
 from fabricctl.lab.factory import DeviceSpec, factory_text, hardware_text
 from fabricctl.lab.facts import DeviceFacts, read_facts
-from fabricctl.lab.faults import Faults
+from fabricctl.lab.faults import COUNTER_FAULTS, Faults
 from fabricctl.lab.grammar import Grammar
 from fabricctl.lab.reference import reference
 from fabricctl.lab.state import StateStore
@@ -70,6 +70,7 @@ class LabDevice:
     ztp_waiting: bool = False
     _facts: tuple[int, DeviceFacts] | None = None
     _storm_since: dict[str, float] = field(default_factory=dict)  # port -> lab time its storm began
+    _onsets: dict[str, dict[str, float]] = field(default_factory=dict)  # fault -> port -> lab time
     _release: asyncio.Event | None = None
     _running: Node | None = None
     _startup: str | None = None
@@ -108,13 +109,28 @@ class LabDevice:
         """The fabric's derived state; a device outside a LabFabric stands alone, uncabled."""
         if self.fabric_state is not None:
             return self.fabric_state()
-        return FabricState({self.name: self.facts()}, Cabling(), {}, {}, {self.name: self.storms()})
+        return FabricState(
+            {self.name: self.facts()},
+            Cabling(),
+            {},
+            {},
+            {self.name: self.storms()},
+            {self.name: self.onsets()},
+        )
 
     def storms(self) -> dict[str, float]:
         """Port -> lab time its `pfc_storm` began (kept while the fault stays, dropped after)."""
         now, current = self.clock.now(), set(self.faults.pfc_storm)
         self._storm_since = {p: self._storm_since.get(p, now) for p in sorted(current)}
         return dict(self._storm_since)
+
+    def onsets(self) -> dict[str, dict[str, float]]:
+        """Counter fault -> port -> lab time it began (kept while the fault stays, dropped after)."""
+        now = self.clock.now()
+        for kind in COUNTER_FAULTS:
+            was = self._onsets.get(kind, {})
+            self._onsets[kind] = {p: was.get(p, now) for p in sorted(getattr(self.faults, kind))}
+        return {kind: dict(ports) for kind, ports in self._onsets.items()}
 
     def serial(self) -> str:
         """A serial number stable across lab restarts (derived from the name)."""

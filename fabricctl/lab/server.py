@@ -33,7 +33,7 @@ from fabricctl.lab.dialect_eos import EosCli, to_text
 from fabricctl.lab.editor import Editor
 from fabricctl.lab.fabric_state import Cabling, FabricState
 from fabricctl.lab.factory import DeviceSpec
-from fabricctl.lab.faults import Faults, load_faults
+from fabricctl.lab.faults import COUNTER_FAULTS, Faults, load_faults
 from fabricctl.lab.runtime import Endpoint, lab_credentials
 from fabricctl.lab.state import StateStore, lab_dir
 from fabricctl.lab.tls import server_context
@@ -227,6 +227,7 @@ class LabFabric:
         for name, f in (faults or {}).items():
             self._dev(name).faults = f
             self._dev(name).storms()
+            self._dev(name).onsets()
         self.cabling = cabling if cabling is not None else Cabling()
         self._state: tuple[object, FabricState] | None = None  # derived once per change
         for dev in self.devices.values():
@@ -425,6 +426,7 @@ class LabFabric:
                     tuple(d.faults.links_down),
                     tuple(d.faults.bgp_down),
                     tuple(d.faults.pfc_storm),
+                    tuple(tuple(getattr(d.faults, kind)) for kind in COUNTER_FAULTS),
                 )
                 for d in self.devices.values()
             ),
@@ -438,6 +440,7 @@ class LabFabric:
                     {n: set(d.faults.links_down) for n, d in self.devices.items()},
                     {n: set(d.faults.bgp_down) for n, d in self.devices.items()},
                     {n: d.storms() for n, d in self.devices.items()},
+                    {n: d.onsets() for n, d in self.devices.items()},
                 ),
             )
         return self._state[1]
@@ -464,6 +467,7 @@ class LabFabric:
         was_unreachable = dev.faults.unreachable
         dev.faults = new
         dev.storms()  # a storm is counted from now
+        dev.onsets()  # and so is every counter fault
         if new.unreachable != was_unreachable and self._addresses:
             if new.unreachable:
                 self._acall(lambda: self._unlisten(name))

@@ -77,6 +77,19 @@ def pauses(text: str) -> dict[str, PauseSeen]:
     return out
 
 
+def pauses_by_priority(text: str) -> dict[str, dict[int | None, tuple[int, int]]]:
+    """The same rows as `pauses`, per no-drop priority: port -> Prio -> (Recv, Send)."""
+    out: dict[str, dict[int | None, tuple[int, int]]] = {}
+    for line in text.splitlines():
+        words = line.split()
+        if len(words) < 7 or words[1] != "Enabled":
+            continue
+        counts = numbers(words[-5:])
+        if len(counts) == 5:
+            out.setdefault(long_name(words[0]), {})[counts[0]] = (counts[1], counts[2])
+    return out
+
+
 def parse(rows: dict[str, Any]) -> SwitchHealth:
     health = SwitchHealth()
     for r in rows.get(BRIEF, []):
