@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import click
@@ -81,6 +82,69 @@ def add(
         f"wrote racks/{name}.yaml ({len(made.switches)} switches, {len(made.servers)} servers) and "
         f"{len(made.switches)} inventory entries (next: fabricctl ztp render)\n"
     )
+
+
+@rack.command("accept")
+@click.argument("name")
+@root_option
+@lab_option
+@click.option(
+    "--soak",
+    default="10m",
+    show_default=True,
+    metavar="DURATION",
+    help="Counter window on the switches' clocks: no flap, no error growth, quiet PFC/ECN (e.g. 90s, 10m, 1h).",
+)
+@click.option(
+    "--hook",
+    default=None,
+    metavar="COMMAND",
+    help="Run per pair of the rack's servers ({a} and {b} name them), e.g. an RDMA bandwidth test; exit 0 passes.",
+)
+@click.option(
+    "--timeout", type=click.FloatRange(1, 600), default=30.0, show_default=True, help="Seconds per read."
+)
+def accept_cmd(name: str, root: Path, lab: bool, soak: str, hook: str | None, timeout: float) -> None:
+    """Check a cabled rack (cables both ends, speeds, soak, BGP/EVPN, proofs); on pass its GPUs are placeable."""
+    from fabricctl.cli.common import compile_root
+    from fabricctl.deploy.acceptance import line, run_acceptance, write_record
+    from fabricctl.model.problems import ProblemLog
+    from fabricctl.model.rack import load_racks
+
+    seconds = _duration(soak)
+    compiled = compile_root(root)
+    racks = {rd.rack.name: rd for rd in load_racks(compiled.fabric.root, ProblemLog(compiled.fabric.root))}
+    if name not in racks:
+        raise CliError(
+            f"rack {name!r}: no racks/{name}.yaml (allowed: {', '.join(sorted(racks)) or 'none: fabricctl rack add'})"
+        )
+    result = run_acceptance(compiled, racks[name], lab, seconds, hook, timeout)
+    where = write_record(compiled, result)
+    passed = sum(c.ok for c in result.checks)
+    for c in result.failures:
+        echo(f"  FAIL {line(c)}\n")
+    if result.ok:
+        gpus = sum(len(compiled.topology.by_server.get(s.name, [])) for s in racks[name].rack.servers)
+        echo(
+            f"rack {name} accepted: {passed} checks passed over a {result.soak_seconds:.0f} s soak; {gpus} GPUs are placeable (record: {where})\n"
+        )
+        return
+    echo(
+        f"rack {name} NOT accepted: {len(result.failures)} of {len(result.checks)} checks failed (record: {where})\n"
+    )
+    sys.exit(1)
+
+
+def _duration(text: str) -> float:
+    """90, 90s, 10m, 1h -> seconds."""
+    import re
+
+    m = re.fullmatch(r"(\d{1,6})([smh]?)", text.strip())
+    if m is None:
+        raise CliError(
+            f"--soak {text!r} is not a duration (allowed: a number with s, m or h, e.g. 90s, 10m, 1h)"
+        )
+    return float(int(m[1]) * {"": 1, "s": 1, "m": 60, "h": 3600}[m[2]])
 
 
 @click.group()
