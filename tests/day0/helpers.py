@@ -63,11 +63,15 @@ class BootedPod:
 
 @contextmanager
 def booted_pod(
-    dst: Path, platform: str = "eos", how: str = "auto", boot_now: bool = True
+    dst: Path,
+    platform: str = "eos",
+    how: str = "auto",
+    boot_now: bool = True,
+    racks: tuple[tuple[str, str], ...] = RACKS,
 ) -> Iterator[BootedPod]:
     """The pod delivered (`day0_pod`), its switches in a lab from factory default, `ztp render`
     and `ztp serve` for them, and (`boot_now`) every switch booted by ZTP."""
-    root = day0_pod(dst, platform)
+    root = day0_pod(dst, platform, racks)
     assert main(["ztp", "render", "--root", str(root), "--lab"]) == 0
     folder = root / ".fabricctl" / "ztp"
     lab = LabFabric.from_inventory(root, clock=LabClock.frozen())
@@ -80,4 +84,36 @@ def booted_pod(
             yield BootedPod(root, lab, server, folder, boots, source)
         finally:
             server.stop()
+            lab_json(root).unlink(missing_ok=True)
+
+
+@contextmanager
+def grown_pod(dst: Path) -> Iterator[BootedPod]:
+    """r01 delivered and booted on its own day-0 files; then r02 added (`rack add`), its files
+    rendered to a folder of their own and its switches booted from them: the switches of r01
+    still run the pod as it was before r02 (their day-0 files knew nothing of it)."""
+    root = day0_pod(dst, racks=RACKS[:1])
+    assert main(["ztp", "render", "--root", str(root), "--lab"]) == 0
+    first = root / ".fabricctl" / "ztp"
+    name, template = RACKS[1]
+    argv = ["rack", "add", name, "--template", str(root / template)]
+    assert main([*argv, "--serials", str(root / f"serials-{name}.csv"), "--root", str(root)]) == 0
+    second = root / ".fabricctl" / "ztp-r02"
+    assert main(["ztp", "render", "--root", str(root), "--lab", "--out", str(second)]) == 0
+    lab = LabFabric.from_inventory(root, clock=LabClock.frozen())
+    with lab:
+        write_lab_json(root, lab)
+        addresses = {e.host: n for n, e in lab.endpoints().items()}
+        servers = [
+            ZtpServer(f, "127.0.0.1", 0, addresses, echo=lambda _line: None).start() for f in (first, second)
+        ]
+        try:
+            r02 = ["leaf5", "leaf6", "leaf7", "leaf8"]
+            boots, how = boot(lab, first, [n for n in lab.devices if n not in r02], how="json")
+            more, _ = boot(lab, second, r02, how="json")
+            assert all(b.ok for b in boots + more), [b.line() for b in boots + more]
+            yield BootedPod(root, lab, servers[0], first, boots + more, how)
+        finally:
+            for server in servers:
+                server.stop()
             lab_json(root).unlink(missing_ok=True)
