@@ -506,7 +506,7 @@ class LabFabric:
             if reboot:
                 dev.replace_config(tree_text)
                 dev.save()
-                dev.boot = self.clock.now()
+                dev.reboot()  # the NOS reboots with the startup-config it fetched
             else:
                 dev.set_running(dev.parse(tree_text, base=dev.running))
             dev.ztp_waiting = False
