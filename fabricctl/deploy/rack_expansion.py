@@ -64,7 +64,8 @@ def switch_addresses(compiled: Compiled, names: set[str]) -> set[str]:
 
 
 def expansion_proof(compiled: Compiled, plan: Plan) -> ExpansionProof | None:
-    """The proof for `plan`, or None when no rack waits for acceptance."""
+    """The proof for `plan`, or None when no rack waits for acceptance or the plan changes
+    nothing of theirs (a tenant change while racks arrive is judged as any other)."""
     racks = new_racks(compiled)
     new = {s for names in racks.values() for s in names}
     if not new:
@@ -100,6 +101,8 @@ def expansion_proof(compiled: Compiled, plan: Plan) -> ExpansionProof | None:
         owners = attribute(diff, tenant_tokens(intent)) if intent is not None else {}
         for tenant in sorted(t for t in owners if t not in ("", FREE)):
             proof.violations.append(f"{name}: tenant {tenant}'s config changes on a switch in service")
+    if not (proof.port_lines or proof.session_lines or any(n in new for n in plan.changed)):
+        return None  # the plan brings no new rack closer: it is not an expansion
     return proof
 
 

@@ -75,3 +75,15 @@ def test_a_change_beyond_the_new_links_is_named(pod: BootedPod, capsys: pytest.C
         for v in racks["violations"]
     ), racks["violations"]
     assert "✗ racks r02 (not accepted): on 2 switch(es) in service" in out
+
+
+def test_a_tenant_change_while_racks_arrive_is_no_expansion(
+    pod: BootedPod, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, _, err = pod.run("tenant", "new", "t3", "--gpus", "4", capsys=capsys)
+    assert code == 0, err
+    out, saved = plan(pod, capsys, "--limit", "leaf1,leaf2,leaf3,leaf4")
+    assert (
+        saved["switches"]["leaf1"]["status"] == "changed" or saved["switches"]["leaf2"]["status"] == "changed"
+    )
+    assert "racks" not in saved["changes"] and "Racks" not in out

@@ -95,3 +95,14 @@ def test_render_without_ztp_settings_says_what_to_add(
     fabric.write_text(text[: text.index("ztp:")], encoding="utf-8")
     code, _, err = run_cli(["ztp", "render", "--root", str(root)], capsys)
     assert code == 1 and "ztp" in err and "Traceback" not in err
+
+
+@pytest.mark.parametrize("platform", ["comware", "eos"])
+def test_every_vendor_behaviour_is_cited_in_the_docs(platform: str) -> None:
+    from fabricctl.platforms import get_platform
+
+    doc = (Path(__file__).resolve().parents[2] / "docs" / "day0.md").read_text(encoding="utf-8")
+    sources = get_platform(platform).day0.sources
+    assert sources
+    for behaviour, url, section in sources:
+        assert behaviour and section and url in doc, url

@@ -9,17 +9,19 @@ from fabricctl.platforms.day0 import Day0
 SOURCES = (
     (
         "a switch that starts without a configuration file runs automatic configuration: DHCP on "
-        "its management Ethernet interface first, then a file server (TFTP or HTTP); the file may be "
-        "a configuration file (.cfg), a Python script (.py) or a Tcl script (.tcl)",
+        "its management Ethernet interface first, then a file server (TFTP, or HTTP when the file "
+        "name is an HTTP URL); the file may be a configuration file (.cfg), a Python script (.py) "
+        "or a Tcl script (.tcl)",
         "https://support.hpe.com/techhub/eginfolib/networking/docs/switches/5920-5900/5200-4534_fund_cg/content/498612571.htm",
         "HPE 5920 & 5900 Fundamentals Configuration Guide (Comware 7), 'Using automatic configuration' > Overview",
     ),
     (
-        "the configuration file name comes from option 67 (or the file field); a name in the form of "
-        "an HTTP URL is downloaded from that HTTP server; option 66 names a TFTP server, option 150 its address",
-        "https://www.easymanua.ls/hp/5130-ei-series/manual?p=139",
-        "HPE 5130 EI Switch Series Fundamentals Configuration Guide (Comware 7), 'Using automatic "
-        "configuration' > Figure 42 'Automatic configuration workflow' and 'Interface selection process'",
+        "the configuration file name comes from option 67 (or the file field); option 150, then "
+        "option 66, name the TFTP server",
+        "https://www.manualowl.com/m/Hewlett-Packard/6125XLG/Manual/381305?page=130",
+        "HP 6125XLG Blade Switch Fundamentals Configuration Guide (Comware 7, R2306), 'Using automatic "
+        "configuration' > 'Configuration file acquisition process' (Option 67 or the file field carries "
+        "the configuration file name; Option 150, then Option 66, name the file server)",
     ),
     (
         "text-type configuration files (.cfg), Python and Tcl script files; server-based automatic "
