@@ -75,6 +75,16 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
         "completion_cmd",
         "Print the shell completion script for bash, zsh or fish (commands, options, choices).",
     ),
+    "rack": (
+        "fabricctl.cli.day0",
+        "rack",
+        "Racks as delivered: add a rack file from the factory's serials, accept a cabled rack.",
+    ),
+    "ztp": (
+        "fabricctl.cli.day0",
+        "ztp",
+        "Zero-touch provisioning: Kea DHCP configuration and each rack switch's day-0 files.",
+    ),
     "lab": (
         "fabricctl.cli.lab",
         "lab_app",

@@ -50,6 +50,8 @@ def validate(root: Path, changed_since: str | None, allow_gpu_moves: bool) -> No
     # An inventory change is judged against the whole fabric at REF: the cache answers only
     # for an inventory as its snapshot's, and never without the move check.
     known = cache.changes(found, intents=False) if found is not None and since is None else None
+    if (path / "racks").is_dir():  # racks are checked by a whole load (the cache does not see them)
+        known = None
     if known is not None:
         fabric, tenants, n_gpus = known.fabric, known.tenants, known.gpus
     else:
@@ -275,16 +277,23 @@ def show_gpus(root: Path, tenants: tuple[str, ...], fmt: str) -> None:
 @format_option
 def show_free(root: Path, fmt: str) -> None:
     """Free GPU ports per leaf and rail, and the servers they belong to."""
+    from fabricctl.compile.racks import out_of_service
     from fabricctl.report.holdings import FREE_COLUMNS, free_cell, free_rows
 
     compiled = compile_root(root)
-    rows = free_rows(compiled)
+    away = out_of_service(compiled.fabric, compiled.topology)
+    rows = free_rows(compiled, away)
     if _for_tools(rows, FREE_COLUMNS, fmt):
         return
     from rich.table import Table
 
     free, total = sum(r["free"] for r in rows), sum(r["total"] for r in rows)
-    table = Table(title=f"Free GPU ports: {free} of {total}", box=None, pad_edge=False)
+    waiting = ""
+    if away:
+        racks = sorted({why.split(":")[0].removeprefix("rack ") for why in away.values()})
+        gpus = sum(len(compiled.topology.by_server.get(s, [])) for s in away)
+        waiting = f" ({gpus} more in racks not accepted: {', '.join(racks)})"
+    table = Table(title=f"Free GPU ports: {free} of {total}{waiting}", box=None, pad_edge=False)
     for col in ("leaf", "rail", "free", "of", "free servers"):
         table.add_column(
             col, no_wrap=col != "free servers", justify="right" if col in ("free", "of") else "left"

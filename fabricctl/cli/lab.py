@@ -95,15 +95,18 @@ def status(as_json: bool, root: Path) -> None:
     if as_json:
         out = {"running": data is not None, "pid": data["pid"] if data else None}
         out["devices"] = data["devices"] if data else []
+        out["ztp_waiting"] = data.get("ztp_waiting", []) if data else []
         click.echo(json.dumps(out, indent=2))
         return
     if data is None:
         click.echo("lab: not running")
         return
     click.echo(f"lab: running (pid {data['pid']})")
+    waiting = set(data.get("ztp_waiting", []))
     for d in data["devices"]:
         eapi = f" eapi {d['eapi_port']}" if d.get("eapi_port") else ""
-        click.echo(f"  {d['name']:<12} {d['platform']:<8} {d['host']}:{d['port']}{eapi}")
+        ztp = "  (factory default: waiting for ZTP)" if d["name"] in waiting else ""
+        click.echo(f"  {d['name']:<12} {d['platform']:<8} {d['host']}:{d['port']}{eapi}{ztp}")
     click.echo(f"log in: fabricctl lab ssh NAME --root {root}  (or ssh -p PORT {_lab_user()}@HOST)")
 
 

@@ -70,8 +70,10 @@ def _json(text: str) -> Any:
         return {}
 
 
-def _read_task(task: Task, read_timeout: float, close: bool = True) -> Result:
-    reader = get_platform(fabric_platform(task.host)).health
+def _read_task(task: Task, read_timeout: float, close: bool = True, reader: Any = None) -> Result:
+    """Run every probe of `reader` (the platform's health reader unless another is given, e.g.
+    its counters reader) on the task's switch; the result is what the reader parses out."""
+    reader = reader or get_platform(fabric_platform(task.host)).health
     rows: dict[str, Any] = {}
     try:
         for probe in reader.probes:

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from fabricctl.deploy.plan import Plan, PlanError, Prepared, load_plan, make_plan, prepare, stale_reasons
+from fabricctl.deploy.rack_expansion import expansion_proof
 from fabricctl.deploy.stages import Stages, quiet
 from fabricctl.platforms.push import normalize_running
 from fabricctl.procs import paused_gc
@@ -98,6 +99,9 @@ def build_plan(
         running = {n: normalize_running(fetched[n].text or "") for n in plan.changed}
         moves = gpu_moves_of(prepared, fetched)
         annotate(plan, prepared.compiled, ref, running, moves)
+        racks = expansion_proof(prepared.compiled, plan)
+        if racks is not None:  # racks wait for acceptance: what changes on switches in service
+            plan.changes["racks"] = racks.to_dict()
         refuse_gpu_moves(plan, moves, allow_gpu_moves)
         s = plan.summary()
         step.detail = (

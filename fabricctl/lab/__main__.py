@@ -14,6 +14,8 @@ import asyncio
 import json
 import signal
 import sys
+import threading
+import time
 from pathlib import Path
 
 from fabricctl.lab.fabric_state import Cabling
@@ -56,6 +58,9 @@ async def serve(root: Path, faults: Path | None) -> None:
         counts["reboots"] += 1
         write_lab_json(root, fabric, counts)
 
+    if fabric.ztp_waiting():  # rack switches delivered factory-default: they boot by ZTP
+        agent = threading.Thread(target=ztp_agent, args=(fabric, root, counts), name="lab-ztp", daemon=True)
+        agent.start()
     loop.add_signal_handler(signal.SIGTERM, stop.set)
     loop.add_signal_handler(signal.SIGINT, stop.set)
     loop.add_signal_handler(signal.SIGHUP, on_hup)
@@ -66,6 +71,33 @@ async def serve(root: Path, faults: Path | None) -> None:
     finally:
         await fabric.serve_stop()
         lab_json(root).unlink(missing_ok=True)
+
+
+def ztp_agent(fabric: LabFabric, root: Path, counts: dict[str, int]) -> None:
+    """What a factory-default switch does until it has a config: ask DHCP, fetch the boot file,
+    retry (EOS and Comware both retry until they get a file). The lab's switches ask once the
+    ZTP files exist (`fabricctl ztp render`) and `fabricctl ztp serve --lab` listens; each
+    outcome is printed to the lab's log and the waiting switches are listed in lab.json."""
+    from fabricctl.lab.ztp import KEA_FILE, SERVE_FILE, ZTP_FOLDER, boot
+
+    folder = root / ZTP_FOLDER
+    while waiting := fabric.ztp_waiting():
+        write_lab_json(root, fabric, {**counts, "ztp_waiting": waiting})
+        if (folder / KEA_FILE).is_file() and (folder / SERVE_FILE).is_file():
+            try:
+                outcomes, how = boot(fabric, folder)
+            except (OSError, ValueError, KeyError) as exc:
+                print(f"ztp: {exc}", flush=True)
+            else:
+                print(f"ztp: DHCP answered by {how}", flush=True)
+                for outcome in outcomes:
+                    print(f"ztp: {outcome.line()}", flush=True)
+        time.sleep(RETRY_SECONDS)
+    write_lab_json(root, fabric, {**counts, "ztp_waiting": []})
+
+
+#: Seconds between a waiting switch's DHCP attempts (real time: the switch's own retry loop).
+RETRY_SECONDS = 1.0
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -22,6 +22,8 @@ class DeviceSpec:
     mgmt_ip: str = "192.0.2.10"
     model: str = ""
     ports: int = 64
+    mac: str = ""  # the management port's MAC (racks/<rack>.yaml): what DHCP knows the switch by
+    ztp: bool = False  # delivered factory-default: no config until it boots by ZTP (lab/ztp.py)
 
     def __post_init__(self) -> None:
         if self.platform not in ("eos", "comware"):
@@ -112,8 +114,23 @@ def comware_factory(spec: DeviceSpec) -> str:
 
 
 def factory_text(spec: DeviceSpec) -> str:
-    """Factory config text for the spec's platform."""
+    """Factory config text for the spec's platform (a rack switch: as it leaves the factory)."""
+    if spec.ztp:
+        return ztp_factory_text(spec)
     return eos_factory(spec) if spec.platform == "eos" else comware_factory(spec)
+
+
+def ztp_factory_text(spec: DeviceSpec) -> str:
+    """A switch out of the box: no startup file, so no address, no login, nothing but its ports
+    (Comware: bridge ports in VLAN 1 and LLDP on, its shipped defaults). It waits in its NOS's
+    auto-configuration (lab/ztp.py) until a DHCP server and a file server give it a config."""
+    if spec.platform == "eos":
+        return hardware_text(spec)
+    lines = ["#", " lldp global enable", "#", "vlan 1", "#"]
+    for n in range(1, spec.ports + 1):
+        lines += [f"interface FourHundredGigE1/0/{n}", " port link-mode bridge", "#"]
+    lines += ["interface M-GigabitEthernet0/0/0", "#", "return"]
+    return "\n".join(lines) + "\n"
 
 
 def hardware_text(spec: DeviceSpec) -> str:

@@ -17,6 +17,7 @@ from pydantic import BaseModel, ConfigDict
 
 from fabricctl.config.readback import SwitchConfig
 from fabricctl.config.rules import Dialect
+from fabricctl.platforms.day0 import Day0
 from fabricctl.platforms.health import HealthReader
 
 if TYPE_CHECKING:
@@ -110,6 +111,7 @@ class Platform:
     #: (running, saved, output of fetch.pending_command) -> what an interrupted push left, or None
     pending: Callable[[str, str, str | None], str | None]
     push_module: str  # implements `Pusher`; imported on first use (netmiko / NAPALM load slowly)
+    day0: Day0  # day-0 provisioning: the boot file DHCP names and the files it is made of
     #: ECMP routes the system installs when no system-wide setting raises the cap (a Comware
     #: `max-ecmp-num`); None: BGP multipath alone decides. Compile sets the cap to
     #: `underlay.max_paths` where that is higher.

@@ -180,6 +180,17 @@ def proof_section(verify: VerifyReport | None, compiled: Compiled | None, paint:
     return [*out, ""]
 
 
+def rack_section(plan: Plan, paint: Paint) -> list[str]:
+    """New racks: what the plan changes on the switches in service (deploy/rack_expansion.py)."""
+    data = plan.changes.get("racks")
+    if not data:
+        return []
+    from fabricctl.deploy.rack_expansion import proof_line
+
+    mark = paint("good", "✓") if data["ok"] else paint("bad", "✗")
+    return [paint("head", "Racks"), f"  {mark} {proof_line(data)}", ""]
+
+
 def switch_section(plan: Plan, paint: Paint) -> list[str]:
     """One line per switch that changes, is pending or unreachable; unchanged ones as one span."""
     shown = [n for n, sp in plan.switches.items() if sp.status != "unchanged"]
@@ -251,6 +262,7 @@ def plan_text(
     out += moves_section(plan, paint)
     out += tenant_section(plan, paint)
     out += proof_section(verify, compiled, paint)
+    out += rack_section(plan, paint)
     out += switch_section(plan, paint)
     diffs = [sp for sp in plan.switches.values() if sp.status in ("changed", "pending") and sp.diff]
     lines = sum(sp.diff.count("\n") for sp in diffs)

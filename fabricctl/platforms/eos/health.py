@@ -11,6 +11,7 @@ from fabricctl.platforms.health import (
     Probe,
     SwitchHealth,
     expand_name,
+    gbps,
     next_hops,
     numbers,
     session_state,
@@ -62,8 +63,13 @@ def pauses(text: str) -> dict[str, PauseSeen]:
 
 def parse(rows: dict[str, Any]) -> SwitchHealth:
     health = SwitchHealth()
+    health.speeds = {}
     for r in rows.get(STATUS, []):
-        health.ports[long_name(r["port"])] = (r["status"] != "disabled", r["status"] == "connected")
+        port = long_name(r["port"])
+        health.ports[port] = (r["status"] != "disabled", r["status"] == "connected")
+        speed = gbps(r.get("speed") or "")
+        if speed is not None:
+            health.speeds[port] = speed
     for r in rows.get(LLDP, []):
         health.lldp[long_name(r["local_interface"])] = (
             r["neighbor_name"],
