@@ -41,7 +41,7 @@ def _user() -> str:
         return f"uid {os.getuid()}" if hasattr(os, "getuid") else "unknown"
 
 
-def _version() -> str:
+def fabricctl_version() -> str:
     from importlib.metadata import PackageNotFoundError, version
 
     try:
@@ -57,7 +57,7 @@ def run_context(root: Path, argv: list[str] | None = None) -> dict[str, Any]:
         "user": _user(),
         "host": socket.gethostname(),
         "pid": os.getpid(),
-        "fabricctl_version": _version(),
+        "fabricctl_version": fabricctl_version(),
         "command": redact(" ".join(argv)) if argv else "",
         "root": str(Path(root).resolve()),
         "git": git.to_dict(),
