@@ -18,6 +18,7 @@ from fabricctl.cli.common import (
     check_output_file,
     echo,
     fabric_root,
+    insecure_host_keys_option,
     lab_option,
     limit_option,
     log_options,
@@ -37,6 +38,7 @@ if TYPE_CHECKING:
 @click.argument("plan_file", required=False, type=click.Path(path_type=Path, dir_okay=False, exists=True))
 @root_option
 @lab_option
+@insecure_host_keys_option
 @limit_option
 @click.option("--auto-approve", is_flag=True, help="Do not ask for confirmation.")
 @parallelism_option("pushed")

@@ -16,6 +16,7 @@ from fabricctl.cli.common import (
     compile_root,
     echo,
     fabric_root,
+    insecure_host_keys_option,
     lab_option,
     limit_option,
     log_options,
@@ -142,6 +143,7 @@ def write_outputs(plan: Plan, paths: tuple[Path, ...], prepared: Any, artifact: 
 @click.command("plan")
 @root_option
 @lab_option
+@insecure_host_keys_option
 @limit_option
 @click.option(
     "-o",
@@ -223,6 +225,7 @@ def plan_cmd(
 @click.command("drift")
 @root_option
 @lab_option
+@insecure_host_keys_option
 @limit_option
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
 @timeout_option
@@ -302,6 +305,7 @@ def force_unlock_cmd(root: Path, yes: bool) -> None:
 @click.command("check")
 @root_option
 @lab_option
+@insecure_host_keys_option
 @limit_option
 @click.option(
     "--format", "fmt", type=click.Choice(["text", "json", "markdown"]), default="text", show_default=True

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from fabricctl.deploy.hostkeys import checking
 from fabricctl.gitinfo import repo_state
 from fabricctl.outputs import write_output
 from fabricctl.secrets import redact, redacted_json
@@ -61,6 +62,7 @@ def run_context(root: Path, argv: list[str] | None = None) -> dict[str, Any]:
         "command": redact(" ".join(argv)) if argv else "",
         "root": str(Path(root).resolve()),
         "git": git.to_dict(),
+        "host_keys": "checked" if checking() else "not checked (--insecure-host-keys)",
     }
 
 

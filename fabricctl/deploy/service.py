@@ -311,7 +311,7 @@ def apply_safely(
         refuse_disruptive(plan, opts)
         with (
             interruptible(hooks.interrupted) as signals,
-            open_fabric(root, lab, set(plan.switches), opts.parallelism, stages=stages) as nr,
+            open_fabric(root, lab, set(plan.switches), opts.parallelism, stages=stages, access="write") as nr,
         ):
             if reviewed:
                 with stages.stage("recheck") as step:
