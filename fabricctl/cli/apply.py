@@ -150,7 +150,7 @@ def apply_cmd(
     )
     argv = (click.get_current_context().find_root().obj or {}).get("argv")
     stages = stage_lines()
-    with locked(root, lambda message: echo(message, err=True)):  # also when there is nothing to change
+    with locked(root, lambda message: echo(message, err=True), lab):  # also when there is nothing to change
         if plan_file is not None:
             reviewed = load_plan(plan_file)
             if prune and not reviewed.prune:
@@ -189,7 +189,7 @@ def apply_cmd(
             )
             echo(text, err=as_json)
             if not plan.changed and not plan.unreachable:
-                report = start_report(root, plan, prepared, opts, argv)
+                report = start_report(root, plan, prepared, opts, argv, lab)
                 path = record_nothing_to_do(root, plan, prepared, opts, report, stages, report_file)
                 if as_json:
                     echo(redacted_json({"changed": 0, "switches": {}}))
@@ -201,7 +201,7 @@ def apply_cmd(
                     raise CliError("refusing to apply without confirmation: no terminal; pass --auto-approve")
                 if not click.confirm("Apply these changes?", default=False, err=True):
                     raise CliError("apply cancelled")
-        report = start_report(root, plan, prepared, opts, argv)
+        report = start_report(root, plan, prepared, opts, argv, lab)
         path = record_path(root, report.run_id)
         lines = stages.listener
         display = ApplyDisplay(plan, getattr(lines, "console", None))
@@ -220,6 +220,9 @@ def apply_cmd(
                 err=True,
             )
             sys.exit(130)
+    problem = (report.context.get("shared") or {}).get("problem")
+    if problem:
+        echo(f"warning: the run record is {problem}\n", err=True)
     if as_json:
         echo(redacted_json(report.to_dict()))
         echo(f"record: {_shown(path)}\n", err=True)

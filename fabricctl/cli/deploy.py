@@ -283,22 +283,37 @@ def unreachable_error(what: str, plan: Plan, verb: str = "unreachable") -> str:
 @click.option("--yes", is_flag=True, help="Do not ask.")
 def force_unlock_cmd(root: Path, yes: bool) -> None:
     """Remove the apply lock of this fabric (after making sure no apply is running)."""
-    from fabricctl.deploy.lock import LockHeld, lock_path, read_lock, remove_lock
+    from fabricctl.deploy.gitstate import delete_lock, shared_remote
+    from fabricctl.deploy.lock import LockHeld, lock_path, read_lock, read_remote_lock, remove_lock
 
+    remote = shared_remote(root)
+    where = remote.describe() if remote is not None else str(lock_path(root))
+    sha = ""
     try:
-        info = read_lock(root)
+        if remote is not None:
+            found = read_remote_lock(remote)
+            sha, info = found if found is not None else ("", None)
+        else:
+            info = read_lock(root)
     except LockHeld:
-        echo(f"{lock_path(root)} cannot be read: it does not say who holds it\n")
+        echo(f"the lock on {where} cannot be read: it does not say who holds it\n")
+        if remote is not None:
+            from fabricctl.deploy.gitstate import read_lock as read_ref
+
+            sha = (read_ref(remote) or ("", ""))[0]
     else:
         if info is None:
-            echo("no lock held\n")
+            echo(f"no lock held ({where})\n")
             return
-        echo(f"lock held by {info.describe()}\n")
+        echo(f"lock on {where} held by {info.describe()}\n")
     if not yes:
         if not sys.stdin.isatty():
             raise CliError("force-unlock needs --yes when not on a terminal")
         click.confirm("Remove it?", abort=True)
-    remove_lock(root)
+    if remote is not None:
+        delete_lock(remote, sha)  # only the lock shown: one taken since stays
+    else:
+        remove_lock(root)
     echo("lock removed\n")
 
 

@@ -35,7 +35,7 @@ def record_path(root: Path, run_id: str) -> Path:
     return runs_dir(root) / f"{run_id}.json"
 
 
-def _user() -> str:
+def user_name() -> str:
     try:
         return getpass.getuser()
     except (KeyError, OSError):
@@ -51,11 +51,15 @@ def fabricctl_version() -> str:
         return "unknown"
 
 
-def run_context(root: Path, argv: list[str] | None = None) -> dict[str, Any]:
-    """user, host, pid, fabricctl version, the command line and the fabric repo's git state."""
+def run_context(root: Path, argv: list[str] | None = None, lab: bool = False) -> dict[str, Any]:
+    """user, host, pid, fabricctl version, the command line, the fabric repo's git state, and
+    where the record is shared (the remote's runs ref: gitstate.py)."""
+    from fabricctl.deploy.gitstate import shared_remote
+
     git = repo_state(Path(root))
+    remote = shared_remote(Path(root), lab)
     return {
-        "user": _user(),
+        "user": user_name(),
         "host": socket.gethostname(),
         "pid": os.getpid(),
         "fabricctl_version": fabricctl_version(),
@@ -63,7 +67,30 @@ def run_context(root: Path, argv: list[str] | None = None) -> dict[str, Any]:
         "root": str(Path(root).resolve()),
         "git": git.to_dict(),
         "host_keys": "checked" if checking() else "not checked (--insecure-host-keys)",
+        **({"shared": {"remote": remote.name, "refs": remote.prefix}} if remote is not None else {}),
     }
+
+
+def share_record(root: Path, context: dict[str, Any], data_of: Callable[[], dict[str, Any]]) -> str:
+    """Push the record to the remote its context names (`shared`), if any. A push that fails
+    does not fail the run: the reason goes into `context["shared"]["problem"]` (the record on
+    disk says it) and is returned; '' when pushed or when the state is local."""
+    from fabricctl.deploy.gitstate import StateError, push_record, remote_of
+
+    shared = context.get("shared")
+    if not isinstance(shared, dict):
+        return ""
+    remote = remote_of(root, shared)
+    data = data_of()
+    try:
+        if remote is None:
+            raise StateError("the fabric is no longer in its git repository")
+        push_record(remote, str(data["run_id"]), data, redacted_json(data))
+    except StateError as exc:
+        shared["problem"] = f"not on the remote: {exc}"
+        return shared["problem"]
+    shared.pop("problem", None)
+    return ""
 
 
 def write_record(path: Path, data: dict[str, Any]) -> Path:
@@ -210,15 +237,19 @@ class RunSummary:
         }
 
 
-def read_runs(root: Path, limit: int | None = None) -> list[RunSummary]:
-    """The run records under `root`, newest first (at most `limit`)."""
+def read_runs(root: Path, limit: int | None = None, shared: dict[str, str] | None = None) -> list[RunSummary]:
+    """The run records under `root` and those `shared` on the remote (run id -> text; a run
+    recorded here is read from here, its freshest copy), newest first (at most `limit`)."""
     folder = runs_dir(root)
-    if not folder.is_dir():
-        return []
-    paths = sorted((p for p in folder.glob("*.json") if p.is_file()), key=lambda p: p.name, reverse=True)
+    local = {p.stem: p for p in folder.glob("*.json") if p.is_file()} if folder.is_dir() else {}
+    shared = shared or {}
+    ids = sorted(set(local) | set(shared), reverse=True)
     out: list[RunSummary] = []
-    for path in paths[:limit] if limit else paths:
-        out.append(_summary(path, root))
+    for run_id in ids[:limit] if limit else ids:
+        if run_id in local:
+            out.append(_summary(local[run_id], root))
+        else:
+            out.append(_summary_of(lambda text=shared[run_id]: text, run_id, "remote"))
     return out
 
 
@@ -226,12 +257,16 @@ def _summary(path: Path, root: Path) -> RunSummary:
     """One record's line; a record that cannot be read as one, whatever its shape (not JSON,
     nested past any depth, fields of the wrong type), is listed as unreadable with the reason."""
     rel = os.path.relpath(path, root) if Path(root).exists() else str(path)
+    return _summary_of(lambda: path.read_text(encoding="utf-8"), path.stem, rel)
+
+
+def _summary_of(read: Callable[[], str], stem: str, rel: str) -> RunSummary:
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-        return _from_record(data, path.stem, rel)
+        data = json.loads(read())
+        return _from_record(data, stem, rel)
     except (OSError, UnicodeDecodeError, ValueError, RecursionError) as exc:
         why = str(exc) if isinstance(exc, _NotARecord) else type(exc).__name__
-        return RunSummary(path.stem, "", "", "", None, None, {}, path=rel, problem=why)
+        return RunSummary(stem, "", "", "", None, None, {}, path=rel, problem=why)
 
 
 class _NotARecord(ValueError):
