@@ -60,6 +60,11 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
         "apply_cmd",
         "Push a plan safely: per switch load, device diff, commit with confirm timer, verify, confirm, save.",
     ),
+    "shards": (
+        "fabricctl.cli.apply",
+        "shards_cmd",
+        "Print the failure domains a reviewed plan changes, as JSON for a CI matrix: pods, then super-spines.",
+    ),
     "drift": (
         "fabricctl.cli.deploy",
         "drift_cmd",

@@ -162,8 +162,10 @@ def _identity() -> dict[str, str]:
     }
 
 
-def _commit(remote: Remote, files: dict[str, str], message: str, parent: str = "") -> str:
-    """A commit of `parent`'s tree with `files` (path -> text) written into it."""
+def _commit(
+    remote: Remote, files: dict[str, str], message: str, parent: str = "", remove: tuple[str, ...] = ()
+) -> str:
+    """A commit of `parent`'s tree with `files` (path -> text) written into it, `remove` taken out."""
     with tempfile.TemporaryDirectory(prefix="fabricctl-state-") as tmp:
         env = {"GIT_INDEX_FILE": str(Path(tmp) / "index")}
         if parent:
@@ -173,6 +175,8 @@ def _commit(remote: Remote, files: dict[str, str], message: str, parent: str = "
         for path, text in files.items():
             blob = _git(remote, "hash-object", "-w", "--stdin", stdin=text).strip()
             _git(remote, "update-index", "--add", "--cacheinfo", f"100644,{blob},{path}", env=env)
+        for path in remove:
+            _git(remote, "update-index", "--force-remove", path, env=env)
         tree = _git(remote, "write-tree", env=env).strip()
     args = ["commit-tree", tree, "-m", message] + (["-p", parent] if parent else [])
     return _git(remote, *args, env=_identity()).strip()
@@ -203,12 +207,45 @@ def read_lock(remote: Remote) -> tuple[str, str] | None:
     return sha, text if code == 0 else ""
 
 
-def create_lock(remote: Remote, text: str, expected: str = _ABSENT) -> str:
+def create_lock(remote: Remote, text: str, expected: str = _ABSENT, group: str = "", shard: str = "") -> str:
     """Publish lock.json `text` if the remote lock still is `expected` (absent by default);
-    LeaseLost when another runner got there first. Returns our lock commit."""
-    sha = _commit(remote, {"lock.json": text}, "fabricctl apply lock")
+    LeaseLost when another runner got there first. Returns our lock commit. A shard's lock also
+    names its run group (`group`) and holds `shards/<shard>`: the shards of one group share it."""
+    files = {"lock.json": text}
+    if group:
+        files.update({"group": group, f"shards/{shard}": text})
+    sha = _commit(remote, files, f"fabricctl apply lock{f' ({group})' if group else ''}")
     _push(remote, remote.lock_ref, sha, expected)
     return sha
+
+
+def lock_shards(remote: Remote, sha: str) -> tuple[str, dict[str, str]]:
+    """(run group, shard -> holder text) of a lock commit; ('', {}) for a whole-fabric lock."""
+    code, group = _run(remote.top, "show", f"{sha}:group")
+    if code != 0:
+        return "", {}
+    names = _git(remote, "ls-tree", "--name-only", "-z", sha, "shards/").split("\0")
+    holders = {}
+    for path in filter(None, names):
+        code, text = _run(remote.top, "show", f"{sha}:{path}")
+        holders[path.split("/", 1)[1]] = text if code == 0 else ""
+    return group.strip(), holders
+
+
+def join_shard(remote: Remote, sha: str, shard: str, text: str) -> str:
+    """Add `shard` to the shared lock `sha` (compare-and-swap); the new lock commit."""
+    new = _commit(remote, {f"shards/{shard}": text}, f"fabricctl shard {shard} joins", sha)
+    _push(remote, remote.lock_ref, new, sha)
+    return new
+
+
+def leave_shard(remote: Remote, sha: str, shard: str, last: bool) -> None:
+    """Take `shard` out of the shared lock `sha`; the last shard out deletes it."""
+    if last:
+        _push(remote, remote.lock_ref, "", sha)
+        return
+    new = _commit(remote, {}, f"fabricctl shard {shard} leaves", sha, remove=(f"shards/{shard}",))
+    _push(remote, remote.lock_ref, new, sha)
 
 
 def delete_lock(remote: Remote, expected: str) -> None:

@@ -184,23 +184,43 @@ def acquire_remote(
     plan_hash: str,
     ttl: float = TTL_SECONDS,
     on_takeover: Callable[[LockInfo], None] | None = None,
+    shard: tuple[str, str] | None = None,
 ) -> tuple[LockInfo, str]:
-    """Take the lock on the remote by compare-and-swap push; (our holder, our lock commit)."""
-    from fabricctl.deploy.gitstate import LeaseLost, StateError, create_lock
+    """Take the lock on the remote by compare-and-swap push; (our holder, our lock commit).
+
+    `shard` = (run group, shard name): the shards of one run group share the lock (each pod of
+    a reviewed plan on its own runner); anything else holding it refuses them, and them it."""
+    from fabricctl.deploy.gitstate import LeaseLost, StateError, create_lock, join_shard, lock_shards
 
     info = _this_holder(plan_hash)
+    group, name = shard if shard is not None else ("", "")
     try:
-        for _ in range(3):
+        for _ in range(8):
             found = read_remote_lock(remote)
             expected = ""
             if found is not None:
                 expected, holder = found
+                held_group, held_shards = lock_shards(remote, expected)
+                if group and held_group == group:
+                    if name in held_shards:
+                        raise LockHeld(
+                            f"shard {name} of run {group} is running already ({holder.describe()})"
+                        )
+                    try:
+                        return info, join_shard(remote, expected, name, _lock_text(info))
+                    except LeaseLost:
+                        continue
                 if not holder.stale(ttl):
-                    raise _held(holder, f" on {remote.describe()}")
+                    shards = (
+                        f" (shards {', '.join(sorted(held_shards))} of run {held_group})"
+                        if held_group
+                        else ""
+                    )
+                    raise _held(holder, f" on {remote.describe()}{shards}")
                 if on_takeover is not None:
                     on_takeover(holder)
             try:
-                return info, create_lock(remote, _lock_text(info), expected)
+                return info, create_lock(remote, _lock_text(info), expected, group, name)
             except LeaseLost:
                 continue  # another runner moved it between our read and our push: read it again
     except StateError as exc:
@@ -209,6 +229,30 @@ def acquire_remote(
             "FABRICCTL_STATE_REMOTE=none for a fabric whose repository is not shared)"
         ) from None
     raise LockHeld(f"could not take the fabric lock on {remote.describe()} (contended); try again")
+
+
+def release_remote(remote: Remote, ours: str, shard: tuple[str, str] | None) -> None:
+    """Give the remote lock back: delete it if it still is ours; a shard leaves the shared lock
+    (the last one out deletes it). A release that fails leaves a lock that goes stale (TTL)."""
+    from fabricctl.deploy.gitstate import LeaseLost, StateError, delete_lock, leave_shard, lock_shards
+    from fabricctl.deploy.gitstate import read_lock as read_ref
+
+    with contextlib.suppress(StateError):
+        if shard is None:
+            delete_lock(remote, ours)
+            return
+        for _ in range(8):
+            found = read_ref(remote)
+            if found is None:
+                return
+            group, holders = lock_shards(remote, found[0])
+            if group != shard[0] or shard[1] not in holders:
+                return
+            try:
+                leave_shard(remote, found[0], shard[1], last=len(holders) == 1)
+                return
+            except LeaseLost:
+                continue
 
 
 def acquire(
@@ -249,8 +293,10 @@ def fabric_lock(
     plan_hash: str,
     on_takeover: Callable[[LockInfo], None] | None = None,
     remote: Remote | None = None,
+    shard: tuple[str, str] | None = None,
 ) -> Iterator[LockInfo]:
-    """The lock for a block: on `remote` when given, else the file under `root`."""
+    """The lock for a block: on `remote` when given (shared by the shards of one run group),
+    else the file under `root`."""
     if remote is None:
         info = acquire(root, plan_hash, on_takeover=on_takeover)
         try:
@@ -258,11 +304,8 @@ def fabric_lock(
         finally:
             release(root, info)
         return
-    from fabricctl.deploy.gitstate import StateError, delete_lock
-
-    info, ours = acquire_remote(remote, plan_hash, on_takeover=on_takeover)
+    info, ours = acquire_remote(remote, plan_hash, on_takeover=on_takeover, shard=shard)
     try:
         yield info
     finally:
-        with contextlib.suppress(StateError):  # lost: a later apply finds it stale (TTL), or force-unlock
-            delete_lock(remote, ours)
+        release_remote(remote, ours, shard)

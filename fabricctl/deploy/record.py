@@ -219,6 +219,11 @@ class RunSummary:
     stopped_reason: str = ""
     path: str = ""
     problem: str = ""  # the file could not be read as a record
+    reason: str = ""
+    tickets: list[str] = field(default_factory=list)
+    tenants: dict[str, list[str]] = field(default_factory=dict)  # switch -> tenants it changed for
+    run_group: str = ""  # the shards of one run share it
+    shards: list[str] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -234,6 +239,10 @@ class RunSummary:
             "stopped_reason": self.stopped_reason,
             "path": self.path,
             **({"problem": self.problem} if self.problem else {}),
+            "reason": self.reason,
+            "tickets": self.tickets,
+            "tenants": self.tenants,
+            **({"run_group": self.run_group, "shards": self.shards} if self.run_group else {}),
         }
 
 
@@ -245,11 +254,58 @@ def read_runs(root: Path, limit: int | None = None, shared: dict[str, str] | Non
     shared = shared or {}
     ids = sorted(set(local) | set(shared), reverse=True)
     out: list[RunSummary] = []
-    for run_id in ids[:limit] if limit else ids:
+    for run_id in ids:
         if run_id in local:
             out.append(_summary(local[run_id], root))
         else:
             out.append(_summary_of(lambda text=shared[run_id]: text, run_id, "remote"))
+    merged = merge_shards(out)
+    return merged[:limit] if limit else merged
+
+
+def merge_shards(runs: list[RunSummary]) -> list[RunSummary]:
+    """The shards of one run group as one run (newest first, at the place of its first shard):
+    counts added up, switches and tenants joined, the shards listed in the order they started."""
+    groups: dict[str, list[RunSummary]] = {}
+    for r in runs:
+        if r.run_group and not r.problem:
+            groups.setdefault(r.run_group, []).append(r)
+    out: list[RunSummary] = []
+    for r in runs:
+        members = groups.get(r.run_group) if r.run_group and not r.problem else None
+        if members is None:
+            out.append(r)
+            continue
+        if r is not members[0]:
+            continue
+        first = min(members, key=lambda m: m.started or m.run_id)
+        counts: dict[str, int] = {}
+        for m in members:
+            for k, n in m.counts.items():
+                counts[k] = counts.get(k, 0) + n
+        ordered = sorted(members, key=lambda m: m.started or m.run_id)
+        out.append(
+            RunSummary(
+                run_id=r.run_group,
+                started=first.started,
+                user=first.user,
+                host=", ".join(dict.fromkeys(m.host for m in ordered)),
+                commit=first.commit,
+                dirty=any(m.dirty for m in members),
+                counts=dict(sorted(counts.items())),
+                changed=[n for m in ordered for n in m.changed],
+                failed=[n for m in ordered for n in m.failed],
+                stopped_reason="; ".join(
+                    f"{m.shards[0]}: {m.stopped_reason}" for m in ordered if m.stopped_reason
+                ),
+                path=", ".join(m.path for m in ordered),
+                reason=first.reason,
+                tickets=list(dict.fromkeys(t for m in ordered for t in m.tickets)),
+                tenants={k: v for m in ordered for k, v in m.tenants.items()},
+                run_group=r.run_group,
+                shards=[s for m in ordered for s in m.shards],
+            )
+        )
     return out
 
 
@@ -305,4 +361,12 @@ def _from_record(data: Any, stem: str, rel: str) -> RunSummary:
         failed=by_status.get("failed", []),
         stopped_reason=_field(data, "stopped_reason", str, "") or "",
         path=rel,
+        reason=_field(data, "reason", str, "") or "",
+        tickets=[str(t) for t in _field(data, "tickets", list, []) or []],
+        tenants={
+            str(k): [str(t) for t in v] if isinstance(v, list) else []
+            for k, v in (_field(data, "tenants", dict, {}) or {}).items()
+        },
+        run_group=_field(data, "run_group", str, "") or "",
+        shards=[_field(data, "shard", str, "") or "all"] if data.get("run_group") else [],
     )

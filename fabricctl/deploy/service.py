@@ -196,7 +196,9 @@ def load_reviewed(
 
 
 @contextlib.contextmanager
-def locked(root: Path, notify: Notify = _quiet, lab: bool = False) -> Iterator[None]:
+def locked(
+    root: Path, notify: Notify = _quiet, lab: bool = False, shard: tuple[str, str] | None = None
+) -> Iterator[None]:
     """The fabric lock around a whole apply (planning included), on the fabric repository's
     remote when it has one (gitstate.py); a dead holder's lock is taken over, aloud."""
     from fabricctl.deploy.gitstate import shared_remote
@@ -205,7 +207,7 @@ def locked(root: Path, notify: Notify = _quiet, lab: bool = False) -> Iterator[N
     def took_over(held: LockInfo) -> None:
         notify(f"warning: took over a stale lock ({held.describe()}): its process is gone or it is too old\n")
 
-    with fabric_lock(root, "apply", on_takeover=took_over, remote=shared_remote(root, lab)):
+    with fabric_lock(root, "apply", on_takeover=took_over, remote=shared_remote(root, lab), shard=shard):
         yield
 
 

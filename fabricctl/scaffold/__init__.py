@@ -25,6 +25,7 @@ LAYOUT = {
     "tenants/team-llm.yaml": "tenants/team-llm.yaml",
     "github/workflows/fabricctl-plan.yml": ".github/workflows/fabricctl-plan.yml",
     "github/workflows/fabricctl-apply.yml": ".github/workflows/fabricctl-apply.yml",
+    "github/workflows/fabricctl-shard.yml": ".github/workflows/fabricctl-shard.yml",
     "gitlab-ci.yml": ".gitlab-ci.yml",
     "docs/fabricctl-runner.md": "docs/fabricctl-runner.md",
     "CODEOWNERS": "CODEOWNERS",

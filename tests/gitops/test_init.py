@@ -29,7 +29,7 @@ def repo(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> Path:
     dest = tmp_path / "fabric"
     assert main(["init", str(dest), "--source", SOURCE, "--owner", "@acme/netops"]) == 0
     out = capsys.readouterr().out
-    assert "wrote 12 files" in out and "a new git repository" in out
+    assert "wrote 13 files" in out and "a new git repository" in out
     return dest
 
 
@@ -94,11 +94,23 @@ def test_least_privilege(repo: Path) -> None:
     assert planner["steps"][0]["with"]["persist-credentials"] is False
     # Secrets reach only the steps that need them, never a job-wide env.
     assert "env" not in planner and "secrets." not in yaml.safe_dump(plan.get("env", {}))
+    shard = yaml.safe_load((repo / ".github" / "workflows" / "fabricctl-shard.yml").read_text())
+    assert shard["permissions"] == {"contents": "read"}
+    assert all(not _secrets_of(j) and "secrets" not in j for j in apply["jobs"].values())
     write = {"FABRICCTL_USERNAME", "FABRICCTL_PASSWORD", "FABRICCTL_SSH_KNOWN_HOSTS"}
-    assert set().union(*(_secrets_of(j) for j in apply["jobs"].values())) == write
-    for job in apply["jobs"].values():
-        if _secrets_of(job):
-            assert job["environment"] == "fabric-apply"
+    assert _secrets_of(shard["jobs"]["apply"]) == write
+    assert shard["jobs"]["apply"]["environment"] == "fabric-apply"
+
+
+def test_apply_runs_pods_as_a_matrix_then_the_superspines(repo: Path) -> None:
+    apply = yaml.safe_load((repo / ".github" / "workflows" / "fabricctl-apply.yml").read_text())
+    pods, spines = apply["jobs"]["pods"], apply["jobs"]["superspine"]
+    assert pods["strategy"]["matrix"]["shard"] == "${{ fromJSON(needs.reviewed-plan.outputs.pods) }}"
+    assert pods["strategy"]["max-parallel"] >= 1 and pods["strategy"]["fail-fast"] is True
+    assert spines["needs"] == ["reviewed-plan", "pods"] and spines["with"]["shard"] == "superspine"
+    assert "needs.pods.result == 'success'" in spines["if"]
+    run = (repo / ".github" / "workflows" / "fabricctl-shard.yml").read_text()
+    assert '--shard "$SHARD" --run-group "$RUN_GROUP"' in run
 
 
 def test_gitlab_pipeline_scopes_the_logins(repo: Path) -> None:
