@@ -76,6 +76,15 @@ def test_history_shows_the_other_clones_apply(
     log = git(first.parent / "remote.git", "log", "--format=%s", "refs/fabricctl/runs")
     assert log.splitlines() == [f"fabricctl run {run_id}: finished", f"fabricctl run {run_id}: in progress"]
     assert gitstate.read_lock(gitstate.shared_remote(first, lab=True)) is None
+    # The other clone's view of a tenant names that run as its last change.
+    code, out, err = run_cli(["show", "tenant", "storage", "--root", str(second), "--format", "json"], capsys)
+    assert code == 0, err
+    view = json.loads(out)
+    assert (view["vrf"], view["leaves"], len(view["ports"])) == ("tnt-storage", ["leaf1", "leaf2"], 2)
+    assert view["last_run"]["run_id"] == run_id and view["last_run"]["switches"] == ["leaf1", "leaf2"]
+    code, out, err = run_cli(["show", "tenant", "storage", "--lab", "--root", str(first)], capsys)
+    assert code == 0, err
+    assert "live: 2 of 2 GPU ports up" in out and f"last change: run {run_id}" in out
 
 
 def test_a_race_is_won_by_exactly_one(clones: tuple[Path, Path]) -> None:
