@@ -30,7 +30,7 @@ from fabricctl.cli.common import (
     stage_lines,
     timeout_option,
 )
-from fabricctl.cli.deploy import compute_plan, diff_options, prune_option
+from fabricctl.cli.deploy import compute_plan, diff_options, prune_option, tenant_options, tenant_scope
 
 if TYPE_CHECKING:
     from fabricctl.compile.build import Compiled
@@ -118,6 +118,7 @@ if TYPE_CHECKING:
     help="Change ticket id (repeatable) [also read from FABRICCTL_PR_TITLE / FABRICCTL_PR_LABELS / a 'Ticket:' trailer of HEAD].",
 )
 @prune_option
+@tenant_options
 @diff_options
 @timeout_option
 @log_options
@@ -143,6 +144,8 @@ def apply_cmd(
     reason: str | None,
     tickets: tuple[str, ...],
     prune: bool,
+    tenant: str | None,
+    tenant_base: str,
     diff: str | None,
     timeout: float,
 ) -> None:
@@ -202,9 +205,10 @@ def apply_cmd(
             tenants=tenants_by_switch(plan.changes, plan.changed),
         )
 
-    with locked(
-        root, lambda message: echo(message, err=True), lab, sharded
-    ):  # also when there is nothing to change
+    with (
+        locked(root, lambda message: echo(message, err=True), lab, sharded),  # also with nothing to change
+        contextlib.ExitStack() as scopes,  # --tenant: the inputs of one tenant's change, for the run
+    ):
         if sharded is not None:
             refuse_after_a_failed_wave(root, lab, *sharded)
         if plan_file is not None:
@@ -230,8 +234,16 @@ def apply_cmd(
                     names = [n for n in names if n in members]
                 return names
 
-            compiled, _, configs = compile_stage(fabric_root(root), stages, pick)
-            plan, prepared = load_reviewed(compiled, root, plan_file, stages, configs, reviewed)
+            scoped = reviewed.changes.get("scope") or {}
+            if tenant is not None and scoped.get("tenant") != tenant:
+                raise CliError(
+                    f"--tenant {tenant}: {plan_file} is not a plan of that tenant's change "
+                    f"(allowed: a plan made with 'fabricctl plan --tenant {tenant}')"
+                )
+            scope = scopes.enter_context(tenant_scope(root, scoped.get("tenant"), scoped.get("base", "HEAD")))
+            inputs = scope.inputs if scope is not None else root
+            compiled, _, configs = compile_stage(fabric_root(inputs), stages, pick)
+            plan, prepared = load_reviewed(compiled, inputs, plan_file, stages, configs, reviewed)
             refuse_disruptive(plan, opts)
         else:
             plan, prepared = compute_plan(
@@ -243,6 +255,7 @@ def apply_cmd(
                 workers=parallelism,
                 allow_gpu_moves=allow_gpu_moves,
                 prune=prune,
+                scope=scopes.enter_context(tenant_scope(root, tenant, tenant_base)),
             )
             stream = sys.stderr if as_json else sys.stdout
             text = plan_text(
