@@ -147,3 +147,10 @@ def test_refuses_existing_files(repo: Path, capsys: pytest.CaptureFixture[str]) 
     err = capsys.readouterr().err
     assert "inventory/defaults.yaml" in err and "already exist" in err and "nothing written" in err
     assert (repo / "inventory" / "hosts.yaml").read_text().endswith("# mine\n")
+
+
+def test_this_repositorys_own_workflows_hold_no_login() -> None:
+    """fabricctl's own pull requests change fabricctl: its demo fabric is planned on the lab only."""
+    for name in ("plan.yml", "apply.yml"):
+        text = (REPO / ".github" / "workflows" / name).read_text()
+        assert "secrets." not in text and "LAB_FLAG: --lab" in text, name
