@@ -53,6 +53,23 @@ limit_option = click.option(
 lab_option = click.option("--lab", is_flag=True, help="Target the lab fabric (lab login and endpoints).")
 
 
+def _insecure_host_keys(ctx: click.Context, param: click.Parameter, value: bool) -> None:
+    if value:
+        from fabricctl.deploy.hostkeys import insecure_host_keys
+
+        ctx.with_resource(insecure_host_keys())
+        click.echo("warning: --insecure-host-keys: no SSH host key is checked (a lab fabric only)", err=True)
+
+
+insecure_host_keys_option = click.option(
+    "--insecure-host-keys",
+    is_flag=True,
+    expose_value=False,
+    callback=_insecure_host_keys,
+    help="Do not check the switches' SSH host keys (a lab fabric only; the run record says so).",
+)
+
+
 class Seconds(click.FloatRange):
     """A number of seconds in a range; nan and inf are not numbers of seconds (FloatRange lets
     nan through: every comparison with it is false)."""

@@ -18,6 +18,7 @@ from fabricctl.cli.common import (
     limit_option,
     root_option,
     select_switches,
+    timeout_option,
 )
 
 if TYPE_CHECKING:
@@ -179,6 +180,45 @@ def show_tenants(root: Path) -> None:
     out.print(table)
     all_gpus = sum(len(v) for v in compiled.topology.gpu_ports.values())
     out.print(f"{total} of {all_gpus} GPUs assigned, {all_gpus - total} free (their ports are shut down)")
+
+
+@show.command("tenant")
+@click.argument("name")
+@root_option
+@click.option("--lab", is_flag=True, help="Also read each GPU port's live state from the lab.")
+@click.option(
+    "--live", is_flag=True, help="Also read each GPU port's live state from the switches (read login)."
+)
+@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
+@timeout_option
+def show_tenant(root: Path, name: str, lab: bool, live: bool, fmt: str, timeout: float) -> None:
+    """One tenant: VRF, VNIs, route target, leaves, GPU ports and addresses, live state, last run."""
+    from fabricctl.cli.common import CliError
+    from fabricctl.deploy.gitstate import StateError, read_records, shared_remote
+    from fabricctl.deploy.record import read_runs
+    from fabricctl.report.tenant_view import tenant_text, tenant_view
+    from fabricctl.secrets import redacted_json
+
+    compiled = compile_root(root)
+    known = sorted(a.name for a in compiled.allocation.tenants)
+    if name not in known:
+        raise CliError(f"show tenant {name!r}: no such tenant (allowed: {', '.join(known)})")
+    states = None
+    if lab or live:
+        from fabricctl.deploy.context import open_fabric
+        from fabricctl.deploy.health import read_health
+
+        leaves = {p.gpu.leaf for a in compiled.allocation.tenants if a.name == name for p in a.ports}
+        with open_fabric(root, lab, leaves) as nr:
+            states = read_health(nr, timeout)
+    shared: dict[str, str] = {}
+    try:
+        remote = shared_remote(root)
+        shared = read_records(remote) if remote is not None else {}
+    except StateError as exc:
+        click.echo(f"warning: {exc}: the last change is read from this checkout's records", err=True)
+    view = tenant_view(compiled, name, states, read_runs(root, None, shared))
+    echo(redacted_json(view) if fmt == "json" else tenant_text(view))
 
 
 @show.command("allocations")

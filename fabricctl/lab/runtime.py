@@ -24,6 +24,7 @@ class Endpoint:
     host: str
     ssh_port: int
     eapi_port: int | None
+    host_key: str | None = None  # the SSH host key, OpenSSH public format ("ssh-ed25519 AAAA...")
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -32,6 +33,7 @@ class Endpoint:
             "host": self.host,
             "port": self.ssh_port,
             "eapi_port": self.eapi_port,
+            "host_key": self.host_key,
         }
 
 
@@ -88,6 +90,8 @@ def running_lab(root: Path) -> dict[str, Any] | None:
 
 def endpoints_from_json(data: dict[str, Any]) -> dict[str, Endpoint]:
     return {
-        d["name"]: Endpoint(d["name"], d["platform"], d["host"], d["port"], d.get("eapi_port"))
+        d["name"]: Endpoint(
+            d["name"], d["platform"], d["host"], d["port"], d.get("eapi_port"), d.get("host_key")
+        )
         for d in data["devices"]
     }

@@ -409,6 +409,7 @@ class LabFabric:
                 address,
                 self.ssh_port,
                 self.eapi_port if self.devices[name].platform == "eos" else None,
+                self._key.export_public_key().decode().strip() if self._key is not None else None,
             )
             for name, address in self._addresses.items()
         }
