@@ -221,7 +221,7 @@ def recable(limit: tuple[str, ...], root: Path) -> None:
 @root_option
 def reboot(limit: tuple[str, ...], root: Path) -> None:
     """Reload switches from their startup-config, as a power cycle would: running becomes the
-    saved config and settings a switch applies only at boot (Comware max-ecmp-num) take effect."""
+    saved config and settings a switch applies only at boot (max-ecmp-num) take effect."""
     from fabricctl.lab.runtime import reboot_request
     from fabricctl.lab.server import LabFabric
     from fabricctl.lab.state import atomic_write
