@@ -15,7 +15,7 @@ from nornir.core.task import Result, Task
 
 from fabricctl.deploy.health import _read_task
 from fabricctl.deploy.nornir_inv import fabric_platform
-from fabricctl.platforms.counters import PortCounters, SwitchCounters, counter_reader
+from fabricctl.platforms.counters import CounterReader, PortCounters, SwitchCounters, counter_reader
 from fabricctl.secrets import describe_error
 
 
@@ -115,3 +115,19 @@ def window(before: SwitchCounters, after: SwitchCounters, fallback_seconds: floa
             flapped=_flapped(b, a, seconds),
         )
     return out
+
+
+def _clock_task(task: Task, read_timeout: float) -> Result:
+    full = counter_reader(fabric_platform(task.host))
+    clock_only = CounterReader(full.probes[:1], full.parse)  # every reader probes the clock first
+    return _read_task(task, read_timeout, close=True, reader=clock_only)
+
+
+def read_clock(nr: Nornir, name: str, read_timeout: float = 30.0) -> float | None:
+    """One switch's clock now (None when it cannot be read or prints none we read)."""
+    one = nr.filter(name=name)
+    result = one.run(task=_clock_task, read_timeout=read_timeout, on_failed=True)
+    nr.data.reset_failed_hosts()
+    multi = result[name]
+    got = None if multi.failed else multi[0].result
+    return got.clock if isinstance(got, SwitchCounters) else None

@@ -127,10 +127,15 @@ def _lossless(compiled: Compiled, switch: str) -> tuple[int, int]:
 def counter_checks(compiled: Compiled, scope: Scope, windows: dict[str, Window | str]) -> list[Check]:
     """What the window's deltas say about each port of the scope."""
     out: list[Check] = []
+    for switch in scope.switches:
+        w = windows.get(switch)
+        if not isinstance(w, Window):
+            hint = "its counters could not be read twice: no rates for its ports"
+            out.append(Check("read", switch, "counters", "readable", str(w or "not read"), False, hint))
     for (switch, port), role in sorted(scope.ports.items()):
         w = windows.get(switch)
         if not isinstance(w, Window):
-            continue  # an unreadable switch already fails its `read` check
+            continue
         delta = w.ports.get(port)
         if delta is None:
             continue
