@@ -341,6 +341,8 @@ def check_cmd(
     from fabricctl.report.health import health_json, health_markdown, health_text
 
     compiled = compile_root(root)
+    if tenant is not None and limit:
+        raise CliError("use either --tenant or --limit: --tenant chooses its own switches")
     if tenant is not None:
         checks = _tenant_checks(root, lab, compiled, tenant, window, timeout)
     else:
@@ -360,16 +362,19 @@ def _tenant_checks(
     from fabricctl.deploy.context import open_fabric
     from fabricctl.deploy.counters import read_clock, read_counters
     from fabricctl.deploy.counters import window as deltas
+    from fabricctl.deploy.fetch import fetch_running
     from fabricctl.deploy.health import read_health
     from fabricctl.deploy.tenant_health import (
         UnknownTenant,
         counter_checks,
         first_clock,
+        proof_checks,
         scoped_checks,
         tenant_scope,
         wait_switch_time,
     )
     from fabricctl.platforms.counters import SwitchCounters
+    from fabricctl.verify.api import render_configs
 
     try:
         scope = tenant_scope(compiled, tenant)
@@ -377,6 +382,7 @@ def _tenant_checks(
         raise CliError(str(exc)) from None
     names = scope.switches
     with open_fabric(root, lab, set(names)) as nr:
+        running = {n: f.text for n, f in fetch_running(nr, timeout, lab).items() if f.text is not None}
         states = read_health(nr, timeout)
         first = read_counters(nr, timeout)
         start = first_clock(first)
@@ -392,4 +398,5 @@ def _tenant_checks(
             windows[name] = deltas(a, b, window)
         else:
             windows[name] = b if isinstance(b, str) else str(a)
-    return scoped_checks(compiled, scope, states) + counter_checks(compiled, scope, windows)
+    proofs = proof_checks(compiled, scope, render_configs(compiled, root), running)
+    return proofs + scoped_checks(compiled, scope, states) + counter_checks(compiled, scope, windows)

@@ -119,6 +119,26 @@ def scoped_checks(compiled: Compiled, scope: Scope, states: dict[str, object]) -
     return [c for c in check_health(compiled, states) if _in_scope(c, scope, compiled)]  # type: ignore[arg-type]
 
 
+def proof_checks(
+    compiled: Compiled, scope: Scope, intended: dict[str, str], running: dict[str, str]
+) -> list[Check]:
+    """verify's proofs (isolation, lossless end to end, capacity) over the running configs of
+    the scope's switches, the other switches taken as intended: each violation on a switch in
+    scope is a failed `config` check, and a scope switch whose config could not be read is one too."""
+    from fabricctl.verify.api import verify_fabric
+
+    configs = {n: t for n, t in intended.items() if n not in scope.switches} | running
+    report = verify_fabric(compiled, configs)
+    out = [
+        Check("config", v.switch, v.object, "proofs hold", f"{v.check}: {v.text}", False, v.counterexample)
+        for v in report.violations
+        if v.switch in scope.switches
+    ]
+    return out or [
+        Check("config", sw, "running config", "proofs hold", "proofs hold", True) for sw in scope.switches
+    ]
+
+
 def _lossless(compiled: Compiled, switch: str) -> tuple[int, int]:
     intent = compiled.intents[switch]
     return intent.qos.lossless_class, intent.qos.cnp_class

@@ -64,7 +64,17 @@ def test_a_healthy_tenant_passes_every_check_in_its_scope(converged: Converged) 
     report = json.loads(out)
     assert code == 0 and report["ok"], _failed(report)
     names = {c["name"] for c in report["checks"]}
-    assert {"gpu-port", "link", "lldp", "flap", "errors", "optic", "pfc-rate", "lossless-drops"} <= names
+    assert {
+        "config",
+        "gpu-port",
+        "link",
+        "lldp",
+        "flap",
+        "errors",
+        "optic",
+        "pfc-rate",
+        "lossless-drops",
+    } <= names
     # The scope: exactly team-llm's GPU ports as compiled, never another tenant's.
     compiled = compile_fabric(converged.root)
     held = {key for key, (a, _) in compiled.allocation.port_owner.items() if a.tenant.name == "team-llm"}
@@ -126,3 +136,13 @@ def test_a_bad_window_is_a_clear_error(converged: Converged, capsys: pytest.Capt
     argv = ["check", "--lab", "--root", str(converged.root), "--tenant", "team-llm", "--window", "5 minutes"]
     assert exit_code(argv) == 1
     assert "is not a duration" in capsys.readouterr().err
+
+
+def test_a_running_config_that_breaks_a_proof_fails_the_tenants_check(converged: Converged) -> None:
+    c = converged
+    if c.platform != "eos":
+        pytest.skip("one platform's CLI is enough to break a running config; the proofs are shared")
+    c.lab.device("leaf1").configure(["interface Ethernet9", "no service-profile ROCE-LOSSLESS"])
+    code, out = run_check(c, "--tenant", "team-llm", "--window", "10s", "--format", "json")
+    broken = _failed(json.loads(out)).get("config", [])
+    assert code == 1 and broken and {x["switch"] for x in broken} == {"leaf1"}, broken
