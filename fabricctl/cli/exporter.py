@@ -55,11 +55,9 @@ def exporter_cmd(
     timeout: float,
 ) -> None:
     """Serve Prometheus metrics of every switch's port counters, labelled by tenant, leaf, server and NIC."""
-    from prometheus_client import CollectorRegistry, start_http_server
-
     from fabricctl.deploy.context import open_fabric
     from fabricctl.deploy.counters import read_counters
-    from fabricctl.telemetry.exporter import FabricCollector, Poller
+    from fabricctl.telemetry.exporter import Exposition, Poller, Snapshot, serve
 
     compiled = compile_root(root)
     names = set(select_switches(compiled, limit))
@@ -69,14 +67,16 @@ def exporter_cmd(
     with open_fabric(root, lab, names, workers=concurrency) as nr:
 
         def read(name: str) -> Any:
-            return read_counters(nr.filter(name=name), timeout).get(name, "not read")
+            # One SSH session per switch, kept between polls (a login per poll costs more than the read).
+            return read_counters(nr.filter(name=name), timeout, keep_open=True).get(name, "not read")
 
-        poller = Poller(names, read, interval, concurrency)
-        registry = CollectorRegistry()
-        registry.register(FabricCollector(compiled, poller))
-        server, _ = start_http_server(port, listen, registry)
-        host, bound = server.server_address[:2]
-        click.echo(f"serving http://{host}:{bound}/metrics for {len(names)} switches", err=True)
+        exposition = Exposition(compiled)
+        for name in sorted(names):  # every switch answers `up 0` until its first read
+            exposition.update(name, Snapshot())
+        poller = Poller(names, read, interval, concurrency, on_update=exposition.update)
+        server = serve(exposition, listen, port)
+        bound = server.server_address[1]
+        click.echo(f"serving http://{listen}:{bound}/metrics for {len(names)} switches", err=True)
         sys.stderr.flush()
         poller.start()
         try:
@@ -84,3 +84,4 @@ def exporter_cmd(
         finally:
             poller.stop()
             server.shutdown()
+            nr.close_connections(on_good=True, on_failed=True)

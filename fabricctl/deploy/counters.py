@@ -8,6 +8,7 @@ went down between reads was cleared: what it counts since is the delta.
 
 from __future__ import annotations
 
+import contextlib
 from dataclasses import dataclass, field
 
 from nornir.core import Nornir
@@ -19,22 +20,29 @@ from fabricctl.platforms.counters import CounterReader, PortCounters, SwitchCoun
 from fabricctl.secrets import describe_error
 
 
-def _counters_task(task: Task, read_timeout: float) -> Result:
+def _counters_task(task: Task, read_timeout: float, keep_open: bool) -> Result:
     reader = counter_reader(fabric_platform(task.host))
-    return _read_task(task, read_timeout, close=True, reader=reader)
+    return _read_task(task, read_timeout, close=not keep_open, reader=reader)
 
 
-def read_counters(nr: Nornir, read_timeout: float = 30.0) -> dict[str, SwitchCounters | str]:
-    """name -> its counters now, or the error that kept them from being read."""
+def read_counters(
+    nr: Nornir, read_timeout: float = 30.0, keep_open: bool = False
+) -> dict[str, SwitchCounters | str]:
+    """name -> its counters now, or the error that kept them from being read. With `keep_open`
+    the SSH session stays up for the next read (a poller's), and is closed after a failed read
+    so the next one logs in afresh."""
     if not nr.inventory.hosts:
         return {}
-    results = nr.run(task=_counters_task, read_timeout=read_timeout, on_failed=True)
+    results = nr.run(task=_counters_task, read_timeout=read_timeout, keep_open=keep_open, on_failed=True)
     out: dict[str, SwitchCounters | str] = {}
     for name in nr.inventory.hosts:
         multi = results[name]
         if multi.failed:
             exc = next((r.exception for r in multi if r.exception is not None), None)
             out[name] = describe_error(exc) if exc is not None else "read failed"
+            if keep_open:
+                with contextlib.suppress(Exception):  # a session that broke may not close cleanly
+                    nr.inventory.hosts[name].close_connections()
         else:
             out[name] = multi[0].result
     nr.data.reset_failed_hosts()

@@ -22,6 +22,8 @@ from fabricctl.compile.build import Compiled
 from fabricctl.deploy.counters import PortDelta, Window
 from fabricctl.deploy.health import PAUSE_PPS_MAX, Check, check_health
 from fabricctl.platforms.counters import SwitchCounters
+from fabricctl.platforms.health import SwitchHealth
+from fabricctl.verify.api import verify_fabric
 
 #: Error frames a port may count over a window before it fails: a few corrupted frames in
 #: minutes are noise, a steady stream is a failing optic or cable.
@@ -32,7 +34,6 @@ INFORMATIONAL = frozenset({"congestion"})
 
 @dataclass(frozen=True)
 class PortRole:
-    kind: str  # gpu | fabric
     about: str  # "tenant a's GPU srv1 nic0" or "fabric link to spine1 Ethernet1"
     key: str = ""
     sharing: tuple[str, ...] = ()  # other tenants whose traffic crosses this port
@@ -65,7 +66,7 @@ def tenant_scope(compiled: Compiled, tenant: str) -> Scope:
         if owner.tenant.name == tenant:
             key = f"{tenant} {pa.gpu.server} nic{pa.gpu.nic}"
             scope.ports[(leaf, port)] = PortRole(
-                "gpu", f"tenant {tenant}'s GPU {pa.gpu.server} nic{pa.gpu.nic}", key
+                f"tenant {tenant}'s GPU {pa.gpu.server} nic{pa.gpu.nic}", key
             )
     leaves = set(alloc.leaves)
     sharing_leaf = {
@@ -87,10 +88,10 @@ def tenant_scope(compiled: Compiled, tenant: str) -> Scope:
         if ln.tier != "leaf-spine":
             others = tuple(sorted({t for leaf in leaves for t in sharing_leaf[leaf]}))
         scope.ports[(ln.leaf, ln.leaf_port)] = PortRole(
-            "fabric", f"fabric link to {ln.spine} {ln.spine_port}", sharing=others
+            f"fabric link to {ln.spine} {ln.spine_port}", sharing=others
         )
         scope.ports[(ln.spine, ln.spine_port)] = PortRole(
-            "fabric", f"fabric link to {ln.leaf} {ln.leaf_port}", sharing=others
+            f"fabric link to {ln.leaf} {ln.leaf_port}", sharing=others
         )
     scope.vrfs = {v.name for i in compiled.intents.values() for v in i.vrfs if v.l3vni == alloc.l3vni}
     scope.vnis = {alloc.l3vni} | ({alloc.l2vni} if alloc.l2vni is not None else set())
@@ -114,9 +115,9 @@ def _in_scope(c: Check, scope: Scope, compiled: Compiled) -> bool:
     return True  # read failures, BGP sessions of the switches in scope
 
 
-def scoped_checks(compiled: Compiled, scope: Scope, states: dict[str, object]) -> list[Check]:
+def scoped_checks(compiled: Compiled, scope: Scope, states: dict[str, SwitchHealth | str]) -> list[Check]:
     """The fabric-wide checks of the scope's switches that are about the tenant's scope."""
-    return [c for c in check_health(compiled, states) if _in_scope(c, scope, compiled)]  # type: ignore[arg-type]
+    return [c for c in check_health(compiled, states) if _in_scope(c, scope, compiled)]
 
 
 def proof_checks(
@@ -125,8 +126,6 @@ def proof_checks(
     """verify's proofs (isolation, lossless end to end, capacity) over the running configs of
     the scope's switches, the other switches taken as intended: each violation on a switch in
     scope is a failed `config` check, and a scope switch whose config could not be read is one too."""
-    from fabricctl.verify.api import verify_fabric
-
     configs = {n: t for n, t in intended.items() if n not in scope.switches} | running
     report = verify_fabric(compiled, configs)
     out = [
@@ -134,8 +133,11 @@ def proof_checks(
         for v in report.violations
         if v.switch in scope.switches
     ]
-    return out or [
-        Check("config", sw, "running config", "proofs hold", "proofs hold", True) for sw in scope.switches
+    broken = {c.switch for c in out}
+    return out + [
+        Check("config", sw, "running config", "proofs hold", "proofs hold", True)
+        for sw in scope.switches
+        if sw not in broken
     ]
 
 

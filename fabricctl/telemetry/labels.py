@@ -11,7 +11,9 @@ from dataclasses import dataclass
 
 from fabricctl.compile.build import Compiled
 
-LABELS = ("switch", "port", "role", "tenant", "leaf", "server", "nic", "peer")
+#: The labels of every port series; the far end (`peer`) is on fabricctl_port_info only, to
+#: keep the scrape small at thousands of switches.
+LABELS = ("switch", "port", "role", "tenant", "leaf", "server", "nic")
 
 
 @dataclass(frozen=True)
