@@ -2,7 +2,9 @@
 
 This is what `fabricctl lab up --detach` spawns. It writes `.fabricctl/lab/lab.json` once
 every port listens, removes it on SIGTERM/SIGINT, resets every device on SIGHUP, and re-cables the
-racks `recable.json` names as the inventory's cabling rules say on SIGUSR1 (`fabricctl lab recable`).
+racks `recable.json` names as the inventory's cabling rules say on SIGUSR1 (`fabricctl lab recable`)
+and reloads the switches `reboot.json` names from their startup-config on SIGUSR2 (`fabricctl lab
+reboot`).
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ from pathlib import Path
 
 from fabricctl.lab.fabric_state import Cabling
 from fabricctl.lab.faults import FaultFileError
-from fabricctl.lab.runtime import lab_json, recable_request, write_lab_json
+from fabricctl.lab.runtime import lab_json, reboot_request, recable_request, write_lab_json
 from fabricctl.lab.server import LabFabric
 
 
@@ -26,7 +28,7 @@ async def serve(root: Path, faults: Path | None) -> None:
     if faults is not None:
         fabric.load_faults(faults)
     await fabric.serve_start()
-    counts = {"resets": 0, "recables": 0}
+    counts = {"resets": 0, "recables": 0, "reboots": 0}
     write_lab_json(root, fabric, counts)
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
@@ -45,10 +47,20 @@ async def serve(root: Path, faults: Path | None) -> None:
         counts["recables"] += 1
         write_lab_json(root, fabric, {**counts, "recabled": [list(end) for end in changed]})
 
+    def on_usr2() -> None:
+        try:
+            switches = json.loads(reboot_request(root).read_text(encoding="utf-8"))["switches"]
+        except (OSError, ValueError, KeyError, TypeError):
+            switches = None
+        fabric.reboot(switches)
+        counts["reboots"] += 1
+        write_lab_json(root, fabric, counts)
+
     loop.add_signal_handler(signal.SIGTERM, stop.set)
     loop.add_signal_handler(signal.SIGINT, stop.set)
     loop.add_signal_handler(signal.SIGHUP, on_hup)
     loop.add_signal_handler(signal.SIGUSR1, on_usr1)
+    loop.add_signal_handler(signal.SIGUSR2, on_usr2)
     try:
         await stop.wait()
     finally:

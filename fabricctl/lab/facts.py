@@ -61,12 +61,23 @@ class DeviceFacts:
         default_factory=list
     )  # (vrf, prefix, next hop)
     max_paths: int = 1  # ECMP paths BGP installs (EOS maximum-paths, Comware balance)
+    #: Whether equal-length AS paths that differ load-balance (set by each NOS's reader: its default
+    #: and the line that changes it).
+    multipath_relax: bool = False
+    #: The system's ECMP cap (Comware max-ecmp-num, documented default 8); None: no cap beyond
+    #: max_paths. A config's own value; the device applies the one it booted with (device.py).
+    ecmp_cap: int | None = None
     rds: dict[str, str] = field(default_factory=dict)  # VRF -> route distinguisher
     gateways: dict[tuple[str, str], str] = field(default_factory=dict)  # segment -> its gateway interface
     segment_names: dict[tuple[str, str], str] = field(default_factory=dict)  # segment -> its name
     _owned: dict[IPv4Address, str] | None = field(
         default=None, repr=False, compare=False
     )  # VNI -> ("vlan" | "vrf" | "vsi", its id)
+
+    @property
+    def ecmp_width(self) -> int:
+        """The most equal paths one route installs: BGP's limit, under the system cap."""
+        return min(self.max_paths, self.ecmp_cap) if self.ecmp_cap else self.max_paths
 
     def owns(self, ip: IPv4Address) -> str | None:
         """The port that holds `ip`, if any."""
@@ -103,7 +114,9 @@ def read_facts(platform: str, name: str, running: Node, model: str = "") -> Devi
 
 
 def _read_eos(name: str, running: Node) -> DeviceFacts:
-    facts = DeviceFacts(hostname=name)
+    # EOS load-balances equal-length AS paths by default (Arista TOI "BGP multipath relax",
+    # reference source arista-toi-relax); `no bgp bestpath as-path multipath-relax` turns it off.
+    facts = DeviceFacts(hostname=name, multipath_relax=True)
     groups: dict[str, str] = {}  # neighbor ip -> peer group
     vtep_source: str | None = None
     group_families: dict[str, set[str]] = {}
@@ -162,6 +175,8 @@ def _read_eos(name: str, running: Node) -> DeviceFacts:
                     facts.router_id = _ip(w[1])
                 elif w[0] == "maximum-paths" and len(w) >= 2:
                     facts.max_paths = int(w[1])
+                elif w == ["no", "bgp", "bestpath", "as-path", "multipath-relax"]:
+                    facts.multipath_relax = False
                 elif w[0] == "network" and len(w) == 2:
                     facts.networks.append(IPv4Network(w[1], strict=False))
                 elif w[0] == "neighbor" and len(w) >= 3:
@@ -227,12 +242,20 @@ def _comware_targets(facts: DeviceFacts, owner: tuple[str, str], node: Node) -> 
             (imports if w[2] == "import-extcommunity" else exports).add(w[1])
 
 
+#: Comware's system ECMP cap without `max-ecmp-num` (reference source h3c-s6520x-ecmp: 8 on the
+#: documented sibling; the S98xx figure is not published).
+COMWARE_DEFAULT_ECMP = 8
+
+
 def _read_comware(name: str, running: Node) -> DeviceFacts:
-    facts = DeviceFacts(hostname=name)
+    # No AS-path relax by default (hpe5710-balance-relax); `balance as-path-relax` turns it on.
+    facts = DeviceFacts(hostname=name, ecmp_cap=COMWARE_DEFAULT_ECMP)
     for text, node in running.children.items():
         words = text.split()
         if words[0] == "sysname" and len(words) == 2:
             facts.hostname = words[1]
+        elif words[0] == "max-ecmp-num" and len(words) == 2:
+            facts.ecmp_cap = int(words[1])
         elif words[0] == "interface" and len(words) == 2:
             port = PortFacts(words[1], admin_up="shutdown" not in node.children)
             port.routed = not words[1].startswith(("FourHundredGigE", "TwoHundredGigE")) or (
@@ -301,6 +324,8 @@ def _read_comware(name: str, running: Node) -> DeviceFacts:
                             facts.peers.setdefault(ip, PeerFacts(ip, None)).families.add(family)
                         elif family == "ipv4" and aw[0] == "network" and len(aw) == 3:
                             facts.networks.append(IPv4Interface(f"{aw[1]}/{aw[2]}").network)
+                        elif family == "ipv4" and aw == ["balance", "as-path-relax"]:
+                            facts.multipath_relax = True
                         elif family == "ipv4" and aw[0] == "balance" and len(aw) == 2:
                             facts.max_paths = int(aw[1])
                 elif w[:2] == ["ip", "vpn-instance"] and len(w) == 3:

@@ -57,6 +57,12 @@ def recable_request(root: Path) -> Path:
     return lab_dir(root) / "recable.json"
 
 
+def reboot_request(root: Path) -> Path:
+    """Which switches `fabricctl lab reboot` asks a detached lab to reload ({"switches": [...]} or
+    null for all), read on SIGUSR2."""
+    return lab_dir(root) / "reboot.json"
+
+
 def write_lab_json(root: Path, fabric: Any, extra: dict[str, Any] | None = None) -> None:
     """Record the running lab `fabric` (a LabFabric; atomic, so readers never see half a file)."""
     data = {

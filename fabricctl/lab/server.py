@@ -498,6 +498,14 @@ class LabFabric:
         for name, f in load_faults(path, set(self.devices)).items():
             self.set_faults(name, f)
 
+    def reboot(self, switches: Iterable[str] | None = None) -> list[str]:
+        """Reload `switches` (every switch when None) from their startup-config: what a switch
+        applies only at boot (max-ecmp-num) takes its saved value. Returns the names rebooted."""
+        names = list(self.devices) if switches is None else [self._dev(n).name for n in switches]
+        for n in names:
+            self.call(self.devices[n].reboot)
+        return names
+
     def reset(self, name: str | None = None) -> None:
         """Restore factory state for one device or all."""
         names = [name] if name else list(self.devices)

@@ -42,12 +42,24 @@ class SwitchHealth:
     remote_vteps: set[str] | None = None  # VTEPs EVPN taught this one (None: not read)
     vrfs: set[str] | None = None  # VRFs the switch holds (None: not read on this platform)
     pauses: dict[str, PauseSeen] | None = None  # PFC-enabled port -> its pause frames (None: not read)
+    #: Default-VRF prefix ("10.0.0.1/32") -> the next hops the switch installed (None: not read)
+    routes: dict[str, int] | None = None
 
 
 @dataclass(frozen=True)
 class HealthReader:
     probes: tuple[Probe, ...]
     parse: Callable[[dict[str, Any]], SwitchHealth]  # probe command -> parsed rows (or JSON)
+
+
+def next_hops(rows: Rows, count: Callable[[dict[str, Any]], int]) -> dict[str, int]:
+    """Prefix -> next hops, over the rows a routing table parses into (`count` reads one row's:
+    a row per next hop on Comware, a list per prefix on EOS)."""
+    out: dict[str, int] = {}
+    for r in rows:
+        prefix = f"{r['network']}/{r['prefix_length']}"
+        out[prefix] = out.get(prefix, 0) + count(r)
+    return out
 
 
 def numbers(words: list[str]) -> list[int]:

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 
 from fabricctl.model.text import printable
 from fabricctl.report.summary import (
+    at_boot_lines,
     gpu_moves,
     gpu_text,
     service_classes,
@@ -281,6 +282,8 @@ def plan_text(
         out.append("")
     lookalikes = lookalike_lines(plan)
     out += [paint("warn", "? ") + line for line in lookalikes] + ([""] if lookalikes else [])
+    at_boot = at_boot_lines(plan)
+    out += [paint("warn", "? ") + line for line in at_boot] + ([""] if at_boot else [])
     changed = plan.changed
     out.append(f"changed: {', '.join(changed) if changed else '-'}")
     summary = plan_summary_line(plan)

@@ -11,6 +11,7 @@ from fabricctl.platforms.health import (
     Probe,
     SwitchHealth,
     expand_name,
+    next_hops,
     numbers,
     session_state,
 )
@@ -18,6 +19,7 @@ from fabricctl.platforms.health import (
 BRIEF, LLDP = "display interface brief", "display lldp neighbor-information list"
 BGP, EVPN = "display bgp peer ipv4", "display bgp peer l2vpn evpn"
 VRF, PFC = "display ip vpn-instance", "display priority-flow-control interface"
+ROUTES = "display ip routing-table"  # the public table; an ECMP route prints a row per next hop
 #: The abbreviations Comware prints in `display interface brief`, `display lldp
 #: neighbor-information list` and the other tables, and the names they stand for. Seen in real
 #: captures (ntc-templates' hp_comware test fixtures): GE, XGE, FGE, BAGG, RAGG, Loop, InLoop,
@@ -106,6 +108,8 @@ def parse(rows: dict[str, Any]) -> SwitchHealth:
         health.vrfs = {r["name"] for r in rows[VRF]}
     if isinstance(rows.get(PFC), str):
         health.pauses = pauses(rows[PFC])
+    if ROUTES in rows:
+        health.routes = next_hops(rows[ROUTES], lambda r: 1)
     return health
 
 
@@ -117,6 +121,7 @@ HEALTH = HealthReader(
         Probe(EVPN, template=_BGP_TEMPLATE),
         Probe(VRF),
         Probe(PFC, text=True),
+        Probe(ROUTES),
     ),
     parse=parse,
 )

@@ -11,6 +11,7 @@ from fabricctl.platforms.health import (
     Probe,
     SwitchHealth,
     expand_name,
+    next_hops,
     numbers,
     session_state,
 )
@@ -23,6 +24,7 @@ STATUS, LLDP, BGP, EVPN = (
 )
 VNI, VTEP = "show vxlan vni", "show vxlan vtep"  # JSON, the shapes ANTA's VerifyVxlan* tests read
 PFC = "show priority-flow-control counters"
+ROUTES = "show ip route"  # the default VRF; an ECMP route lists each `via` (ntc-templates next_hop)
 #: `show interfaces status`, `show lldp neighbors` and the other tables print short port names
 #: (ntc-templates' arista_eos captures: Et, Ma, Po, Lo, Vl, Vx).
 SHORT_NAMES = {
@@ -76,6 +78,8 @@ def parse(rows: dict[str, Any]) -> SwitchHealth:
         health.remote_vteps = set(rows.get(VTEP, {}).get("interfaces", {}).get("Vxlan1", {}).get("vteps", []))
     if isinstance(rows.get(PFC), str):
         health.pauses = pauses(rows[PFC])
+    if ROUTES in rows:
+        health.routes = next_hops(rows[ROUTES], lambda r: len(r["next_hop"]))
     return health
 
 
@@ -85,6 +89,7 @@ HEALTH = HealthReader(
         Probe(VNI, json=True),
         Probe(VTEP, json=True),
         Probe(PFC, text=True),
+        Probe(ROUTES),
     ),
     parse=parse,
 )
