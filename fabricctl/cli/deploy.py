@@ -344,7 +344,12 @@ def check_cmd(
     if tenant is not None and limit:
         raise CliError("use either --tenant or --limit: --tenant chooses its own switches")
     if tenant is not None:
-        checks = _tenant_checks(root, lab, compiled, tenant, window, timeout)
+        from fabricctl.deploy.tenant_health import UnknownTenant, tenant_checks
+
+        try:
+            checks = tenant_checks(root, lab, compiled, tenant, window, timeout)
+        except UnknownTenant as exc:
+            raise CliError(str(exc)) from None
     else:
         names = set(select_switches(compiled, limit))
         with open_fabric(root, lab, names) as nr:
@@ -353,50 +358,3 @@ def check_cmd(
     echo({"json": health_json, "markdown": health_markdown}.get(fmt, health_text)(checks))
     if not all(c.ok for c in checks):
         sys.exit(1)
-
-
-def _tenant_checks(
-    root: Path, lab: bool, compiled: Any, tenant: str, window: float, timeout: float
-) -> list[Any]:
-    """The tenant's scoped checks: state now, then counters read twice `window` apart."""
-    from fabricctl.deploy.context import open_fabric
-    from fabricctl.deploy.counters import read_clock, read_counters
-    from fabricctl.deploy.counters import window as deltas
-    from fabricctl.deploy.fetch import fetch_running
-    from fabricctl.deploy.health import read_health
-    from fabricctl.deploy.tenant_health import (
-        UnknownTenant,
-        counter_checks,
-        first_clock,
-        proof_checks,
-        scoped_checks,
-        tenant_scope,
-        wait_switch_time,
-    )
-    from fabricctl.platforms.counters import SwitchCounters
-    from fabricctl.verify.api import render_configs
-
-    try:
-        scope = tenant_scope(compiled, tenant)
-    except UnknownTenant as exc:
-        raise CliError(str(exc)) from None
-    names = scope.switches
-    with open_fabric(root, lab, set(names)) as nr:
-        running = {n: f.text for n, f in fetch_running(nr, timeout, lab).items() if f.text is not None}
-        states = read_health(nr, timeout)
-        first = read_counters(nr, timeout)
-        start = first_clock(first)
-        timer = next(
-            (n for n, r in first.items() if isinstance(r, SwitchCounters) and r.clock is not None), None
-        )
-        wait_switch_time(lambda: read_clock(nr, timer, timeout) if timer else None, start, window)
-        second = read_counters(nr, timeout)
-    windows: dict[str, Any] = {}
-    for name in names:
-        a, b = first.get(name), second.get(name)
-        if isinstance(a, SwitchCounters) and isinstance(b, SwitchCounters):
-            windows[name] = deltas(a, b, window)
-        else:
-            windows[name] = b if isinstance(b, str) else str(a)
-    proofs = proof_checks(compiled, scope, render_configs(compiled, root), running)
-    return proofs + scoped_checks(compiled, scope, states) + counter_checks(compiled, scope, windows)

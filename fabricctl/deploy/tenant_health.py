@@ -17,13 +17,17 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from fabricctl.compile.build import Compiled
-from fabricctl.deploy.counters import PortDelta, Window
-from fabricctl.deploy.health import PAUSE_PPS_MAX, Check, check_health
+from fabricctl.deploy.context import open_fabric
+from fabricctl.deploy.counters import PortDelta, Window, read_clock, read_counters
+from fabricctl.deploy.counters import window as deltas
+from fabricctl.deploy.fetch import fetch_running
+from fabricctl.deploy.health import PAUSE_PPS_MAX, Check, check_health, read_health
 from fabricctl.platforms.counters import SwitchCounters
 from fabricctl.platforms.health import SwitchHealth
-from fabricctl.verify.api import verify_fabric
+from fabricctl.verify.api import render_configs, verify_fabric
 
 #: Error frames a port may count over a window before it fails: a few corrupted frames in
 #: minutes are noise, a steady stream is a failing optic or cable.
@@ -279,7 +283,31 @@ def wait_switch_time(
         time.sleep(min(poll, max(seconds - (now - start), 0.05)))
 
 
-def first_clock(reads: dict[str, SwitchCounters | str]) -> float | None:
-    return next(
-        (r.clock for r in reads.values() if isinstance(r, SwitchCounters) and r.clock is not None), None
-    )
+def tenant_checks(
+    root: Path, lab: bool, compiled: Compiled, tenant: str, window: float, timeout: float
+) -> list[Check]:
+    """Every check of the tenant's scope: the config proofs on its switches' running configs,
+    their state now, then their counters read twice, `window` apart by the first readable
+    switch's clock. Raises UnknownTenant before any switch is contacted."""
+    scope = tenant_scope(compiled, tenant)
+    names = scope.switches
+    with open_fabric(root, lab, set(names)) as nr:
+        running = {n: f.text for n, f in fetch_running(nr, timeout, lab).items() if f.text is not None}
+        states = read_health(nr, timeout)
+        first = read_counters(nr, timeout)
+        clocks = {
+            n: r.clock for n, r in first.items() if isinstance(r, SwitchCounters) and r.clock is not None
+        }
+        timer = next(iter(clocks), None)
+        start = clocks[timer] if timer else None
+        wait_switch_time(lambda: read_clock(nr, timer, timeout) if timer else None, start, window)
+        second = read_counters(nr, timeout)
+    windows: dict[str, Window | str] = {}
+    for name in names:
+        a, b = first.get(name), second.get(name)
+        if isinstance(a, SwitchCounters) and isinstance(b, SwitchCounters):
+            windows[name] = deltas(a, b, window)
+        else:
+            windows[name] = b if isinstance(b, str) else str(a)
+    proofs = proof_checks(compiled, scope, render_configs(compiled, root), running)
+    return proofs + scoped_checks(compiled, scope, states) + counter_checks(compiled, scope, windows)
