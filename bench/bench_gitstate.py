@@ -35,6 +35,10 @@ def git(cwd: Path, *args: str) -> None:
     subprocess.run(["git", *args], cwd=cwd, env={**os.environ, **ENV}, check=True, capture_output=True)
 
 
+def shown(sample: tuple[float, float]) -> str:
+    return f"{sample[0]:.3f} s ({sample[1]:.3f})"
+
+
 def timed(fn, runs: int) -> tuple[float, float]:
     samples = []
     for _ in range(runs):
@@ -77,12 +81,12 @@ def main() -> None:
             data = {**record, "run_id": run_id}
             gitstate.push_record(remote, run_id, data, json.dumps(data))
 
-        print(f"lock acquire + release      {'%.3f s (%.3f)' % timed(lock_cycle, args.runs)}")
-        print(f"append one run record       {'%.3f s (%.3f)' % timed(append, args.runs)}")
+        print(f"lock acquire + release   {shown(timed(lock_cycle, args.runs))}")
+        print(f"append one run record    {shown(timed(append, args.runs))}")
         while count[0] < args.records:
             append()
         got = timed(lambda: gitstate.read_records(remote), args.runs)
-        print(f"read {args.records} run records      {'%.3f s (%.3f)' % got}")
+        print(f"read {args.records} run records    {shown(got)}")
 
 
 if __name__ == "__main__":
