@@ -145,8 +145,9 @@ def resolve_gpus(
                     continue
                 for name in names:
                     ports.extend(topo.by_server[name])
-                    for gp in topo.by_server[name] if origin is not None else ():
-                        origin.setdefault(gp, ("gpus", i, "servers", j))
+                    if origin is not None:
+                        for gp in topo.by_server[name]:
+                            origin.setdefault(gp, ("gpus", i, "servers", j))
         elif sel.server is not None:
             nics = topo.by_server.get(sel.server)
             if nics is None:
@@ -185,8 +186,8 @@ def resolve_gpus(
                 )
                 continue
             for j, port in enumerate(sel.ports or []):
-                gp = topo.by_leaf_port.get((leaf.name, str(port)))
-                if gp is None:
+                found = topo.by_leaf_port.get((leaf.name, str(port)))
+                if found is None:
                     valid = topo.gpu_ports[leaf.name]
                     log.add(
                         td.file,
@@ -196,9 +197,9 @@ def resolve_gpus(
                         f"{valid[0].key}..{valid[-1].key}",
                     )
                 else:
-                    ports.append(gp)
+                    ports.append(found)
                     if origin is not None:
-                        origin.setdefault(gp, ("gpus", i, "ports", j))
+                        origin.setdefault(found, ("gpus", i, "ports", j))
     return ports
 
 
@@ -223,7 +224,7 @@ def _server_range(topo: Topology) -> str:
     runs: list[list[str]] = []
     last = None
     for name in topo.servers:
-        number = int(_DIGITS.search(name)[0])  # type: ignore[index]
+        number = int(_DIGITS.search(name)[0])  # type: ignore[index]  # every server name has digits (the inventory schema requires them)
         if last is None or number != last + 1:
             runs.append([name, name])
         runs[-1][1], last = name, number
@@ -304,10 +305,10 @@ def allocate(fabric: Fabric, topo: Topology, docs: list[TenantDoc], log: Problem
         ):
             if value is None:
                 continue
-            key = (kind, value)
+            number = (kind, value)
             explicit = path.split(".")[-1] in overridden
-            if key in numbers and numbers[key][0] is not td and (explicit or not id_taken):
-                other, other_path = numbers[key]
+            if number in numbers and numbers[number][0] is not td and (explicit or not id_taken):
+                other, other_path = numbers[number]
                 if other_path.split(".")[-1] not in other.tenant.overlay.model_dump(exclude_none=True):
                     other_path = "id"  # derived from the other tenant's id
                 where = path if explicit else "id"
@@ -318,7 +319,7 @@ def allocate(fabric: Fabric, topo: Topology, docs: list[TenantDoc], log: Problem
                     f"{kind} {value} is already used by tenant {other.tenant.name} ({_at(other, *other_path.split('.'))})",
                     "a value no other tenant uses, anywhere in the fabric",
                 )
-            numbers.setdefault(key, (td, path))
+            numbers.setdefault(number, (td, path))
 
         ports = resolve_gpus(td, topo, fabric, log)
         unique: list[GpuPort] = []

@@ -356,7 +356,7 @@ def _server_pods(topo: Topology, fabric: Fabric) -> dict[str, int | None]:
 # --- reading it back: a topology that loads a pod when one of its leaves is asked for ---------
 
 
-class _OnDemand(dict):  # type: ignore[type-arg]
+class _OnDemand(dict):  # type: ignore[type-arg]  # a dict of any snapshot rows, typed by the readers that take them
     """A dict whose first lookup of a key loads the pod that holds it."""
 
     def __init__(self, load: Callable[[Hashable], None]) -> None:
@@ -376,7 +376,7 @@ class _OnDemand(dict):  # type: ignore[type-arg]
 
     def __contains__(self, key: object) -> bool:
         if not dict.__contains__(self, key):
-            self._load(key)  # type: ignore[arg-type]
+            self._load(key)
         return dict.__contains__(self, key)
 
 
@@ -501,8 +501,9 @@ def changes(found: Scan, intents: bool = True) -> Changes | None:
 
 
 def _changes(found: Scan, db: sqlite3.Connection, meta: dict[str, Any], with_intents: bool) -> Changes | None:
-    def fallback(why: str) -> None:
+    def fallback(why: str) -> Changes | None:
         log.debug("compile cache: %s; compiling the whole fabric", why)
+        return None
 
     if len(found.stamps) > MAX_TENANT_FILES:
         return fallback("too many tenant files")

@@ -62,9 +62,9 @@ def check_capabilities(fabric: Fabric, alloc: Allocation, docs: list[TenantDoc],
         if a.tenant.isolation == "l2":
             needs.append(("evpn_symmetric_irb", "EVPN symmetric IRB for an l2 tenant"))
         for leaf_name in a.leaves:
-            leaf = fabric.switch(leaf_name)
-            assert leaf is not None
-            platform = get_platform(leaf.platform)
+            tenant_leaf = fabric.switch(leaf_name)
+            assert tenant_leaf is not None
+            platform = get_platform(tenant_leaf.platform)
             for flag, what in needs:
                 if not getattr(platform.capabilities, flag):
                     td = by_name[a.name]

@@ -85,7 +85,7 @@ def acls(tenants: list[TenantAllocation], fabric: str) -> list[Acl]:
             entries=[
                 AclEntry(
                     seq=r.seq,
-                    action=r.action,  # type: ignore[arg-type]
+                    action=r.action,  # type: ignore[arg-type]  # the model's action is one of the literal's words (schema-checked)
                     source=addr_str(r.source) if r.source else None,
                     destination=addr_str(r.destination) if r.destination else None,
                     remark=r.remark,

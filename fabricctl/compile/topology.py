@@ -171,7 +171,7 @@ def build_topology(fabric: Fabric, log: ProblemLog) -> Topology | None:
                 topo.by_leaf_port[(leaf.name, gp.key)] = gp
                 if lane == 1:  # port P names its first lane: a tenant's "47" is still its GPU
                     topo.by_leaf_port[(leaf.name, str(port))] = gp
-                topo.by_server.setdefault(server, [None] * n)[rail] = gp  # type: ignore[list-item]
+                topo.by_server.setdefault(server, [None] * n)[rail] = gp  # type: ignore[list-item]  # every rail is filled in before the list is read (one GPU per rail)
         topo.gpu_ports[leaf.name] = ports
         if cab.gpu_port_breakout != "none":
             topo.breakout_parents[leaf.name] = [plat.port_name(p) for p in gpu_ports]
@@ -180,14 +180,14 @@ def build_topology(fabric: Fabric, log: ProblemLog) -> Topology | None:
             plat.port_name(p) for p in range(1, plat.port_count + 1) if p not in used
         ]
     for spine in spines:
-        topo.loopback[spine.name] = _host(pod_pool(und.spine_loopbacks, spine.pod, max_pods), spine.index)  # type: ignore[arg-type,assignment]
+        topo.loopback[spine.name] = _host(pod_pool(und.spine_loopbacks, spine.pod, max_pods), spine.index)  # type: ignore[arg-type,assignment]  # pools and indices were checked to fit by validate above (None only for a refused fabric)
         topo.asn[spine.name] = und.spine_asn + (spine.pod - 1 if spine.pod else 0)
     for leaf in leaves:
-        topo.loopback[leaf.name] = _host(pod_pool(und.leaf_loopbacks, leaf.pod, max_pods), leaf.index)  # type: ignore[arg-type,assignment]
-        topo.vtep[leaf.name] = _host(pod_pool(und.vtep_loopbacks, leaf.pod, max_pods), leaf.index)  # type: ignore[arg-type,assignment]
+        topo.loopback[leaf.name] = _host(pod_pool(und.leaf_loopbacks, leaf.pod, max_pods), leaf.index)  # type: ignore[arg-type,assignment]  # pools and indices were checked to fit by validate above (None only for a refused fabric)
+        topo.vtep[leaf.name] = _host(pod_pool(und.vtep_loopbacks, leaf.pod, max_pods), leaf.index)  # type: ignore[arg-type,assignment]  # pools and indices were checked to fit by validate above (None only for a refused fabric)
         topo.asn[leaf.name] = leaf_asn(fabric, leaf)
         pool = pod_pool(und.p2p_links, leaf.pod, max_pods)
-        _cable(topo, leaf, pod_spines[leaf.pod], uplinks, downlinks, per_spine, pool)  # type: ignore[arg-type]
+        _cable(topo, leaf, pod_spines[leaf.pod], uplinks, downlinks, per_spine, pool)  # type: ignore[arg-type]  # the pod's pool was checked to split by validate above
     if pods_cfg is not None:
         _cable_superspines(fabric, topo, pod_spines)
     cabled = {(ln.spine, ln.spine_port) for ln in topo.links} | {(ln.leaf, ln.leaf_port) for ln in topo.links}
@@ -352,7 +352,7 @@ def _check_superspines(fabric: Fabric, log: ProblemLog, pod_spines: dict[int | N
             f"{len(down)} ports cannot reach pod {top_pod} x {per} links",
             f"at least {top_pod * per} ports",
         )
-    planes = {s.plane for s in supers}
+    planes = {s.plane for s in supers if s.plane is not None}
     for spine in fabric.spines:
         if spine.index not in planes:
             log.add(
@@ -398,7 +398,7 @@ def _cable_superspines(fabric: Fabric, topo: Topology, pod_spines: dict[int | No
     for ss in fabric.superspines:
         assert ss.plane is not None
         by_plane.setdefault(ss.plane, []).append(ss)
-        topo.loopback[ss.name] = _host(und.superspine_loopbacks, (ss.plane - 1) * slots + ss.index)  # type: ignore[assignment]
+        topo.loopback[ss.name] = _host(und.superspine_loopbacks, (ss.plane - 1) * slots + ss.index)  # type: ignore[assignment]  # the super-spine pool was checked to fit by validate above
         assert und.superspine_asn is not None
         topo.asn[ss.name] = und.superspine_asn
     for pod in fabric.pods:

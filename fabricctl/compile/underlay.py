@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Literal
+
 from fabricctl.compile.buffers import PORT_GBPS, lossless_port
 from fabricctl.compile.intent import Bgp, BgpNeighbor, Interface, Loopback
 from fabricctl.compile.topology import Topology, addr_str
@@ -37,6 +39,7 @@ def fabric_interfaces(fabric: Fabric, topo: Topology, switch: Switch, mtu: int) 
     }
     out = []
     for link in topo.links_of(switch.name):
+        role: Literal["uplink", "downlink"]
         if link.leaf == switch.name:  # the lower end: an uplink
             name, peer, peer_port, ip, role = (
                 link.leaf_port,

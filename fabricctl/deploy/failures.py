@@ -83,7 +83,7 @@ def chain(exc: BaseException | None) -> Iterator[BaseException]:
     """The exception, then what it was raised from or while handling, outermost first; the
     per-address errors of paramiko's NoValidConnectionsError come after it."""
     seen: set[int] = set()
-    todo = [exc] if exc is not None else []
+    todo: list[BaseException | None] = [exc] if exc is not None else []
     while todo:
         current = todo.pop(0)
         if current is None or id(current) in seen:
@@ -93,7 +93,7 @@ def chain(exc: BaseException | None) -> Iterator[BaseException]:
         nested = getattr(current, "errors", None)
         if isinstance(nested, dict):
             todo[:0] = [e for e in nested.values() if isinstance(e, BaseException)]
-        todo.insert(len(todo), current.__cause__ or current.__context__)
+        todo.append(current.__cause__ or current.__context__)
 
 
 def _first_line(exc: BaseException) -> str:

@@ -141,7 +141,7 @@ def settle_orphans(root: Path, run_id: str, outcomes: dict[str, dict[str, Any]])
         pid = data.get("pid")
         if data.get("host") != host or not isinstance(pid, int) or pid_alive(pid):
             continue
-        switches = data.get("switches") if isinstance(data.get("switches"), dict) else {}
+        switches = data["switches"] if isinstance(data.get("switches"), dict) else {}
         for name, sw in switches.items():
             if not isinstance(sw, dict) or sw.get("status") not in ("in flight", "not started"):
                 continue

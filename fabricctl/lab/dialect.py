@@ -66,7 +66,7 @@ def command(regex: str, modes: str) -> Callable[[Handler], Handler]:
     """Decorator registering a dialect method in its class's `COMMANDS` table."""
 
     def wrap(fn: Handler) -> Handler:
-        fn.__lab_command__ = (re.compile(regex), frozenset(modes.split()))  # type: ignore[attr-defined]
+        fn.__lab_command__ = (re.compile(regex), frozenset(modes.split()))  # type: ignore[attr-defined]  # a function object carries the lab's command table entry
         return fn
 
     return wrap

@@ -123,10 +123,10 @@ class ComwareCli(CliSession):
         dev = self.dev
         if getattr(dev, "_persist_pending", False):
             return
-        dev._persist_pending = True  # type: ignore[attr-defined]
+        dev._persist_pending = True  # type: ignore[attr-defined]  # a flag the coalesced write sets on the device it batches for
 
         def flush() -> None:
-            dev._persist_pending = False  # type: ignore[attr-defined]
+            dev._persist_pending = False  # type: ignore[attr-defined]  # the same flag, cleared when the write runs
             dev.persist_running()
 
         asyncio.get_running_loop().call_soon(flush)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import re
 import time
+from typing import cast
 
 from fabricctl.lab import sessions, show_eos, show_eos_routing
 from fabricctl.lab.config_tree import Node, unified_diff
@@ -186,7 +187,7 @@ class EosCli(CliSession):
         if as_json:
             return data
         rows = ["  Name           State              User    Terminal", "  -------------  ------"]
-        for name, entry in data["sessions"].items():  # type: ignore[union-attr]
+        for name, entry in cast("dict[str, dict[str, str]]", data["sessions"]).items():
             rows.append(f"  {name:<14} {entry['state']}")
         return "\n".join(rows)
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from functools import cached_property
+from functools import cached_property, partial
 from ipaddress import IPv4Address
 from pathlib import Path
 
@@ -262,9 +262,7 @@ class FabricState:
         for name, peer in pending:
             connected = self._connected_port(name, peer.ip)
             if connected is not None:
-                session = self._session(
-                    name, peer, lambda other, here=name, port=connected: self._cabled_to(here, port, other)
-                )
+                session = self._session(name, peer, partial(self._cabled_to, name, connected))
                 self._sessions[name][peer.ip] = session
                 if session.state == "Established":
                     owner = self._owner(peer.ip)
@@ -276,7 +274,7 @@ class FabricState:
                 self._sessions[name][peer.ip] = self._session(
                     name,
                     peer,
-                    lambda other, here=name: component.get(here, here) == component.get(other, other),
+                    partial(_same_component, component, name),
                 )
 
     def _connected_port(self, device: str, ip: IPv4Address) -> str | None:
@@ -343,6 +341,10 @@ def _graph(
             if s.state == "Established" and family in s.families and s.peer in owners:
                 out.setdefault(name, set()).add(owners[s.peer][0])
     return out
+
+
+def _same_component(component: dict[str, str], here: str, other: str) -> bool:
+    return component.get(here, here) == component.get(other, other)
 
 
 def _components(graph: dict[str, set[str]]) -> dict[str, str]:

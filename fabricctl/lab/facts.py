@@ -156,8 +156,8 @@ def _read_eos(name: str, running: Node) -> DeviceFacts:
             _static(facts, "default", words[2], words[3])
         elif words[:2] == ["router", "bgp"] and len(words) == 3:
             facts.asn = int(words[2])
-            for child, sub in node.children.items():
-                w = child.split()
+            for key, sub in node.children.items():
+                w = key.split()
                 if w[0] == "router-id":
                     facts.router_id = _ip(w[1])
                 elif w[0] == "maximum-paths" and len(w) >= 2:
@@ -284,8 +284,8 @@ def _read_comware(name: str, running: Node) -> DeviceFacts:
                     _comware_targets(facts, ("vrf", words[2]), child)
         elif words[0] == "bgp" and len(words) == 2:
             facts.asn = int(words[1])
-            for child, sub in node.children.items():
-                w = child.split()
+            for key, sub in node.children.items():
+                w = key.split()
                 if w[0] == "router-id":
                     facts.router_id = _ip(w[1])
                 elif w[0] == "peer" and len(w) >= 3 and (ip := _ip(w[1])) is not None:

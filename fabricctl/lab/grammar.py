@@ -226,7 +226,10 @@ class Grammar:
         viable = list(self.modes[mode].rules)
         out: list[str] = []
         for i, word in enumerate(words):
-            exact, keywords = [], {}  # rules taking `word` as it is; keyword -> rules it completes
+            exact: list[Rule] = []
+            keywords: dict[
+                str, list[Rule]
+            ] = {}  # rules taking `word` as it is; keyword -> rules it completes
             for rule in viable:
                 specs = rule.pattern.split()
                 if any(spec == _TEXT for spec in specs[:i]):

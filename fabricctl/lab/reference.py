@@ -9,6 +9,7 @@ reference does, in the view the reference names; docs/emitted-syntax.md is gener
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
 from importlib import resources
@@ -72,7 +73,7 @@ class Reference:
         return None
 
 
-def _prompt(fmt: str, abbreviations: dict[str, str]):  # type: ignore[no-untyped-def]
+def _prompt(fmt: str, abbreviations: dict[str, str]) -> Callable[[list[str]], str]:
     """`config-if-{1}` -> a function of the opener's words (interface types abbreviated)."""
 
     def prompt(words: list[str]) -> str:

@@ -635,8 +635,8 @@ def routing_table(view: View, m: re.Match[str]) -> Shown:
     host: dict[IPv4Network, Route] = {}
     for r in table.values():  # the switch's own address of each connected subnet, via InLoop0
         if r.kind == "connected":
-            own = view.facts.ports[r.hops[0].interface].addresses[0].ip
-            host.setdefault(IPv4Network(f"{own}/32"), r)
+            address = view.facts.ports[r.hops[0].interface].addresses[0].ip
+            host.setdefault(IPv4Network(f"{address}/32"), r)
     if m["stats"]:
         counts = {
             k: sum(1 for r in table.values() if r.kind == k) for k in ("connected", "static", "ebgp", "evpn")

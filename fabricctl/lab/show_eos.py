@@ -825,7 +825,7 @@ def _fans(mdl: Any, prefix: str, count: int) -> list[dict[str, Any]]:
 @show(r"show (?:system )?environment cooling")
 def cooling(view: View, m: re.Match[str]) -> Shown:
     mdl = view.model
-    trays = [
+    trays: list[dict[str, Any]] = [
         {
             "label": str(i),
             "status": "ok",
@@ -834,7 +834,7 @@ def cooling(view: View, m: re.Match[str]) -> Shown:
         }
         for i in range(1, mdl.fan_trays + 1)
     ]
-    psus = [
+    psus: list[dict[str, Any]] = [
         {
             "label": f"PowerSupply{i}",
             "status": "ok",

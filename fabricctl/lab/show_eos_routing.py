@@ -270,7 +270,8 @@ def _neighbor(view: View, s: Session) -> tuple[str, dict[str, Any]]:
 @show(r"show (?:ip )?bgp neighbors(?: (?P<peer>\d+\.\d+\.\d+\.\d+))?(?: vrf (?P<vrf>\S+))?")
 def bgp_neighbors(view: View, m: re.Match[str]) -> Shown:
     vrfs = _vrf_arg(view, m["vrf"])
-    texts, data = [], {v: {"peerList": []} for v in vrfs}
+    texts: list[str] = []
+    data: dict[str, dict[str, list[dict[str, Any]]]] = {v: {"peerList": []} for v in vrfs}
     for s in _sessions(view) if "default" in vrfs else []:
         if m["peer"] and str(s.peer) != m["peer"]:
             continue
@@ -301,7 +302,7 @@ def _l3vni(view: View, vrf: str) -> int | None:
 
 
 def _route_json(view: View, vrf: str, r: Route) -> dict[str, Any]:
-    vias = []
+    vias: list[dict[str, str | int]] = []
     for h in r.hops:
         if r.kind == "connected":
             vias.append({"interface": h.interface, "nexthopAddr": ""})
@@ -877,7 +878,7 @@ def ip_bgp(view: View, m: re.Match[str]) -> Shown:
             paths = []
             for i, h in enumerate(r.hops if not own else ()):
                 hop = h.vtep if h.vtep is not None else h.address
-                session = peers.get(hop) if h.vtep is None else None
+                session = peers.get(hop) if h.vtep is None and hop is not None else None
                 as_path = " ".join(str(a) for a in r.as_path) + " i"
                 paths.append(
                     {

@@ -9,7 +9,7 @@ from __future__ import annotations
 import difflib
 import itertools
 from ipaddress import IPv4Network
-from typing import Annotated, Literal
+from typing import TYPE_CHECKING, Annotated, Literal
 
 from pydantic import (
     BaseModel,
@@ -317,12 +317,18 @@ def _strict(tuning: type[QosTuning]) -> type[QosTuning]:
 
 
 #: `qos:` of fabric.yaml: the policy, plus one block of tuning values per platform (`qos.<name>`).
-QosPolicy = create_model(
-    "QosPolicy",
-    __base__=_QosPolicy,
-    __doc__=_QosPolicy.__doc__,
-    **{name: (_strict(p.qos_tuning), Field(default_factory=p.qos_tuning)) for name, p in PLATFORMS.items()},  # type: ignore[call-overload]
-)
+if TYPE_CHECKING:
+    QosPolicy = _QosPolicy  # the per-platform blocks are read through tuning_for, typed QosTuning
+else:
+    QosPolicy = create_model(
+        "QosPolicy",
+        __base__=_QosPolicy,
+        __doc__=_QosPolicy.__doc__,
+        **{
+            name: (_strict(p.qos_tuning), Field(default_factory=p.qos_tuning))
+            for name, p in PLATFORMS.items()
+        },
+    )
 
 
 class Cabling(Strict):
@@ -410,7 +416,7 @@ class FabricSettings(Strict):
     description: str = Field(default="", max_length=200)
     underlay: Underlay
     overlay: Overlay
-    qos: QosPolicy = Field(default_factory=QosPolicy)  # type: ignore[valid-type]
+    qos: QosPolicy = Field(default_factory=QosPolicy)
     cabling: Cabling
     pods: Pods | None = None
     limits: dict[str, StrictInt] = Field(

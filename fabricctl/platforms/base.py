@@ -11,7 +11,7 @@ from __future__ import annotations
 import importlib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, fields
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from pydantic import BaseModel, ConfigDict
 
@@ -34,6 +34,12 @@ class QosTuning(BaseModel):
 COMMON_RESERVED_NAMES = ("default", "mgmt", "management")
 #: fabricctl names its own objects (checkpoints, sessions) with this prefix.
 RESERVED_PREFIX = "fabricctl"
+
+
+class PortNamer(Protocol):
+    """A front-panel port's name (1-based), or a breakout lane's (lane 1.., None: the whole port)."""
+
+    def __call__(self, port: int, lane: int | None = None) -> str: ...
 
 
 @dataclass(frozen=True)
@@ -98,18 +104,18 @@ class Platform:
     #: NOS queues it apart from the front-panel queues fabricctl configures).
     protocol_class: int | None
     port_count: int
-    port_name: Callable[[int, int | None], str]  # front-panel port (1-based), breakout lane or None
+    port_name: PortNamer
     #: The inverse of port_name: a port's (front-panel port, lane or None), None for other names.
     port_position: Callable[[str], tuple[int, int | None] | None]
     qos_tuning: type[QosTuning]
-    filters: Mapping[str, Callable[..., str]]  # the Jinja filters its templates use
+    filters: Mapping[str, Callable[..., object]]  # the Jinja filters its templates use
     parse: Callable[[str, str], SwitchConfig]  # (switch name, config text) -> neutral read-back model
     dialect: Dialect  # remediation rules: owned scope, negations, order
     fetch: Fetch
     health: HealthReader  # links, LLDP and BGP from show commands (fabricctl check)
     #: (running, saved, output of fetch.pending_command) -> what an interrupted push left, or None
     pending: Callable[[str, str, str | None], str | None]
-    push_module: str  # implements `Pusher`; imported on first use (netmiko / NAPALM load slowly)
+    push_module: str  # its `PUSHER` implements `Pusher`; imported on first use (netmiko / NAPALM load slowly)
     #: ECMP routes the system installs when no system-wide setting raises the cap (a Comware
     #: `max-ecmp-num`); None: BGP multipath alone decides. Compile sets the cap to
     #: `underlay.max_paths` where that is higher.
@@ -149,7 +155,12 @@ class Platform:
 
     def pusher(self) -> Pusher:
         """The push protocol module (connect, fetch, push with commit-confirm, restore)."""
-        return importlib.import_module(self.push_module)  # type: ignore[return-value]
+        from fabricctl.platforms.push import Pusher
+
+        pusher = getattr(importlib.import_module(self.push_module), "PUSHER", None)
+        if not isinstance(pusher, Pusher):
+            raise TypeError(f"{self.push_module}.PUSHER does not implement the push protocol")
+        return pusher
 
     def limits_with(self, overrides: Mapping[str, int]) -> Limits:
         """Datasheet limits with the fabric's own overrides applied."""
