@@ -2,7 +2,7 @@
 
 The lab reads its running tree itself (it never imports fabricctl's parsers): a real switch
 derives state from what it holds, not from what the tool meant. One reader per platform, each
-for the lines the command reference (lab/commands/<platform>.yaml) accepts.
+for the lines the command reference (lab/devices/<platform>/commands.yaml) accepts.
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 
 A real switch answers `display interface` / `show interfaces` from its state, not from the
 lines it was given: a port without an `mtu` line still has an IP MTU (the documented default),
-and says so. The values here come from the config tree and lab/commands/<platform>.yaml only.
+and says so. The values here come from the config tree and lab/devices/<platform>/commands.yaml only.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """The lab's command reference: per platform, what the vendor documents say the switch accepts.
 
-One YAML file per platform (fabricctl/lab/commands/<platform>.yaml), written from vendor
+One YAML file per platform (fabricctl/lab/devices/<platform>/commands.yaml), written from vendor
 documents and never from fabricctl's templates: each command names its view, syntax, default,
 the display/show command that reveals it and its source (URL + section; the device the source
 is for). The lab's CLI grammar is built from it, so the lab accepts a line only when the
@@ -146,5 +146,9 @@ def parse_reference(platform: str, data: dict[str, Any]) -> Reference:
 @cache
 def reference(platform: str) -> Reference:
     """The platform's command reference (read once per process)."""
-    text = resources.files("fabricctl.lab.commands").joinpath(f"{platform}.yaml").read_text(encoding="utf-8")
+    text = (
+        resources.files(f"fabricctl.lab.devices.{platform}")
+        .joinpath("commands.yaml")
+        .read_text(encoding="utf-8")
+    )
     return parse_reference(platform, yaml.safe_load(text))

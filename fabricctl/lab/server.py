@@ -24,12 +24,12 @@ from typing import Any, TypeVar
 import asyncssh
 
 from fabricctl.errors import StageError
-from fabricctl.lab import eapi
 from fabricctl.lab.clock import LabClock
 from fabricctl.lab.device import LabDevice
+from fabricctl.lab.devices.comware.cli import ComwareCli
+from fabricctl.lab.devices.eos import eapi
+from fabricctl.lab.devices.eos.cli import EosCli, to_text
 from fabricctl.lab.dialect import CliError, CliSession, Disconnect, Logout
-from fabricctl.lab.dialect_comware import ComwareCli
-from fabricctl.lab.dialect_eos import EosCli, to_text
 from fabricctl.lab.editor import Editor
 from fabricctl.lab.fabric_state import Cabling, FabricState
 from fabricctl.lab.factory import DeviceSpec

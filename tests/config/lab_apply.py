@@ -9,9 +9,9 @@ import asyncio
 
 from fabricctl.lab.clock import LabClock
 from fabricctl.lab.device import LabDevice
+from fabricctl.lab.devices.comware.cli import ComwareCli
+from fabricctl.lab.devices.eos.cli import EosCli
 from fabricctl.lab.dialect import CliError
-from fabricctl.lab.dialect_comware import ComwareCli
-from fabricctl.lab.dialect_eos import EosCli
 from fabricctl.lab.factory import DeviceSpec
 from fabricctl.lab.state import StateStore
 

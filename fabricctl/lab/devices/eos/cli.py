@@ -7,9 +7,11 @@ import re
 import time
 from typing import cast
 
-from fabricctl.lab import sessions, show_eos, show_eos_routing
+from fabricctl.lab import sessions
 from fabricctl.lab.config_tree import Node, unified_diff
 from fabricctl.lab.device import LabDevice
+from fabricctl.lab.devices.eos import show as show_eos
+from fabricctl.lab.devices.eos import show_routing as show_eos_routing
 from fabricctl.lab.dialect import CliError, CliSession, Logout, Output, command
 from fabricctl.lab.editor import Editor, InvalidInput
 from fabricctl.lab.names import canonical, full_interface_line

@@ -1,5 +1,5 @@
 """EOS `show` commands about routing, BGP, L2 tables, VRFs and VXLAN, from the lab's derived state
-(fabric_state.py: sessions; routing.py: routes and hosts). Text and eAPI JSON, as show_eos.py.
+(fabric_state.py: sessions; routing.py: routes and hosts). Text and eAPI JSON, as show.py.
 """
 
 from __future__ import annotations
@@ -8,11 +8,11 @@ import re
 from ipaddress import IPv4Address, IPv4Network
 from typing import Any
 
+from fabricctl.lab.devices.eos.show import interface_json, status
 from fabricctl.lab.dialect import CliError
 from fabricctl.lab.fabric_state import Session
 from fabricctl.lab.names import short
 from fabricctl.lab.routing import Route
-from fabricctl.lab.show_eos import interface_json, status
 from fabricctl.lab.view import Shown, View, dotted_mac, duration, registry
 
 #: EOS's administrative distances (`distance bgp` defaults to 200 for every kind of BGP route).

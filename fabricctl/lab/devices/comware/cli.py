@@ -8,9 +8,10 @@ import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
-from fabricctl.lab import sessions, show_comware
+from fabricctl.lab import sessions
 from fabricctl.lab.config_tree import Node, render_comware
 from fabricctl.lab.device import FLASH_NAME, LabDevice
+from fabricctl.lab.devices.comware import show as show_comware
 from fabricctl.lab.dialect import CliError, CliSession, Logout, Output, command, word_column
 from fabricctl.lab.editor import Editor, InvalidInput
 from fabricctl.lab.names import canonical, full_interface_line

@@ -1,5 +1,5 @@
 """EOS `show` commands about ports, neighbors and the box: the text the CLI prints and the JSON
-eAPI returns (routing, BGP and VXLAN are in show_eos_routing.py).
+eAPI returns (routing, BGP and VXLAN are in show_routing.py).
 
 The JSON carries the fields of Arista's eAPI models that NAPALM's eos driver and ANTA's tests
 read, in the shapes of the real replies in tests/captures/napalm/eos (tests/deploy/test_eos_clients.py
