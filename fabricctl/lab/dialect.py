@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import itertools
+import json
 import re
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
@@ -295,3 +296,8 @@ def word_column(line: str, index: int) -> int:
     if not spans:
         return 0
     return spans[min(index, len(spans) - 1)]
+
+
+def to_text(out: Output) -> str:
+    """CLI rendering of a handler result (a JSON answer, `| json`, prints indented)."""
+    return json.dumps(out, indent=2) if isinstance(out, dict) else out

@@ -12,12 +12,12 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
-from importlib import resources
 from typing import Any
 
 import yaml
 
 from fabricctl.lab.grammar import Grammar, Mode, Rule
+from fabricctl.lab.nos import lab_nos
 
 CONFIDENCE = {
     "V": "read in a vendor document (H3C/HPE/Arista; the source names the device)",
@@ -146,9 +146,4 @@ def parse_reference(platform: str, data: dict[str, Any]) -> Reference:
 @cache
 def reference(platform: str) -> Reference:
     """The platform's command reference (read once per process)."""
-    text = (
-        resources.files(f"fabricctl.lab.devices.{platform}")
-        .joinpath("commands.yaml")
-        .read_text(encoding="utf-8")
-    )
-    return parse_reference(platform, yaml.safe_load(text))
+    return parse_reference(platform, yaml.safe_load(lab_nos(platform).reference_text()))

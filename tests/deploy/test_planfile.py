@@ -24,7 +24,7 @@ from fabricctl.deploy.plan import (
     save_plan,
     stale_reasons,
 )
-from fabricctl.lab.factory import DeviceSpec, eos_factory
+from fabricctl.lab.factory import DeviceSpec, factory_text
 from fabricctl.platforms.push import running_hash
 from fabricctl.secrets import register_secret
 from tests.conftest import EOS_SMALL, copy_fabric
@@ -42,7 +42,7 @@ def fabric(tmp_path_factory: pytest.TempPathFactory) -> tuple[Prepared, dict[str
     register_secret(PASSWORD)
     fetched: dict[str, Fetched] = {}
     for i, name in enumerate(prepared.names):
-        text = eos_factory(DeviceSpec(name, "eos", mgmt_ip=f"192.0.2.{10 + i}"))
+        text = factory_text(DeviceSpec(name, "eos", mgmt_ip=f"192.0.2.{10 + i}"))
         # a secret in a line fabricctl does not own must never reach the plan
         text = text.replace("snmp-server community fabricctl-ro ro", f"snmp-server community {PASSWORD} ro")
         fetched[name] = Fetched(name, text)

@@ -8,6 +8,7 @@ import re
 from ipaddress import IPv4Address, IPv4Network
 from typing import Any
 
+from fabricctl.lab.devices.eos.names import INTERFACE_TYPES
 from fabricctl.lab.devices.eos.show import interface_json, status
 from fabricctl.lab.dialect import CliError
 from fabricctl.lab.fabric_state import Session
@@ -551,7 +552,7 @@ def virtual_router(view: View, m: re.Match[str]) -> Shown:
                     state = next(s for s in view.ports if s.name == t.split()[1])
                     vrf = view.facts.ports[state.name].vrf
                     rows.append(
-                        f"{short('eos', state.name):<15} {vrf:<13} {w[3].split('/')[0]:<24} {'U' if state.oper_up else 'D':<14} active"
+                        f"{short(INTERFACE_TYPES, state.name):<15} {vrf:<13} {w[3].split('/')[0]:<24} {'U' if state.oper_up else 'D':<14} active"
                     )
                     virtual.append(
                         {
@@ -615,7 +616,7 @@ def mac_table(view: View, m: re.Match[str]) -> Shown:
             continue
         vlan = int(h.segment[1])
         rows.append(
-            f"{vlan:>4}    {dotted_mac(h.mac)}    DYNAMIC     {short('eos', h.port):<10} 1       0:00:30 ago"
+            f"{vlan:>4}    {dotted_mac(h.mac)}    DYNAMIC     {short(INTERFACE_TYPES, h.port):<10} 1       0:00:30 ago"
         )
         entries.append(
             {
@@ -672,7 +673,9 @@ def vlans(view: View, m: re.Match[str]) -> Shown:
             continue
         ports = members[vid]
         name = names.get(vid, f"VLAN{vid:04d}")
-        rows.append(f"{vid:<5} {name:<32} {'active':<9} {', '.join(short('eos', p) for p in ports)}".rstrip())
+        rows.append(
+            f"{vid:<5} {name:<32} {'active':<9} {', '.join(short(INTERFACE_TYPES, p) for p in ports)}".rstrip()
+        )
         data[str(vid)] = {
             "name": name,
             "status": "active",
@@ -819,7 +822,7 @@ def pfc_counters(view: View, m: re.Match[str]) -> Shown:
     for port in view.facts.ports:
         pauses = view.state.pauses(view.name, port, view.now)
         if pauses is not None:
-            rows.append(f"{short('eos', port):<12} {pauses.received:>12} {pauses.sent:>12}")
+            rows.append(f"{short(INTERFACE_TYPES, port):<12} {pauses.received:>12} {pauses.sent:>12}")
             data[port] = {"rxFrames": pauses.received, "txFrames": pauses.sent}
     return "\n".join(rows), {"interfaceCounters": data}
 
@@ -834,7 +837,7 @@ def ecn_counters(view: View, m: re.Match[str]) -> Shown:
         port = view.facts.ports.get(s.name)
         if not s.name.startswith("Ethernet") or port is None or not port.pfc:
             continue
-        rows += [f"{short('eos', s.name):<9} {q:<8}  0" for q in range(8)]
+        rows += [f"{short(INTERFACE_TYPES, s.name):<9} {q:<8}  0" for q in range(8)]
         data[s.name] = {"queueCounters": {str(q): "0" for q in range(8)}}
     return "\n".join(rows), {"intfQueueCounters": data}
 
