@@ -20,7 +20,7 @@ from fabricctl.model.load import Fabric, TenantDoc
 from fabricctl.model.problems import ProblemLog
 from fabricctl.model.tenant import Tenant
 from fabricctl.platforms import get_platform
-from fabricctl.platforms.base import Platform
+from fabricctl.platforms.base import NO_BREAKOUT, Platform
 
 INTRA_SEQ = 10
 PEER_SEQ_BASE = 1000  # rule for peer tenant p: 1000 + p.id
@@ -206,8 +206,9 @@ def resolve_gpus(
 def _port_role(fabric: Fabric, port: int | str) -> str:
     """Why a port number is not a GPU port, when the cabling rules say (an uplink, a sub-port)."""
     cab = fabric.settings.cabling
-    if isinstance(port, str) and ":" in port and cab.gpu_port_breakout == "none":
-        return " (sub-ports exist only with cabling.gpu_port_breakout: 2x200G)"
+    if isinstance(port, str) and ":" in port and cab.gpu_port_breakout == NO_BREAKOUT:
+        modes = {m for leaf in fabric.leaves for m in get_platform(leaf.platform).capabilities.breakouts}
+        return f" (sub-ports exist only with cabling.gpu_port_breakout: {' or '.join(sorted(modes))})"
     if isinstance(port, int) and port in expand_ports(cab.leaf_uplink_ports):
         return " (it is a spine uplink)"
     return ""

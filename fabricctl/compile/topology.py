@@ -11,6 +11,9 @@ from fabricctl.model.fabric import Switch, expand_ports
 from fabricctl.model.load import Fabric
 from fabricctl.model.problems import ProblemLog
 from fabricctl.platforms import get_platform
+from fabricctl.platforms.base import NO_BREAKOUT, breakout_lanes
+
+__all__ = ["breakout_lanes"]  # the lab reads lanes through compile (it never imports platforms)
 
 #: str() of an address or network, memoised: every switch spells the same loopbacks, link
 #: addresses and tenant blocks, and ipaddress formats them in Python each time.
@@ -92,10 +95,6 @@ def pod_pool(pool: IPv4Network, pod: int | None, max_pods: int) -> IPv4Network |
     return IPv4Network((int(pool.network_address) + (pod - 1) * size, pool.prefixlen + bits))
 
 
-#: The lanes each breakout mode splits a GPU port into (None: the whole port, no breakout).
-BREAKOUT_LANES: dict[str, list[int | None]] = {"none": [None], "2x200G": [1, 2]}
-
-
 def build_topology(fabric: Fabric, log: ProblemLog) -> Topology | None:
     """Derive every port and link from the cabling rules; problems go to `log`."""
     cab = fabric.settings.cabling
@@ -141,11 +140,15 @@ def build_topology(fabric: Fabric, log: ProblemLog) -> Topology | None:
     if not ok:
         return None
 
-    lanes = BREAKOUT_LANES[cab.gpu_port_breakout]
+    lanes = breakout_lanes(cab.gpu_port_breakout)
     # Each pod numbers its servers as one block. In a multi-pod fabric the block has room for
-    # the most lanes a breakout gives, so a later breakout adds servers inside each pod's block
-    # and never renumbers the pods after it (a 2-tier fabric's one block just grows).
-    room = max(map(len, BREAKOUT_LANES.values())) if pods_cfg is not None else len(lanes)
+    # the most lanes a breakout of its leaves' platforms gives, so a later breakout adds servers
+    # inside each pod's block and never renumbers the pods after it (a 2-tier fabric's one block
+    # just grows).
+    offered = {m for leaf in leaves for m in get_platform(leaf.platform).capabilities.breakouts}
+    room = (
+        max(len(breakout_lanes(m)) for m in {NO_BREAKOUT, *offered}) if pods_cfg is not None else len(lanes)
+    )
     topo = Topology(servers=[])
     first: dict[int | None, int] = {}  # pod -> where its servers start in topo.servers
     number = 0  # the numbers before the pod's block
@@ -173,7 +176,7 @@ def build_topology(fabric: Fabric, log: ProblemLog) -> Topology | None:
                     topo.by_leaf_port[(leaf.name, str(port))] = gp
                 topo.by_server.setdefault(server, [None] * n)[rail] = gp  # type: ignore[list-item]  # every rail is filled in before the list is read (one GPU per rail)
         topo.gpu_ports[leaf.name] = ports
-        if cab.gpu_port_breakout != "none":
+        if cab.gpu_port_breakout != NO_BREAKOUT:
             topo.breakout_parents[leaf.name] = [plat.port_name(p) for p in gpu_ports]
         used = set(uplinks[: len(pod_spines[leaf.pod]) * per_spine]) | set(gpu_ports)
         topo.unused_ports[leaf.name] = [

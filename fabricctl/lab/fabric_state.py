@@ -84,7 +84,7 @@ class Cabling:
     @classmethod
     def from_inventory(cls, root: Path) -> Cabling:
         """The cabling the inventory's rules describe (empty when the inventory does not compile)."""
-        from fabricctl.compile.topology import BREAKOUT_LANES, build_topology
+        from fabricctl.compile.topology import breakout_lanes, build_topology
         from fabricctl.model.load import load_fabric
         from fabricctl.model.problems import ProblemLog
 
@@ -102,7 +102,7 @@ class Cabling:
             cabling.add((ln.leaf, ln.leaf_port), (ln.spine, ln.spine_port), FABRIC_GBPS)
         for leaf, ports in topo.gpu_ports.items():
             for gp in ports:
-                speed = FABRIC_GBPS if gp.lane is None else FABRIC_GBPS // len(BREAKOUT_LANES[breakout])
+                speed = FABRIC_GBPS if gp.lane is None else FABRIC_GBPS // len(breakout_lanes(breakout))
                 cabling.add((leaf, gp.name), (gp.server, f"nic{gp.nic}"), speed)
         return cabling
 

@@ -36,6 +36,17 @@ COMMON_RESERVED_NAMES = ("default", "mgmt", "management")
 RESERVED_PREFIX = "fabricctl"
 
 
+NO_BREAKOUT = "none"
+
+
+def breakout_lanes(mode: str) -> list[int | None]:
+    """The lanes a `cabling.gpu_port_breakout` mode splits a port into, numbered from 1
+    ("2x200G" -> [1, 2]); [None] for "none", the whole port."""
+    if mode == NO_BREAKOUT:
+        return [None]
+    return list(range(1, int(mode.partition("x")[0]) + 1))
+
+
 class PortNamer(Protocol):
     """A front-panel port's name (1-based), or a breakout lane's (lane 1.., None: the whole port)."""
 
@@ -49,7 +60,8 @@ class Capabilities:
     pfc, pfc_watchdog, ecn_per_queue and strict_priority_queue: the lossless class runs on every
     fabric link, so every switch needs them. evpn_type5: every tenant VRF is an L3VNI. evpn_symmetric_irb:
     l2 tenants (L2VNI + anycast gateway). commit_confirm: apply pushes only under a confirm timer.
-    breakouts: the `cabling.gpu_port_breakout` modes a leaf can split its GPU ports into.
+    breakouts: the `cabling.gpu_port_breakout` modes a leaf can split its GPU ports into, each
+    `<lanes>x<Gb/s per lane>G` ("2x200G": a port in two 200G lanes).
     max_ip_mtu: the largest IP MTU (`mtu`) a routed port accepts.
     """
 
@@ -116,6 +128,9 @@ class Platform:
     #: (running, saved, output of fetch.pending_command) -> what an interrupted push left, or None
     pending: Callable[[str, str, str | None], str | None]
     push_module: str  # its `PUSHER` implements `Pusher`; imported on first use (netmiko / NAPALM load slowly)
+    #: (exception, its class names, " <endpoint>", user) -> (cause, detail) for an exception of
+    #: the platform's own client (deploy/failures.py asks every platform), or None: not its own.
+    client_failure: Callable[[BaseException, set[str], str, str], tuple[str, str] | None] | None = None
     #: ECMP routes the system installs when no system-wide setting raises the cap (a Comware
     #: `max-ecmp-num`); None: BGP multipath alone decides. Compile sets the cap to
     #: `underlay.max_paths` where that is higher.

@@ -10,7 +10,7 @@ from fabricctl.platforms.eos.health import HEALTH
 from fabricctl.platforms.eos.parse import parse_eos
 from fabricctl.platforms.eos.qos import EosQosTuning
 from fabricctl.platforms.eos.rules import DIALECT
-from fabricctl.platforms.eos.terminal import FETCH, pending
+from fabricctl.platforms.eos.terminal import FETCH, client_failure, pending
 
 
 def port_name(port: int, lane: int | None = None) -> str:
@@ -61,6 +61,7 @@ PLATFORM = Platform(
     fetch=FETCH,
     health=HEALTH,
     pending=pending,
+    client_failure=client_failure,
     push_module="fabricctl.platforms.eos.push",
     multihop_bfd=True,  # router bfd: multihop interval / min-rx / multiplier (AVD eos_designs sets it)
     # `vrf instance default` is the global table; MGMT is the management VRF (a tenant
