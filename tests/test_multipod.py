@@ -19,8 +19,11 @@ from fabricctl.compile.build import Compiled, compile_fabric
 from fabricctl.compile.topology import pod_pool
 from fabricctl.config.diff import diff_device
 from fabricctl.config.tree import Node, parse_tree
+from fabricctl.lab import LabFabric
+from fabricctl.lab.clock import LabClock
 from fabricctl.lab.inventory import specs_from_inventory
 from fabricctl.lab.reference import Reference, reference
+from fabricctl.lab.routing import routing
 from fabricctl.platforms import get_platform
 from fabricctl.verify.api import render_configs, verify_fabric
 from tests.config.lab_apply import lab_device, push
@@ -503,3 +506,62 @@ def test_example_10k_every_config_is_accepted_by_the_lab(example: tuple[Compiled
     assert len(configs) == 448
     assert rejected == {}, dict(list(rejected.items())[:3])
     assert left == {}, dict(list(left.items())[:3])
+
+
+def _lab_width(lab: LabFabric, compiled: Compiled, configs: dict[str, str], leaf: str, far: str) -> int:
+    """Load `configs` into the lab (saved and rebooted), then the paths `leaf` installs to the VTEP of
+    `far`, as the lab's routing derives them from the configs alone."""
+
+    def load() -> int:
+        for name, dev in lab.devices.items():
+            dev.running.replace_contents(dev.parse(configs[name], base=dev.running))
+            dev.persist_running()
+            dev.save()
+            dev.reboot()
+        vtep = ipaddress.ip_address(compiled.intents[far].vtep.source_ip)  # type: ignore[union-attr]
+        route = routing(lab.devices[leaf].state()).lookup(leaf, "default", vtep)
+        return len(route.hops) if route else 0
+
+    return lab.call(load)
+
+
+def test_the_lab_installs_the_width_the_proof_computes(fabric: tuple[Compiled, dict[str, str]]) -> None:
+    """The lab's BGP takes the same attributes as the ECMP proof: one super-spine ASN gives both
+    uplinks; an ASN per plane gives one on Comware (two with `balance as-path-relax`) and two on
+    EOS (one with `no bgp bestpath as-path multipath-relax`); `max-ecmp-num` counts from the
+    next reboot."""
+    compiled, configs = fabric
+    platform = compiled.intents["p01-leaf01"].platform
+    per_plane = _per_plane_asns(compiled, configs, relax_off=False)
+    cases = [("one ASN", configs, 2), ("ASN per plane", per_plane, 2 if platform == "eos" else 1)]
+    if platform == "eos":
+        cases.append(("relax off", _per_plane_asns(compiled, configs, relax_off=True), 1))
+    else:
+        relaxed = {
+            n: re.sub(r"^(  balance \d+\n)", r"\1  balance as-path-relax\n", t, flags=re.M)
+            for n, t in per_plane.items()
+        }
+        cases.append(("balance as-path-relax", relaxed, 2))
+    lab = LabFabric.from_inventory(compiled.fabric.root, clock=LabClock.frozen()).start()
+    try:
+        for label, texts, want in cases:
+            rows = {(r.scope, r.towards): r.width for r in verify_fabric(compiled, texts).ecmp}
+            assert rows[("pod 1 leaves", "VTEPs of pod 2")] == want, label
+            assert _lab_width(lab, compiled, texts, "p01-leaf01", "p02-leaf01") == want, label
+        if platform == "comware":
+            capped = {n: re.sub(r"^max-ecmp-num \d+\n", "", t, flags=re.M) for n, t in configs.items()}
+            capped = {n: "#\nmax-ecmp-num 1\n" + t for n, t in capped.items()}
+
+            def saved_not_rebooted() -> int:
+                dev = lab.devices["p01-leaf01"]
+                dev.running.replace_contents(dev.parse(capped["p01-leaf01"], base=dev.running))
+                dev.persist_running()
+                dev.save()
+                vtep = ipaddress.ip_address(compiled.intents["p02-leaf01"].vtep.source_ip)  # type: ignore[union-attr]
+                route = routing(dev.state()).lookup("p01-leaf01", "default", vtep)
+                return len(route.hops) if route else 0
+
+            assert lab.call(saved_not_rebooted) == 2, "max-ecmp-num applies at the next boot"
+            assert _lab_width(lab, compiled, capped, "p01-leaf01", "p02-leaf01") == 1
+    finally:
+        lab.stop()

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+import json
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -28,6 +29,9 @@ from fabricctl.lab.state import StateStore
 FLASH_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
 RUNNING = "running-config"
 STARTUP = "startup-config"
+#: The system ECMP cap the switch booted with ("null": none); Comware applies `max-ecmp-num` only
+#: at boot (reference source h3c-s6520x-ecmp), so it is kept apart from running.
+BOOTED_ECMP = "booted-ecmp-cap"
 
 
 @dataclass
@@ -72,6 +76,7 @@ class LabDevice:
     _running: Node | None = None
     _startup: str | None = None
     _files: dict[str, str] | None = None
+    _booted_ecmp: tuple[int | None] | None = None
 
     @property
     def name(self) -> str:
@@ -150,6 +155,37 @@ class LabDevice:
         return self._running
 
     @property
+    def booted_ecmp_cap(self) -> int | None:
+        """The ECMP cap of the config this switch booted from (what a `max-ecmp-num` saved since
+        changes only at the next reboot)."""
+        if self._booted_ecmp is None:
+            stored = self.store.read(self.name, BOOTED_ECMP)
+            if stored is None:
+                cap = self._startup_facts().ecmp_cap
+                self.store.write(self.name, BOOTED_ECMP, json.dumps(cap))
+            else:
+                cap = json.loads(stored)
+            self._booted_ecmp = (cap,)
+        return self._booted_ecmp[0]
+
+    def _startup_facts(self) -> DeviceFacts:
+        return self._read_facts(self.parse(self.startup))
+
+    def _read_facts(self, tree: Node) -> DeviceFacts:
+        facts = self.nos.read_facts(self.name, tree)
+        facts.platform, facts.model = self.platform, self.spec.model
+        return facts
+
+    def reboot(self) -> None:
+        """Reload from startup-config: sessions and timers end, running becomes startup, settings
+        applied at boot (max-ecmp-num) take their saved values, uptime starts again."""
+        self.cancel_timers()
+        self.set_running(self.parse(self.startup))
+        self.store.write(self.name, BOOTED_ECMP, json.dumps(self._startup_facts().ecmp_cap))
+        self._booted_ecmp = None
+        self.boot = self.clock.now()
+
+    @property
     def startup(self) -> str:
         """Startup-config text (what `write memory` / `save force` stored)."""
         if self._startup is None:
@@ -183,8 +219,8 @@ class LabDevice:
     def facts(self) -> DeviceFacts:
         """What the running config says about ports, BGP and the VTEP (re-read only after a change)."""
         if self._facts is None or self._facts[0] != self.generation:
-            facts = self.nos.read_facts(self.name, self.running)
-            facts.platform, facts.model = self.platform, self.spec.model
+            facts = self._read_facts(self.running)
+            facts.ecmp_cap = self.booted_ecmp_cap
             self._facts = (self.generation, facts)
         return self._facts[1]
 
@@ -195,6 +231,7 @@ class LabDevice:
 
     def save(self) -> None:
         """`write memory` / `save force`: startup := running."""
+        _ = self.booted_ecmp_cap  # what this boot read, before startup changes
         self._startup = self.running_text()
         self.store.write(self.name, STARTUP, self._startup)
 
@@ -233,7 +270,7 @@ class LabDevice:
         """Back to factory: running, startup, flash files and transactions."""
         self.cancel_timers()
         self.store.clear(self.name)
-        self._running = self._startup = self._files = None
+        self._running = self._startup = self._files = self._booted_ecmp = None
         self.generation += 1
         _ = self.running, self.startup
 

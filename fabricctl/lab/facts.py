@@ -61,12 +61,23 @@ class DeviceFacts:
         default_factory=list
     )  # (vrf, prefix, next hop)
     max_paths: int = 1  # ECMP paths BGP installs (EOS maximum-paths, Comware balance)
+    #: Whether equal-length AS paths that differ load-balance (set by each NOS's reader: its default
+    #: and the line that changes it).
+    multipath_relax: bool = False
+    #: The system's ECMP cap (Comware max-ecmp-num, documented default 8); None: no cap beyond
+    #: max_paths. A config's own value; the device applies the one it booted with (device.py).
+    ecmp_cap: int | None = None
     rds: dict[str, str] = field(default_factory=dict)  # VRF -> route distinguisher
     gateways: dict[tuple[str, str], str] = field(default_factory=dict)  # segment -> its gateway interface
     segment_names: dict[tuple[str, str], str] = field(default_factory=dict)  # segment -> its name
     _owned: dict[IPv4Address, str] | None = field(
         default=None, repr=False, compare=False
     )  # VNI -> ("vlan" | "vrf" | "vsi", its id)
+
+    @property
+    def ecmp_width(self) -> int:
+        """The most equal paths one route installs: BGP's limit, under the system cap."""
+        return min(self.max_paths, self.ecmp_cap) if self.ecmp_cap else self.max_paths
 
     def owns(self, ip: IPv4Address) -> str | None:
         """The port that holds `ip`, if any."""

@@ -7,7 +7,9 @@ links and sessions (fabric_state.py) and nothing of fabricctl's intent:
 - **static**: `ip route` / `ip route-static` whose next hop is on a connected subnet;
 - **BGP, default VRF**: what each switch originates (`network`) travels over Established IPv4
   sessions, eBGP style: a switch takes no path that carries its own AS, prefers the fewest AS
-  hops and installs up to `maximum-paths` / `balance` equal paths (ECMP next hops);
+  hops and installs up to `maximum-paths` / `balance` equal paths (ECMP next hops), under the
+  system cap the switch booted with (Comware `max-ecmp-num`); paths whose AS paths differ count
+  as equal only where the switch relaxes the rule (EOS by default, Comware `balance as-path-relax`);
 - **EVPN type 5, tenant VRFs**: the connected subnets of a VRF that redistributes them reach every
   VTEP that hears the exporting VTEP over Established EVPN sessions and whose VRF imports one of
   its route targets; the next hop is the remote VTEP, one path per VTEP that advertises it;
@@ -132,26 +134,30 @@ class Routing:
             paths: dict[str, tuple[int, ...]] = {origin: ()}
             frontier = [origin]
             while frontier:
-                found: dict[str, list[str]] = {}  # switch -> the neighbors it takes a best path from
-                taken: dict[str, tuple[int, ...]] = {}  # switch -> the AS path it takes
+                #: switch -> (AS path, neighbor) of every shortest path it hears
+                offers: dict[str, list[tuple[tuple[int, ...], str]]] = {}
                 for here in frontier:
                     here_path = (st.facts[here].asn or 0, *paths[here])
                     for there in neighbors.get(here, []):
                         if there not in paths and st.facts[there].asn not in here_path:
-                            found.setdefault(there, []).append(here)
-                            taken.setdefault(there, here_path)
-                for there, heres in found.items():
+                            offers.setdefault(there, []).append((here_path, here))
+                for there, heard in offers.items():
+                    facts = st.facts[there]
+                    # Equal length; the best is the lowest router id's (RFC 4271 9.1.2.2 f), and
+                    # multipath takes only its AS path unless the switch relaxes the rule.
+                    best = min(heard, key=lambda o: self._router_id(o[1]))[0]
+                    heres = [h for p, h in heard if facts.multipath_relax or p == best]
                     key = (there, *heres)  # a leaf takes most prefixes from the same spines
                     if key not in ecmp:
                         ecmp[key] = tuple(h for here in heres for h in hops_to[(there, here)])[
-                            : st.facts[there].max_paths
+                            : facts.ecmp_width
                         ]
-                    paths[there] = taken[there]
+                    paths[there] = best
                     for prefix in prefixes:
                         ribs[there]["default"].setdefault(
                             prefix, Route(prefix, "ebgp", ecmp[key], paths[there])
                         )
-                frontier = list(found)
+                frontier = list(offers)
 
     def _overlay(self, ribs: dict[str, dict[str, dict[IPv4Network, Route]]]) -> None:
         """EVPN type-5 routes of the tenant VRFs."""
@@ -186,12 +192,16 @@ class Routing:
                 for prefix, vteps in learned.items():
                     key = tuple(vteps)
                     if key not in paths:  # most prefixes share their VTEPs: one hop tuple each
-                        ordered = sorted(set(vteps))[: facts.max_paths]
+                        ordered = sorted(set(vteps))[: facts.ecmp_width]
                         hops = tuple(Hop(v, "", v) for v in ordered)
                         paths[key] = hops, tuple(a for a in (via, asn_of[ordered[0]]) if a is not None)
                     hops, path = paths[key]
                     if prefix not in table:
                         table[prefix] = Route(prefix, "evpn", hops, path)
+
+    def _router_id(self, switch: str) -> tuple[int, str]:
+        rid = self.state.facts[switch].router_id
+        return (int(rid) if rid is not None else 0, switch)
 
     def lookup(self, device: str, vrf: str, address: IPv4Address) -> Route | None:
         """The longest-prefix match for `address` in the switch's VRF."""

@@ -21,6 +21,7 @@ from fabricctl.compile.build import Compiled, compile_fabric
 from fabricctl.compile.intent import DeviceIntent
 from fabricctl.lab.hardware import model
 from fabricctl.lab.runtime import lab_credentials
+from fabricctl.platforms import get_platform
 from tests.conftest import EOS_SMALL
 
 from .conftest import LabRoot, _lab_root
@@ -120,9 +121,13 @@ def config(r: Any, a: Applied) -> None:
 
 
 def vlans(r: Any, a: Applied) -> None:
-    """Tenant segments are VSIs: VLAN 1 holds every bridged port, the tenants' GPU ports too."""
+    """Tenant segments are VSIs: VLAN 1 holds every bridged port, the tenants' GPU ports too, and
+    the ports outside the cabling plan, which keep the factory's bridge mode."""
     bridged = {x.name for x in a.intent.interfaces if not x.routed}
-    assert list(r) == [1] and set(r[1]["interfaces"]) == bridged
+    routed = {x.name for x in a.intent.interfaces if x.routed}
+    members = set(r[1]["interfaces"])
+    assert list(r) == [1] and bridged <= members and not members & routed
+    assert len(members) == get_platform("comware").port_count - len(routed)
 
 
 #: (getter, what the applied fabric makes it return)

@@ -78,7 +78,8 @@ def napalm_eos(lab: LabFabric, name: str, timeout: int = 10) -> Any:
 
 def loaded_lab(src: Path, work: Path, platform: str | None = None) -> tuple[LabFabric, Path]:
     """A started lab of the fabric at `src` whose switches run their rendered configs, loaded
-    straight into running (what `apply` would leave, without the minutes of SSH it takes):
+    straight into running, saved and rebooted (what `apply` and a reboot would leave, without the
+    minutes of SSH it takes):
     for the modules that read one converged fabric many ways. The caller stops it."""
     import contextlib
     import io
@@ -98,6 +99,8 @@ def loaded_lab(src: Path, work: Path, platform: str | None = None) -> tuple[LabF
         def load(dev: Any = dev, text: str = text) -> None:
             dev.running.replace_contents(dev.parse(text, base=dev.running))
             dev.persist_running()
+            dev.save()
+            dev.reboot()  # settings a switch applies at boot (max-ecmp-num) in effect
 
         lab.call(load)
     return lab, root

@@ -22,6 +22,7 @@ from fabricctl.compile.build import Compiled, compile_fabric
 from fabricctl.compile.intent import DeviceIntent
 from fabricctl.lab import LabFabric
 from fabricctl.lab.hardware import model
+from fabricctl.platforms import get_platform
 from tests.conftest import EOS_SMALL, REFERENCE
 from tests.lab.conftest import connect, loaded_lab
 
@@ -85,7 +86,8 @@ def cabled(i: DeviceIntent, c: Compiled) -> int:
 
 
 def ports(i: DeviceIntent, c: Compiled) -> int:
-    return len(i.interfaces) + 1  # + the management port
+    """Every front-panel port (cabled or not, as a switch lists them) and the management port."""
+    return get_platform(i.platform).port_count + 1
 
 
 def all_interfaces(i: DeviceIntent, c: Compiled) -> int:

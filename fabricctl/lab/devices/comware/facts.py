@@ -16,13 +16,21 @@ def _targets(facts: DeviceFacts, owner: tuple[str, str], node: Node) -> None:
             (imports if w[2] == "import-extcommunity" else exports).add(w[1])
 
 
+#: Comware's system ECMP cap without `max-ecmp-num` (reference source h3c-s6520x-ecmp: 8 on the
+#: documented sibling; the S98xx figure is not published).
+COMWARE_DEFAULT_ECMP = 8
+
+
 def read_facts(name: str, running: Node) -> DeviceFacts:
     """What a Comware current configuration says (the lines lab/devices/comware/commands.yaml accepts)."""
-    facts = DeviceFacts(hostname=name)
+    # No AS-path relax by default (hpe5710-balance-relax); `balance as-path-relax` turns it on.
+    facts = DeviceFacts(hostname=name, ecmp_cap=COMWARE_DEFAULT_ECMP)
     for text, node in running.children.items():
         words = text.split()
         if words[0] == "sysname" and len(words) == 2:
             facts.hostname = words[1]
+        elif words[0] == "max-ecmp-num" and len(words) == 2:
+            facts.ecmp_cap = int(words[1])
         elif words[0] == "interface" and len(words) == 2:
             port = PortFacts(words[1], admin_up="shutdown" not in node.children)
             port.routed = not words[1].startswith(("FourHundredGigE", "TwoHundredGigE")) or (
@@ -91,6 +99,8 @@ def read_facts(name: str, running: Node) -> DeviceFacts:
                             facts.peers.setdefault(ip, PeerFacts(ip, None)).families.add(family)
                         elif family == "ipv4" and aw[0] == "network" and len(aw) == 3:
                             facts.networks.append(IPv4Interface(f"{aw[1]}/{aw[2]}").network)
+                        elif family == "ipv4" and aw == ["balance", "as-path-relax"]:
+                            facts.multipath_relax = True
                         elif family == "ipv4" and aw[0] == "balance" and len(aw) == 2:
                             facts.max_paths = int(aw[1])
                 elif w[:2] == ["ip", "vpn-instance"] and len(w) == 3:

@@ -14,7 +14,9 @@ _SPEED = re.compile(r"(\d+)g-\d+$")
 
 def read_facts(name: str, running: Node) -> DeviceFacts:
     """What an EOS running config says (the lines lab/devices/eos/commands.yaml accepts)."""
-    facts = DeviceFacts(hostname=name)
+    # EOS load-balances equal-length AS paths by default (Arista TOI "BGP multipath relax",
+    # reference source arista-toi-relax); `no bgp bestpath as-path multipath-relax` turns it off.
+    facts = DeviceFacts(hostname=name, multipath_relax=True)
     groups: dict[str, str] = {}  # neighbor ip -> peer group
     vtep_source: str | None = None
     group_families: dict[str, set[str]] = {}
@@ -73,6 +75,8 @@ def read_facts(name: str, running: Node) -> DeviceFacts:
                     facts.router_id = parse_ip(w[1])
                 elif w[0] == "maximum-paths" and len(w) >= 2:
                     facts.max_paths = int(w[1])
+                elif w == ["no", "bgp", "bestpath", "as-path", "multipath-relax"]:
+                    facts.multipath_relax = False
                 elif w[0] == "network" and len(w) == 2:
                     facts.networks.append(IPv4Network(w[1], strict=False))
                 elif w[0] == "neighbor" and len(w) >= 3:
