@@ -207,7 +207,7 @@ def _port_role(fabric: Fabric, port: int | str) -> str:
     """Why a port number is not a GPU port, when the cabling rules say (an uplink, a sub-port)."""
     cab = fabric.settings.cabling
     if isinstance(port, str) and ":" in port and cab.gpu_port_breakout == NO_BREAKOUT:
-        modes = {m for leaf in fabric.leaves for m in get_platform(leaf.platform).capabilities.breakouts}
+        modes = {m for leaf in fabric.leaves for m in get_platform(leaf.platform).model(leaf.model).breakouts}
         return f" (sub-ports exist only with cabling.gpu_port_breakout: {' or '.join(sorted(modes))})"
     if isinstance(port, int) and port in expand_ports(cab.leaf_uplink_ports):
         return " (it is a spine uplink)"
@@ -527,7 +527,7 @@ def leaf_budget(fabric: Fabric, leaf_name: str) -> dict[str, int]:
     """What one leaf may carry, per kind (platform datasheet, `limits:` of fabric.yaml over it)."""
     leaf = fabric.switch(leaf_name)
     assert leaf is not None
-    limits = get_platform(leaf.platform).limits_with(fabric.settings.limits)
+    limits = get_platform(leaf.platform).limits_with(fabric.settings.limits, leaf.model)
     return {
         "VRFs": limits.max_vrfs,
         "VLANs": limits.max_vlans,

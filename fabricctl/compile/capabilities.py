@@ -48,13 +48,14 @@ def check_capabilities(fabric: Fabric, alloc: Allocation, docs: list[TenantDoc],
     if breakout != "none":
         for leaf in fabric.leaves:
             platform = get_platform(leaf.platform)
-            if breakout not in platform.capabilities.breakouts:
+            model = platform.model(leaf.model)
+            if breakout not in model.breakouts:
                 log.add(
                     fabric.root / "inventory" / "fabric.yaml",
                     fabric.settings_line("cabling", "gpu_port_breakout"),
                     "cabling.gpu_port_breakout",
-                    f"{leaf.name} ({platform.title}) cannot split its GPU ports {breakout}",
-                    ", ".join(("none", *platform.capabilities.breakouts)),
+                    f"{leaf.name} ({platform.title}{' ' + leaf.model if leaf.model else ''}) cannot split its GPU ports {breakout}",
+                    ", ".join(("none", *model.breakouts)),
                 )
     by_name = {td.tenant.name: td for td in docs}
     for a in alloc.tenants:

@@ -15,7 +15,7 @@ class UnknownPlatform(StageError):
 
 def breakout_modes() -> tuple[str, ...]:
     """Every breakout mode some registered platform offers, "none" first."""
-    offered = {m for p in PLATFORMS.values() for m in p.capabilities.breakouts}
+    offered = {m for p in PLATFORMS.values() for m in p.breakouts}
     return (NO_BREAKOUT, *sorted(offered, key=lambda m: (len(breakout_lanes(m)), m)))
 
 

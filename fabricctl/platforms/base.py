@@ -60,8 +60,6 @@ class Capabilities:
     pfc, pfc_watchdog, ecn_per_queue and strict_priority_queue: the lossless class runs on every
     fabric link, so every switch needs them. evpn_type5: every tenant VRF is an L3VNI. evpn_symmetric_irb:
     l2 tenants (L2VNI + anycast gateway). commit_confirm: apply pushes only under a confirm timer.
-    breakouts: the `cabling.gpu_port_breakout` modes a leaf can split its GPU ports into, each
-    `<lanes>x<Gb/s per lane>G` ("2x200G": a port in two 200G lanes).
     max_ip_mtu: the largest IP MTU (`mtu`) a routed port accepts.
     """
 
@@ -72,7 +70,6 @@ class Capabilities:
     evpn_type5: bool
     evpn_symmetric_irb: bool
     commit_confirm: bool
-    breakouts: tuple[str, ...]
     #: The largest IP MTU a port takes (fabric.yaml qos.mtu must fit on every switch).
     max_ip_mtu: int
 
@@ -85,6 +82,32 @@ class Limits:
     max_vlans: int
     max_vnis: int
     max_acl_entries: int
+
+
+@dataclass(frozen=True)
+class SwitchModel:
+    """One switch model a platform runs on (`data.model` in the inventory): its datasheet's
+    figures, each with its source in `sources` (figure name -> document and section).
+
+    breakouts: the `cabling.gpu_port_breakout` modes its GPU ports split into, each
+    `<lanes>x<Gb/s per lane>G` ("2x200G": a port in two 200G lanes).
+    """
+
+    name: str
+    ports: int  # front-panel ports at port_gbps (a chassis: every line-card port)
+    port_gbps: int
+    breakouts: tuple[str, ...]
+    buffer_mb: float | None  # packet buffer (None: the datasheet gives no figure)
+    limits: Limits
+    max_ecmp: int | None  # ECMP paths one route installs at most (None: no published figure)
+    sources: Mapping[str, str]
+    #: Its own port names where they differ from the platform's (a chassis names slot/port).
+    port_name: PortNamer | None = None
+    port_position: Callable[[str], tuple[int, int | None] | None] | None = None
+
+    def lane_gbps(self, mode: str) -> int:
+        """The speed of one lane of a breakout mode ("2x200G" -> 200); the port's for "none"."""
+        return self.port_gbps if mode == NO_BREAKOUT else int(mode.partition("x")[2].rstrip("G"))
 
 
 @dataclass(frozen=True)
@@ -110,12 +133,12 @@ class Platform:
     name: str
     title: str
     capabilities: Capabilities
-    limits: Limits
+    #: The switch models it runs on; the first is the one a switch without `data.model` is taken for.
+    models: tuple[SwitchModel, ...]
     cnp_class: int  # the CNP traffic class when the fabric's QoS policy does not set one
     #: The class of the NOS's own network-control traffic, scheduled strict priority (None: the
     #: NOS queues it apart from the front-panel queues fabricctl configures).
     protocol_class: int | None
-    port_count: int
     port_name: PortNamer
     #: The inverse of port_name: a port's (front-panel port, lane or None), None for other names.
     port_position: Callable[[str], tuple[int, int | None] | None]
@@ -140,9 +163,6 @@ class Platform:
     #: VRF, ACL and VSI names the NOS keeps for itself (its default and management VRFs):
     #: tenant names become these names, so a tenant may not take one, in any letter case.
     reserved_names: tuple[str, ...] = ()
-    #: The switch models (`data.model`) its capabilities, limits and port count describe; a model
-    #: not listed is refused at validate (an empty tuple: any).
-    models: tuple[str, ...] = ()
 
     def reserved(self, name: str) -> str | None:
         """Why `name` cannot name a tenant's VRF, ACL or VSI on this NOS, or None."""
@@ -177,7 +197,30 @@ class Platform:
             raise TypeError(f"{self.push_module}.PUSHER does not implement the push protocol")
         return pusher
 
-    def limits_with(self, overrides: Mapping[str, int]) -> Limits:
-        """Datasheet limits with the fabric's own overrides applied."""
+    def model(self, name: str = "") -> SwitchModel:
+        """The model `name` (a switch's `data.model`; "" the default). load refuses unknown names."""
+        if not name:
+            return self.models[0]
+        found = next((m for m in self.models if m.name == name), None)
+        if found is None:
+            raise KeyError(f"{self.title} has no model {name!r} (known: {', '.join(self.model_names)})")
+        return found
+
+    @property
+    def model_names(self) -> list[str]:
+        return [m.name for m in self.models]
+
+    @property
+    def breakouts(self) -> tuple[str, ...]:
+        """Every breakout mode one of its models takes (its templates spell each)."""
+        return tuple(sorted({b for m in self.models for b in m.breakouts}))
+
+    def port_namer(self, model: str = "") -> PortNamer:
+        """How ports are named on the model (its own names, or the platform's)."""
+        return self.model(model).port_name or self.port_name
+
+    def limits_with(self, overrides: Mapping[str, int], model: str = "") -> Limits:
+        """The model's datasheet limits with the fabric's own overrides applied."""
         known = {f.name for f in fields(Limits)}
-        return Limits(**{**self.limits.__dict__, **{k: v for k, v in overrides.items() if k in known}})
+        base = self.model(model).limits
+        return Limits(**{**base.__dict__, **{k: v for k, v in overrides.items() if k in known}})
