@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import bisect
 import re
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from ipaddress import IPv4Address, IPv4Network
 
@@ -236,6 +237,74 @@ def _server_range(topo: Topology) -> str:
 _DIGITS = re.compile(r"\d+$")
 
 
+@dataclass(frozen=True)
+class ClaimRule:
+    """Something no two tenants may hold at once: the one table of cross-tenant claims that both
+    `allocate` (a whole compile) and the compile cache (one changed tenant against the snapshot)
+    enforce, so neither path can accept what the other refuses.
+
+    `bespoke` rules are reported by `allocate` in its own words as it numbers each tenant (where
+    a clash comes from a value derived from the id, it says so); the rest by `check_claims`."""
+
+    kind: str
+    values: Callable[[TenantAllocation], Iterable[str]]  # the values of this kind a tenant holds
+    field: str  # where in the tenant file they come from (the error's location)
+    allowed: str
+    bespoke: bool = False
+
+
+def _overlay_numbers(kind: str) -> Callable[[TenantAllocation], Iterable[str]]:
+    def values(a: TenantAllocation) -> Iterable[str]:
+        found = (a.l3vni, a.l2vni) if kind == "VNI" else (a.vlan,)
+        return [str(v) for v in found if v is not None]
+
+    return values
+
+
+#: Every cross-tenant claim (route targets are <asn>:<VNI>, so a unique VNI gives a unique one).
+CLAIM_RULES: list[ClaimRule] = [
+    ClaimRule("id", lambda a: [str(a.tenant.id)], "id", "a unique id per tenant", bespoke=True),
+    ClaimRule("name", lambda a: [a.name], "name", "a unique name per tenant", bespoke=True),
+    ClaimRule("VNI", _overlay_numbers("VNI"), "overlay", "a value no other tenant uses", bespoke=True),
+    ClaimRule("VLAN", _overlay_numbers("VLAN"), "overlay", "a value no other tenant uses", bespoke=True),
+    ClaimRule(
+        "port",
+        lambda a: [f"{pa.gpu.leaf} {pa.gpu.name}" for pa in a.ports],
+        "gpus",
+        "GPUs no other tenant holds",
+        bespoke=True,
+    ),
+]
+
+
+def claims(a: TenantAllocation) -> Iterator[tuple[str, str]]:
+    """(kind, value) of everything `a` holds that no other tenant may."""
+    for rule in CLAIM_RULES:
+        for value in rule.values(a):
+            yield rule.kind, value
+
+
+def check_claims(allocs: list[TenantAllocation], docs: dict[str, TenantDoc], log: ProblemLog) -> None:
+    """The rules of CLAIM_RULES that `allocate` has no words of its own for: the second tenant
+    (in file order) to claim a value is refused, located at the rule's field."""
+    for rule in CLAIM_RULES:
+        if rule.bespoke:
+            continue
+        held: dict[str, TenantAllocation] = {}
+        for a in allocs:
+            for value in rule.values(a):
+                first = held.setdefault(value, a)
+                if first is not a:
+                    td = docs[a.file]
+                    log.add(
+                        td.file,
+                        td.line(rule.field),
+                        rule.field,
+                        f"{rule.kind} {value} is already held by tenant {first.name} ({first.file})",
+                        rule.allowed,
+                    )
+
+
 def allocate(fabric: Fabric, topo: Topology, docs: list[TenantDoc], log: ProblemLog) -> Allocation:
     """Resolve, number and cross-check every tenant; problems go to `log`."""
     ov = fabric.settings.overlay
@@ -377,6 +446,7 @@ def allocate(fabric: Fabric, topo: Topology, docs: list[TenantDoc], log: Problem
         allocs.append(TenantAllocation(t, td.file, l3vni, l2vni, vlan, rt, l2rt, gateway, assignments))
 
     _check_overlaps(docs, log)
+    check_claims(allocs, {td.file: td for td in docs}, log)
     _link_peers(allocs, {td.tenant.name: td for td in docs}, log)
     by_leaf: dict[str, list[TenantAllocation]] = {leaf.name: [] for leaf in fabric.leaves}
     port_owner: dict[tuple[str, str], tuple[TenantAllocation, PortAssignment]] = {}

@@ -30,7 +30,7 @@ import hashlib
 import logging
 import os
 import sqlite3
-from collections.abc import Callable, Hashable, Iterable, Iterator
+from collections.abc import Callable, Hashable, Iterable
 from dataclasses import dataclass, field
 from ipaddress import IPv4Address
 from pathlib import Path
@@ -38,7 +38,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from fabricctl.compile.allocate import TenantAllocation, allocate, resolve_gpus
+from fabricctl.compile.allocate import TenantAllocation, allocate, claims, resolve_gpus
 from fabricctl.compile.build import Compiled, device_intent
 from fabricctl.compile.capabilities import check_capabilities
 from fabricctl.compile.intent import DeviceIntent
@@ -275,21 +275,8 @@ def _set_meta(db: sqlite3.Connection, **values: Any) -> None:
     db.executemany("INSERT OR REPLACE INTO meta VALUES (?, ?)", values.items())
 
 
-def _claims(a: TenantAllocation) -> Iterator[tuple[str, str]]:
-    """What no other tenant may hold: the same keys `allocate` checks across tenants."""
-    yield "id", str(a.tenant.id)
-    yield "name", a.name
-    yield "VNI", str(a.l3vni)
-    if a.l2vni is not None:
-        yield "VNI", str(a.l2vni)
-    if a.vlan is not None:
-        yield "VLAN", str(a.vlan)
-    for pa in a.ports:
-        yield "port", f"{pa.gpu.leaf} {pa.gpu.name}"
-
-
 def _insert_tenants(db: sqlite3.Connection, allocs: Iterable[TenantAllocation]) -> None:
-    rows, claims, on_leaf, peers = [], [], [], []
+    rows, held, on_leaf, peers = [], [], [], []
     for a in allocs:
         file = _name(a.file)
         block = a.tenant.address_block
@@ -306,11 +293,11 @@ def _insert_tenants(db: sqlite3.Connection, allocs: Iterable[TenantAllocation]) 
                 " ".join(a.tenant.shared_with),
             )
         )
-        claims += [(k, v, file) for k, v in _claims(a)]
+        held += [(k, v, file) for k, v in claims(a)]
         on_leaf += [(leaf, file) for leaf in leaves]
         peers += [(p, file) for p in a.tenant.shared_with]
     db.executemany("INSERT INTO tenant VALUES (?, ?, ?, ?, ?, ?, ?, ?)", rows)
-    db.executemany("INSERT INTO claim VALUES (?, ?, ?)", claims)
+    db.executemany("INSERT INTO claim VALUES (?, ?, ?)", held)
     db.executemany("INSERT INTO on_leaf VALUES (?, ?)", on_leaf)
     db.executemany("INSERT OR IGNORE INTO peer VALUES (?, ?)", peers)
 
@@ -630,7 +617,7 @@ def _conflicts(db: sqlite3.Connection, new: list[TenantAllocation], gone: set[st
     """True when a changed tenant claims a number, name, GPU or addresses an unchanged one holds
     (changed tenants against each other were checked by `allocate`)."""
     for a in new:
-        for kind, value in _claims(a):
+        for kind, value in claims(a):
             row = db.execute("SELECT file FROM claim WHERE kind = ? AND value = ?", (kind, value)).fetchone()
             if row is not None and row[0] not in gone:
                 return True
