@@ -2,11 +2,25 @@
 
 from __future__ import annotations
 
+import importlib
+import pkgutil
+
 from fabricctl.errors import StageError
-from fabricctl.platforms import comware, eos
 from fabricctl.platforms.base import NO_BREAKOUT, Platform, breakout_lanes
 
-PLATFORMS: dict[str, Platform] = {p.name: p for p in (comware.PLATFORM, eos.PLATFORM)}
+
+def _packages() -> dict[str, Platform]:
+    """The `PLATFORM` of every package in this folder, by name: a new NOS is a new folder."""
+    found: dict[str, Platform] = {}
+    for info in pkgutil.iter_modules(__path__):  # sorted by name
+        if info.ispkg:
+            platform = getattr(importlib.import_module(f"{__name__}.{info.name}"), "PLATFORM", None)
+            if isinstance(platform, Platform):
+                found[platform.name] = platform
+    return found
+
+
+PLATFORMS: dict[str, Platform] = _packages()
 
 
 class UnknownPlatform(StageError):
