@@ -151,6 +151,12 @@ def apply_cmd(
     with locked(root, lambda message: echo(message, err=True)):  # also when there is nothing to change
         if plan_file is not None:
             reviewed = load_plan(plan_file)
+            if limit and sorted(limit) != sorted(reviewed.limit):
+                made = f"--limit {','.join(reviewed.limit)}" if reviewed.limit else "no --limit"
+                raise CliError(
+                    f"--limit {','.join(limit)}: {plan_file} was made with {made}, and a plan is applied "
+                    "as reviewed (allowed: no --limit, or a new plan made with this --limit)"
+                )
             if prune and not reviewed.prune:
                 raise CliError(
                     f"--prune: {plan_file} was made without it, so it removes no look-alike "
