@@ -232,3 +232,17 @@ def test_eos_sessions_of_a_real_switch_are_not_a_pending_push() -> None:
     timer = json.loads(output)
     timer["sessions"]["jeremy1"]["state"] = "pendingCommitTimer"  # the same switch, a timer armed
     assert "jeremy1 is committed on a timer" in (eos_pending("", "", json.dumps(timer)) or "")
+
+
+def test_ecmp_next_hops_from_real_routing_tables() -> None:
+    """The ecmp check counts the next hops a switch installed: EOS lists each `via` under one
+    prefix, Comware prints a row per next hop with the prefix only on the first."""
+    eos = ntc("arista_eos", "show ip route")
+    routes = eos_health.parse({eos_health.ROUTES: eos["arista_eos_show_ip_route2.raw"]}).routes
+    assert routes == {"74.119.147.148/32": 2}
+    single = eos_health.parse({eos_health.ROUTES: eos["arista_eos_show_ip_route.raw"]}).routes
+    assert single is not None and single["10.1.31.100/32"] == 1
+    comware = ntc("hp_comware", "display ip routing-table")
+    table = cw_health.parse({cw_health.ROUTES: comware["hp_comware_display_ip_routing-table.raw"]}).routes
+    assert table is not None
+    assert (table["1.1.1.0/24"], table["0.0.0.0/0"], table["10.211.0.0/16"]) == (3, 1, 1)

@@ -83,3 +83,13 @@ def test_allocations_table_fits_and_json_has_every_field(capsys: pytest.CaptureF
         assert row["l3vni"] == a.l3vni and row["gpus"] == len(a.ports)
     code, out, _ = run_cli(["show", "allocations", "--root", str(REFERENCE), "--format", "csv"], capsys)
     assert len(list(csv.DictReader(io.StringIO(out)))) == len(rows)
+
+
+def test_show_tenant_names_what_exists(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, err = run_cli(["show", "tenant", "intern-01", "--root", str(EOS_SMALL)], capsys)
+    assert code == 0, err
+    assert out.startswith("tenant intern-01 (id ")
+    assert "last change: no recorded run changed it" in out
+    code, _, err = run_cli(["show", "tenant", "nobody", "--root", str(EOS_SMALL)], capsys)
+    assert code == 1
+    assert "show tenant 'nobody': no such tenant (allowed: intern-01, storage, team-hpc, team-llm)" in err

@@ -18,6 +18,11 @@ from fabricctl.model.problems import InputError
 #: name -> (module, attribute, the one-line help `fabricctl --help` shows without importing it).
 #: tests/test_cli_start.py checks each line against the command's own docstring.
 COMMANDS: dict[str, tuple[str, str, str]] = {
+    "init": (
+        "fabricctl.cli.init",
+        "init_cmd",
+        "Scaffold a fabric repository: inventory, tenants, CI workflows, runner guide, CODEOWNERS.",
+    ),
     "validate": (
         "fabricctl.cli.fabric",
         "validate",
@@ -55,6 +60,11 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
         "apply_cmd",
         "Push a plan safely: per switch load, device diff, commit with confirm timer, verify, confirm, save.",
     ),
+    "shards": (
+        "fabricctl.cli.apply",
+        "shards_cmd",
+        "Print the failure domains a reviewed plan changes, as JSON for a CI matrix: pods, then super-spines.",
+    ),
     "drift": (
         "fabricctl.cli.deploy",
         "drift_cmd",
@@ -74,6 +84,16 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
         "fabricctl.cli.completion",
         "completion_cmd",
         "Print the shell completion script for bash, zsh or fish (commands, options, choices).",
+    ),
+    "rack": (
+        "fabricctl.cli.day0",
+        "rack",
+        "Racks as delivered: add a rack file from the factory's serials, accept a cabled rack.",
+    ),
+    "ztp": (
+        "fabricctl.cli.day0",
+        "ztp",
+        "Zero-touch provisioning: Kea DHCP configuration and each rack switch's day-0 files.",
     ),
     "lab": (
         "fabricctl.cli.lab",

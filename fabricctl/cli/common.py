@@ -53,6 +53,23 @@ limit_option = click.option(
 lab_option = click.option("--lab", is_flag=True, help="Target the lab fabric (lab login and endpoints).")
 
 
+def _insecure_host_keys(ctx: click.Context, param: click.Parameter, value: bool) -> None:
+    if value:
+        from fabricctl.deploy.hostkeys import insecure_host_keys
+
+        ctx.with_resource(insecure_host_keys())
+        click.echo("warning: --insecure-host-keys: no SSH host key is checked (a lab fabric only)", err=True)
+
+
+insecure_host_keys_option = click.option(
+    "--insecure-host-keys",
+    is_flag=True,
+    expose_value=False,
+    callback=_insecure_host_keys,
+    help="Do not check the switches' SSH host keys (a lab fabric only; the run record says so).",
+)
+
+
 class Seconds(click.FloatRange):
     """A number of seconds in a range; nan and inf are not numbers of seconds (FloatRange lets
     nan through: every comparison with it is false)."""
@@ -226,11 +243,26 @@ def compile_root(root: Path) -> Compiled:
     return compile_fabric(fabric_root(root))
 
 
+def rack_switches(compiled: Compiled, rack: str) -> set[str]:
+    """The switches of racks/<rack>.yaml and the switches at the far end of their fabric links."""
+    from fabricctl.model.problems import ProblemLog
+    from fabricctl.model.rack import load_racks
+
+    found = [rd.rack for rd in load_racks(compiled.fabric.root, ProblemLog(compiled.fabric.root))]
+    own = {s.name for r in found if r.name == rack for s in r.switches}
+    far = {
+        ln.spine if ln.leaf in own else ln.leaf for ln in compiled.topology.links if {ln.leaf, ln.spine} & own
+    }
+    return {n for n in compiled.intents if n in own | far}
+
+
 def select_switches(compiled: Compiled, limits: tuple[str, ...]) -> dict[str, DeviceIntent]:
     """--limit NAME|ROLE|pod:N (repeatable or comma-separated) -> the selected intents, fabric order.
 
     pod:N selects the leaves and spines of pod N of a multi-pod fabric; super-spines belong to no
-    pod (a change inside one pod never touches them; select them with `superspine`)."""
+    pod (a change inside one pod never touches them; select them with `superspine`). rack:NAME
+    selects the switches of racks/NAME.yaml and those its cables reach (for a new rack, the
+    far ends change only in the new links' ports: plan proves it)."""
     if not limits:
         return compiled.intents
     names = list(compiled.intents)
@@ -246,7 +278,13 @@ def select_switches(compiled: Compiled, limits: tuple[str, ...]) -> dict[str, De
     wanted = [w for item in limits for w in item.split(",")]
     chosen: set[str] = set()
     for w in wanted:
-        if w.startswith("pod:"):
+        if w.startswith("rack:"):
+            hits = rack_switches(compiled, w[5:])
+            if not hits:
+                raise CliError(
+                    f"--limit {w}: no such rack in racks/ (allowed: rack:NAME of a racks/NAME.yaml)"
+                )
+        elif w.startswith("pod:"):
             number = w[4:]
             pod = int(number) if number.isdigit() and len(number) <= 4 else None
             hits = {

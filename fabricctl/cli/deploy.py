@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -16,6 +18,7 @@ from fabricctl.cli.common import (
     compile_root,
     echo,
     fabric_root,
+    insecure_host_keys_option,
     lab_option,
     limit_option,
     log_options,
@@ -58,20 +61,27 @@ def compute_plan(
     workers: int = 20,
     allow_gpu_moves: bool = False,
     prune: bool = False,
+    scope: Scope | None = None,
 ) -> tuple[Plan, Prepared]:
     """The plan of the selected switches (real or lab) and the prepared inputs it rests on; one
-    that moves held GPUs is refused unless `allow_gpu_moves`."""
+    that moves held GPUs is refused unless `allow_gpu_moves`. With `scope` (`--tenant`: the
+    inputs of one tenant's change, scope.py), only the switches that change makes differ."""
+    from fabricctl.deploy.changed import fingerprints
+    from fabricctl.deploy.scope import tenant_switches
     from fabricctl.deploy.service import build_plan, compile_stage, nornir_fetcher
 
     stages = stages or stage_lines()
+    inputs = scope.inputs if scope is not None else root
     compiled, names, configs = compile_stage(
-        fabric_root(root), stages, lambda c: list(select_switches(c, limit))
+        fabric_root(inputs), stages, lambda c: list(select_switches(c, limit))
     )
+    if scope is not None:
+        names = tenant_switches(root, scope.commit, fingerprints(compiled, configs), names)
     fetch = nornir_fetcher(root, lab, timeout, stages, workers)
     notify = lambda m: echo(m, err=True)  # noqa: E731
-    return build_plan(
+    plan, prepared = build_plan(
         compiled,
-        root,
+        inputs,
         names,
         list(limit),
         fetch,
@@ -82,6 +92,47 @@ def compute_plan(
         allow_gpu_moves,
         prune=prune,
     )
+    if scope is not None:
+        plan.changes["scope"] = {"tenant": scope.tenant, "base": scope.commit}
+    return plan, prepared
+
+
+@dataclass(frozen=True)
+class Scope:
+    """`--tenant NAME`: the tenant, its base commit, and the inputs built from them (scope.py)."""
+
+    tenant: str
+    commit: str
+    inputs: Path
+
+
+@contextlib.contextmanager
+def tenant_scope(root: Path, tenant: str | None, base: str) -> Iterator[Scope | None]:
+    """The scope of `--tenant NAME --tenant-base REF` for the block (None without --tenant)."""
+    from fabricctl.deploy.scope import tenant_inputs
+
+    if tenant is None:
+        yield None
+        return
+    one_line_flag("--tenant", tenant)
+    one_line_flag("--tenant-base", base)
+    with tenant_inputs(root, tenant, base) as (inputs, commit):
+        yield Scope(tenant, commit, inputs)
+
+
+def tenant_options(f: Callable[..., Any]) -> Callable[..., Any]:
+    f = click.option(
+        "--tenant-base",
+        metavar="REF",
+        default="HEAD",
+        show_default=True,
+        help="With --tenant: the commit every other tenant is taken from (what was applied last).",
+    )(f)
+    return click.option(
+        "--tenant",
+        metavar="NAME",
+        help="Limit the run to this tenant's change; other tenants' pending changes stay out.",
+    )(f)
 
 
 #: `--prune`: plan (and apply) the removal of objects that look like fabricctl's but carry no proof.
@@ -142,6 +193,7 @@ def write_outputs(plan: Plan, paths: tuple[Path, ...], prepared: Any, artifact: 
 @click.command("plan")
 @root_option
 @lab_option
+@insecure_host_keys_option
 @limit_option
 @click.option(
     "-o",
@@ -172,6 +224,7 @@ def write_outputs(plan: Plan, paths: tuple[Path, ...], prepared: Any, artifact: 
 @click.option("--detailed-exitcode", is_flag=True, help="Exit 2 when there are changes, 0 when none.")
 @allow_gpu_moves_option
 @prune_option
+@tenant_options
 @parallelism_option("read")
 @diff_options
 @timeout_option
@@ -190,6 +243,8 @@ def plan_cmd(
     diff: str | None,
     timeout: float,
     parallelism: int,
+    tenant: str | None,
+    tenant_base: str,
 ) -> None:
     """Diff every switch's running config against the intent (read-only); optionally save the plan."""
     from fabricctl.cli.output import color_enabled
@@ -198,16 +253,20 @@ def plan_cmd(
     one_line_flag("--artifact-url", artifact_url)
     for path in out_paths:  # before any switch is read: a plan nobody can save is wasted reads
         check_output_file(path, root)
-    plan, prepared = compute_plan(
-        root,
-        lab,
-        limit,
-        timeout,
-        changed_since,
-        workers=parallelism,
-        allow_gpu_moves=allow_gpu_moves,
-        prune=prune,
-    )
+    if tenant is not None and changed_since is not None:
+        raise CliError("--tenant and --changed-since both pick the switches: give one of them")
+    with tenant_scope(root, tenant, tenant_base) as scope:
+        plan, prepared = compute_plan(
+            root,
+            lab,
+            limit,
+            timeout,
+            changed_since,
+            workers=parallelism,
+            allow_gpu_moves=allow_gpu_moves,
+            prune=prune,
+            scope=scope,
+        )
     color = fmt == "text" and color_enabled(sys.stdout)
     echo(render_plan(plan, fmt, prepared, artifact_url, diff=diff, color=color))
     if out_paths:
@@ -223,6 +282,7 @@ def plan_cmd(
 @click.command("drift")
 @root_option
 @lab_option
+@insecure_host_keys_option
 @limit_option
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
 @timeout_option
@@ -280,28 +340,44 @@ def unreachable_error(what: str, plan: Plan, verb: str = "unreachable") -> str:
 @click.option("--yes", is_flag=True, help="Do not ask.")
 def force_unlock_cmd(root: Path, yes: bool) -> None:
     """Remove the apply lock of this fabric (after making sure no apply is running)."""
-    from fabricctl.deploy.lock import LockHeld, lock_path, read_lock, remove_lock
+    from fabricctl.deploy.gitstate import delete_lock, shared_remote
+    from fabricctl.deploy.lock import LockHeld, lock_path, read_lock, read_remote_lock, remove_lock
 
+    remote = shared_remote(root)
+    where = remote.describe() if remote is not None else str(lock_path(root))
+    sha = ""
     try:
-        info = read_lock(root)
+        if remote is not None:
+            found = read_remote_lock(remote)
+            sha, info = found if found is not None else ("", None)
+        else:
+            info = read_lock(root)
     except LockHeld:
-        echo(f"{lock_path(root)} cannot be read: it does not say who holds it\n")
+        echo(f"the lock on {where} cannot be read: it does not say who holds it\n")
+        if remote is not None:
+            from fabricctl.deploy.gitstate import read_lock as read_ref
+
+            sha = (read_ref(remote) or ("", ""))[0]
     else:
         if info is None:
-            echo("no lock held\n")
+            echo(f"no lock held ({where})\n")
             return
-        echo(f"lock held by {info.describe()}\n")
+        echo(f"lock on {where} held by {info.describe()}\n")
     if not yes:
         if not sys.stdin.isatty():
             raise CliError("force-unlock needs --yes when not on a terminal")
         click.confirm("Remove it?", abort=True)
-    remove_lock(root)
+    if remote is not None:
+        delete_lock(remote, sha)  # only the lock shown: one taken since stays
+    else:
+        remove_lock(root)
     echo("lock removed\n")
 
 
 @click.command("check")
 @root_option
 @lab_option
+@insecure_host_keys_option
 @limit_option
 @click.option(
     "--format", "fmt", type=click.Choice(["text", "json", "markdown"]), default="text", show_default=True

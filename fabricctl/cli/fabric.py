@@ -18,6 +18,7 @@ from fabricctl.cli.common import (
     limit_option,
     root_option,
     select_switches,
+    timeout_option,
 )
 
 if TYPE_CHECKING:
@@ -50,6 +51,8 @@ def validate(root: Path, changed_since: str | None, allow_gpu_moves: bool) -> No
     # An inventory change is judged against the whole fabric at REF: the cache answers only
     # for an inventory as its snapshot's, and never without the move check.
     known = cache.changes(found, intents=False) if found is not None and since is None else None
+    if (path / "racks").is_dir():  # racks are checked by a whole load (the cache does not see them)
+        known = None
     if known is not None:
         fabric, tenants, n_gpus = known.fabric, known.tenants, known.gpus
     else:
@@ -179,6 +182,45 @@ def show_tenants(root: Path) -> None:
     out.print(f"{total} of {all_gpus} GPUs assigned, {all_gpus - total} free (their ports are shut down)")
 
 
+@show.command("tenant")
+@click.argument("name")
+@root_option
+@click.option("--lab", is_flag=True, help="Also read each GPU port's live state from the lab.")
+@click.option(
+    "--live", is_flag=True, help="Also read each GPU port's live state from the switches (read login)."
+)
+@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
+@timeout_option
+def show_tenant(root: Path, name: str, lab: bool, live: bool, fmt: str, timeout: float) -> None:
+    """One tenant: VRF, VNIs, route target, leaves, GPU ports and addresses, live state, last run."""
+    from fabricctl.cli.common import CliError
+    from fabricctl.deploy.gitstate import StateError, read_records, shared_remote
+    from fabricctl.deploy.record import read_runs
+    from fabricctl.report.tenant_view import tenant_text, tenant_view
+    from fabricctl.secrets import redacted_json
+
+    compiled = compile_root(root)
+    known = sorted(a.name for a in compiled.allocation.tenants)
+    if name not in known:
+        raise CliError(f"show tenant {name!r}: no such tenant (allowed: {', '.join(known)})")
+    states = None
+    if lab or live:
+        from fabricctl.deploy.context import open_fabric
+        from fabricctl.deploy.health import read_health
+
+        leaves = {p.gpu.leaf for a in compiled.allocation.tenants if a.name == name for p in a.ports}
+        with open_fabric(root, lab, leaves) as nr:
+            states = read_health(nr, timeout)
+    shared: dict[str, str] = {}
+    try:
+        remote = shared_remote(root)
+        shared = read_records(remote) if remote is not None else {}
+    except StateError as exc:
+        click.echo(f"warning: {exc}: the last change is read from this checkout's records", err=True)
+    view = tenant_view(compiled, name, states, read_runs(root, None, shared))
+    echo(redacted_json(view) if fmt == "json" else tenant_text(view))
+
+
 @show.command("allocations")
 @root_option
 @click.option(
@@ -275,16 +317,23 @@ def show_gpus(root: Path, tenants: tuple[str, ...], fmt: str) -> None:
 @format_option
 def show_free(root: Path, fmt: str) -> None:
     """Free GPU ports per leaf and rail, and the servers they belong to."""
+    from fabricctl.compile.racks import out_of_service
     from fabricctl.report.holdings import FREE_COLUMNS, free_cell, free_rows
 
     compiled = compile_root(root)
-    rows = free_rows(compiled)
+    away = out_of_service(compiled.fabric, compiled.topology)
+    rows = free_rows(compiled, away)
     if _for_tools(rows, FREE_COLUMNS, fmt):
         return
     from rich.table import Table
 
     free, total = sum(r["free"] for r in rows), sum(r["total"] for r in rows)
-    table = Table(title=f"Free GPU ports: {free} of {total}", box=None, pad_edge=False)
+    waiting = ""
+    if away:
+        racks = sorted({why.split(":")[0].removeprefix("rack ") for why in away.values()})
+        gpus = sum(len(compiled.topology.by_server.get(s, [])) for s in away)
+        waiting = f" ({gpus} more in racks not accepted: {', '.join(racks)})"
+    table = Table(title=f"Free GPU ports: {free} of {total}{waiting}", box=None, pad_edge=False)
     for col in ("leaf", "rail", "free", "of", "free servers"):
         table.add_column(
             col, no_wrap=col != "free servers", justify="right" if col in ("free", "of") else "left"

@@ -98,15 +98,18 @@ def status(as_json: bool, root: Path) -> None:
     if as_json:
         out = {"running": data is not None, "pid": data["pid"] if data else None}
         out["devices"] = data["devices"] if data else []
+        out["ztp_waiting"] = data.get("ztp_waiting", []) if data else []
         click.echo(json.dumps(out, indent=2))
         return
     if data is None:
         click.echo("lab: not running")
         return
     click.echo(f"lab: running (pid {data['pid']})")
+    waiting = set(data.get("ztp_waiting", []))
     for d in data["devices"]:
         eapi = f" eapi {d['eapi_port']}" if d.get("eapi_port") else ""
-        click.echo(f"  {d['name']:<12} {d['platform']:<8} {d['host']}:{d['port']}{eapi}")
+        ztp = "  (factory default: waiting for ZTP)" if d["name"] in waiting else ""
+        click.echo(f"  {d['name']:<12} {d['platform']:<8} {d['host']}:{d['port']}{eapi}{ztp}")
     click.echo(f"log in: fabricctl lab ssh NAME --root {root}  (or ssh -p PORT {_lab_user()}@HOST)")
 
 
@@ -209,6 +212,51 @@ def recable(limit: tuple[str, ...], root: Path) -> None:
             return
         time.sleep(0.05)
     _fail("lab did not confirm the re-cabling")
+
+
+@lab_app.command()
+@click.option(
+    "--limit",
+    multiple=True,
+    metavar="NAME",
+    help="Only these switches (repeatable or comma-separated; default: every switch).",
+)
+@root_option
+def reboot(limit: tuple[str, ...], root: Path) -> None:
+    """Reload switches from their startup-config, as a power cycle would: running becomes the
+    saved config and settings a switch applies only at boot (max-ecmp-num) take effect."""
+    from fabricctl.lab.runtime import reboot_request
+    from fabricctl.lab.server import LabFabric
+    from fabricctl.lab.state import atomic_write
+
+    root = root.resolve()
+    data = running_lab(root)
+    names = [n for item in limit for n in item.split(",")] or None
+    if data is None:
+        fabric = LabFabric.from_inventory(root)
+        for name in names or []:
+            if name not in fabric.devices:
+                _fail(f"--limit {name!r}: no lab switch of that name (allowed: {', '.join(fabric.devices)})")
+        done = fabric.reboot(names)
+        click.echo(f"lab rebooted {len(done)} switch(es) from their startup-config")
+        return
+    known = [d["name"] for d in data["devices"]]
+    for name in names or []:
+        if name not in known:
+            _fail(f"--limit {name!r}: no lab switch of that name (allowed: {', '.join(known)})")
+    before = data.get("reboots", 0)
+    atomic_write(reboot_request(root), json.dumps({"switches": names}) + "\n")
+    os.kill(int(data["pid"]), signal.SIGUSR2)
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        now = running_lab(root)
+        if now is not None and now.get("reboots", 0) > before:
+            click.echo(
+                f"lab rebooted {len(names) if names else len(known)} switch(es) from their startup-config"
+            )
+            return
+        time.sleep(0.05)
+    _fail("lab did not confirm the reboot")
 
 
 @lab_app.command()

@@ -67,7 +67,10 @@ def new(
     folder = root / "tenants"
     check_name(fabric, name, docs)
     text = description if description is not None else f"{plural(gpus, 'GPU')} placed by fabricctl tenant new"
-    placement = place(fabric, topo, alloc, docs, name, gpus, isolation, whole_servers)
+    from fabricctl.compile.racks import out_of_service
+
+    away = out_of_service(fabric, topo)
+    placement = place(fabric, topo, alloc, docs, name, gpus, isolation, whole_servers, away)
     try:
         model = tenant_model(placement, text)
     except ValidationError as exc:

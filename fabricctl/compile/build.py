@@ -12,10 +12,12 @@ from fabricctl.compile.allocate import Allocation, allocate
 from fabricctl.compile.capabilities import check_capabilities
 from fabricctl.compile.intent import Breakout, DeviceIntent, Interface, Vtep
 from fabricctl.compile.lossless import qos_intent
+from fabricctl.compile.racks import check_racks
 from fabricctl.compile.topology import Topology, addr_str, build_topology
 from fabricctl.model.fabric import Switch
 from fabricctl.model.load import Fabric, TenantDoc, load_fabric, load_tenants
 from fabricctl.model.problems import ProblemLog
+from fabricctl.model.rack import RACKS, load_racks
 from fabricctl.procs import paused_gc
 
 
@@ -45,6 +47,9 @@ def _load_and_check(root: Path) -> tuple[Fabric, list[TenantDoc], Topology, Allo
     topo = build_topology(fabric, log)
     log.check()
     assert topo is not None
+    if (root / RACKS).is_dir():  # racks against the inventory and cabling rules (compile/racks.py)
+        check_racks(fabric, topo, load_racks(root, log), log)
+        log.check()
     scratch = ProblemLog(root)
     alloc = allocate(fabric, topo, docs, scratch)
     if scratch.problems:  # the error path only: git is asked nothing when all is well

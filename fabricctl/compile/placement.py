@@ -129,21 +129,33 @@ def place(
     gpus: int,
     isolation: str = "l3",
     whole_servers: bool = False,
+    out_of_service: dict[str, str] | None = None,
 ) -> Placement:
-    """Choose `gpus` free GPUs, an id and an address block for a new tenant `name`."""
+    """Choose `gpus` free GPUs, an id and an address block for a new tenant `name`. Servers in
+    `out_of_service` (server -> why: their rack is not accepted, compile/racks.py) are never chosen."""
     n = fabric.settings.cabling.nics_per_server
     held = {pa.gpu for a in alloc.tenants for pa in a.ports}
+    away = out_of_service or {}
     all_gpus = sum(len(v) for v in topo.gpu_ports.values())
+    held |= {p for s in away for p in topo.by_server.get(s, [])}
+    not_accepted = len(held) - len({pa.gpu for a in alloc.tenants for pa in a.ports})
     free_total = all_gpus - len(held)
     if free_total == 0:
+        if not_accepted:
+            racks = sorted({why.split(":")[0].removeprefix("rack ") for why in away.values()})
+            raise PlacementError(
+                f"--gpus {gpus}: no GPU is free ({not_accepted} more are in racks not accepted: "
+                f"{', '.join(racks)}; fabricctl rack accept RACK)"
+            )
         raise PlacementError(f"--gpus {gpus}: no GPU is free (all {all_gpus} are held)")
     if not 1 <= gpus <= all_gpus:
         raise PlacementError(
             f"--gpus {gpus} is out of range (allowed: 1-{max(free_total, 1)}, the free GPUs)"
         )
     if gpus > free_total:
+        waiting = f"; {not_accepted} more wait for their rack's acceptance" if not_accepted else ""
         raise PlacementError(
-            f"--gpus {gpus}: only {free_total} of {all_gpus} GPUs are free (allowed: 1-{free_total})"
+            f"--gpus {gpus}: only {free_total} of {all_gpus} GPUs are free{waiting} (allowed: 1-{free_total})"
         )
     if whole_servers and gpus % n:
         raise PlacementError(

@@ -417,10 +417,13 @@ def apply_plan(
 
 def write_report(root: Path, report: RunReport, copy: Path | None = None) -> Path:
     """`<root>/.fabricctl/runs/<run id>.json` (redacted), and the same record at `copy` if given."""
-    from fabricctl.deploy.record import record_path, write_record
+    from fabricctl.deploy.record import record_path, share_record, write_record
 
+    path = record_path(root, report.run_id)
+    if share_record(root, report.context, report.to_dict):
+        write_record(path, report.to_dict())  # with the reason it is not on the remote
     data = report.to_dict()
-    path = write_record(record_path(root, report.run_id), data)
+    path = write_record(path, data)
     if copy is not None:
         write_record(copy, data)
     return path

@@ -8,19 +8,27 @@ from pathlib import Path
 
 from nornir.core import Nornir
 
-from fabricctl.deploy.credentials import login
+from fabricctl.deploy.credentials import Access, login
+from fabricctl.deploy.hostkeys import checking, known_hosts_file, lab_known_hosts
 from fabricctl.deploy.nornir_inv import build_nornir
 from fabricctl.deploy.stages import Stages, quiet
 
 
 @contextlib.contextmanager
 def open_fabric(
-    root: Path, lab: bool, names: set[str] | None, workers: int = 20, stages: Stages | None = None
+    root: Path,
+    lab: bool,
+    names: set[str] | None,
+    workers: int = 20,
+    stages: Stages | None = None,
+    access: Access = "read",
 ) -> Iterator[Nornir]:
-    """A prepared Nornir for `names`; with `lab`, the lab stays up for the whole block."""
-    creds = login(lab)
+    """A prepared Nornir for `names` with the `access` login; with `lab`, the lab stays up for
+    the whole block. SSH host keys are checked (hostkeys.py) unless --insecure-host-keys."""
+    creds = login(lab, access)
     if not lab:
-        yield build_nornir(root, creds, None, workers, names)
+        known = known_hosts_file() if checking() else None
+        yield build_nornir(root, creds, None, workers, names, known)
         return
     from fabricctl.lab import lab_endpoints
     from fabricctl.lab.runtime import running_lab
@@ -35,4 +43,5 @@ def open_fabric(
                 if live is not None
                 else f"{len(endpoints)} mock switches started in this process"
             )
-        yield build_nornir(root, creds, endpoints, workers, names)
+        known = lab_known_hosts(Path(root), endpoints) if checking() else None
+        yield build_nornir(root, creds, endpoints, workers, names, known)

@@ -41,7 +41,7 @@ PAUSE_FRAMES_MAX = 1_000_000
 
 @dataclass(frozen=True)
 class Check:
-    name: str  # link | lldp | bgp-underlay | bgp-evpn | vrf | vni | vtep | gpu-port | pfc | read
+    name: str  # link | lldp | bgp-underlay | bgp-evpn | vrf | vni | vtep | ecmp | gpu-port | pfc | read
     switch: str
     subject: str  # the port or peer
     expected: str
@@ -70,8 +70,10 @@ def _json(text: str) -> Any:
         return {}
 
 
-def _read_task(task: Task, read_timeout: float, close: bool = True) -> Result:
-    reader = get_platform(fabric_platform(task.host)).health
+def _read_task(task: Task, read_timeout: float, close: bool = True, reader: Any = None) -> Result:
+    """Run every probe of `reader` (the platform's health reader unless another is given, e.g.
+    its counters reader) on the task's switch; the result is what the reader parses out."""
+    reader = reader or get_platform(fabric_platform(task.host)).health
     rows: dict[str, Any] = {}
     try:
         for probe in reader.probes:
@@ -150,6 +152,7 @@ def check_health(
             out.append(Check(kind, name, n.ip, "Established", seen, seen == "Established", hint))
         out += _vrf_checks(compiled, name, state)
         out += _vxlan_checks(compiled, name, state)
+        out += _ecmp_checks(compiled, name, state)
         gpu_ports = {}
         for (leaf, port), (alloc, pa) in sorted(compiled.allocation.port_owner.items()):
             if leaf == name:
@@ -299,6 +302,33 @@ def _vxlan_checks(compiled: Compiled, name: str, state: SwitchHealth) -> list[Ch
                 Check("vtep", name, oi.vtep.source_ip, "learned", "learned" if ok else "absent", ok, hint)
             )
     return out
+
+
+def _ecmp_checks(compiled: Compiled, name: str, state: SwitchHealth) -> list[Check]:
+    """A leaf reaches every other VTEP over each of its up uplinks: the routes the switch installed,
+    the width `verify` proves from the configs (a cap the switch applies at boot shows here first)."""
+    intent = compiled.intents.get(name)
+    if state.routes is None or intent is None or intent.role != "leaf" or intent.vtep is None:
+        return []
+    uplinks = sum(len(ports) for ports in links_up(compiled, name, state).values())
+    widths = {
+        other.name: state.routes.get(f"{other.vtep.source_ip}/32", 0)
+        for other in compiled.intents.values()
+        if other.role == "leaf" and other.vtep is not None and other.name != name
+    }
+    if not widths:
+        return []
+    far, width = min(widths.items(), key=lambda kv: (kv[1], kv[0]))
+    short = sum(1 for w in widths.values() if w < uplinks)
+    ok = short == 0
+    seen = f"{width} path(s) to {far}" + (f"; {short} of {len(widths)} VTEPs short" if short else "")
+    hint = (
+        ""
+        if ok
+        else "fewer paths than up uplinks: `fabricctl verify` names the line that caps the width; "
+        "an ECMP cap the switch applies at boot (docs/verify.md) needs a reboot"
+    )
+    return [Check("ecmp", name, "remote VTEPs", f"{uplinks} path(s) each", seen, ok, hint)]
 
 
 def _link_checks(

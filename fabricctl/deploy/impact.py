@@ -100,6 +100,7 @@ class Impact:
     tenants: list[TenantChange] = field(default_factory=list)
     freed_ports: list[str] = field(default_factory=list)  # switches where free GPU ports change
     fabric_wide: list[str] = field(default_factory=list)  # switches with lines of no tenant
+    by_switch: dict[str, list[str]] = field(default_factory=dict)  # switch -> tenants its diff touches
 
 
 def _switch_tokens(
@@ -142,6 +143,7 @@ def impact_of(compiled: Compiled, plan: Plan, known: Iterable[str] | None = None
             result.fabric_wide.append(name)
         if FREE in owners:
             result.freed_ports.append(name)
+        result.by_switch[name] = sorted(t for t in owners if t not in ("", FREE))
         for tenant, ks in owners.items():
             if tenant not in ("", FREE) and tenant not in skip:
                 kinds.setdefault(tenant, set()).update(ks)
@@ -187,6 +189,7 @@ def annotate(
         _classes(rows, effects, known is None)
     plan.changes = {
         "tenants": [t.to_dict() for t in rows],
+        "tenants_by_switch": found.by_switch,
         "fabric_wide": found.fabric_wide,
         "freed_ports": found.freed_ports,
         "disruptive": sorted(t.name for t in rows if any(c in DISRUPTIVE for c in t.classes)),

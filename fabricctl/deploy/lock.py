@@ -1,4 +1,6 @@
-"""One apply per fabric at a time: `<root>/.fabricctl/lock.json`, published atomically (link).
+"""One apply per fabric at a time: on the fabric repository's git remote when it has one
+(`refs/fabricctl/lock`, taken by compare-and-swap push: gitstate.py), else
+`<root>/.fabricctl/lock.json`, published atomically (link).
 
 The lock says who holds it (user, host, pid, since when, which plan), in a format with a version
 (`FORMAT`). A lock is stale when its pid is dead on this host or it is older than the TTL; a stale
@@ -20,10 +22,14 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from fabricctl.errors import StageError
 from fabricctl.model.text import printable
 from fabricctl.procs import pid_alive
+
+if TYPE_CHECKING:
+    from fabricctl.deploy.gitstate import Remote
 
 TTL_SECONDS = 6 * 3600
 #: What a lock file says it is: `{"format": FORMAT_NAME, "version": FORMAT, ...LockInfo}`.
@@ -149,6 +155,112 @@ def _take_over(path: Path, stale: LockInfo) -> None:
     aside.unlink(missing_ok=True)
 
 
+def _lock_text(info: LockInfo) -> str:
+    return json.dumps({"format": FORMAT_NAME, "version": FORMAT, **asdict(info)}, indent=2) + "\n"
+
+
+def _this_holder(plan_hash: str) -> LockInfo:
+    try:
+        user = getpass.getuser()
+    except (KeyError, OSError):
+        user = "unknown"
+    return LockInfo(user, socket.gethostname(), os.getpid(), time.time(), plan_hash)
+
+
+def _held(holder: LockInfo, where: str) -> LockHeld:
+    return LockHeld(
+        f"another apply holds the fabric lock{where}: {holder.describe()}; "
+        f"wait for it, or run 'fabricctl force-unlock' if it is gone"
+    )
+
+
+def read_remote_lock(remote: Remote) -> tuple[str, LockInfo] | None:
+    """(lock commit, holder) of the lock on the remote, or None; LockHeld when it cannot be read."""
+    from fabricctl.deploy.gitstate import read_lock as read_ref
+
+    held = read_ref(remote)
+    if held is None:
+        return None
+    sha, text = held
+    return sha, parse_lock(text, Path(f"{remote.name}:{remote.lock_ref}"))
+
+
+def acquire_remote(
+    remote: Remote,
+    plan_hash: str,
+    ttl: float = TTL_SECONDS,
+    on_takeover: Callable[[LockInfo], None] | None = None,
+    shard: tuple[str, str] | None = None,
+) -> tuple[LockInfo, str]:
+    """Take the lock on the remote by compare-and-swap push; (our holder, our lock commit).
+
+    `shard` = (run group, shard name): the shards of one run group share the lock (each pod of
+    a reviewed plan on its own runner); anything else holding it refuses them, and them it."""
+    from fabricctl.deploy.gitstate import LeaseLost, StateError, create_lock, join_shard, lock_shards
+
+    info = _this_holder(plan_hash)
+    group, name = shard if shard is not None else ("", "")
+    try:
+        for _ in range(8):
+            found = read_remote_lock(remote)
+            expected = ""
+            if found is not None:
+                expected, holder = found
+                held_group, held_shards = lock_shards(remote, expected)
+                if group and held_group == group:
+                    if name in held_shards:
+                        raise LockHeld(
+                            f"shard {name} of run {group} is running already ({holder.describe()})"
+                        )
+                    try:
+                        return info, join_shard(remote, expected, name, _lock_text(info))
+                    except LeaseLost:
+                        continue
+                if not holder.stale(ttl):
+                    shards = (
+                        f" (shards {', '.join(sorted(held_shards))} of run {held_group})"
+                        if held_group
+                        else ""
+                    )
+                    raise _held(holder, f" on {remote.describe()}{shards}")
+                if on_takeover is not None:
+                    on_takeover(holder)
+            try:
+                return info, create_lock(remote, _lock_text(info), expected, group, name)
+            except LeaseLost:
+                continue  # another runner moved it between our read and our push: read it again
+    except StateError as exc:
+        raise StateError(
+            f"cannot take the fabric lock: {exc}; nothing applied (allowed: a reachable remote, or "
+            "FABRICCTL_STATE_REMOTE=none for a fabric whose repository is not shared)"
+        ) from None
+    raise LockHeld(f"could not take the fabric lock on {remote.describe()} (contended); try again")
+
+
+def release_remote(remote: Remote, ours: str, shard: tuple[str, str] | None) -> None:
+    """Give the remote lock back: delete it if it still is ours; a shard leaves the shared lock
+    (the last one out deletes it). A release that fails leaves a lock that goes stale (TTL)."""
+    from fabricctl.deploy.gitstate import LeaseLost, StateError, delete_lock, leave_shard, lock_shards
+    from fabricctl.deploy.gitstate import read_lock as read_ref
+
+    with contextlib.suppress(StateError):
+        if shard is None:
+            delete_lock(remote, ours)
+            return
+        for _ in range(8):
+            found = read_ref(remote)
+            if found is None:
+                return
+            group, holders = lock_shards(remote, found[0])
+            if group != shard[0] or shard[1] not in holders:
+                return
+            try:
+                leave_shard(remote, found[0], shard[1], last=len(holders) == 1)
+                return
+            except LeaseLost:
+                continue
+
+
 def acquire(
     root: Path,
     plan_hash: str,
@@ -158,11 +270,7 @@ def acquire(
     """Take the lock or raise LockHeld naming the holder; a stale lock is replaced (and said so)."""
     path = lock_path(root)
     path.parent.mkdir(parents=True, exist_ok=True)
-    try:
-        user = getpass.getuser()
-    except (KeyError, OSError):
-        user = "unknown"
-    info = LockInfo(user, socket.gethostname(), os.getpid(), time.time(), plan_hash)
+    info = _this_holder(plan_hash)
     for _ in range(3):
         if _create(path, info):
             return info
@@ -170,10 +278,7 @@ def acquire(
         if held is None:
             continue
         if not held.stale(ttl):
-            raise LockHeld(
-                f"another apply holds the fabric lock: {held.describe()}; "
-                f"wait for it, or run 'fabricctl force-unlock' if it is gone"
-            )
+            raise _held(held, "")
         if on_takeover is not None:
             on_takeover(held)
         _take_over(path, held)
@@ -190,10 +295,23 @@ def release(root: Path, info: LockInfo) -> None:
 
 @contextmanager
 def fabric_lock(
-    root: Path, plan_hash: str, on_takeover: Callable[[LockInfo], None] | None = None
+    root: Path,
+    plan_hash: str,
+    on_takeover: Callable[[LockInfo], None] | None = None,
+    remote: Remote | None = None,
+    shard: tuple[str, str] | None = None,
 ) -> Iterator[LockInfo]:
-    info = acquire(root, plan_hash, on_takeover=on_takeover)
+    """The lock for a block: on `remote` when given (shared by the shards of one run group),
+    else the file under `root`."""
+    if remote is None:
+        info = acquire(root, plan_hash, on_takeover=on_takeover)
+        try:
+            yield info
+        finally:
+            release(root, info)
+        return
+    info, ours = acquire_remote(remote, plan_hash, on_takeover=on_takeover, shard=shard)
     try:
         yield info
     finally:
-        release(root, info)
+        release_remote(remote, ours, shard)

@@ -19,6 +19,7 @@ from nornir.core import Nornir
 from nornir.core.inventory import ConnectionOptions, Host
 
 from fabricctl.deploy.credentials import Credentials
+from fabricctl.deploy.hostkeys import ssh_options
 from fabricctl.model.inventory import inventory_options
 from fabricctl.platforms.push import Target
 from fabricctl.procs import paused_gc
@@ -44,8 +45,10 @@ def build_nornir(
     endpoints: Mapping[str, Endpoint] | None = None,
     workers: int = 20,
     names: set[str] | None = None,
+    known_hosts: Path | None = None,
 ) -> Nornir:
-    """InitNornir on `<root>/inventory`, every host made ready to connect."""
+    """InitNornir on `<root>/inventory`, every host made ready to connect; SSH host keys are
+    checked against `known_hosts` (None: not checked)."""
     _quiet_loggers()
     with paused_gc():  # the inventory's YAML, read after compile and verify filled the heap
         nr = InitNornir(
@@ -56,11 +59,11 @@ def build_nornir(
     if names is not None:
         nr = nr.filter(filter_func=lambda h: h.name in names)
     for host in nr.inventory.hosts.values():
-        _prepare_host(host, creds, endpoints[host.name] if endpoints is not None else None)
+        _prepare_host(host, creds, endpoints[host.name] if endpoints is not None else None, known_hosts)
     return nr
 
 
-def _prepare_host(host: Host, creds: Credentials, ep: Endpoint | None) -> None:
+def _prepare_host(host: Host, creds: Credentials, ep: Endpoint | None, known_hosts: Path | None) -> None:
     if ep is not None:
         host.hostname = ep.host
         host.port = ep.ssh_port
@@ -71,8 +74,11 @@ def _prepare_host(host: Host, creds: Credentials, ep: Endpoint | None) -> None:
         params = host.get_connection_parameters(plugin)
         extras: dict[str, Any] = copy.deepcopy(params.extras or {})
         port = params.port
-        if plugin == "netmiko":
-            extras = {**NETMIKO_TIMEOUTS, **extras}
+        if plugin == "netmiko":  # host key options over the inventory's: it cannot turn them off
+            extras = {**NETMIKO_TIMEOUTS, **extras, **ssh_options(known_hosts)}
+        elif params.platform != "eos":  # napalm drivers that log in over netmiko (h3c_comware)
+            optional = {**extras.get("optional_args", {}), **ssh_options(known_hosts)}
+            extras = {**extras, "optional_args": optional}
         if plugin == "napalm" and ep is not None:
             port = ep.eapi_port  # the lab's eAPI (HTTPS, as the inventory's transport says)
         fresh[plugin] = ConnectionOptions(

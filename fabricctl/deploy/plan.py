@@ -11,6 +11,7 @@ from __future__ import annotations
 import datetime as dt
 import hashlib
 import json
+import re
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -140,6 +141,8 @@ class SwitchPlan:
     #: Objects that look like fabricctl's but carry no proof it made them (config/diff.py): kept,
     #: or removed when the plan was made with --prune.
     lookalikes: list[str] = field(default_factory=list)
+    #: Lines of this change the switch applies only at its next boot (Dialect.at_boot).
+    at_boot: list[str] = field(default_factory=list)
 
 
 @dataclass
@@ -252,6 +255,7 @@ def make_plan(
             role=role,
             pending=pending,
             lookalikes=dd.lookalikes,
+            at_boot=[c for c in dd.commands if any(re.match(p, c) for p in dialect.at_boot)],
         )
     now = dt.datetime.now(dt.UTC).replace(microsecond=0).isoformat()
     fabric = prepared.compiled.fabric.settings.name

@@ -16,9 +16,11 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any
 
+from fabricctl.deploy.hostkeys import checking
 from fabricctl.gitinfo import repo_state
 from fabricctl.outputs import write_output
 from fabricctl.secrets import redact, redacted_json
@@ -34,14 +36,14 @@ def record_path(root: Path, run_id: str) -> Path:
     return runs_dir(root) / f"{run_id}.json"
 
 
-def _user() -> str:
+def user_name() -> str:
     try:
         return getpass.getuser()
     except (KeyError, OSError):
         return f"uid {os.getuid()}" if hasattr(os, "getuid") else "unknown"
 
 
-def _version() -> str:
+def fabricctl_version() -> str:
     from importlib.metadata import PackageNotFoundError, version
 
     try:
@@ -50,18 +52,47 @@ def _version() -> str:
         return "unknown"
 
 
-def run_context(root: Path, argv: list[str] | None = None) -> dict[str, Any]:
-    """user, host, pid, fabricctl version, the command line and the fabric repo's git state."""
+def run_context(root: Path, argv: list[str] | None = None, lab: bool = False) -> dict[str, Any]:
+    """user, host, pid, fabricctl version, the command line, the fabric repo's git state, and
+    where the record is shared (the remote's runs ref: gitstate.py)."""
+    from fabricctl.deploy.gitstate import shared_remote
+
     git = repo_state(Path(root))
+    remote = shared_remote(Path(root), lab)
     return {
-        "user": _user(),
+        "user": user_name(),
         "host": socket.gethostname(),
         "pid": os.getpid(),
-        "fabricctl_version": _version(),
+        "fabricctl_version": fabricctl_version(),
         "command": redact(" ".join(argv)) if argv else "",
         "root": str(Path(root).resolve()),
         "git": git.to_dict(),
+        "host_keys": "checked" if checking() else "not checked (--insecure-host-keys)",
+        **({"shared": {"remote": remote.name, "refs": remote.prefix}} if remote is not None else {}),
     }
+
+
+def share_record(root: Path, context: dict[str, Any], data_of: Callable[[], dict[str, Any]]) -> str:
+    """Push the record to the remote its context names (`shared`), if any. A push that fails
+    does not fail the run: the reason goes into `context["shared"]["problem"]` (the record on
+    disk says it) and is returned; '' when pushed or when the state is local."""
+    from fabricctl.deploy.gitstate import StateError, push_record, remote_of
+
+    shared = context.get("shared")
+    if not isinstance(shared, dict):
+        return ""
+    remote = remote_of(root, shared)
+    data = data_of()
+    try:
+        if remote is None:
+            raise StateError("the fabric is no longer in its git repository")
+        push_record(remote, str(data["run_id"]), data, redacted_json(data))
+    except StateError as exc:
+        problem = f"not on the remote: {exc}"
+        shared["problem"] = problem
+        return problem
+    shared.pop("problem", None)
+    return ""
 
 
 def write_record(path: Path, data: dict[str, Any]) -> Path:
@@ -190,6 +221,11 @@ class RunSummary:
     stopped_reason: str = ""
     path: str = ""
     problem: str = ""  # the file could not be read as a record
+    reason: str = ""
+    tickets: list[str] = field(default_factory=list)
+    tenants: dict[str, list[str]] = field(default_factory=dict)  # switch -> tenants it changed for
+    run_group: str = ""  # the shards of one run share it
+    shards: list[str] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -205,18 +241,73 @@ class RunSummary:
             "stopped_reason": self.stopped_reason,
             "path": self.path,
             **({"problem": self.problem} if self.problem else {}),
+            "reason": self.reason,
+            "tickets": self.tickets,
+            "tenants": self.tenants,
+            **({"run_group": self.run_group, "shards": self.shards} if self.run_group else {}),
         }
 
 
-def read_runs(root: Path, limit: int | None = None) -> list[RunSummary]:
-    """The run records under `root`, newest first (at most `limit`)."""
+def read_runs(root: Path, limit: int | None = None, shared: dict[str, str] | None = None) -> list[RunSummary]:
+    """The run records under `root` and those `shared` on the remote (run id -> text; a run
+    recorded here is read from here, its freshest copy), newest first (at most `limit`)."""
     folder = runs_dir(root)
-    if not folder.is_dir():
-        return []
-    paths = sorted((p for p in folder.glob("*.json") if p.is_file()), key=lambda p: p.name, reverse=True)
+    local = {p.stem: p for p in folder.glob("*.json") if p.is_file()} if folder.is_dir() else {}
+    shared = shared or {}
+    ids = sorted(set(local) | set(shared), reverse=True)
     out: list[RunSummary] = []
-    for path in paths[:limit] if limit else paths:
-        out.append(_summary(path, root))
+    for run_id in ids:
+        if run_id in local:
+            out.append(_summary(local[run_id], root))
+        else:
+            out.append(_summary_of(partial(str, shared[run_id]), run_id, "remote"))
+    merged = merge_shards(out)
+    return merged[:limit] if limit else merged
+
+
+def merge_shards(runs: list[RunSummary]) -> list[RunSummary]:
+    """The shards of one run group as one run (newest first, at the place of its first shard):
+    counts added up, switches and tenants joined, the shards listed in the order they started."""
+    groups: dict[str, list[RunSummary]] = {}
+    for r in runs:
+        if r.run_group and not r.problem:
+            groups.setdefault(r.run_group, []).append(r)
+    out: list[RunSummary] = []
+    for r in runs:
+        members = groups.get(r.run_group) if r.run_group and not r.problem else None
+        if members is None:
+            out.append(r)
+            continue
+        if r is not members[0]:
+            continue
+        first = min(members, key=lambda m: m.started or m.run_id)
+        counts: dict[str, int] = {}
+        for m in members:
+            for k, n in m.counts.items():
+                counts[k] = counts.get(k, 0) + n
+        ordered = sorted(members, key=lambda m: m.started or m.run_id)
+        out.append(
+            RunSummary(
+                run_id=r.run_group,
+                started=first.started,
+                user=first.user,
+                host=", ".join(dict.fromkeys(m.host for m in ordered)),
+                commit=first.commit,
+                dirty=any(m.dirty for m in members),
+                counts=dict(sorted(counts.items())),
+                changed=[n for m in ordered for n in m.changed],
+                failed=[n for m in ordered for n in m.failed],
+                stopped_reason="; ".join(
+                    f"{m.shards[0]}: {m.stopped_reason}" for m in ordered if m.stopped_reason
+                ),
+                path=", ".join(m.path for m in ordered),
+                reason=first.reason,
+                tickets=list(dict.fromkeys(t for m in ordered for t in m.tickets)),
+                tenants={k: v for m in ordered for k, v in m.tenants.items()},
+                run_group=r.run_group,
+                shards=[s for m in ordered for s in m.shards],
+            )
+        )
     return out
 
 
@@ -224,12 +315,16 @@ def _summary(path: Path, root: Path) -> RunSummary:
     """One record's line; a record that cannot be read as one, whatever its shape (not JSON,
     nested past any depth, fields of the wrong type), is listed as unreadable with the reason."""
     rel = os.path.relpath(path, root) if Path(root).exists() else str(path)
+    return _summary_of(lambda: path.read_text(encoding="utf-8"), path.stem, rel)
+
+
+def _summary_of(read: Callable[[], str], stem: str, rel: str) -> RunSummary:
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-        return _from_record(data, path.stem, rel)
+        data = json.loads(read())
+        return _from_record(data, stem, rel)
     except (OSError, UnicodeDecodeError, ValueError, RecursionError) as exc:
         why = str(exc) if isinstance(exc, _NotARecord) else type(exc).__name__
-        return RunSummary(path.stem, "", "", "", None, None, {}, path=rel, problem=why)
+        return RunSummary(stem, "", "", "", None, None, {}, path=rel, problem=why)
 
 
 class _NotARecord(ValueError):
@@ -268,4 +363,12 @@ def _from_record(data: Any, stem: str, rel: str) -> RunSummary:
         failed=by_status.get("failed", []),
         stopped_reason=_field(data, "stopped_reason", str, "") or "",
         path=rel,
+        reason=_field(data, "reason", str, "") or "",
+        tickets=[str(t) for t in _field(data, "tickets", list, []) or []],
+        tenants={
+            str(k): [str(t) for t in v] if isinstance(v, list) else []
+            for k, v in (_field(data, "tenants", dict, {}) or {}).items()
+        },
+        run_group=_field(data, "run_group", str, "") or "",
+        shards=[_field(data, "shard", str, "") or "all"] if data.get("run_group") else [],
     )

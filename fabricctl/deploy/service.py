@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from fabricctl.deploy.plan import Plan, PlanError, Prepared, load_plan, make_plan, prepare, stale_reasons
+from fabricctl.deploy.rack_expansion import expansion_proof
 from fabricctl.deploy.stages import Stages, quiet
 from fabricctl.platforms.push import normalize_running
 from fabricctl.procs import paused_gc
@@ -98,6 +99,9 @@ def build_plan(
         running = {n: normalize_running(fetched[n].text or "") for n in plan.changed}
         moves = gpu_moves_of(prepared, fetched)
         annotate(plan, prepared.compiled, ref, running, moves)
+        racks = expansion_proof(prepared.compiled, plan)
+        if racks is not None:  # racks wait for acceptance: what changes on switches in service
+            plan.changes["racks"] = racks.to_dict()
         refuse_gpu_moves(plan, moves, allow_gpu_moves)
         s = plan.summary()
         step.detail = (
@@ -196,14 +200,18 @@ def load_reviewed(
 
 
 @contextlib.contextmanager
-def locked(root: Path, notify: Notify = _quiet) -> Iterator[None]:
-    """The fabric lock around a whole apply (planning included); a dead holder's lock is taken over, aloud."""
+def locked(
+    root: Path, notify: Notify = _quiet, lab: bool = False, shard: tuple[str, str] | None = None
+) -> Iterator[None]:
+    """The fabric lock around a whole apply (planning included), on the fabric repository's
+    remote when it has one (gitstate.py); a dead holder's lock is taken over, aloud."""
+    from fabricctl.deploy.gitstate import shared_remote
     from fabricctl.deploy.lock import fabric_lock
 
     def took_over(held: LockInfo) -> None:
         notify(f"warning: took over a stale lock ({held.describe()}): its process is gone or it is too old\n")
 
-    with fabric_lock(root, "apply", on_takeover=took_over):
+    with fabric_lock(root, "apply", on_takeover=took_over, remote=shared_remote(root, lab), shard=shard):
         yield
 
 
@@ -300,18 +308,20 @@ def apply_safely(
     from fabricctl.deploy.apply import apply_plan, timestamp, write_report
     from fabricctl.deploy.context import open_fabric
     from fabricctl.deploy.fetch import fetch_running
-    from fabricctl.deploy.record import RecordWriter, record_path
+    from fabricctl.deploy.record import RecordWriter, record_path, share_record
 
     hooks = hooks or ApplyHooks(finished=progress)
     stages = stages or quiet()
-    report = report if report is not None else start_report(root, plan, prepared, opts)
+    report = report if report is not None else start_report(root, plan, prepared, opts, lab=lab)
     writer = RecordWriter(record_path(root, report.run_id))
     writer.write(report.to_dict())  # opened at once: even a killed run leaves its record
+    if share_record(root, report.context, report.to_dict):  # runners and shards see it in progress
+        writer.write(report.to_dict())
     try:
         refuse_disruptive(plan, opts)
         with (
             interruptible(hooks.interrupted) as signals,
-            open_fabric(root, lab, set(plan.switches), opts.parallelism, stages=stages) as nr,
+            open_fabric(root, lab, set(plan.switches), opts.parallelism, stages=stages, access="write") as nr,
         ):
             if reviewed:
                 with stages.stage("recheck") as step:
@@ -354,7 +364,12 @@ def _settle_orphans(root: Path, report: RunReport) -> None:
 
 
 def start_report(
-    root: Path, plan: Plan, prepared: Prepared, opts: ApplyOptions, argv: list[str] | None = None
+    root: Path,
+    plan: Plan,
+    prepared: Prepared,
+    opts: ApplyOptions,
+    argv: list[str] | None = None,
+    lab: bool = False,
 ) -> RunReport:
     """A new run record: run id, who, where, which commit, the proofs that held."""
     from fabricctl.deploy.apply import new_report
@@ -362,7 +377,7 @@ def start_report(
     from fabricctl.deploy.record import run_context
 
     report = new_report(plan, opts)
-    report.context = run_context(root, argv)
+    report.context = run_context(root, argv, lab)
     report.verify = proofs_line(prepared.verify) if prepared.verify is not None else ""
     report.disruptive = disruptive(plan)
     return report

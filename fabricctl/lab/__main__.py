@@ -2,7 +2,9 @@
 
 This is what `fabricctl lab up --detach` spawns. It writes `.fabricctl/lab/lab.json` once
 every port listens, removes it on SIGTERM/SIGINT, resets every device on SIGHUP, and re-cables the
-racks `recable.json` names as the inventory's cabling rules say on SIGUSR1 (`fabricctl lab recable`).
+racks `recable.json` names as the inventory's cabling rules say on SIGUSR1 (`fabricctl lab recable`)
+and reloads the switches `reboot.json` names from their startup-config on SIGUSR2 (`fabricctl lab
+reboot`).
 """
 
 from __future__ import annotations
@@ -12,11 +14,13 @@ import asyncio
 import json
 import signal
 import sys
+import threading
+import time
 from pathlib import Path
 
 from fabricctl.lab.fabric_state import Cabling
 from fabricctl.lab.faults import FaultFileError
-from fabricctl.lab.runtime import lab_json, recable_request, write_lab_json
+from fabricctl.lab.runtime import lab_json, reboot_request, recable_request, write_lab_json
 from fabricctl.lab.server import LabFabric
 
 
@@ -26,7 +30,7 @@ async def serve(root: Path, faults: Path | None) -> None:
     if faults is not None:
         fabric.load_faults(faults)
     await fabric.serve_start()
-    counts = {"resets": 0, "recables": 0}
+    counts = {"resets": 0, "recables": 0, "reboots": 0}
     write_lab_json(root, fabric, counts)
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
@@ -45,15 +49,55 @@ async def serve(root: Path, faults: Path | None) -> None:
         counts["recables"] += 1
         write_lab_json(root, fabric, {**counts, "recabled": [list(end) for end in changed]})
 
+    def on_usr2() -> None:
+        try:
+            switches = json.loads(reboot_request(root).read_text(encoding="utf-8"))["switches"]
+        except (OSError, ValueError, KeyError, TypeError):
+            switches = None
+        fabric.reboot(switches)
+        counts["reboots"] += 1
+        write_lab_json(root, fabric, counts)
+
+    if fabric.ztp_waiting():  # rack switches delivered factory-default: they boot by ZTP
+        agent = threading.Thread(target=ztp_agent, args=(fabric, root, counts), name="lab-ztp", daemon=True)
+        agent.start()
     loop.add_signal_handler(signal.SIGTERM, stop.set)
     loop.add_signal_handler(signal.SIGINT, stop.set)
     loop.add_signal_handler(signal.SIGHUP, on_hup)
     loop.add_signal_handler(signal.SIGUSR1, on_usr1)
+    loop.add_signal_handler(signal.SIGUSR2, on_usr2)
     try:
         await stop.wait()
     finally:
         await fabric.serve_stop()
         lab_json(root).unlink(missing_ok=True)
+
+
+def ztp_agent(fabric: LabFabric, root: Path, counts: dict[str, int]) -> None:
+    """What a factory-default switch does until it has a config: ask DHCP, fetch the boot file,
+    retry (EOS and Comware both retry until they get a file). The lab's switches ask once the
+    ZTP files exist (`fabricctl ztp render`) and `fabricctl ztp serve --lab` listens; each
+    outcome is printed to the lab's log and the waiting switches are listed in lab.json."""
+    from fabricctl.lab.ztp import KEA_FILE, SERVE_FILE, ZTP_FOLDER, boot
+
+    folder = root / ZTP_FOLDER
+    while waiting := fabric.ztp_waiting():
+        write_lab_json(root, fabric, {**counts, "ztp_waiting": waiting})
+        if (folder / KEA_FILE).is_file() and (folder / SERVE_FILE).is_file():
+            try:
+                outcomes, how = boot(fabric, folder)
+            except (OSError, ValueError, KeyError) as exc:
+                print(f"ztp: {exc}", flush=True)
+            else:
+                print(f"ztp: DHCP answered by {how}", flush=True)
+                for outcome in outcomes:
+                    print(f"ztp: {outcome.line()}", flush=True)
+        time.sleep(RETRY_SECONDS)
+    write_lab_json(root, fabric, {**counts, "ztp_waiting": []})
+
+
+#: Seconds between a waiting switch's DHCP attempts (real time: the switch's own retry loop).
+RETRY_SECONDS = 1.0
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -19,7 +19,7 @@ from fabricctl.lab.editor import Editor
 from fabricctl.lab.fabric_state import Cabling, FabricState
 from fabricctl.lab.factory import DeviceSpec, factory_text, hardware_text
 from fabricctl.lab.facts import DeviceFacts
-from fabricctl.lab.faults import Faults
+from fabricctl.lab.faults import COUNTER_FAULTS, Faults
 from fabricctl.lab.grammar import Grammar
 from fabricctl.lab.nos import LabNos, lab_nos
 from fabricctl.lab.reference import reference
@@ -29,6 +29,7 @@ from fabricctl.lab.state import StateStore
 FLASH_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
 RUNNING = "running-config"
 STARTUP = "startup-config"
+ZTP_DONE = "ztp-done"  # written once the switch booted by ZTP (what it fetched, from where)
 #: The system ECMP cap the switch booted with ("null": none); Comware applies `max-ecmp-num` only
 #: at boot (reference source h3c-s6520x-ecmp), so it is kept apart from running.
 BOOTED_ECMP = "booted-ecmp-cap"
@@ -70,8 +71,11 @@ class LabDevice:
     #: The whole fabric's derived state (links, LLDP, BGP), set by the LabFabric that holds this device.
     fabric_state: Callable[[], FabricState] | None = None
     generation: int = 0  # counts changes to running (state derived from it is cached per generation)
+    #: Factory-default, in its auto-configuration: no address, no listener until ZTP boots it.
+    ztp_waiting: bool = False
     _facts: tuple[int, DeviceFacts] | None = None
     _storm_since: dict[str, float] = field(default_factory=dict)  # port -> lab time its storm began
+    _onsets: dict[str, dict[str, float]] = field(default_factory=dict)  # fault -> port -> lab time
     _release: asyncio.Event | None = None
     _running: Node | None = None
     _startup: str | None = None
@@ -97,6 +101,7 @@ class LabDevice:
 
     def __post_init__(self) -> None:
         self.boot = self.clock.now()
+        self.ztp_waiting = self.spec.ztp and self.store.read(self.name, ZTP_DONE) is None
 
     async def held(self, line: str) -> None:
         """Wait, unanswered, until the test releases this device (the `hold` fault)."""
@@ -115,13 +120,28 @@ class LabDevice:
         """The fabric's derived state; a device outside a LabFabric stands alone, uncabled."""
         if self.fabric_state is not None:
             return self.fabric_state()
-        return FabricState({self.name: self.facts()}, Cabling(), {}, {}, {self.name: self.storms()})
+        return FabricState(
+            {self.name: self.facts()},
+            Cabling(),
+            {},
+            {},
+            {self.name: self.storms()},
+            {self.name: self.onsets()},
+        )
 
     def storms(self) -> dict[str, float]:
         """Port -> lab time its `pfc_storm` began (kept while the fault stays, dropped after)."""
         now, current = self.clock.now(), set(self.faults.pfc_storm)
         self._storm_since = {p: self._storm_since.get(p, now) for p in sorted(current)}
         return dict(self._storm_since)
+
+    def onsets(self) -> dict[str, dict[str, float]]:
+        """Counter fault -> port -> lab time it began (kept while the fault stays, dropped after)."""
+        now = self.clock.now()
+        for kind in COUNTER_FAULTS:
+            was = self._onsets.get(kind, {})
+            self._onsets[kind] = {p: was.get(p, now) for p in sorted(getattr(self.faults, kind))}
+        return {kind: dict(ports) for kind, ports in self._onsets.items()}
 
     def serial(self) -> str:
         """A serial number stable across lab restarts (derived from the name)."""
@@ -272,6 +292,7 @@ class LabDevice:
         self.store.clear(self.name)
         self._running = self._startup = self._files = self._booted_ecmp = None
         self.generation += 1
+        self.ztp_waiting = self.spec.ztp
         _ = self.running, self.startup
 
 

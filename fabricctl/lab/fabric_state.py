@@ -140,12 +140,14 @@ class FabricState:
         links_down: dict[str, set[str]],
         bgp_down: dict[str, set[str]],
         storms: dict[str, dict[str, float]] | None = None,
+        onsets: dict[str, dict[str, dict[str, float]]] | None = None,
     ) -> None:
         self.facts = facts
         self.cabling = cabling
         self.links_down = links_down
         self._bgp_down = bgp_down
         self._storms = storms or {}  # device -> port -> lab time its storm began
+        self._onsets = onsets or {}  # device -> counter fault -> port -> lab time it began
         #: What other modules derive from this state once (routes, hosts), by name.
         self.derived: dict[str, object] = {}
         self._owners = {  # address -> (switch, port) that holds it
@@ -216,6 +218,10 @@ class FabricState:
         far = self.far_end(device, port)
         sent, sent_pps = frames(self._storms.get(far[0], {}).get(far[1]) if far else None)
         return Pauses(facts.no_drop, received, sent, received_pps, sent_pps)
+
+    def onset(self, device: str, fault: str, port: str) -> float | None:
+        """Lab time a counter fault (faults.COUNTER_FAULTS) began on the port, None when it is not set."""
+        return self._onsets.get(device, {}).get(fault, {}).get(port)
 
     # --- EVPN / VXLAN ----------------------------------------------------------------------
     def remote_vteps(self, device: str) -> dict[int, set[IPv4Address]]:

@@ -20,6 +20,8 @@ class DeviceSpec:
     mgmt_ip: str = "192.0.2.10"
     model: str = ""
     ports: int = 64
+    mac: str = ""  # the management port's MAC (racks/<rack>.yaml): what DHCP knows the switch by
+    ztp: bool = False  # delivered factory-default: no config until it boots by ZTP (lab/ztp.py)
 
     def __post_init__(self) -> None:
         try:
@@ -37,8 +39,17 @@ def mgmt_gateway(mgmt_ip: str) -> str:
 
 
 def factory_text(spec: DeviceSpec) -> str:
-    """Factory config text for the spec's platform."""
+    """Factory config text for the spec's platform (a rack switch: as it leaves the factory)."""
+    if spec.ztp:
+        return ztp_factory_text(spec)
     return lab_nos(spec.platform).factory(spec)
+
+
+def ztp_factory_text(spec: DeviceSpec) -> str:
+    """A switch out of the box: no startup file, so no address, no login, nothing but its ports
+    (each NOS's shipped defaults). It waits in its NOS's auto-configuration (lab/ztp.py) until a
+    DHCP server and a file server give it a config."""
+    return lab_nos(spec.platform).ztp_factory(spec)
 
 
 def hardware_text(spec: DeviceSpec) -> str:

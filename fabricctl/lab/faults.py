@@ -36,6 +36,13 @@ class Faults:
     far end goes down too). bgp_down: BGP peer addresses whose sessions stay Idle. pfc_storm:
     ports that receive a PFC pause storm from the far end (a stuck NIC or switch queue), counted
     from the moment the fault is set; the far switch's port counts the pauses it sends.
+
+    Counter faults, each a list of ports counted from the moment the fault is set (lab/traffic.py
+    says at what rates): congestion: the port's lossless egress queue is congested, so it marks
+    ECN and the receivers' CNPs come back through the far end; lossless_drops: the lossless
+    queue drops (a headroom or buffer misfit); flapping: the link goes down and up again every
+    FLAP_PERIOD lab seconds; optic_degrading: the optic's receive power falls steadily, and once
+    below its low alarm the port counts FCS errors.
     """
 
     unreachable: bool = False
@@ -50,6 +57,10 @@ class Faults:
     links_down: list[str] = field(default_factory=list)
     bgp_down: list[str] = field(default_factory=list)
     pfc_storm: list[str] = field(default_factory=list)
+    congestion: list[str] = field(default_factory=list)
+    lossless_drops: list[str] = field(default_factory=list)
+    flapping: list[str] = field(default_factory=list)
+    optic_degrading: list[str] = field(default_factory=list)
 
     @classmethod
     def from_mapping(cls, device: str, data: Any) -> Faults:
@@ -78,7 +89,9 @@ class Faults:
 
 _FLAGS = ("unreachable", "auth_failure", "commit_failure", "hang_on_commit")
 _SECONDS = ("latency", "config_latency")
-_LISTS = ("links_down", "bgp_down", "pfc_storm")
+#: The faults that make counters grow, counted from the moment each is set on a port.
+COUNTER_FAULTS = ("congestion", "lossless_drops", "flapping", "optic_degrading")
+_LISTS = ("links_down", "bgp_down", "pfc_storm", *COUNTER_FAULTS)
 
 
 def _check_value(device: str, key: str, value: Any) -> None:

@@ -62,6 +62,10 @@ class LabNos:
     render: Callable[[Node, str, str], str]
     factory: Callable[[Spec], str]  # the out-of-box config
     hardware: Callable[[Spec], str]  # what erasing the config leaves: the physical port blocks
+    ztp_factory: Callable[[Spec], str]  # a switch delivered factory-default, waiting for ZTP
+    #: (boot file URL, its text, a fetch of a further URL) -> (the config it boots with, whether
+    #: it reboots into it as its startup-config); ValueError: a file the NOS would refuse.
+    ztp_boot: Callable[[str, str, Callable[[str], str]], tuple[str, bool]]
     #: The first four hex digits of the lab's MACs for this NOS (the vendor's OUI starts so).
     mac_prefix: str
     #: The lines of the system description its LLDP advertises, for a model.

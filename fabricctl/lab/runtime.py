@@ -24,6 +24,7 @@ class Endpoint:
     host: str
     ssh_port: int
     eapi_port: int | None
+    host_key: str | None = None  # the SSH host key, OpenSSH public format ("ssh-ed25519 AAAA...")
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -32,6 +33,7 @@ class Endpoint:
             "host": self.host,
             "port": self.ssh_port,
             "eapi_port": self.eapi_port,
+            "host_key": self.host_key,
         }
 
 
@@ -55,6 +57,12 @@ def recable_request(root: Path) -> Path:
     """Which racks `fabricctl lab recable` asks a detached lab to re-cable ({"switches": [...]}
     or null for all)."""
     return lab_dir(root) / "recable.json"
+
+
+def reboot_request(root: Path) -> Path:
+    """Which switches `fabricctl lab reboot` asks a detached lab to reload ({"switches": [...]} or
+    null for all), read on SIGUSR2."""
+    return lab_dir(root) / "reboot.json"
 
 
 def write_lab_json(root: Path, fabric: Any, extra: dict[str, Any] | None = None) -> None:
@@ -82,6 +90,8 @@ def running_lab(root: Path) -> dict[str, Any] | None:
 
 def endpoints_from_json(data: dict[str, Any]) -> dict[str, Endpoint]:
     return {
-        d["name"]: Endpoint(d["name"], d["platform"], d["host"], d["port"], d.get("eapi_port"))
+        d["name"]: Endpoint(
+            d["name"], d["platform"], d["host"], d["port"], d.get("eapi_port"), d.get("host_key")
+        )
         for d in data["devices"]
     }

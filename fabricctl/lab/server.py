@@ -25,12 +25,12 @@ import asyncssh
 
 from fabricctl.errors import StageError
 from fabricctl.lab.clock import LabClock
-from fabricctl.lab.device import LabDevice
+from fabricctl.lab.device import ZTP_DONE, LabDevice
 from fabricctl.lab.dialect import CliError, CliSession, Disconnect, Logout, to_text
 from fabricctl.lab.editor import Editor
 from fabricctl.lab.fabric_state import Cabling, FabricState
 from fabricctl.lab.factory import DeviceSpec
-from fabricctl.lab.faults import Faults, load_faults
+from fabricctl.lab.faults import COUNTER_FAULTS, Faults, load_faults
 from fabricctl.lab.runtime import Endpoint, lab_credentials
 from fabricctl.lab.state import StateStore, lab_dir
 from fabricctl.lab.tls import server_context
@@ -227,6 +227,7 @@ class LabFabric:
         for name, f in (faults or {}).items():
             self._dev(name).faults = f
             self._dev(name).storms()
+            self._dev(name).onsets()
         self.cabling = cabling if cabling is not None else Cabling()
         self._state: tuple[object, FabricState] | None = None  # derived once per change
         for dev in self.devices.values():
@@ -235,6 +236,7 @@ class LabFabric:
         self._servers: dict[str, list[Any]] = {}
         self._loop: asyncio.AbstractEventLoop | None = None
         self._thread: threading.Thread | None = None
+        self._loop_thread: threading.Thread | None = None  # where the loop runs (ours or __main__'s)
         self._key: asyncssh.SSHKey | None = None
         self._stopped: asyncio.Event | None = None
         self._conns: set[Any] = set()
@@ -264,6 +266,7 @@ class LabFabric:
     async def serve_start(self) -> None:
         """Open every listener on the current loop (used by `start()` and `__main__`)."""
         self._loop = asyncio.get_running_loop()
+        self._loop_thread = threading.current_thread()  # other threads reach devices through call()
         self._stopped = asyncio.Event()
         self._key = asyncssh.generate_private_key("ssh-ed25519")
         for block in _blocks(self.seed):
@@ -272,7 +275,7 @@ class LabFabric:
             self._addresses = {name: str(block[i + 1]) for i, name in enumerate(self.devices)}
             try:
                 for dev in self.devices.values():
-                    if not dev.faults.unreachable:
+                    if not dev.faults.unreachable and not dev.ztp_waiting:
                         await self._listen(dev)
                     else:
                         _probe(self._addresses[dev.name], self.ssh_port)
@@ -381,9 +384,7 @@ class LabFabric:
     def call(self, fn: Callable[[], T]) -> T:
         """Run `fn` on the lab loop (thread-safe access to device state)."""
         loop = self._loop
-        if loop is None or not loop.is_running() or self._thread is None:
-            return fn()
-        if threading.current_thread() is self._thread:
+        if loop is None or not loop.is_running() or threading.current_thread() is self._loop_thread:
             return fn()
 
         async def wrapper() -> T:
@@ -395,7 +396,7 @@ class LabFabric:
         loop = self._loop
         if loop is None or not loop.is_running():
             return None
-        if self._thread is None:
+        if threading.current_thread() is self._loop_thread:
             return loop.create_task(coro_fn())
         return asyncio.run_coroutine_threadsafe(coro_fn(), loop).result(30)
 
@@ -409,6 +410,7 @@ class LabFabric:
                 address,
                 self.ssh_port,
                 self.eapi_port if self.devices[name].nos.eapi is not None else None,
+                self._key.export_public_key().decode().strip() if self._key is not None else None,
             )
             for name, address in self._addresses.items()
         }
@@ -426,6 +428,7 @@ class LabFabric:
                     tuple(d.faults.links_down),
                     tuple(d.faults.bgp_down),
                     tuple(d.faults.pfc_storm),
+                    tuple(tuple(getattr(d.faults, kind)) for kind in COUNTER_FAULTS),
                 )
                 for d in self.devices.values()
             ),
@@ -439,6 +442,7 @@ class LabFabric:
                     {n: set(d.faults.links_down) for n, d in self.devices.items()},
                     {n: set(d.faults.bgp_down) for n, d in self.devices.items()},
                     {n: d.storms() for n, d in self.devices.items()},
+                    {n: d.onsets() for n, d in self.devices.items()},
                 ),
             )
         return self._state[1]
@@ -465,6 +469,7 @@ class LabFabric:
         was_unreachable = dev.faults.unreachable
         dev.faults = new
         dev.storms()  # a storm is counted from now
+        dev.onsets()  # and so is every counter fault
         if new.unreachable != was_unreachable and self._addresses:
             if new.unreachable:
                 self._acall(lambda: self._unlisten(name))
@@ -489,6 +494,37 @@ class LabFabric:
         """Apply a fault file (see faults.py for the format)."""
         for name, f in load_faults(path, set(self.devices)).items():
             self.set_faults(name, f)
+
+    def ztp_waiting(self) -> list[str]:
+        """The switches still in their auto-configuration (factory-default, not listening)."""
+        return self.call(lambda: [n for n, d in self.devices.items() if d.ztp_waiting])
+
+    def ztp_done(self, name: str, tree_text: str, reboot: bool, how: str) -> None:
+        """A switch ran its day-0 file: `tree_text` is its config now (EOS: the startup-config it
+        rebooted with, saved; Comware: the file run over its defaults). It listens from now on."""
+        dev = self._dev(name)
+
+        def apply() -> None:
+            if reboot:
+                dev.replace_config(tree_text)
+                dev.save()
+                dev.reboot()  # the NOS reboots with the startup-config it fetched
+            else:
+                dev.set_running(dev.parse(tree_text, base=dev.running))
+            dev.ztp_waiting = False
+            dev.store.write(dev.name, ZTP_DONE, how + "\n")
+
+        self.call(apply)
+        if self._addresses and not dev.faults.unreachable:
+            self._acall(lambda: self._listen(dev))
+
+    def reboot(self, switches: Iterable[str] | None = None) -> list[str]:
+        """Reload `switches` (every switch when None) from their startup-config: what a switch
+        applies only at boot (max-ecmp-num) takes its saved value. Returns the names rebooted."""
+        names = list(self.devices) if switches is None else [self._dev(n).name for n in switches]
+        for n in names:
+            self.call(self.devices[n].reboot)
+        return names
 
     def reset(self, name: str | None = None) -> None:
         """Restore factory state for one device or all."""

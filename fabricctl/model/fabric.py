@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import difflib
 import itertools
-from ipaddress import IPv4Network
+from ipaddress import IPv4Address, IPv4Network
 from typing import TYPE_CHECKING, Annotated, Literal
 
 from pydantic import (
@@ -417,6 +417,46 @@ class Pods(Strict):
         return value
 
 
+class Ztp(Strict):
+    """Day-0 provisioning (`fabricctl ztp render|serve`, docs/day0.md): the management subnet a
+    DHCP server (ISC Kea) serves to factory-default switches, and where they fetch their files."""
+
+    management: Network = Field(description="The management subnet: every rack switch's address is in it")
+    gateway: IPv4Address = Field(description="The management subnet's router (DHCP option 3)")
+    pool: str = Field(
+        pattern=r"^\d+\.\d+\.\d+\.\d+-\d+\.\d+\.\d+\.\d+$",
+        description="first-last: the addresses `fabricctl rack add` gives new switches",
+    )
+    server: IPv4Address = Field(
+        description="The address `fabricctl ztp serve` is reached at (boot file URLs)"
+    )
+    port: StrictInt = Field(default=8080, ge=1, le=65535)
+    interface: str = Field(
+        default="*",
+        pattern=r"^(\*|[A-Za-z0-9][A-Za-z0-9_.:-]{0,14})$",
+        description="The interface Kea listens on ('*': all)",
+    )
+
+    @model_validator(mode="after")
+    def _inside(self) -> Ztp:
+        first, last = self.pool_range()
+        for name, address in (("gateway", self.gateway), ("server", self.server)):
+            if address not in self.management:
+                raise ValueError(f"{name} {address} is outside management {self.management}")
+        if not (first in self.management and last in self.management and first <= last):
+            raise ValueError(
+                f"pool {self.pool} is not an ascending range inside management {self.management}"
+            )
+        for name, address in (("gateway", self.gateway), ("server", self.server)):
+            if first <= address <= last:
+                raise ValueError(f"pool {self.pool} holds the {name} address {address}")
+        return self
+
+    def pool_range(self) -> tuple[IPv4Address, IPv4Address]:
+        first, last = self.pool.split("-")
+        return IPv4Address(first), IPv4Address(last)
+
+
 #: Keys of `limits:` in fabric.yaml (the fields of fabricctl.platforms.base.Limits).
 LIMIT_NAMES = ("max_vrfs", "max_vlans", "max_vnis", "max_acl_entries")
 
@@ -431,6 +471,7 @@ class FabricSettings(Strict):
     qos: QosPolicy = Field(default_factory=QosPolicy)
     cabling: Cabling
     pods: Pods | None = None
+    ztp: Ztp | None = None
     limits: dict[str, StrictInt] = Field(
         default_factory=dict,
         description="Per-leaf budgets overriding the platform's datasheet figures: " + ", ".join(LIMIT_NAMES),

@@ -37,8 +37,13 @@ def inventory_options(root: Path) -> dict[str, str]:
 
 def load_inventory(root: Path) -> Inventory:
     """Nornir's own reading of the inventory (call `check_inventory` first for located errors)."""
+    import logging
+
     from nornir.plugins.inventory.simple import SimpleInventory
 
+    # An empty hosts.yaml is a pod before its first rack (racks/, docs/day0.md): validate names
+    # what is missing; Nornir's warning about it would repeat once per reading.
+    logging.getLogger("nornir.plugins.inventory.simple").setLevel(logging.ERROR)
     return SimpleInventory(**inventory_options(root)).load()
 
 

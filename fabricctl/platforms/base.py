@@ -17,6 +17,7 @@ from pydantic import BaseModel, ConfigDict
 
 from fabricctl.config.readback import SwitchConfig
 from fabricctl.config.rules import Dialect
+from fabricctl.platforms.day0 import Day0
 from fabricctl.platforms.health import HealthReader
 
 if TYPE_CHECKING:
@@ -151,6 +152,7 @@ class Platform:
     #: (running, saved, output of fetch.pending_command) -> what an interrupted push left, or None
     pending: Callable[[str, str, str | None], str | None]
     push_module: str  # its `PUSHER` implements `Pusher`; imported on first use (netmiko / NAPALM load slowly)
+    day0: Day0  # day-0 provisioning: the boot file DHCP names and the files it is made of
     #: (exception, its class names, " <endpoint>", user) -> (cause, detail) for an exception of
     #: the platform's own client (deploy/failures.py asks every platform), or None: not its own.
     client_failure: Callable[[BaseException, set[str], str, str], tuple[str, str] | None] | None = None

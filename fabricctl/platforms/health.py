@@ -7,6 +7,7 @@ turns the rows ntc-templates parses out of them into one neutral `SwitchHealth`,
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -44,12 +45,25 @@ class SwitchHealth:
     remote_vteps: set[str] | None = None  # VTEPs EVPN taught this one (None: not read)
     vrfs: set[str] | None = None  # VRFs the switch holds (None: not read on this platform)
     pauses: dict[str, PauseSeen] | None = None  # PFC-enabled port -> its pause frames (None: not read)
+    speeds: dict[str, int] | None = None  # port -> Gbps the switch reports (None: not read)
+    #: Default-VRF prefix ("10.0.0.1/32") -> the next hops the switch installed (None: not read)
+    routes: dict[str, int] | None = None
 
 
 @dataclass(frozen=True)
 class HealthReader:
     probes: tuple[Probe, ...]
     parse: Callable[[dict[str, Any]], SwitchHealth]  # probe command -> parsed rows (or JSON)
+
+
+def next_hops(rows: Rows, count: Callable[[dict[str, Any]], int]) -> dict[str, int]:
+    """Prefix -> next hops, over the rows a routing table parses into (`count` reads one row's:
+    a row per next hop on Comware, a list per prefix on EOS)."""
+    out: dict[str, int] = {}
+    for r in rows:
+        prefix = f"{r['network']}/{r['prefix_length']}"
+        out[prefix] = out.get(prefix, 0) + count(r)
+    return out
 
 
 def numbers(words: list[str]) -> list[int]:
@@ -71,3 +85,12 @@ def expand_name(name: str, short_names: Mapping[str, str]) -> str:
 def session_state(state: str) -> str:
     """One spelling of a BGP state across NOSes (EOS abbreviates Established to `Estab`)."""
     return "Established" if state.lower().startswith("estab") else state
+
+
+def gbps(text: str) -> int | None:
+    """A speed as switches print it in their port tables (`400G`, `a-100G`, `200G(a)`,
+    `1000M`) -> Gbps; None for what names no speed (`auto`, `--`)."""
+    m = re.search(r"(\d+)([GM])", text)
+    if m is None:
+        return None
+    return int(m[1]) if m[2] == "G" else int(m[1]) // 1000

@@ -75,11 +75,14 @@ def gpu_rows(compiled: Compiled) -> list[dict[str, Any]]:
     return rows
 
 
-def free_rows(compiled: Compiled) -> list[dict[str, Any]]:
+def free_rows(compiled: Compiled, out_of_service: dict[str, str] | None = None) -> list[dict[str, Any]]:
+    """Free GPU ports per leaf; a port of a server in `out_of_service` (its rack is not accepted,
+    compile/racks.py) is not free."""
     held = set(compiled.allocation.port_owner)
+    away = out_of_service or {}
     rows = []
     for leaf, ports in compiled.topology.gpu_ports.items():
-        free = [p for p in ports if (leaf, p.name) not in held]
+        free = [p for p in ports if (leaf, p.name) not in held and p.server not in away]
         rails = sorted({p.nic for p in ports})
         rows.append(
             {

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from fabricctl.report.summary import (
     KIND_WORD,
+    at_boot_lines,
     basis,
     diff_groups,
     gpu_moves,
@@ -341,6 +342,11 @@ def plan_markdown(
             f"declares: {verdict}",
         )
     if held:
+        out.append("")
+    at_boot = at_boot_lines(plan)
+    for line in at_boot:
+        budget.take(out, f":grey_question: {line}")
+    if at_boot:
         out.append("")
     groups = diff_groups(plan)
     omitted: list[str] = []

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from fabricctl.deploy.disruption import DISRUPTIVE
+from fabricctl.model.text import printable
 
 if TYPE_CHECKING:
     from fabricctl.deploy.plan import Plan, SwitchPlan
@@ -242,3 +243,16 @@ def gpu_moves(plan: Plan) -> list[tuple[str, str, str, str]]:
             )
         )
     return out
+
+
+def at_boot_lines(plan: Plan) -> list[str]:
+    """Settings of this change the switches apply only at their next boot, grouped by line."""
+    by_line: dict[str, list[str]] = {}
+    for name, sp in plan.switches.items():
+        for line in sp.at_boot:
+            by_line.setdefault(line, []).append(name)
+    return [
+        f"{printable(line)} on {len(names)} switch(es) ({span(names)}) takes effect at their "
+        "next reboot; until then they keep the value they booted with"
+        for line, names in by_line.items()
+    ]

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 
 from fabricctl.model.text import printable
 from fabricctl.report.summary import (
+    at_boot_lines,
     gpu_moves,
     gpu_text,
     service_classes,
@@ -179,6 +180,17 @@ def proof_section(verify: VerifyReport | None, compiled: Compiled | None, paint:
     return [*out, ""]
 
 
+def rack_section(plan: Plan, paint: Paint) -> list[str]:
+    """New racks: what the plan changes on the switches in service (deploy/rack_expansion.py)."""
+    data = plan.changes.get("racks")
+    if not data:
+        return []
+    from fabricctl.deploy.rack_expansion import proof_line
+
+    mark = paint("good", "✓") if data["ok"] else paint("bad", "✗")
+    return [paint("head", "Racks"), f"  {mark} {proof_line(data)}", ""]
+
+
 def switch_section(plan: Plan, paint: Paint) -> list[str]:
     """One line per switch that changes, is pending or unreachable; unchanged ones as one span."""
     shown = [n for n, sp in plan.switches.items() if sp.status != "unchanged"]
@@ -250,6 +262,7 @@ def plan_text(
     out += moves_section(plan, paint)
     out += tenant_section(plan, paint)
     out += proof_section(verify, compiled, paint)
+    out += rack_section(plan, paint)
     out += switch_section(plan, paint)
     diffs = [sp for sp in plan.switches.values() if sp.status in ("changed", "pending") and sp.diff]
     lines = sum(sp.diff.count("\n") for sp in diffs)
@@ -281,6 +294,8 @@ def plan_text(
         out.append("")
     lookalikes = lookalike_lines(plan)
     out += [paint("warn", "? ") + line for line in lookalikes] + ([""] if lookalikes else [])
+    at_boot = at_boot_lines(plan)
+    out += [paint("warn", "? ") + line for line in at_boot] + ([""] if at_boot else [])
     changed = plan.changed
     out.append(f"changed: {', '.join(changed) if changed else '-'}")
     summary = plan_summary_line(plan)
@@ -386,10 +401,24 @@ def interrupted_text(report: RunReport, record: str) -> str:
     return redact("\n".join(lines) + "\n")
 
 
+def _audit_line(r: RunSummary) -> str:
+    """The second line of a run in history: shards, tickets, reason, tenants touched."""
+    tenants = sorted({t for names in r.tenants.values() for t in names})
+    parts = [
+        f"shards {', '.join(r.shards)} of run {r.run_group}" if r.run_group else "",
+        f"tickets {', '.join(r.tickets)}" if r.tickets else "",
+        f"reason: {r.reason}" if r.reason else "",
+        f"tenants {span(tenants, 6)}" if tenants else "",
+    ]
+    text = "; ".join(p for p in parts if p)
+    return f"    {printable(text)}" if text else ""
+
+
 def history_text(runs: list[RunSummary], width: int = 100) -> str:
     """`fabricctl history`: one line per run (started, who, commit, what happened), at most
     `width` columns; the record's file name is the run id."""
     rows = [("STARTED (UTC)", "BY", "COMMIT", "RESULT")]
+    details: list[str] = []
     for r in runs:  # every field comes from a file anyone with the repository can write: escaped
         when = printable(r.started.replace("T", " ")[:19] if r.started else r.run_id[:15])
         by = printable(f"{r.user}@{r.host}" if r.user else "-")
@@ -404,10 +433,13 @@ def history_text(runs: list[RunSummary], width: int = 100) -> str:
             note = f"; {stopped}" if stopped and stopped != "nothing to change" else ""
             result = printable(counts + failed + note)
         rows.append((when, by, commit, result))
+        details.append(_audit_line(r))
     widths = [max(len(row[i]) for row in rows) for i in range(3)]
     out = []
-    for row in rows:
+    for row, detail in zip(rows, ["", *details], strict=True):
         line = "  ".join(f"{v:<{w}}" for v, w in zip(row[:3], widths, strict=True)) + "  " + row[3]
         out.append(line if len(line) <= width else line[: width - 1] + "…")
+        if detail:
+            out.append(detail if len(detail) <= width else detail[: width - 1] + "…")
     out.append(f"{len(runs)} run(s); * dirty working tree; records: .fabricctl/runs/<run id>.json")
     return redact("\n".join(out) + "\n")

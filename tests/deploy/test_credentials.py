@@ -11,7 +11,13 @@ from fabricctl import secrets
 from fabricctl.deploy.credentials import CredentialError, Credentials, login, real_login
 from fabricctl.secrets import REDACTED, describe_error, redact
 
-ENV = ("FABRICCTL_USERNAME", "FABRICCTL_PASSWORD", "FABRICCTL_SECRETS_FILE")
+ENV = (
+    "FABRICCTL_USERNAME",
+    "FABRICCTL_PASSWORD",
+    "FABRICCTL_READ_USERNAME",
+    "FABRICCTL_READ_PASSWORD",
+    "FABRICCTL_SECRETS_FILE",
+)
 
 
 @pytest.fixture(autouse=True)
@@ -115,3 +121,31 @@ def test_lab_login_is_registered() -> None:
     creds = login(lab=True)
     assert creds.username and creds.password
     assert redact(f"x {creds.password} y") == f"x {REDACTED} y"
+
+
+def test_plan_reads_with_the_read_login_apply_writes_with_the_write_one(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    for var in ("FABRICCTL_USERNAME", "FABRICCTL_PASSWORD", "FABRICCTL_SECRETS_FILE"):
+        monkeypatch.delenv(var, raising=False)
+    monkeypatch.setenv("FABRICCTL_READ_USERNAME", "viewer")
+    monkeypatch.setenv("FABRICCTL_READ_PASSWORD", "read-only-pw")
+    assert real_login("read") == Credentials("viewer", "read-only-pw")
+    with pytest.raises(CredentialError, match="set FABRICCTL_USERNAME and FABRICCTL_PASSWORD"):
+        real_login("write")  # the read login never configures a switch
+    monkeypatch.setenv("FABRICCTL_USERNAME", "netops")
+    monkeypatch.setenv("FABRICCTL_PASSWORD", "write-pw")
+    assert real_login("write") == Credentials("netops", "write-pw")
+    assert real_login("read").username == "viewer"
+    for var in ("FABRICCTL_READ_USERNAME", "FABRICCTL_READ_PASSWORD"):
+        monkeypatch.delenv(var)
+    assert real_login("read").username == "netops", "one account: the write login also reads"
+    secrets = tmp_path / "secrets.yaml"
+    secrets.write_text("username: netops\npassword: w\nread_username: viewer\nread_password: r\n")
+    for var in ("FABRICCTL_USERNAME", "FABRICCTL_PASSWORD"):
+        monkeypatch.delenv(var)
+    monkeypatch.setenv("FABRICCTL_SECRETS_FILE", str(secrets))
+    assert (real_login("read"), real_login("write")) == (
+        Credentials("viewer", "r"),
+        Credentials("netops", "w"),
+    )

@@ -174,6 +174,8 @@ def test_expanding_the_reference_fabric_keeps_every_gpu(
             "apply", "--lab", "--auto-approve", "--parallelism", "48", *LONG, capsys=capsys
         )
         assert code == 0, out
+        # The day-0 reboot: max-ecmp-num (32 paths, above the documented default 8) counts from boot.
+        lab.lab.reboot()
         before = gpus(lab, capsys)
         expand(lab, capsys, "leaf17")
         same_gpus(before, gpus(lab, capsys), "comware")

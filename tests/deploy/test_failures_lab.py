@@ -56,34 +56,57 @@ def _word(cause: str) -> str:
 
 @pytest.mark.parametrize("small_lab", ["comware"], indirect=True)
 @pytest.mark.parametrize("known", ["missing", "mismatch"])
-def test_strict_host_keys(small_lab: LabRoot, capsys: pytest.CaptureFixture[str], known: str) -> None:
-    """With ssh_strict in the inventory, an unknown or changed host key is named as such."""
+def test_host_keys_are_checked(small_lab: LabRoot, capsys: pytest.CaptureFixture[str], known: str) -> None:
+    """Host keys are checked by default (the lab's own keys are its known_hosts): a switch whose
+    key is unknown or changed is refused by name, though the inventory asks for no check; with
+    --insecure-host-keys the same plan reads it, says so, and nothing else changes."""
     import asyncssh
 
-    known_hosts = small_lab.root / "known_hosts"
-    lines = []
-    if known == "mismatch":  # every switch recorded with some other switch's key
-        other = asyncssh.generate_private_key("ssh-ed25519").export_public_key().decode().strip()
-        for ep in small_lab.lab.endpoints().values():
-            lines.append(f"[{ep.host}]:{ep.ssh_port} {other}")
-    known_hosts.write_text("\n".join(lines) + "\n")
+    from fabricctl.lab.runtime import lab_json
+
+    path = lab_json(small_lab.root)
+    data = json.loads(path.read_text())
+    other = asyncssh.generate_private_key("ssh-ed25519").export_public_key().decode().strip()
+    for device in data["devices"]:
+        if device["name"] == "leaf2":  # a switch answering with another key, or one nobody recorded
+            device["host_key"] = other if known == "mismatch" else None
+    path.write_text(json.dumps(data))
     groups = small_lab.root / "inventory" / "groups.yaml"
-    data = yaml.safe_load(groups.read_text())
-    data["comware"]["connection_options"]["netmiko"]["extras"].update(
-        {
-            "ssh_strict": True,
-            "system_host_keys": False,
-            "alt_host_keys": True,
-            "alt_key_file": str(known_hosts),
-        }
+    inventory = yaml.safe_load(groups.read_text())
+    inventory["comware"]["connection_options"]["netmiko"]["extras"]["ssh_strict"] = False
+    groups.write_text(yaml.safe_dump(inventory))
+    code, out, err = small_lab.run(
+        "plan", "--lab", "--limit", "leaf1,leaf2", "--format", "json", capsys=capsys
     )
-    groups.write_text(yaml.safe_dump(data))
-    code, out, _ = small_lab.run("plan", "--lab", "--limit", "leaf2", "--format", "json", capsys=capsys)
     assert code == 1
-    leaf2 = json.loads(out)["switches"]["leaf2"]
-    assert leaf2["cause"] == "host-key", leaf2
+    switches = json.loads(out)["switches"]
+    assert switches["leaf1"]["status"] != "unreachable", "leaf1's key is the one recorded"
+    assert switches["leaf2"]["cause"] == "host-key", switches["leaf2"]
     words = "does not match known_hosts" if known == "mismatch" else "not in known_hosts"
-    assert words in leaf2["error"]
+    assert words in switches["leaf2"]["error"]
+    assert err.rstrip().endswith("plan incomplete: 1 switch(es) unreachable: leaf2 (host-key)"), err
+    code, out, err = small_lab.run(
+        "plan", "--lab", "--limit", "leaf2", "--format", "json", "--insecure-host-keys", capsys=capsys
+    )
+    assert code == 0, err
+    assert json.loads(out)["switches"]["leaf2"]["status"] != "unreachable"
+    assert "warning: --insecure-host-keys: no SSH host key is checked" in err
+
+
+def test_real_switches_need_a_known_hosts_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Without a known_hosts file nothing is contacted: one line naming what to set."""
+    root = copy_fabric(EOS_SMALL, tmp_path / "fabric")
+    monkeypatch.setenv("FABRICCTL_USERNAME", "ops")
+    monkeypatch.setenv("FABRICCTL_PASSWORD", "s3cret-never-shown")
+    monkeypatch.setenv("FABRICCTL_KNOWN_HOSTS", str(tmp_path / "absent"))
+    code, out, err = run_cli(["plan", "--root", str(root), "--limit", "leaf1"], capsys)
+    assert code == 1
+    assert f"FABRICCTL_KNOWN_HOSTS={tmp_path / 'absent'}" in err and "nothing was contacted" in err
+    assert "--insecure-host-keys for a lab fabric" in err
+    assert "Traceback" not in err and "s3cret" not in out + err
+    assert len(err.strip().splitlines()) == 1 or "error:" in err.strip().splitlines()[-1]
 
 
 @pytest.fixture
@@ -127,6 +150,8 @@ def test_real_switches_dns_and_refused(
     hosts.write_text(yaml.safe_dump(data))
     monkeypatch.setenv("FABRICCTL_USERNAME", "ops")
     monkeypatch.setenv("FABRICCTL_PASSWORD", "real-switch-secret")
+    (tmp_path / "known_hosts").write_text("")  # refused and dns fail before any host key is seen
+    monkeypatch.setenv("FABRICCTL_KNOWN_HOSTS", str(tmp_path / "known_hosts"))
     code, out, err = run_cli(
         ["plan", "--root", str(root), "--limit", "leaf1,leaf2", "--timeout", "5", "--format", "json"], capsys
     )

@@ -177,7 +177,8 @@ def test_check_names_each_fault(
     for lab in _lab_root(EOS_SMALL, tmp_path, monkeypatch, platform):
         code, before = _check(lab, capsys)
         # Factory switches: cabled and up, but no BGP, no PFC and no tenant VRF yet.
-        factory = {"bgp-underlay", "bgp-evpn", "pfc"} | ({"vrf"} if platform == "comware" else set())
+        # No BGP, so no route to any other VTEP: the ecmp check fails too.
+        factory = {"bgp-underlay", "bgp-evpn", "ecmp", "pfc"} | ({"vrf"} if platform == "comware" else set())
         assert code == 1 and {c["name"] for c in _failed(before)} == factory
 
         assert lab.run("apply", "--lab", "--auto-approve", capsys=capsys)[0] == 0
@@ -186,7 +187,22 @@ def test_check_names_each_fault(
         names = {c["name"] for c in healthy["checks"]}
         # VNIs and VTEPs are read from EOS's JSON; VRFs from Comware's `display ip vpn-instance`.
         vxlan = {"vni", "vtep"} if platform == "eos" else {"vrf"}
-        assert names == {"link", "lldp", "bgp-underlay", "bgp-evpn", "gpu-port", "pfc"} | vxlan
+        assert names == {"link", "lldp", "bgp-underlay", "bgp-evpn", "ecmp", "gpu-port", "pfc"} | vxlan
+
+        # BGP installs one path where the leaf has more uplinks: the ecmp check names the width.
+        want = next(c["expected"] for c in healthy["checks"] if (c["name"], c["switch"]) == ("ecmp", "leaf1"))
+        running = lab.running("leaf1").splitlines()
+        asn = next(ln.split()[-1] for ln in running if ln.startswith(("router bgp", "bgp ")))
+        width = next(ln.strip() for ln in running if ln.strip().startswith(("maximum-paths", "balance ")))
+        view = [f"router bgp {asn}"] if platform == "eos" else [f"bgp {asn}", "address-family ipv4 unicast"]
+        lab.lab.device("leaf1").configure(
+            [*view, "maximum-paths 1 ecmp 1" if platform == "eos" else "balance 1"]
+        )
+        code, capped = _check(lab, capsys, "--limit", "leaf1")
+        failed = _failed(capped)
+        assert code == 1 and [(c["name"], c["expected"]) for c in failed] == [("ecmp", want)], failed
+        assert failed[0]["seen"].startswith("1 path(s) to leaf"), failed[0]
+        lab.lab.device("leaf1").configure([*view, width])
 
         p = "Ethernet" if platform == "eos" else "FourHundredGigE1/0/"
         lab.lab.swap_cables(("leaf1", f"{p}1"), ("leaf1", f"{p}2"))
@@ -245,6 +261,39 @@ def test_check_names_each_fault(
             lab.lab.device("leaf1").configure([f"undo ip vpn-instance {vrf}"])
             code, gone = _check(lab, capsys, "--limit", "leaf1")
             assert code == 1 and ("vrf", vrf) in {(c["name"], c["subject"]) for c in _failed(gone)}
+
+
+def test_a_cap_the_switch_applies_at_boot_is_named_by_plan_and_check(
+    tmp_path, monkeypatch, capsys: pytest.CaptureFixture[str]
+) -> None:  # type: ignore[no-untyped-def]
+    """Comware applies max-ecmp-num at its next boot: leaves booted with a cap of 4 keep it after
+    an apply that removes it; the plan says so, `check` finds 4 paths where 8 uplinks are up, and
+    after a reboot every uplink carries traffic."""
+    from .conftest import EOS_SMALL, _lab_root
+
+    for lab in _lab_root(EOS_SMALL, tmp_path, monkeypatch, "comware"):
+        leaves = ["leaf1", "leaf2", "leaf3", "leaf4"]
+        for name in leaves:
+            lab.lab.device(name).configure(["max-ecmp-num 4"])
+            lab.lab.call(lab.lab.device(name).raw.save)
+        lab.lab.reboot(leaves)
+        code, out, _ = lab.run("plan", "--lab", capsys=capsys)
+        assert code == 0
+        assert (
+            "? undo max-ecmp-num on 4 switch(es) (leaf1..leaf4) takes effect at their next reboot; "
+            "until then they keep the value they booted with"
+        ) in out, out[-1500:]
+        assert lab.run("apply", "--lab", "--auto-approve", capsys=capsys)[0] == 0
+        code, report = _check(lab, capsys)
+        failed = _failed(report)
+        assert code == 1 and {(c["name"], c["switch"]) for c in failed} == {("ecmp", n) for n in leaves}, (
+            failed
+        )
+        assert failed[0]["expected"] == "8 path(s) each" and failed[0]["seen"].startswith("4 path(s) to leaf")
+        assert "needs a reboot" in failed[0]["hint"]
+        lab.lab.reboot(leaves)
+        code, report = _check(lab, capsys)
+        assert code == 0, _failed(report)
 
 
 def _exports(running: str) -> tuple[list[str], list[str]]:

@@ -80,7 +80,9 @@ def test_every_apply_is_recorded_with_who_where_and_which_commit(
     lines = out.splitlines()
     assert lines[0].split() == ["STARTED", "(UTC)", "BY", "COMMIT", "RESULT"]
     user = f"{getpass.getuser()}@{socket.gethostname()}"[:23]
-    newest, middle, oldest = lines[1:4]
+    newest, middle, oldest = [line for line in lines[1 : 4 + 3] if not line.startswith("    ")][:3]
+    # Under each run that changed switches: the tenants its changes touched.
+    assert lines[lines.index(oldest) + 1] == "    tenants intern-01, storage, team-hpc, team-llm"
     assert "nothing to do" in newest or "6 unchanged" in newest, newest
     assert "1 changed" in middle and git(root, "rev-parse", "HEAD")[:8] in middle, middle
     assert "5 changed, 1 failed (leaf2)" in oldest and f"{head[:8]}*" in oldest, oldest

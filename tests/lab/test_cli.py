@@ -79,3 +79,43 @@ def test_recable_a_detached_lab(tmp_path: Path) -> None:
         )
     finally:
         assert runner.invoke(lab_app, ["down", "--root", str(tmp_path)]).exit_code == 0
+
+
+def test_reboot_applies_what_a_switch_reads_at_boot(tmp_path: Path) -> None:
+    """Comware applies max-ecmp-num at boot: a saved value changes the lab's ECMP cap only after
+    `lab reboot` (offline on the stored state, or a detached lab); running becomes startup."""
+    from fabricctl.lab import LabFabric
+    from tests.conftest import EOS_SMALL, on_platform
+
+    shutil.copytree(EOS_SMALL / "inventory", tmp_path / "inventory")
+    on_platform(tmp_path, "comware")
+
+    def cap() -> int | None:
+        return LabFabric.from_inventory(tmp_path).devices["leaf1"].facts().ecmp_cap
+
+    lab = LabFabric.from_inventory(tmp_path)
+    dev = lab.devices["leaf1"]
+    dev.running.replace_contents(dev.parse("#\nmax-ecmp-num 4\n#\n", base=dev.running))
+    dev.persist_running()
+    dev.save()
+    assert cap() == 8, "the documented default until the switch reboots"
+    res = runner.invoke(lab_app, ["reboot", "--limit", "leaf9", "--root", str(tmp_path)])
+    assert res.exit_code == 1 and "no lab switch of that name" in res.output
+    res = runner.invoke(lab_app, ["reboot", "--limit", "leaf1", "--root", str(tmp_path)])
+    assert res.exit_code == 0 and res.output == "lab rebooted 1 switch(es) from their startup-config\n"
+    assert cap() == 4
+
+    dev = LabFabric.from_inventory(tmp_path).devices["leaf1"]
+    dev.running.replace_contents(dev.parse("#\nmax-ecmp-num 16\n#\n", base=dev.running))
+    dev.persist_running()
+    dev.save()
+    dev.running.replace_contents(dev.parse("#\nmax-ecmp-num 2\n#\n", base=dev.running))
+    dev.persist_running()  # unsaved: a reboot loses it
+    assert runner.invoke(lab_app, ["up", "--detach", "--root", str(tmp_path)]).exit_code == 0
+    try:
+        res = runner.invoke(lab_app, ["reboot", "--root", str(tmp_path)])
+        assert res.exit_code == 0 and "rebooted 6 switch(es)" in res.output, res.output
+    finally:
+        assert runner.invoke(lab_app, ["down", "--root", str(tmp_path)]).exit_code == 0
+    after = LabFabric.from_inventory(tmp_path).devices["leaf1"]
+    assert after.facts().ecmp_cap == 16 and "max-ecmp-num 16" in after.running_text()

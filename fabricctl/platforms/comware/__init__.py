@@ -11,6 +11,7 @@ from fabricctl.platforms.comware.parse import DEFAULT_MAX_ECMP, parse_comware
 from fabricctl.platforms.comware.qos import ComwareQosTuning
 from fabricctl.platforms.comware.rules import DIALECT
 from fabricctl.platforms.comware.terminal import FETCH, pending
+from fabricctl.platforms.comware.ztp import DAY0
 
 
 def port_name(port: int, lane: int | None = None) -> str:
@@ -76,6 +77,7 @@ PLATFORM = Platform(
     health=HEALTH,
     pending=pending,
     push_module="fabricctl.platforms.comware.push",
+    day0=DAY0,
     default_max_ecmp=DEFAULT_MAX_ECMP,
     # The management vpn-instance goes by these names on S98xx (a tenant must not take it over).
     reserved_names=("mgmt", "Mgmt", "MGMT", "management"),

@@ -11,13 +11,20 @@ from fabricctl.platforms.health import (
     Probe,
     SwitchHealth,
     expand_name,
+    gbps,
+    next_hops,
     numbers,
     session_state,
 )
 
+#: A Comware V7 Ethernet interface's type name states its speed (H3C S9825 & S9855 'Ethernet
+#: interface commands'; SHORT_NAMES above: 400GE, 200GE, 100GE).
+_NAME_GBPS = {"FourHundredGigE": 400, "TwoHundredGigE": 200, "HundredGigE": 100}
+
 BRIEF, LLDP = "display interface brief", "display lldp neighbor-information list"
 BGP, EVPN = "display bgp peer ipv4", "display bgp peer l2vpn evpn"
 VRF, PFC = "display ip vpn-instance", "display priority-flow-control interface"
+ROUTES = "display ip routing-table"  # the public table; an ECMP route prints a row per next hop
 #: The abbreviations Comware prints in `display interface brief`, `display lldp
 #: neighbor-information list` and the other tables, and the names they stand for. Seen in real
 #: captures (ntc-templates' hp_comware test fixtures): GE, XGE, FGE, BAGG, RAGG, Loop, InLoop,
@@ -77,10 +84,29 @@ def pauses(text: str) -> dict[str, PauseSeen]:
     return out
 
 
+def pauses_by_priority(text: str) -> dict[str, dict[int | None, tuple[int, int]]]:
+    """The same rows as `pauses`, per no-drop priority: port -> Prio -> (Recv, Send)."""
+    out: dict[str, dict[int | None, tuple[int, int]]] = {}
+    for line in text.splitlines():
+        words = line.split()
+        if len(words) < 7 or words[1] != "Enabled":
+            continue
+        counts = numbers(words[-5:])
+        if len(counts) == 5:
+            out.setdefault(long_name(words[0]), {})[counts[0]] = (counts[1], counts[2])
+    return out
+
+
 def parse(rows: dict[str, Any]) -> SwitchHealth:
     health = SwitchHealth()
+    health.speeds = {}
     for r in rows.get(BRIEF, []):
-        health.ports[long_name(r["interface"])] = (r["link"] != "ADM", r["link"] == "UP")
+        port = long_name(r["interface"])
+        health.ports[port] = (r["link"] != "ADM", r["link"] == "UP")
+        # Bridged ports print a speed; a routed port's speed is its type name (FourHundredGigE).
+        speed = gbps(r.get("speed") or "") or _NAME_GBPS.get(port.rstrip("0123456789/:"))
+        if speed is not None:
+            health.speeds[port] = speed
     for r in rows.get(LLDP, []):
         health.lldp[long_name(r["local_interface"])] = (
             r["neighbor_name"],
@@ -93,6 +119,8 @@ def parse(rows: dict[str, Any]) -> SwitchHealth:
         health.vrfs = {r["name"] for r in rows[VRF]}
     if isinstance(rows.get(PFC), str):
         health.pauses = pauses(rows[PFC])
+    if ROUTES in rows:
+        health.routes = next_hops(rows[ROUTES], lambda r: 1)
     return health
 
 
@@ -104,6 +132,7 @@ HEALTH = HealthReader(
         Probe(EVPN, template=_BGP_TEMPLATE),
         Probe(VRF),
         Probe(PFC, text=True),
+        Probe(ROUTES),
     ),
     parse=parse,
 )

@@ -11,6 +11,7 @@ from fabricctl.platforms.eos.parse import parse_eos
 from fabricctl.platforms.eos.qos import EosQosTuning
 from fabricctl.platforms.eos.rules import DIALECT
 from fabricctl.platforms.eos.terminal import FETCH, client_failure, pending
+from fabricctl.platforms.eos.ztp import DAY0
 
 
 def port_name(port: int, lane: int | None = None) -> str:
@@ -125,6 +126,7 @@ PLATFORM = Platform(
     pending=pending,
     client_failure=client_failure,
     push_module="fabricctl.platforms.eos.push",
+    day0=DAY0,
     multihop_bfd=True,  # router bfd: multihop interval / min-rx / multiplier (AVD eos_designs sets it)
     # `vrf instance default` is the global table; MGMT is the management VRF (a tenant
     # of that name would take it over).

@@ -11,6 +11,8 @@ from fabricctl.platforms.health import (
     Probe,
     SwitchHealth,
     expand_name,
+    gbps,
+    next_hops,
     numbers,
     session_state,
 )
@@ -23,6 +25,7 @@ STATUS, LLDP, BGP, EVPN = (
 )
 VNI, VTEP = "show vxlan vni", "show vxlan vtep"  # JSON, the shapes ANTA's VerifyVxlan* tests read
 PFC = "show priority-flow-control counters"
+ROUTES = "show ip route"  # the default VRF; an ECMP route lists each `via` (ntc-templates next_hop)
 #: `show interfaces status`, `show lldp neighbors` and the other tables print short port names
 #: (ntc-templates' arista_eos captures: Et, Ma, Po, Lo, Vl, Vx).
 SHORT_NAMES = {
@@ -60,8 +63,13 @@ def pauses(text: str) -> dict[str, PauseSeen]:
 
 def parse(rows: dict[str, Any]) -> SwitchHealth:
     health = SwitchHealth()
+    health.speeds = {}
     for r in rows.get(STATUS, []):
-        health.ports[long_name(r["port"])] = (r["status"] != "disabled", r["status"] == "connected")
+        port = long_name(r["port"])
+        health.ports[port] = (r["status"] != "disabled", r["status"] == "connected")
+        speed = gbps(r.get("speed") or "")
+        if speed is not None:
+            health.speeds[port] = speed
     for r in rows.get(LLDP, []):
         health.lldp[long_name(r["local_interface"])] = (
             r["neighbor_name"],
@@ -76,6 +84,8 @@ def parse(rows: dict[str, Any]) -> SwitchHealth:
         health.remote_vteps = set(rows.get(VTEP, {}).get("interfaces", {}).get("Vxlan1", {}).get("vteps", []))
     if isinstance(rows.get(PFC), str):
         health.pauses = pauses(rows[PFC])
+    if ROUTES in rows:
+        health.routes = next_hops(rows[ROUTES], lambda r: len(r["next_hop"]))
     return health
 
 
@@ -85,6 +95,7 @@ HEALTH = HealthReader(
         Probe(VNI, json_command=f"{VNI} | json"),
         Probe(VTEP, json_command=f"{VTEP} | json"),
         Probe(PFC, text=True),
+        Probe(ROUTES),
     ),
     parse=parse,
 )

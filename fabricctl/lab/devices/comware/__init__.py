@@ -51,6 +51,9 @@ NOS = register(
         render=lambda tree, hostname, model: render.render_comware(tree),
         factory=factory.factory,
         hardware=factory.hardware,
+        ztp_factory=factory.ztp_factory,
+        # Comware runs the configuration file it downloads over its defaults, without a reboot.
+        ztp_boot=lambda url, text, fetch: (text, False),
         mac_prefix="0000",
         system_description=_system_description,
         cli=ComwareCli,

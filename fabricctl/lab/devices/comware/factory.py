@@ -58,6 +58,15 @@ def factory(spec: Spec) -> str:
     return "\n".join(lines) + "\n"
 
 
+def ztp_factory(spec: Spec) -> str:
+    """Out of the box, before ZTP: bridge ports in VLAN 1 and LLDP on (its shipped defaults)."""
+    lines = ["#", " lldp global enable", "#", "vlan 1", "#"]
+    for n in range(1, spec.ports + 1):
+        lines += [f"interface FourHundredGigE1/0/{n}", " port link-mode bridge", "#"]
+    lines += ["interface M-GigabitEthernet0/0/0", "#", "return"]
+    return "\n".join(lines) + "\n"
+
+
 def hardware(spec: Spec) -> str:
     """What erasing the configuration leaves: only hardware (physical port) blocks remain."""
     ports = [f"interface FourHundredGigE1/0/{n}\n#" for n in range(1, spec.ports + 1)]

@@ -21,6 +21,7 @@ from fabricctl.lab.names import canonical, short
 from fabricctl.lab.nos import lab_nos
 from fabricctl.lab.ports import PortState, chassis_digits
 from fabricctl.lab.routing import Route
+from fabricctl.lab.traffic import CNP_QUEUE, RX_LOW_ALARM_DBM, port_traffic
 from fabricctl.lab.view import Shown, View, dashed_mac, registry
 
 SHOWS, show = registry()
@@ -126,7 +127,9 @@ def interface_detail(view: View, state: PortState) -> str:
             f"{gbps}-speed mode, full-duplex mode",
             "Link speed type is force link, link duplex type is force link",
         ]
-    lines.append("Last link flapping: Never")
+    traffic = port_traffic(view.state, view.name, state.name, view.now)
+    last = "Never" if traffic.last_flap is None else flap_age(view.now - traffic.last_flap)
+    lines.append(f"Last link flapping: {last}")
     if state.name.startswith(_PHYSICAL):
         pauses = view.state.pauses(view.name, state.name, view.now)
         lines += [
@@ -137,11 +140,29 @@ def interface_detail(view: View, state: PortState) -> str:
             "Last 300 second output: 0 packets/sec 0 bytes/sec 0%",
             " Input (total):  0 packets, 0 bytes",
             " Input (normal):  0 packets, - bytes",
-            f" Input:  0 input errors, 0 runts, 0 giants, {pauses.received if pauses else 0} pauses",
+            f" Input:  {traffic.fcs_errors} input errors, 0 runts, 0 giants, {pauses.received if pauses else 0} pauses",
+            f"         {traffic.fcs_errors} CRC, 0 frame, - overruns, 0 aborts",
             " Output (total): 0 packets, 0 bytes",
             f" Output: 0 output errors, 0 underruns, {pauses.sent if pauses else 0} pauses",
+            f"         {traffic.lossless_dropped} drops",
         ]
     return "\n".join(lines)
+
+
+def flap_age(seconds: float) -> str:
+    """How long ago a link last flapped, as `display interface` words it in real captures
+    (`6 hours 39 minutes 25 seconds`; from a week on, no seconds: `14 weeks 4 days 22 hours 58
+    minutes`), leading zero units left out."""
+    left = int(seconds)
+    units = [("weeks", 604800), ("days", 86400), ("hours", 3600), ("minutes", 60), ("seconds", 1)]
+    if left >= 604800:
+        units = units[:-1]
+    words: list[str] = []
+    for unit, size in units:
+        n, left = divmod(left, size)
+        if n or words:
+            words.append(f"{n} {unit}")
+    return " ".join(words) or "0 seconds"
 
 
 @show(r"display interface(?! brief)(?: (?P<port>\S+(?: \S+)?))?")
@@ -806,6 +827,88 @@ def environment(view: View, m: re.Match[str]) -> Shown:
         for s in view.model.sensors
     ]
     return _text("\n".join(lines))
+
+
+# --- counters, queues, optics ------------------------------------------------------------------------
+
+
+def _physical_ports(view: View, only: str | None) -> list[str]:
+    return [p for p in view.facts.ports if p.startswith(_PHYSICAL) and (only is None or p == only)]
+
+
+@show(r"display counters (?P<way>inbound|outbound) interface(?: (?P<port>\S+(?: \S+)?))?")
+def counters(view: View, m: re.Match[str]) -> Shown:
+    """Packets and error packets per port and direction, in the table real switches print
+    (ntc-templates' hp_comware display_counters_bound_interface capture): errors in are the
+    FCS errors of a failing optic, none go out."""
+    only = _port(view, m["port"])
+    rows = ["Interface         Total (pkts)   Broadcast (pkts)   Multicast (pkts)  Err (pkts)"]
+    for port in _physical_ports(view, only):
+        traffic = port_traffic(view.state, view.name, port, view.now)
+        errors = traffic.fcs_errors if m["way"] == "inbound" else 0
+        rows.append(f"{short(INTERFACE_TYPES, port):<17} {errors:>12} {0:>18} {0:>18} {errors:>11}")
+    rows += ["", ' Overflow: More than 14 digits (7 digits for column "Err").', "       --: Not supported."]
+    return _text("\n".join(rows))
+
+
+@show(r"display qos queue-statistics interface(?: (?P<port>\S+(?: \S+)?))? outbound")
+def queue_statistics(view: View, m: re.Match[str]) -> Shown:
+    """Packets each of the 8 egress queues forwarded and dropped (Comware 7 ACL and QoS command
+    reference, `display qos queue-statistics interface outbound`: per interface a Direction and
+    totals, then per queue Forwarded and Dropped). The lab forwards CNPs on the CNP queue of a
+    port that faces congestion and drops on the lossless queue under the lossless_drops fault."""
+    only = _port(view, m["port"])
+    blocks = []
+    for port in _physical_ports(view, only):
+        facts = view.facts.ports[port]
+        traffic = port_traffic(view.state, view.name, port, view.now)
+        forwarded = {q: (traffic.cnp_sent if q == CNP_QUEUE else 0) for q in range(8)}
+        dropped = {q: (traffic.lossless_dropped if q in facts.no_drop else 0) for q in range(8)}
+        lines = [
+            f"Interface: {port}",
+            " Direction: outbound",
+            f" Forwarded: {sum(forwarded.values())} packets, {sum(forwarded.values()) * 64} bytes",
+            f" Dropped: {sum(dropped.values())} packets, {sum(dropped.values()) * 4096} bytes",
+        ]
+        for q in range(8):
+            lines += [
+                f" Queue {q}",
+                f"  Forwarded: {forwarded[q]} packets, {forwarded[q] * 64} bytes, 0 pps, 0 bps",
+                f"  Dropped: {dropped[q]} packets, {dropped[q] * 4096} bytes",
+            ]
+        blocks.append("\n".join(lines))
+    return _text("\n".join(blocks))
+
+
+@show(r"display transceiver diagnosis interface(?: (?P<port>\S+(?: \S+)?))?")
+def transceiver_diagnosis(view: View, m: re.Match[str]) -> Shown:
+    """The optic's digital diagnostics now and its alarm thresholds (H3C command reference,
+    display transceiver diagnosis: Current diagnostic parameters Temp.(°C), Voltage(V),
+    Bias(mA), RX power(dBm), TX power(dBm); Alarm thresholds High and Low)."""
+    only = _port(view, m["port"])
+    blocks = []
+    for port in _physical_ports(view, only):
+        if not view.cabled(port):
+            if only:
+                raise CliError(" % The transceiver is absent.")
+            continue
+        rx = port_traffic(view.state, view.name, port, view.now).rx_dbm
+        header = "Temp.(°C)  Voltage(V)  Bias(mA)  RX power(dBm)  TX power(dBm)"
+        blocks.append(
+            "\n".join(
+                [
+                    f"{port} transceiver diagnostic information:",
+                    "  Current diagnostic parameters:",
+                    f"    {header}",
+                    f"    {35:<10} {3.29:<11.2f} {42.10:<9.2f} {rx:<14.2f} {1.10:.2f}",
+                    "  Alarm thresholds:",
+                    f"          {header}",
+                    f"    High  {75:<10} {3.63:<11.2f} {80.00:<9.2f} {5.00:<14.2f} {5.00:.2f}",
+                    f"    Low   {-5:<10} {2.97:<11.2f} {10.00:<9.2f} {RX_LOW_ALARM_DBM:<14.2f} {-8.00:.2f}",
+                ]
+            )
+        )
+    return _text("\n\n".join(blocks))
 
 
 # --- PFC ---------------------------------------------------------------------------------------------

@@ -8,7 +8,7 @@ from collections.abc import Callable
 from importlib import resources
 
 from fabricctl.lab.config_tree import Node
-from fabricctl.lab.devices.eos import eapi, factory, facts, names, render
+from fabricctl.lab.devices.eos import eapi, factory, facts, names, render, ztp
 from fabricctl.lab.devices.eos.cli import EosCli
 from fabricctl.lab.nos import LabNos, PortLayer, register
 from fabricctl.lab.ports import value_of
@@ -45,6 +45,8 @@ NOS = register(
         render=render.render_eos,
         factory=factory.factory,
         hardware=factory.hardware,
+        ztp_factory=factory.hardware,  # out of the box: nothing but its ports
+        ztp_boot=ztp.ztp_boot,
         mac_prefix="001c",  # Arista's OUI, 00:1c:73
         system_description=_system_description,
         cli=EosCli,

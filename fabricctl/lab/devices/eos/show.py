@@ -20,6 +20,7 @@ from fabricctl.lab.hardware import Sensor, optic_serial
 from fabricctl.lab.names import canonical, short
 from fabricctl.lab.nos import lab_nos
 from fabricctl.lab.ports import PortState, chassis_digits
+from fabricctl.lab.traffic import RX_LOW_ALARM_DBM, RX_LOW_WARN_DBM, PortTraffic, port_traffic
 from fabricctl.lab.view import Shown, View, colon_mac, dotted_mac, duration, registry
 
 SHOWS, show = registry()
@@ -61,10 +62,16 @@ def system_mac(view: View) -> str:
 # --- interfaces ---------------------------------------------------------------------------------
 
 
+def _traffic(view: View, port: str) -> PortTraffic:
+    return port_traffic(view.state, view.name, port, view.now)
+
+
 def _counters(view: View, state: PortState) -> dict[str, Any]:
-    """Counters since boot: LLDP and BGP chatter on an up port, PFC pauses when they storm."""
+    """Counters since boot: LLDP and BGP chatter on an up port, PFC pauses when they storm, and
+    what the counter faults add (lab/traffic.py)."""
     pauses = view.state.pauses(view.name, state.name, view.now)
     chatter = int(view.uptime // 30) if state.oper_up else 0
+    traffic = _traffic(view, state.name)
     return {
         "inOctets": chatter * 300,
         "inUcastPkts": 0,
@@ -76,16 +83,16 @@ def _counters(view: View, state: PortState) -> dict[str, Any]:
         "outUcastPkts": 0,
         "outMulticastPkts": chatter,
         "outBroadcastPkts": 0,
-        "outDiscards": 0,
-        "totalInErrors": 0,
+        "outDiscards": traffic.lossless_dropped,
+        "totalInErrors": traffic.fcs_errors,
         "totalOutErrors": 0,
-        "linkStatusChanges": 1 if view.cabled(state.name) else 0,
+        "linkStatusChanges": traffic.link_changes,
         "lastClear": view.now - view.uptime,
         "counterRefreshTime": view.calendar,
         "inputErrorsDetail": {
             "runtFrames": 0,
             "giantFrames": 0,
-            "fcsErrors": 0,
+            "fcsErrors": traffic.fcs_errors,
             "alignmentErrors": 0,
             "symbolErrors": 0,
             "rxPause": pauses.received if pauses else 0,
@@ -97,6 +104,12 @@ def _counters(view: View, state: PortState) -> dict[str, Any]:
             "txPause": pauses.sent if pauses else 0,
         },
     }
+
+
+def _last_change(view: View, port: str) -> float:
+    """Calendar time of the port's last link change: its last flap, else the switch's boot."""
+    last = _traffic(view, port).last_flap
+    return view.calendar - view.now + last if last is not None else view.calendar - view.uptime
 
 
 def interface_json(view: View, state: PortState) -> dict[str, Any]:
@@ -127,7 +140,7 @@ def interface_json(view: View, state: PortState) -> dict[str, Any]:
         "l2Mru": 0,
         "physicalAddress": mac,
         "burnedInAddress": mac,
-        "lastStatusChangeTimestamp": view.calendar - view.uptime,
+        "lastStatusChangeTimestamp": _last_change(view, state.name),
         "forwardingModel": "routed" if state.routed else "bridged",
         "interfaceAddress": addresses,
         "loopbackMode": "loopbackNone",
@@ -308,12 +321,15 @@ def counters_errors(view: View, m: re.Match[str]) -> Shown:
     rows = ["Port             FCS      Align     Symbol    Rx      Runts     Giants    Tx"]
     data = {}
     for s in _physical(view):
-        rows.append(f"{short(INTERFACE_TYPES, s.name):<16} {0:>5} {0:>9} {0:>9} {0:>9} {0:>7} {0:>9} {0:>9}")
+        fcs = _traffic(view, s.name).fcs_errors
+        rows.append(
+            f"{short(INTERFACE_TYPES, s.name):<16} {fcs:>5} {0:>9} {0:>9} {fcs:>9} {0:>7} {0:>9} {0:>9}"
+        )
         data[s.name] = {
-            "inErrors": 0,
+            "inErrors": fcs,
             "frameTooLongs": 0,
             "frameTooShorts": 0,
-            "fcsErrors": 0,
+            "fcsErrors": fcs,
             "alignmentErrors": 0,
             "symbolErrors": 0,
             "outErrors": 0,
@@ -329,10 +345,12 @@ def counters_discards(view: View, m: re.Match[str]) -> Shown:
     ]
     data = {}
     for s in _physical(view):
-        rows.append(f"{short(INTERFACE_TYPES, s.name):<8} {0:>18} {0:>19}")
-        data[s.name] = {"inDiscards": 0, "outDiscards": 0}
-    rows.append(f"{'Totals':<8} {0:>18} {0:>19}")
-    return "\n".join(rows), {"interfaces": data, "inDiscardsTotal": 0, "outDiscardsTotal": 0}
+        dropped = _traffic(view, s.name).lossless_dropped
+        rows.append(f"{short(INTERFACE_TYPES, s.name):<8} {0:>18} {dropped:>19}")
+        data[s.name] = {"inDiscards": 0, "outDiscards": dropped}
+    total = sum(d["outDiscards"] for d in data.values())
+    rows.append(f"{'Totals':<8} {0:>18} {total:>19}")
+    return "\n".join(rows), {"interfaces": data, "inDiscardsTotal": 0, "outDiscardsTotal": total}
 
 
 @show(r"show interfaces counters rates")
@@ -357,7 +375,16 @@ def counters_rates(view: View, m: re.Match[str]) -> Shown:
     return "\n".join(rows), {"interfaces": data}
 
 
-@show(r"show interfaces transceiver(?: (?P<dom>dom thresholds))?")
+def _optics(view: View) -> list[tuple[PortState, float]]:
+    """Every cabled front-panel port and the receive power its optic reads now."""
+    return [
+        (s, _traffic(view, s.name).rx_dbm)
+        for s in _physical(view)
+        if s.name.startswith("Ethernet") and view.cabled(s.name)
+    ]
+
+
+@show(r"show interfaces transceiver")
 def transceivers(view: View, m: re.Match[str]) -> Shown:
     rows = [
         "If device is externally calibrated, only calibrated values are printed.",
@@ -369,10 +396,7 @@ def transceivers(view: View, m: re.Match[str]) -> Shown:
         "-----     ---------  --------  --------  --------  --------  -------------------",
     ]
     data = {}
-    for s in _physical(view):
-        if not s.name.startswith("Ethernet") or not view.cabled(s.name):
-            continue
-        rx = -1.2 if s.oper_up else -40.0
+    for s, rx in _optics(view):
         rows.append(
             f"{short(INTERFACE_TYPES, s.name):<9} {34.5:>6.2f}     {3.29:>5.2f}     {42.1:>6.2f}    {1.10:>5.2f}     {rx:>6.2f}     0:00:02 ago"
         )
@@ -386,6 +410,38 @@ def transceivers(view: View, m: re.Match[str]) -> Shown:
             "txPower": 1.1,
             "rxPower": rx,
             "displayName": s.name,
+        }
+    return "\n".join(rows), {"interfaces": data}
+
+
+@show(r"show interfaces transceiver dom thresholds")
+def transceiver_thresholds(view: View, m: re.Match[str]) -> Shown:
+    """Receive power per lane with the module's own thresholds: the JSON ANTA's
+    VerifyInterfacesOpticsReceivePower reads (tests/captures/anta); one entry per port."""
+    rows = [f"{'Port':<10} {'Channel':>7} {'Rx Power':>9} {'Low Warn':>9} {'Low Alarm':>9}"]
+    data = {}
+    for s, rx in _optics(view):
+        lanes = {str(lane): rx for lane in range(1, 9)}
+        rows += [
+            f"{short(INTERFACE_TYPES, s.name):<10} {lane:>7} {rx:>9.2f} {RX_LOW_WARN_DBM:>9.2f} {RX_LOW_ALARM_DBM:>9.2f}"
+            for lane in lanes
+        ]
+        data[s.name] = {
+            "displayName": s.name,
+            "vendorSn": _serial(view, s.name),
+            "mediaType": view.model.optic_type,
+            "parameters": {
+                "rxPower": {
+                    "unit": "dBm",
+                    "channels": lanes,
+                    "threshold": {
+                        "lowAlarm": RX_LOW_ALARM_DBM,
+                        "lowAlarmOverridden": False,
+                        "lowWarn": RX_LOW_WARN_DBM,
+                        "lowWarnOverridden": False,
+                    },
+                }
+            },
         }
     return "\n".join(rows), {"interfaces": data}
 

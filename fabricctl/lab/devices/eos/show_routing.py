@@ -14,6 +14,7 @@ from fabricctl.lab.dialect import CliError
 from fabricctl.lab.fabric_state import Session
 from fabricctl.lab.names import short
 from fabricctl.lab.routing import Route
+from fabricctl.lab.traffic import port_traffic
 from fabricctl.lab.view import Shown, View, dotted_mac, duration, registry
 
 #: EOS's administrative distances (`distance bgp` defaults to 200 for every kind of BGP route).
@@ -829,17 +830,48 @@ def pfc_counters(view: View, m: re.Match[str]) -> Shown:
 
 @show(r"show qos interfaces(?: (?P<port>\S+))? ecn counters queue")
 def ecn_counters(view: View, m: re.Match[str]) -> Shown:
-    """ECN-marked packets per egress queue of each port with ECN queues: the lab carries no
-    traffic, so nothing is marked."""
+    """ECN-marked packets per egress queue of each port with ECN queues (the JSON ANTA's
+    VerifyInterfacesECNCounters reads: a string count per queue, `-` where the queue does not
+    mark, tests/captures/anta). The lab marks on the lossless queues of congested ports."""
     rows = ["Port      Tx-Queue  ECN Marked Packets", "--------- --------  ------------------"]
     data = {}
     for s in view.ports:
         port = view.facts.ports.get(s.name)
         if not s.name.startswith("Ethernet") or port is None or not port.pfc:
             continue
-        rows += [f"{short(INTERFACE_TYPES, s.name):<9} {q:<8}  0" for q in range(8)]
-        data[s.name] = {"queueCounters": {str(q): "0" for q in range(8)}}
+        marked = port_traffic(view.state, view.name, s.name, view.now).ecn_marked
+        counts = {q: (str(marked) if q in port.no_drop else "-") for q in range(8)}
+        rows += [f"{short(INTERFACE_TYPES, s.name):<9} {q:<8}  {counts[q]}" for q in range(8)]
+        data[s.name] = {"queueCounters": {str(q): c for q, c in counts.items()}}
     return "\n".join(rows), {"intfQueueCounters": data}
+
+
+@show(r"show interfaces counters queue detail")
+def queue_drops(view: View, m: re.Match[str]) -> Shown:
+    """Packets each egress queue dropped, per traffic class and drop precedence (the JSON ANTA's
+    VerifyInterfacesEgressQueueDrops reads, tests/captures/anta): the lossless class of a port
+    under the lossless_drops fault drops, nothing else does."""
+    rows = ["Port       Queue  TC   DP   Dropped Packets", "---------- ------ ---- ---- ---------------"]
+    data = {}
+    for s in view.ports:
+        port = view.facts.ports.get(s.name)
+        if not s.name.startswith("Ethernet") or port is None:
+            continue
+        dropped = port_traffic(view.state, view.name, s.name, view.now).lossless_dropped
+        counts = {tc: (dropped if tc in port.no_drop else 0) for tc in range(8)}
+
+        def queues(counts: dict[int, int]) -> dict[str, Any]:
+            return {
+                "trafficClasses": {
+                    f"TC{tc}": {"dropPrecedences": {"DP0": {"droppedPackets": n}}} for tc, n in counts.items()
+                }
+            }
+
+        rows += [
+            f"{short(INTERFACE_TYPES, s.name):<10} {'UC':<6} {tc:<4} {0:<4} {n}" for tc, n in counts.items()
+        ]
+        data[s.name] = {"ucastQueues": queues(counts), "mcastQueues": queues(dict.fromkeys(counts, 0))}
+    return "\n".join(rows), {"egressQueueCounters": {"interfaces": data}}
 
 
 @show(r"show ipv6 interface(?: brief)?")

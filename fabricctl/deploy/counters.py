@@ -1,0 +1,117 @@
+"""Port counters read from the switches, and what they became over a window: rates and deltas.
+
+Each switch is read with its platform's counters reader (platforms/<nos>/counters.py) over the
+same SSH sessions health checks use. Rates divide by the time the switch's own clock says passed
+between two reads, so a window is the switch's window (the lab's clock in tests). A counter that
+went down between reads was cleared: what it counts since is the delta.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from nornir.core import Nornir
+from nornir.core.task import Result, Task
+
+from fabricctl.deploy.health import _read_task
+from fabricctl.deploy.nornir_inv import fabric_platform
+from fabricctl.platforms.counters import PortCounters, SwitchCounters, counter_reader
+from fabricctl.secrets import describe_error
+
+
+def _counters_task(task: Task, read_timeout: float) -> Result:
+    reader = counter_reader(fabric_platform(task.host))
+    return _read_task(task, read_timeout, close=True, reader=reader)
+
+
+def read_counters(nr: Nornir, read_timeout: float = 30.0) -> dict[str, SwitchCounters | str]:
+    """name -> its counters now, or the error that kept them from being read."""
+    if not nr.inventory.hosts:
+        return {}
+    results = nr.run(task=_counters_task, read_timeout=read_timeout, on_failed=True)
+    out: dict[str, SwitchCounters | str] = {}
+    for name in nr.inventory.hosts:
+        multi = results[name]
+        if multi.failed:
+            exc = next((r.exception for r in multi if r.exception is not None), None)
+            out[name] = describe_error(exc) if exc is not None else "read failed"
+        else:
+            out[name] = multi[0].result
+    nr.data.reset_failed_hosts()
+    return out
+
+
+def grown(before: int | None, after: int | None) -> int | None:
+    """How much a counter grew between two reads (all of `after` when it was cleared between)."""
+    if before is None or after is None:
+        return None
+    return after - before if after >= before else after
+
+
+def _grown_map(before: dict[int, int] | None, after: dict[int, int] | None) -> dict[int, int] | None:
+    if before is None or after is None:
+        return None
+    return {k: grown(before.get(k, 0), v) or 0 for k, v in after.items()}
+
+
+@dataclass
+class PortDelta:
+    """What one port counted over the window (None: not read on this platform)."""
+
+    errors: int | None = None
+    discards: int | None = None
+    pfc_rx: dict[int | None, int] | None = None  # priority -> pause frames received
+    pfc_tx: dict[int | None, int] | None = None
+    ecn_marked: dict[int, int] | None = None
+    queue_dropped: dict[int, int] | None = None
+    queue_sent: dict[int, int] | None = None
+    flapped: bool | None = None
+
+
+@dataclass
+class Window:
+    """Two reads of one switch: the seconds its clock says passed, and each port's delta."""
+
+    seconds: float
+    ports: dict[str, PortDelta] = field(default_factory=dict)
+    now: SwitchCounters = field(default_factory=SwitchCounters)
+
+    def rate(self, count: int | None) -> float | None:
+        return None if count is None or self.seconds <= 0 else count / self.seconds
+
+
+def _pfc(before: PortCounters, after: PortCounters, way: int) -> dict[int | None, int] | None:
+    if before.pfc is None or after.pfc is None:
+        return None
+    return {p: grown(before.pfc.get(p, (0, 0))[way], c[way]) or 0 for p, c in after.pfc.items()}
+
+
+def _flapped(before: PortCounters, after: PortCounters, seconds: float) -> bool | None:
+    if before.link_changes is not None and after.link_changes is not None:
+        return after.link_changes != before.link_changes
+    if after.last_flap_ago is not None:
+        return after.last_flap_ago <= seconds
+    return None
+
+
+def window(before: SwitchCounters, after: SwitchCounters, fallback_seconds: float) -> Window:
+    """The deltas between two reads; the seconds between them by the switch's clock, or
+    `fallback_seconds` when the switch printed no clock we read."""
+    if before.clock is not None and after.clock is not None:
+        seconds = after.clock - before.clock
+    else:
+        seconds = fallback_seconds
+    out = Window(seconds=seconds, now=after)
+    for name, a in after.ports.items():
+        b = before.ports.get(name, PortCounters())
+        out.ports[name] = PortDelta(
+            errors=grown(b.errors, a.errors),
+            discards=grown(b.discards, a.discards),
+            pfc_rx=_pfc(b, a, 0),
+            pfc_tx=_pfc(b, a, 1),
+            ecn_marked=_grown_map(b.ecn_marked, a.ecn_marked),
+            queue_dropped=_grown_map(b.queue_dropped, a.queue_dropped),
+            queue_sent=_grown_map(b.queue_sent, a.queue_sent),
+            flapped=_flapped(b, a, seconds),
+        )
+    return out

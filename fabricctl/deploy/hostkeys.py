@@ -1,0 +1,84 @@
+"""SSH host keys are checked before any login is sent: strict, against one known_hosts file.
+
+Real switches: the file named by FABRICCTL_KNOWN_HOSTS (CI writes it from a secret), else
+`~/.ssh/known_hosts`; a missing file is an error before anything is contacted. The lab: the
+file the lab's own keys make (`<root>/.fabricctl/lab/known_hosts`), so the same strict path
+runs in every lab test. `--insecure-host-keys` (meant for lab fabrics) turns the check off for
+one command, says so on stderr and in the run record. The inventory cannot turn it off: these
+options are set over whatever its connection extras say, since a pull request can edit it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from collections.abc import Iterator, Mapping
+from contextvars import ContextVar
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from fabricctl.errors import StageError
+
+if TYPE_CHECKING:
+    from fabricctl.lab import Endpoint
+
+ENV = "FABRICCTL_KNOWN_HOSTS"
+_insecure: ContextVar[bool] = ContextVar("fabricctl_insecure_host_keys", default=False)
+
+
+class HostKeyError(StageError):
+    """Host keys cannot be checked (no known_hosts file): nothing is contacted."""
+
+
+@contextlib.contextmanager
+def insecure_host_keys() -> Iterator[None]:
+    """No host key is checked inside this block (`--insecure-host-keys`)."""
+    token = _insecure.set(True)
+    try:
+        yield
+    finally:
+        _insecure.reset(token)
+
+
+def checking() -> bool:
+    return not _insecure.get()
+
+
+def known_hosts_file() -> Path:
+    """The known_hosts file real switches are checked against (it must exist)."""
+    named = os.environ.get(ENV)
+    path = Path(named).expanduser() if named else Path.home() / ".ssh" / "known_hosts"
+    if not path.is_file():
+        where = f"{ENV}={named}" if named else f"{path} ({ENV} is not set)"
+        raise HostKeyError(
+            f"SSH host keys are checked and there is no known_hosts file: {where}; nothing was contacted "
+            f"(allowed: {ENV} naming a known_hosts file with every switch's key, e.g. from 'ssh-keyscan' "
+            "checked against each switch's console; --insecure-host-keys for a lab fabric)"
+        )
+    return path
+
+
+def lab_known_hosts(root: Path, endpoints: Mapping[str, Endpoint]) -> Path:
+    """A known_hosts file of the lab's own keys (`[address]:port key` per device)."""
+    from fabricctl.lab.state import atomic_write, lab_dir
+
+    lines = [
+        f"[{ep.host}]:{ep.ssh_port} {ep.host_key}" if ep.ssh_port != 22 else f"{ep.host} {ep.host_key}"
+        for ep in endpoints.values()
+        if ep.host_key
+    ]
+    path = lab_dir(Path(root)) / "known_hosts"
+    atomic_write(path, "".join(f"{line}\n" for line in lines))
+    return path
+
+
+def ssh_options(known_hosts: Path | None) -> dict[str, Any]:
+    """netmiko connection options: strict checking against `known_hosts`, or none at all (None)."""
+    if known_hosts is None:
+        return {"ssh_strict": False, "system_host_keys": False, "alt_host_keys": False}
+    return {
+        "ssh_strict": True,
+        "system_host_keys": False,
+        "alt_host_keys": True,
+        "alt_key_file": str(known_hosts),
+    }

@@ -1,0 +1,259 @@
+"""Is this tenant's job network healthy? Health checks scoped to one tenant's GPU-to-GPU paths.
+
+The scope is the tenant's GPU ports and the fabric links its traffic can take between them: every
+uplink of each leaf it holds GPUs on (ECMP spreads a flow over all of them) and both ends of each,
+plus the super-spine links when its leaves sit in more than one pod. On those switches the
+fabric-wide checks (deploy/health.py) are kept where they are about the scope: its links and
+LLDP, the underlay and EVPN sessions, its VRF and VNIs, its GPU ports, PFC. Then two counter
+reads a window apart (the switches' clocks say when the window has passed) add what only rates
+show: a flap in the window, error counters that grew past a threshold, an optic below its own
+warning threshold, a PFC pause rate per priority above the storm threshold, drops on the lossless
+queue. Congestion is informational: ECN marks and CNPs above the baseline of a quiet fabric
+(none) are named with the hot link and the other tenants whose traffic shares it.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from fabricctl.compile.build import Compiled
+from fabricctl.deploy.counters import PortDelta, Window
+from fabricctl.deploy.health import PAUSE_PPS_MAX, Check, check_health
+from fabricctl.platforms.counters import SwitchCounters
+from fabricctl.platforms.health import SwitchHealth
+
+#: Error frames a port may count over a window before it fails: a few corrupted frames in
+#: minutes are noise, a steady stream is a failing optic or cable.
+ERRORS_MAX = 100
+#: Checks that inform and never fail: congestion is how RoCE signals, not a fault by itself.
+INFORMATIONAL = frozenset({"congestion"})
+
+
+@dataclass(frozen=True)
+class PortRole:
+    kind: str  # gpu | fabric
+    about: str  # "tenant a's GPU srv1 nic0" or "fabric link to spine1 Ethernet1"
+    key: str = ""
+    sharing: tuple[str, ...] = ()  # other tenants whose traffic crosses this port
+
+
+@dataclass
+class Scope:
+    tenant: str
+    ports: dict[tuple[str, str], PortRole] = field(default_factory=dict)
+    vrfs: set[str] = field(default_factory=set)
+    vnis: set[int] = field(default_factory=set)
+
+    @property
+    def switches(self) -> list[str]:
+        return sorted({sw for sw, _ in self.ports})
+
+
+class UnknownTenant(ValueError):
+    """No tenant of that name is allocated in this fabric."""
+
+
+def tenant_scope(compiled: Compiled, tenant: str) -> Scope:
+    allocs = {a.tenant.name: a for a in compiled.allocation.tenants}
+    if tenant not in allocs:
+        known = ", ".join(sorted(allocs)) or "none"
+        raise UnknownTenant(f"no tenant named {tenant!r} (tenants: {known})")
+    alloc = allocs[tenant]
+    scope = Scope(tenant)
+    for (leaf, port), (owner, pa) in sorted(compiled.allocation.port_owner.items()):
+        if owner.tenant.name == tenant:
+            key = f"{tenant} {pa.gpu.server} nic{pa.gpu.nic}"
+            scope.ports[(leaf, port)] = PortRole(
+                "gpu", f"tenant {tenant}'s GPU {pa.gpu.server} nic{pa.gpu.nic}", key
+            )
+    leaves = set(alloc.leaves)
+    sharing_leaf = {
+        leaf: tuple(
+            sorted(
+                a.tenant.name for a in compiled.allocation.by_leaf.get(leaf, []) if a.tenant.name != tenant
+            )
+        )
+        for leaf in leaves
+    }
+    lower = [ln for ln in compiled.topology.links if ln.tier == "leaf-spine" and ln.leaf in leaves]
+    spines_of = {leaf: frozenset(ln.spine for ln in lower if ln.leaf == leaf) for leaf in leaves}
+    upper = []
+    if len(set(spines_of.values())) > 1:  # leaves in different pods: paths climb to the super-spines
+        spines = {ln.spine for ln in lower}
+        upper = [ln for ln in compiled.topology.links if ln.tier != "leaf-spine" and ln.leaf in spines]
+    for ln in [*lower, *upper]:
+        others = sharing_leaf.get(ln.leaf, ())
+        if ln.tier != "leaf-spine":
+            others = tuple(sorted({t for leaf in leaves for t in sharing_leaf[leaf]}))
+        scope.ports[(ln.leaf, ln.leaf_port)] = PortRole(
+            "fabric", f"fabric link to {ln.spine} {ln.spine_port}", sharing=others
+        )
+        scope.ports[(ln.spine, ln.spine_port)] = PortRole(
+            "fabric", f"fabric link to {ln.leaf} {ln.leaf_port}", sharing=others
+        )
+    scope.vrfs = {v.name for i in compiled.intents.values() for v in i.vrfs if v.l3vni == alloc.l3vni}
+    scope.vnis = {alloc.l3vni} | ({alloc.l2vni} if alloc.l2vni is not None else set())
+    return scope
+
+
+def _in_scope(c: Check, scope: Scope, compiled: Compiled) -> bool:
+    if c.name in ("link", "lldp", "pfc", "gpu-port"):
+        return (c.switch, c.subject) in scope.ports
+    if c.name == "vrf":
+        return c.subject in scope.vrfs
+    if c.name == "vni":
+        return c.subject.isdigit() and int(c.subject) in scope.vnis
+    if c.name == "vtep":
+        return any(
+            i.vtep is not None
+            and i.vtep.source_ip == c.subject
+            and any(v.l3vni in scope.vnis for v in i.vrfs)
+            for i in compiled.intents.values()
+        )
+    return True  # read failures, BGP sessions of the switches in scope
+
+
+def scoped_checks(compiled: Compiled, scope: Scope, states: dict[str, SwitchHealth | str]) -> list[Check]:
+    """The fabric-wide checks of the scope's switches that are about the tenant's scope."""
+    return [c for c in check_health(compiled, states) if _in_scope(c, scope, compiled)]
+
+
+def _lossless(compiled: Compiled, switch: str) -> tuple[int, int]:
+    intent = compiled.intents[switch]
+    return intent.qos.lossless_class, intent.qos.cnp_class
+
+
+def counter_checks(compiled: Compiled, scope: Scope, windows: dict[str, Window | str]) -> list[Check]:
+    """What the window's deltas say about each port of the scope."""
+    out: list[Check] = []
+    for (switch, port), role in sorted(scope.ports.items()):
+        w = windows.get(switch)
+        if not isinstance(w, Window):
+            continue  # an unreadable switch already fails its `read` check
+        delta = w.ports.get(port)
+        if delta is None:
+            continue
+        lossless, cnp = _lossless(compiled, switch)
+        out += _port_checks(switch, port, role, delta, w, lossless, cnp)
+    return out
+
+
+def _port_checks(
+    switch: str, port: str, role: PortRole, d: PortDelta, w: Window, lossless: int, cnp: int
+) -> list[Check]:
+    out: list[Check] = []
+    window = f"in {w.seconds:.0f} s"
+
+    def add(name: str, expected: str, seen: str, ok: bool, hint: str) -> None:
+        out.append(Check(name, switch, port, expected, seen, ok, "" if ok else hint, role.key))
+
+    if d.flapped is not None:
+        add(
+            "flap",
+            f"no flap {window}",
+            "flapped" if d.flapped else "stable",
+            not d.flapped,
+            f"the link of the {role.about} went down and up again: check the optic and the cable",
+        )
+    if d.errors is not None:
+        add(
+            "errors",
+            f"<= {ERRORS_MAX} error frames {window}",
+            f"{d.errors}",
+            d.errors <= ERRORS_MAX,
+            f"the {role.about} counts errored frames: a dirty or failing optic, or a bad cable",
+        )
+    optic = w.now.ports.get(port, None)
+    if optic is not None and optic.optic is not None:
+        o = optic.optic
+        floor = o.rx_low_warn if o.rx_low_warn is not None else o.rx_low_alarm
+        if floor is not None:
+            kind = "warning" if o.rx_low_warn is not None else "alarm"
+            add(
+                "optic",
+                f"RX >= {floor:.2f} dBm (low {kind})",
+                f"RX {o.rx_dbm:.2f} dBm",
+                o.rx_dbm >= floor,
+                f"the optic of the {role.about} receives too little light: clean or replace it before it fails",
+            )
+    for prio in sorted(set(d.pfc_rx or {}) | set(d.pfc_tx or {}), key=lambda p: -1 if p is None else p):
+        rx, tx = w.rate((d.pfc_rx or {}).get(prio)), w.rate((d.pfc_tx or {}).get(prio))
+        if rx is None or tx is None:
+            continue
+        label = f"priority {lossless if prio is None else prio}"
+        storm = rx > PAUSE_PPS_MAX or tx > PAUSE_PPS_MAX
+        hint = (
+            f"pause storm from the {role.about}: the far end keeps pausing this port (a stuck receiver); "
+            "check its PFC watchdog"
+            if rx > PAUSE_PPS_MAX
+            else f"this switch keeps pausing the {role.about}: a queue here does not drain"
+        )
+        out.append(
+            Check(
+                "pfc-rate",
+                switch,
+                f"{port} {label}",
+                f"<= {PAUSE_PPS_MAX} pause frames/s each way",
+                f"{rx:.0f}/s received, {tx:.0f}/s sent",
+                not storm,
+                hint if storm else "",
+                role.key,
+            )
+        )
+    if d.queue_dropped is not None and lossless in d.queue_dropped:
+        n = d.queue_dropped[lossless]
+        add(
+            "lossless-drops",
+            f"0 drops on queue {lossless} {window}",
+            f"{n} dropped",
+            n == 0,
+            f"the lossless queue of the {role.about} drops RoCE packets: PFC headroom or buffers do not fit",
+        )
+    marks = w.rate((d.ecn_marked or {}).get(lossless))
+    cnps = w.rate((d.queue_sent or {}).get(cnp))
+    if (marks or 0) > 0 or (cnps or 0) > 0:
+        seen = ", ".join(
+            part
+            for part in (
+                f"{marks:.0f} ECN-marked/s" if marks else "",
+                f"{cnps:.0f} CNPs/s" if cnps else "",
+            )
+            if part
+        )
+        shared = f"; shared with {', '.join(role.sharing)}" if role.sharing else ""
+        out.append(
+            Check(
+                "congestion",
+                switch,
+                port,
+                "no ECN marks or CNPs (a quiet fabric's baseline)",
+                seen,
+                True,
+                f"hot {role.about}{shared}",
+                role.key,
+            )
+        )
+    return out
+
+
+def wait_switch_time(
+    read_clock: Callable[[], float | None], start: float | None, seconds: float, poll: float = 5.0
+) -> None:
+    """Until the switch's clock reads `seconds` past `start` (this machine's clock where the
+    switch printed none): polled, so a switch clock that runs fast or slow is the one that counts."""
+    if start is None:
+        time.sleep(seconds)
+        return
+    while True:
+        now = read_clock()
+        if now is None or now - start >= seconds:
+            return
+        time.sleep(min(poll, max(seconds - (now - start), 0.05)))
+
+
+def first_clock(reads: dict[str, SwitchCounters | str]) -> float | None:
+    return next(
+        (r.clock for r in reads.values() if isinstance(r, SwitchCounters) and r.clock is not None), None
+    )

@@ -1,0 +1,78 @@
+"""Port counters for tenant health and the exporter, read as each NOS documents them.
+
+Each platform's `counters` module names the read-only commands and turns their output into one
+neutral `SwitchCounters`: counts since the switch last cleared them, and the switch's own clock
+when they were read, so two reads give rates over the time the switch says passed (the lab's
+clock in tests, never this machine's). A field a platform does not report is None, never 0:
+"not read" must not pass for "nothing happened".
+"""
+
+from __future__ import annotations
+
+import importlib
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from fabricctl.platforms.health import Probe
+
+
+@dataclass(frozen=True)
+class Optic:
+    """Receive power of a port's optic (its weakest lane) and the module's own thresholds."""
+
+    rx_dbm: float
+    rx_low_warn: float | None = None
+    rx_low_alarm: float | None = None
+
+
+@dataclass
+class PortCounters:
+    errors: int | None = None  # frames received or sent in error (FCS, runts, giants ...)
+    discards: int | None = None  # frames dropped in or out
+    #: PFC pause frames (received, sent) by priority; None as the key: the port's total over its
+    #: no-drop priorities, where the NOS counts per port only (EOS).
+    pfc: dict[int | None, tuple[int, int]] | None = None
+    ecn_marked: dict[int, int] | None = None  # egress queue -> ECN-marked packets
+    queue_dropped: dict[int, int] | None = None  # egress queue -> dropped packets
+    queue_sent: dict[int, int] | None = None  # egress queue -> packets sent (the CNP queue: CNPs)
+    link_changes: int | None = None  # link up/down transitions (EOS)
+    last_flap_ago: float | None = None  # seconds since the link last flapped (Comware; inf: never)
+    optic: Optic | None = None
+
+
+@dataclass
+class SwitchCounters:
+    clock: float | None = None  # the switch's clock when read (seconds; only differences count)
+    ports: dict[str, PortCounters] = field(default_factory=dict)
+
+    def port(self, name: str) -> PortCounters:
+        return self.ports.setdefault(name, PortCounters())
+
+
+@dataclass(frozen=True)
+class CounterReader:
+    probes: tuple[Probe, ...]
+    parse: Callable[[dict[str, Any]], SwitchCounters]  # probe command -> parsed rows, JSON or text
+
+
+def counter_reader(platform: str) -> CounterReader:
+    """The `COUNTERS` reader of a platform's `counters` module."""
+    module = importlib.import_module(f"fabricctl.platforms.{platform}.counters")
+    reader: CounterReader = module.COUNTERS
+    return reader
+
+
+def number(text: str) -> int | None:
+    return int(text) if text.isdigit() else None
+
+
+def range_keys(key: str, prefix: str) -> list[int]:
+    """The numbers a key names: `TC3` -> [3]; a range the switch reports together, `TC0-2` ->
+    [0, 1, 2] (ANTA's get_value_by_range_key reads EOS's keys so)."""
+    m = re.fullmatch(rf"{prefix}(\d+)(?:-(\d+))?", key)
+    if m is None:
+        return []
+    low = int(m[1])
+    return list(range(low, int(m[2] or low) + 1))

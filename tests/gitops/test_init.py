@@ -1,0 +1,156 @@
+"""`fabricctl init`: the scaffolded repository validates and verifies, its workflows pass
+actionlint, and the plan job is the only one that can see the read login (the apply job the
+write one), each inside its protected environment, never for a fork."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+from fabricctl.cli import main
+from tests.conftest import REPO
+
+SOURCE = "https://github.com/example/fabricctl"
+
+
+def _actionlint() -> str:
+    found = shutil.which("actionlint", path=str(Path(sys.executable).parent)) or shutil.which("actionlint")
+    assert found, "actionlint is a test dependency (pip install -e '.[test]')"
+    return found
+
+
+@pytest.fixture
+def repo(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> Path:
+    dest = tmp_path / "fabric"
+    assert main(["init", str(dest), "--source", SOURCE, "--owner", "@acme/netops"]) == 0
+    out = capsys.readouterr().out
+    assert "wrote 13 files" in out and "a new git repository" in out
+    return dest
+
+
+def test_scaffold_validates_and_verifies(repo: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["validate", "--root", str(repo)]) == 0
+    with pytest.raises(SystemExit) as verified:
+        main(["verify", "--root", str(repo)])
+    assert verified.value.code == 0
+    assert "verify: ok" in capsys.readouterr().out
+    assert (repo / ".git").is_dir()
+    assert "/tenants/            @acme/netops" in (repo / "CODEOWNERS").read_text()
+
+
+def test_workflows_install_the_pinned_release(repo: Path) -> None:
+    wheel = f"{SOURCE}/releases/download/v0.1.0/fabricctl-0.1.0-py3-none-any.whl"
+    for path in [*(repo / ".github" / "workflows").glob("*.yml"), repo / ".gitlab-ci.yml"]:
+        text = path.read_text()
+        assert f'FABRICCTL_INSTALL: "fabricctl @ {wheel}"' in text, path.name
+        assert "pip install -e" not in text and "@FABRICCTL" not in text
+
+
+@pytest.mark.parametrize("folder", ["scaffold", "repository"])
+def test_workflows_pass_actionlint(repo: Path, folder: str) -> None:
+    """With shellcheck on PATH, actionlint also checks every `run:` script."""
+    where = repo if folder == "scaffold" else REPO
+    files = sorted(str(p) for p in (where / ".github" / "workflows").glob("*.yml"))
+    assert files
+    proc = subprocess.run([_actionlint(), "-no-color", *files], capture_output=True, text=True, check=False)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+def test_actionlint_finds_a_broken_workflow(repo: Path) -> None:
+    """The lint step can fail: an undefined context property is an error."""
+    plan = repo / ".github" / "workflows" / "fabricctl-plan.yml"
+    plan.write_text(plan.read_text().replace("github.run_id", "github.runid"))
+    proc = subprocess.run(
+        [_actionlint(), "-no-color", str(plan)], capture_output=True, text=True, check=False
+    )
+    assert proc.returncode == 1 and "runid" in proc.stdout
+
+
+def _secrets_of(job: dict) -> set[str]:
+    text = yaml.safe_dump(job)
+    return {w.split("}")[0].strip() for w in text.split("secrets.")[1:]}
+
+
+def test_least_privilege(repo: Path) -> None:
+    plan = yaml.safe_load((repo / ".github" / "workflows" / "fabricctl-plan.yml").read_text())
+    apply = yaml.safe_load((repo / ".github" / "workflows" / "fabricctl-apply.yml").read_text())
+    assert plan["permissions"] == {"contents": "read"} == apply["permissions"]
+    check, planner = plan["jobs"]["check"], plan["jobs"]["plan"]
+    assert _secrets_of(check) == set() and "environment" not in check
+    assert _secrets_of(planner) == {
+        "FABRICCTL_READ_USERNAME",
+        "FABRICCTL_READ_PASSWORD",
+        "FABRICCTL_SSH_KNOWN_HOSTS",
+    }
+    assert planner["environment"] == "fabric-plan"
+    # The job with the read login runs the base branch's file, never for a fork.
+    assert "github.event_name == 'pull_request_target'" in planner["if"]
+    assert "head.repo.full_name == github.repository" in planner["if"]
+    assert planner["steps"][0]["with"]["persist-credentials"] is False
+    # Secrets reach only the steps that need them, never a job-wide env.
+    assert "env" not in planner and "secrets." not in yaml.safe_dump(plan.get("env", {}))
+    shard = yaml.safe_load((repo / ".github" / "workflows" / "fabricctl-shard.yml").read_text())
+    assert shard["permissions"] == {"contents": "read"}
+    assert all(not _secrets_of(j) and "secrets" not in j for j in apply["jobs"].values())
+    write = {"FABRICCTL_USERNAME", "FABRICCTL_PASSWORD", "FABRICCTL_SSH_KNOWN_HOSTS"}
+    assert _secrets_of(shard["jobs"]["apply"]) == write
+    assert shard["jobs"]["apply"]["environment"] == "fabric-apply"
+
+
+def test_apply_runs_pods_as_a_matrix_then_the_superspines(repo: Path) -> None:
+    apply = yaml.safe_load((repo / ".github" / "workflows" / "fabricctl-apply.yml").read_text())
+    pods, spines = apply["jobs"]["pods"], apply["jobs"]["superspine"]
+    assert pods["strategy"]["matrix"]["shard"] == "${{ fromJSON(needs.reviewed-plan.outputs.pods) }}"
+    assert pods["strategy"]["max-parallel"] >= 1 and pods["strategy"]["fail-fast"] is True
+    assert spines["needs"] == ["reviewed-plan", "pods"] and spines["with"]["shard"] == "superspine"
+    assert "needs.pods.result == 'success'" in spines["if"]
+    run = (repo / ".github" / "workflows" / "fabricctl-shard.yml").read_text()
+    assert '--shard "$SHARD" --run-group "$RUN_GROUP"' in run
+
+
+def test_gitlab_pipeline_scopes_the_logins(repo: Path) -> None:
+    ci = yaml.safe_load((repo / ".gitlab-ci.yml").read_text())
+    assert ci["variables"]["FABRICCTL_INSTALL"].startswith("fabricctl @ ")
+    assert "environment" not in ci["check"]
+    assert ci["plan"]["environment"]["name"] == "fabric-plan"
+    assert ci["plan"]["rules"][0]["when"] == "manual"
+    assert "CI_MERGE_REQUEST_SOURCE_PROJECT_ID == $CI_PROJECT_ID" in ci["plan"]["rules"][0]["if"]
+    assert ci["apply"]["environment"]["name"] == "fabric-apply" and ci["apply"]["resource_group"] == "fabric"
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        ([], "init needs where CI installs fabricctl from"),
+        (["--install", "fabricctl"], "not pinned"),
+        (["--install", 'fabricctl==1"; curl x'], "not a pip requirement for fabricctl on one line"),
+        (["--source", "http://example.com/f"], "not an https URL"),
+        (["--source", SOURCE, "--owner", "netops team"], "not a code owner"),
+    ],
+)
+def test_bad_flags(tmp_path: Path, capsys: pytest.CaptureFixture[str], argv: list[str], message: str) -> None:
+    assert main(["init", str(tmp_path / "f"), *argv]) == 1
+    err = capsys.readouterr().err
+    assert message in err and "Traceback" not in err
+    assert not (tmp_path / "f" / "inventory").exists()
+
+
+def test_refuses_existing_files(repo: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    before = (repo / "inventory" / "hosts.yaml").read_text()
+    (repo / "inventory" / "hosts.yaml").write_text(before + "# mine\n")
+    assert main(["init", str(repo), "--source", SOURCE]) == 1
+    err = capsys.readouterr().err
+    assert "inventory/defaults.yaml" in err and "already exist" in err and "nothing written" in err
+    assert (repo / "inventory" / "hosts.yaml").read_text().endswith("# mine\n")
+
+
+def test_this_repositorys_own_workflows_hold_no_login() -> None:
+    """fabricctl's own pull requests change fabricctl: its demo fabric is planned on the lab only."""
+    for name in ("plan.yml", "apply.yml"):
+        text = (REPO / ".github" / "workflows" / name).read_text()
+        assert "secrets." not in text and "LAB_FLAG: --lab" in text, name

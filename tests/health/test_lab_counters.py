@@ -1,0 +1,69 @@
+"""The lab's counter faults, read back through fabricctl's readers over SSH (Nornir + netmiko),
+and rates from two reads a lab window apart."""
+
+from __future__ import annotations
+
+import pytest
+
+from fabricctl.deploy.context import open_fabric
+from fabricctl.deploy.counters import read_counters, window
+from fabricctl.lab.traffic import CONGESTION_ECN_PPS, FLAP_PERIOD, LOSSLESS_DROP_PPS, RX_LOW_ALARM_DBM
+from fabricctl.platforms.counters import SwitchCounters
+
+from .conftest import Converged
+
+
+def _read(c: Converged, names: set[str]) -> dict[str, SwitchCounters]:
+    with open_fabric(c.root, True, names) as nr:
+        got = read_counters(nr, 60)
+    assert all(isinstance(v, SwitchCounters) for v in got.values()), got
+    return got  # type: ignore[return-value]
+
+
+def test_faults_grow_the_counters_they_name(converged: Converged) -> None:
+    c = converged
+    congested, dropping, flapping, fading = (c.port(n) for n in (1, 2, 3, 4))
+    c.lab.set_faults(
+        "leaf1",
+        congestion=[congested],
+        lossless_drops=[dropping],
+        flapping=[flapping],
+        optic_degrading=[fading],
+    )
+    c.lab.advance(60)
+    before = _read(c, {"leaf1"})["leaf1"]
+    c.lab.advance(600)
+    after = _read(c, {"leaf1"})["leaf1"]
+    w = window(before, after, 0)
+    assert w.seconds == 600  # by the switch's clock: the lab's
+    lossless = 3
+    drops = w.ports[dropping].queue_dropped
+    assert drops is not None and w.rate(drops[lossless]) == LOSSLESS_DROP_PPS
+    assert w.ports[flapping].flapped and not w.ports[congested].flapped
+    optic = after.ports[fading].optic
+    assert optic is not None and optic.rx_dbm < RX_LOW_ALARM_DBM
+    assert optic.rx_low_alarm == RX_LOW_ALARM_DBM
+    assert (w.ports[fading].errors or 0) > 0 and w.ports[congested].errors == 0
+    if c.platform == "eos":  # ECN marks: EOS documents them per queue, Comware does not
+        marked = w.ports[congested].ecn_marked
+        assert marked is not None and w.rate(marked[lossless]) == CONGESTION_ECN_PPS
+        assert w.ports[flapping].flapped is True and after.ports[flapping].link_changes == 1 + 2 * (
+            int(660 // FLAP_PERIOD) + 1
+        )
+    else:
+        assert after.ports[congested].ecn_marked is None
+
+
+def test_cnps_come_back_through_the_far_end_on_comware(converged: Converged) -> None:
+    c = converged
+    if c.platform != "comware":
+        pytest.skip("EOS prints no per-queue sent counts in the commands read (platforms/eos/counters.py)")
+    spine_port = c.port(1)
+    c.lab.set_faults("spine1", congestion=[spine_port])
+    far = c.lab.state().far_end("spine1", spine_port)
+    assert far is not None
+    before = _read(c, {far[0]})[far[0]]
+    c.lab.advance(300)
+    w = window(before, _read(c, {far[0]})[far[0]], 0)
+    sent = w.ports[far[1]].queue_sent
+    assert sent is not None and (w.rate(sent[6]) or 0) > 0

@@ -1,0 +1,127 @@
+"""The counter readers on real switch output (tests/captures): ANTA's recorded eAPI replies for
+the commands its interface tests read, NAPALM's capture of `show interfaces`, ntc-templates'
+Comware captures of `display counters` and `display interface`."""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+from typing import Any
+
+from ntc_templates.parse import parse_output
+
+from fabricctl.platforms.comware import counters as cw
+from fabricctl.platforms.counters import SwitchCounters
+from fabricctl.platforms.eos import counters as eos
+
+CAPTURES = Path(__file__).parent / "captures"
+
+
+def anta(name: str) -> Any:
+    return json.loads((CAPTURES / "anta" / name).read_text())
+
+
+def test_eos_errors_and_discards() -> None:
+    out = SwitchCounters()
+    eos.read_errors(anta("show_interfaces_counters_errors.failure-multiple-intfs-multiple-errors.json"), out)
+    eos.read_discards(anta("show_interfaces_counters_discards.failure.json"), out)
+    errors = {p: c.errors for p, c in out.ports.items() if c.errors is not None}
+    assert errors == {"Ethernet1": 52, "Ethernet6": 0}, errors  # inErrors + outErrors
+    assert out.ports["Ethernet2"].discards == 42 and out.ports["Ethernet1"].discards == 42
+
+
+def test_eos_pfc_ecn_and_queue_drops() -> None:
+    out = SwitchCounters()
+    eos.read_pfc(anta("show_priority-flow-control_counters.failure.json"), out)
+    eos.read_ecn(anta("show_qos_interfaces_ecn_counters_queue.failure.json"), out)
+    eos.read_queue_drops(anta("show_interfaces_counters_queue_detail.failure.json"), out)
+    assert out.ports["Ethernet3/1/1"].pfc == {None: (1, 0)}
+    assert out.ports["Ethernet3/2/1"].pfc == {None: (0, 2)}
+    # `-`: the queue does not mark, so it is absent rather than a zero.
+    assert out.ports["Ethernet10/28/1"].ecn_marked == {1: 0, 2: 0}
+    assert out.ports["Ethernet10/20/1"].ecn_marked == {0: 0, 1: 2, 2: 0}
+    drops = {p: c.queue_dropped for p, c in out.ports.items() if c.queue_dropped}
+    assert drops and any(n > 0 for d in drops.values() for n in d.values()), drops
+
+
+def test_eos_a_range_of_classes_counts_for_each_class_in_it() -> None:
+    out = SwitchCounters()
+    eos.read_queue_drops(
+        anta("show_interfaces_counters_queue_detail.success-traffic-claas-and-dp-range.json"), out
+    )
+    assert out.ports["Ethernet1"].queue_dropped == {0: 0, 1: 0, 2: 0}
+
+
+def test_eos_optics_weakest_lane_and_the_modules_thresholds() -> None:
+    out = SwitchCounters()
+    eos.read_optics(anta("show_interfaces_transceiver_dom_thresholds.failure-optic-low-rx.json"), out)
+    optic = out.ports["Ethernet2/1"].optic
+    assert optic is not None and optic.rx_dbm < -40 and optic.rx_low_alarm < optic.rx_low_warn < 0
+    assert "Ethernet1/1" not in out.ports  # no DOM: not read, never "fine"
+
+
+def test_eos_link_changes_from_napalms_capture() -> None:
+    out = SwitchCounters()
+    data = json.loads((CAPTURES / "napalm/eos/test_get_interfaces/normal/show_interfaces.json").read_text())
+    eos.read_link_changes(data, out)
+    assert out.ports and all(c.link_changes is not None for c in out.ports.values())
+    assert 3 in {c.link_changes for c in out.ports.values()}
+
+
+def test_comware_error_counters_from_the_capture() -> None:
+    raw = (
+        CAPTURES
+        / "ntc-templates/hp_comware/display_counters_bound_interface"
+        / "hp_comware_display_counters_bound_interface.raw"
+    ).read_text()
+    rows = parse_output(platform="hp_comware", command="display counters inbound interface", data=raw)
+    out = SwitchCounters()
+    cw.read_errors(rows, out)
+    assert out.ports["GigabitEthernet1/0/2"].errors == 30
+    assert out.ports["Ten-GigabitEthernet1/0/50"].errors == 19
+    assert out.ports["GigabitEthernet1/0/1"].errors == 0
+
+
+def test_comware_last_flap_from_the_captures() -> None:
+    folder = CAPTURES / "ntc-templates/hp_comware/display_interface"
+    out = SwitchCounters()
+    cw.read_flaps((folder / "hp_comware_display_interface.raw").read_text(), out)
+    ages = {p: c.last_flap_ago for p, c in out.ports.items() if c.last_flap_ago is not None}
+    assert 6 * 3600 + 39 * 60 + 25 in ages.values() and math.inf in ages.values(), ages
+    cw.read_flaps((folder / "hp_comware_display_interface10.raw").read_text(), out)
+    weeks = (14 * 7 + 4) * 86400 + 22 * 3600 + 58 * 60
+    assert weeks in {c.last_flap_ago for c in out.ports.values()}
+
+
+def test_comware_optics_in_both_documented_forms() -> None:
+    """No published capture of `display transceiver diagnosis`: the two forms H3C's command
+    reference describes (one row of five values; per-channel rows on multi-lane modules)."""
+    one_row = "\n".join(
+        [
+            "FortyGigE1/0/1 transceiver diagnostic information:",
+            "  Current diagnostic parameters:",
+            "    Temp.(°C)  Voltage(V)  Bias(mA)  RX power(dBm)  TX power(dBm)",
+            "    36         3.31        6.13      -3.10          -2.50",
+            "  Alarm thresholds:",
+            "          Temp.(°C)  Voltage(V)  Bias(mA)  RX power(dBm)  TX power(dBm)",
+            "    High  73         3.80        16.50     1.00           1.00",
+            "    Low   -3         2.81        1.00      -11.90         -10.30",
+        ]
+    )
+    lanes = "\n".join(
+        [
+            "FGE1/0/2 transceiver diagnostic information:",
+            "Current diagnostic parameters:",
+            "  Temp(°C)  Voltage(V)",
+            "  34        3.29",
+            "  Channel   Bias(mA)  RX power(dBm)  TX power(dBm)",
+            "  1         6.50      -2.10          -1.50",
+            "  2         6.48      -7.25          -1.40",
+        ]
+    )
+    out = SwitchCounters()
+    cw.read_optics(one_row + "\n\n" + lanes, out)
+    first, second = out.ports["FortyGigE1/0/1"].optic, out.ports["FortyGigE1/0/2"].optic
+    assert first is not None and (first.rx_dbm, first.rx_low_alarm) == (-3.10, -11.90)
+    assert second is not None and second.rx_dbm == -7.25 and second.rx_low_alarm is None
