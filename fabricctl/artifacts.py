@@ -74,8 +74,13 @@ def _scalar(value: object) -> str:
     text = _SCALARS.get(key)
     if text is None:
         kind = type(value)
-        if kind is str and _PLAIN.fullmatch(value) and value.lower() not in _RESOLVED_WORDS:  # type: ignore[arg-type]
-            text = value  # type: ignore[assignment]
+        if (
+            kind is str
+            and isinstance(value, str)
+            and _PLAIN.fullmatch(value)
+            and value.lower() not in _RESOLVED_WORDS
+        ):
+            text = value
         elif kind is int:
             text = str(value)
         else:
@@ -87,8 +92,8 @@ def _scalar(value: object) -> str:
             text = dumped[3:-1]
         if len(_SCALARS) > 500_000:
             _SCALARS.clear()
-        _SCALARS[key] = text  # type: ignore[assignment]
-    return text  # type: ignore[return-value]
+        _SCALARS[key] = text
+    return text
 
 
 def _key(value: object) -> str:
@@ -122,7 +127,7 @@ def _seen(node: object, seen: set[int]) -> None:
     seen.add(id(node))
 
 
-def _map(node: dict, indent: str, first: str, out: list[str], seen: set[int]) -> None:
+def _map(node: dict[Any, Any], indent: str, first: str, out: list[str], seen: set[int]) -> None:
     """Block mapping; its first line starts with `first` (a '- ' prefix inside a sequence)."""
     _seen(node, seen)
     prefix = first
@@ -147,7 +152,7 @@ def _map(node: dict, indent: str, first: str, out: list[str], seen: set[int]) ->
             out.append(head + " " + _scalar(v) + "\n")
 
 
-def _seq(node: list, indent: str, first: str, out: list[str], seen: set[int]) -> None:
+def _seq(node: list[Any], indent: str, first: str, out: list[str], seen: set[int]) -> None:
     _seen(node, seen)
     prefix = first
     inner = indent + "  "

@@ -15,6 +15,7 @@ import logging
 import os
 import sys
 from pathlib import Path
+from typing import TextIO
 
 from fabricctl.secrets import redact
 
@@ -56,18 +57,18 @@ class RedactingFormatter(logging.Formatter):
         return redact(super().format(record))
 
 
-class _StderrHandler(logging.StreamHandler):  # type: ignore[type-arg]
+class _StderrHandler(logging.StreamHandler):  # type: ignore[type-arg]  # StreamHandler is generic only in typeshed; at run time it takes no parameter
     """Writes to whatever sys.stderr is at emit time (a live display may have redirected it)."""
 
     def __init__(self) -> None:
         super().__init__(sys.stderr)
 
-    @property  # type: ignore[override]
-    def stream(self):  # type: ignore[no-untyped-def]
+    @property
+    def stream(self) -> TextIO:
         return sys.stderr
 
     @stream.setter
-    def stream(self, value) -> None:  # type: ignore[no-untyped-def]
+    def stream(self, value: TextIO) -> None:
         pass
 
 

@@ -477,3 +477,33 @@ def test_a_port_and_its_first_lane_are_one_gpu_on_the_cache_path(
     assert (
         cached[0] == 1 and "node08 nic3 (leaf4 Ethernet16/1) is already held by tenant by-port" in cached[2]
     )
+
+
+@pytest.mark.parametrize("with_rule", [False, True])
+def test_a_claim_rule_added_to_the_table_binds_both_paths(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, with_rule: bool
+) -> None:
+    """One table of cross-tenant claims (allocate.CLAIM_RULES): a rule added there is enforced by
+    a whole compile and by the cache's check of a changed tenant against the snapshot alike."""
+    from fabricctl.compile import allocate
+    from fabricctl.model.problems import InputError
+
+    if with_rule:
+        rule = allocate.ClaimRule(
+            "description", lambda a: [a.tenant.description], "description", "a description of its own"
+        )
+        monkeypatch.setattr(allocate, "CLAIM_RULES", [*allocate.CLAIM_RULES, rule])
+    root = copy_fabric(EOS_SMALL, tmp_path / "fabric")
+    render(root, capsys)  # the snapshot holds every claim the table names
+    rewrite(root, "intern-01", "Single GPU for an intern project", "Shared NVMe-oF storage gateway")
+    found = cache.scan(root)
+    assert found is not None
+    answered = cache.changes(found, intents=False)
+    if not with_rule:  # the same edit is fine without the rule: both paths accept it
+        assert answered is not None
+        compile_fabric(root)
+        return
+    assert answered is None  # the cache path refuses: the changed tenant claims what storage holds
+    with pytest.raises(InputError) as err:
+        compile_fabric(root)
+    assert "description Shared NVMe-oF storage gateway is already held by tenant" in err.value.render()

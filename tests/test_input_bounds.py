@@ -72,7 +72,7 @@ def test_the_caps_leave_room_for_100000_gpus() -> None:
     assert len(servers) <= bounds.MAX_SERVERS and bounds.MAX_GPU_SELECTIONS >= 100_000
     Tenant.model_validate({**TENANT, "gpus": [{"servers": servers}], "address_block": "10.0.0.0/14"})
     assert len("servers: [gpu00001-gpu12500]") < bounds.MAX_TENANT_FILE_BYTES // 1000
-    assert max(p.port_count for p in PLATFORMS.values()) * 2 <= bounds.MAX_PORT  # every lane of a breakout
+    assert max(m.ports for p in PLATFORMS.values() for m in p.models) * 2 <= bounds.MAX_PORT  # every lane
 
 
 @pytest.mark.parametrize(

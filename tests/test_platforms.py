@@ -57,16 +57,24 @@ def test_value_key_is_the_first_single_value_prefix_that_matches(name: str) -> N
 def test_platform_provides_every_part(name: str) -> None:
     p = get_platform(name)
     assert isinstance(p, Platform) and p.name == name and p.title
-    assert isinstance(p.capabilities, Capabilities) and isinstance(p.limits, Limits)
-    assert 0 <= p.cnp_class <= 7 and p.port_count > 0
-    names = {p.port_name(n, None) for n in range(1, p.port_count + 1)}
-    assert len(names) == p.port_count, "port names are unique"
-    for mode in p.capabilities.breakouts:
-        lanes = int(mode.split("x")[0])
-        assert len({p.port_name(1, lane) for lane in range(1, lanes + 1)} - names) == lanes
-        for n in range(1, p.port_count + 1):  # a port name reads back as its position
-            for lane in (None, *range(1, lanes + 1)):
-                assert p.port_position(p.port_name(n, lane)) == (n, lane)
+    assert isinstance(p.capabilities, Capabilities) and p.models
+    assert 0 <= p.cnp_class <= 7
+    for model in p.models:  # every figure of every model says where it comes from
+        assert isinstance(model.limits, Limits) and model.ports > 0 and model.port_gbps > 0
+        assert {"ports", "limits"} <= set(model.sources) and all(model.sources.values())
+        assert not model.breakouts or "breakouts" in model.sources
+        name_port = p.port_namer(model.name)
+        position = model.port_position or p.port_position
+        names = {name_port(n, None) for n in range(1, model.ports + 1)}
+        assert len(names) == model.ports, "port names are unique"
+        for mode in model.breakouts:
+            lanes = int(mode.split("x")[0])
+            assert len({name_port(1, lane) for lane in range(1, lanes + 1)} - names) == lanes
+            for n in range(1, model.ports + 1):  # a port name reads back as its position
+                for lane in (None, *range(1, lanes + 1)):
+                    assert position(name_port(n, lane)) == (n, lane)
+        for n in range(1, model.ports + 1):
+            assert position(name_port(n)) == (n, None)
     assert p.port_position("Loopback0") is None and p.port_position("LoopBack0") is None
     assert issubclass(p.qos_tuning, QosTuning)
     p.qos_tuning()  # every value has a default
@@ -113,7 +121,8 @@ CASES = {
 
 
 def test_every_capability_has_a_case() -> None:
-    assert set(CASES) == {f.name for f in dataclasses.fields(Capabilities)}
+    # breakouts are the switch model's (SwitchModel.breakouts), the rest the NOS's
+    assert set(CASES) == {f.name for f in dataclasses.fields(Capabilities)} | {"breakouts"}
 
 
 @pytest.fixture
@@ -122,9 +131,14 @@ def without(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):  # type: ignore[no
 
     def make(flag: str) -> Path:
         eos = get_platform("eos")
-        value: object = {"breakouts": (), "max_ip_mtu": 9000}.get(flag, False)
-        caps = dataclasses.replace(eos.capabilities, **{flag: value})
-        monkeypatch.setitem(PLATFORMS, "lesser", dataclasses.replace(eos, name="lesser", capabilities=caps))
+        if flag == "breakouts":  # a switch model whose ports do not split
+            models = tuple(dataclasses.replace(m, breakouts=()) for m in eos.models)
+            lesser = dataclasses.replace(eos, name="lesser", models=models)
+        else:
+            value: object = {"max_ip_mtu": 9000}.get(flag, False)
+            caps = dataclasses.replace(eos.capabilities, **{flag: value})
+            lesser = dataclasses.replace(eos, name="lesser", capabilities=caps)
+        monkeypatch.setitem(PLATFORMS, "lesser", lesser)
         root = copy_fabric(EOS_SMALL, tmp_path / flag)
         groups = root / "inventory" / "groups.yaml"
         groups.write_text(groups.read_text(encoding="utf-8").replace("platform: eos", "platform: lesser"))

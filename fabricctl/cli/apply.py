@@ -177,7 +177,7 @@ def apply_cmd(
         raise CliError(
             "--shard and --run-group apply one failure domain of a reviewed plan: give the PLAN file"
         )
-    group = run_group or (plan_digest(plan_file) if shard else None)
+    group = run_group or (plan_digest(plan_file) if shard and plan_file is not None else None)
     if group is not None:
         check_group(group)
     opts = ApplyOptions(
@@ -213,6 +213,12 @@ def apply_cmd(
             refuse_after_a_failed_wave(root, lab, *sharded)
         if plan_file is not None:
             reviewed = load_plan(plan_file)
+            if limit and sorted(limit) != sorted(reviewed.limit):
+                made = f"--limit {','.join(reviewed.limit)}" if reviewed.limit else "no --limit"
+                raise CliError(
+                    f"--limit {','.join(limit)}: {plan_file} was made with {made}, and a plan is applied "
+                    "as reviewed (allowed: no --limit, or a new plan made with this --limit)"
+                )
             if prune and not reviewed.prune:
                 raise CliError(
                     f"--prune: {plan_file} was made without it, so it removes no look-alike "

@@ -9,13 +9,16 @@ import subprocess
 import sys
 import time
 from pathlib import Path
-from typing import NoReturn
+from typing import TYPE_CHECKING, NoReturn
 
 import click
 
 from fabricctl.cli.common import CliError
 from fabricctl.lab.runtime import lab_json, running_lab
 from fabricctl.lab.state import StateStore, lab_dir
+
+if TYPE_CHECKING:
+    from fabricctl.lab.factory import DeviceSpec
 
 
 @click.group(name="lab")
@@ -36,7 +39,7 @@ def _fail(msg: str) -> NoReturn:
     raise CliError(msg)
 
 
-def _specs(root: Path) -> list:  # type: ignore[type-arg]
+def _specs(root: Path) -> list[DeviceSpec]:
     from fabricctl.lab.inventory import specs_from_inventory
 
     try:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import bisect
 import re
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from ipaddress import IPv4Address, IPv4Network
 
@@ -20,7 +21,7 @@ from fabricctl.model.load import Fabric, TenantDoc
 from fabricctl.model.problems import ProblemLog
 from fabricctl.model.tenant import Tenant
 from fabricctl.platforms import get_platform
-from fabricctl.platforms.base import Platform
+from fabricctl.platforms.base import NO_BREAKOUT, Platform
 
 INTRA_SEQ = 10
 PEER_SEQ_BASE = 1000  # rule for peer tenant p: 1000 + p.id
@@ -145,8 +146,9 @@ def resolve_gpus(
                     continue
                 for name in names:
                     ports.extend(topo.by_server[name])
-                    for gp in topo.by_server[name] if origin is not None else ():
-                        origin.setdefault(gp, ("gpus", i, "servers", j))
+                    if origin is not None:
+                        for gp in topo.by_server[name]:
+                            origin.setdefault(gp, ("gpus", i, "servers", j))
         elif sel.server is not None:
             nics = topo.by_server.get(sel.server)
             if nics is None:
@@ -185,8 +187,8 @@ def resolve_gpus(
                 )
                 continue
             for j, port in enumerate(sel.ports or []):
-                gp = topo.by_leaf_port.get((leaf.name, str(port)))
-                if gp is None:
+                found = topo.by_leaf_port.get((leaf.name, str(port)))
+                if found is None:
                     valid = topo.gpu_ports[leaf.name]
                     log.add(
                         td.file,
@@ -196,17 +198,18 @@ def resolve_gpus(
                         f"{valid[0].key}..{valid[-1].key}",
                     )
                 else:
-                    ports.append(gp)
+                    ports.append(found)
                     if origin is not None:
-                        origin.setdefault(gp, ("gpus", i, "ports", j))
+                        origin.setdefault(found, ("gpus", i, "ports", j))
     return ports
 
 
 def _port_role(fabric: Fabric, port: int | str) -> str:
     """Why a port number is not a GPU port, when the cabling rules say (an uplink, a sub-port)."""
     cab = fabric.settings.cabling
-    if isinstance(port, str) and ":" in port and cab.gpu_port_breakout == "none":
-        return " (sub-ports exist only with cabling.gpu_port_breakout: 2x200G)"
+    if isinstance(port, str) and ":" in port and cab.gpu_port_breakout == NO_BREAKOUT:
+        modes = {m for leaf in fabric.leaves for m in get_platform(leaf.platform).model(leaf.model).breakouts}
+        return f" (sub-ports exist only with cabling.gpu_port_breakout: {' or '.join(sorted(modes))})"
     if isinstance(port, int) and port in expand_ports(cab.leaf_uplink_ports):
         return " (it is a spine uplink)"
     return ""
@@ -223,7 +226,7 @@ def _server_range(topo: Topology) -> str:
     runs: list[list[str]] = []
     last = None
     for name in topo.servers:
-        number = int(_DIGITS.search(name)[0])  # type: ignore[index]
+        number = int(_DIGITS.search(name)[0])  # type: ignore[index]  # every server name has digits (the inventory schema requires them)
         if last is None or number != last + 1:
             runs.append([name, name])
         runs[-1][1], last = name, number
@@ -232,6 +235,74 @@ def _server_range(topo: Topology) -> str:
 
 
 _DIGITS = re.compile(r"\d+$")
+
+
+@dataclass(frozen=True)
+class ClaimRule:
+    """Something no two tenants may hold at once: the one table of cross-tenant claims that both
+    `allocate` (a whole compile) and the compile cache (one changed tenant against the snapshot)
+    enforce, so neither path can accept what the other refuses.
+
+    `bespoke` rules are reported by `allocate` in its own words as it numbers each tenant (where
+    a clash comes from a value derived from the id, it says so); the rest by `check_claims`."""
+
+    kind: str
+    values: Callable[[TenantAllocation], Iterable[str]]  # the values of this kind a tenant holds
+    field: str  # where in the tenant file they come from (the error's location)
+    allowed: str
+    bespoke: bool = False
+
+
+def _overlay_numbers(kind: str) -> Callable[[TenantAllocation], Iterable[str]]:
+    def values(a: TenantAllocation) -> Iterable[str]:
+        found = (a.l3vni, a.l2vni) if kind == "VNI" else (a.vlan,)
+        return [str(v) for v in found if v is not None]
+
+    return values
+
+
+#: Every cross-tenant claim (route targets are <asn>:<VNI>, so a unique VNI gives a unique one).
+CLAIM_RULES: list[ClaimRule] = [
+    ClaimRule("id", lambda a: [str(a.tenant.id)], "id", "a unique id per tenant", bespoke=True),
+    ClaimRule("name", lambda a: [a.name], "name", "a unique name per tenant", bespoke=True),
+    ClaimRule("VNI", _overlay_numbers("VNI"), "overlay", "a value no other tenant uses", bespoke=True),
+    ClaimRule("VLAN", _overlay_numbers("VLAN"), "overlay", "a value no other tenant uses", bespoke=True),
+    ClaimRule(
+        "port",
+        lambda a: [f"{pa.gpu.leaf} {pa.gpu.name}" for pa in a.ports],
+        "gpus",
+        "GPUs no other tenant holds",
+        bespoke=True,
+    ),
+]
+
+
+def claims(a: TenantAllocation) -> Iterator[tuple[str, str]]:
+    """(kind, value) of everything `a` holds that no other tenant may."""
+    for rule in CLAIM_RULES:
+        for value in rule.values(a):
+            yield rule.kind, value
+
+
+def check_claims(allocs: list[TenantAllocation], docs: dict[str, TenantDoc], log: ProblemLog) -> None:
+    """The rules of CLAIM_RULES that `allocate` has no words of its own for: the second tenant
+    (in file order) to claim a value is refused, located at the rule's field."""
+    for rule in CLAIM_RULES:
+        if rule.bespoke:
+            continue
+        held: dict[str, TenantAllocation] = {}
+        for a in allocs:
+            for value in rule.values(a):
+                first = held.setdefault(value, a)
+                if first is not a:
+                    td = docs[a.file]
+                    log.add(
+                        td.file,
+                        td.line(rule.field),
+                        rule.field,
+                        f"{rule.kind} {value} is already held by tenant {first.name} ({first.file})",
+                        rule.allowed,
+                    )
 
 
 def allocate(fabric: Fabric, topo: Topology, docs: list[TenantDoc], log: ProblemLog) -> Allocation:
@@ -304,10 +375,10 @@ def allocate(fabric: Fabric, topo: Topology, docs: list[TenantDoc], log: Problem
         ):
             if value is None:
                 continue
-            key = (kind, value)
+            number = (kind, value)
             explicit = path.split(".")[-1] in overridden
-            if key in numbers and numbers[key][0] is not td and (explicit or not id_taken):
-                other, other_path = numbers[key]
+            if number in numbers and numbers[number][0] is not td and (explicit or not id_taken):
+                other, other_path = numbers[number]
                 if other_path.split(".")[-1] not in other.tenant.overlay.model_dump(exclude_none=True):
                     other_path = "id"  # derived from the other tenant's id
                 where = path if explicit else "id"
@@ -318,7 +389,7 @@ def allocate(fabric: Fabric, topo: Topology, docs: list[TenantDoc], log: Problem
                     f"{kind} {value} is already used by tenant {other.tenant.name} ({_at(other, *other_path.split('.'))})",
                     "a value no other tenant uses, anywhere in the fabric",
                 )
-            numbers.setdefault(key, (td, path))
+            numbers.setdefault(number, (td, path))
 
         ports = resolve_gpus(td, topo, fabric, log)
         unique: list[GpuPort] = []
@@ -375,6 +446,7 @@ def allocate(fabric: Fabric, topo: Topology, docs: list[TenantDoc], log: Problem
         allocs.append(TenantAllocation(t, td.file, l3vni, l2vni, vlan, rt, l2rt, gateway, assignments))
 
     _check_overlaps(docs, log)
+    check_claims(allocs, {td.file: td for td in docs}, log)
     _link_peers(allocs, {td.tenant.name: td for td in docs}, log)
     by_leaf: dict[str, list[TenantAllocation]] = {leaf.name: [] for leaf in fabric.leaves}
     port_owner: dict[tuple[str, str], tuple[TenantAllocation, PortAssignment]] = {}
@@ -525,7 +597,7 @@ def leaf_budget(fabric: Fabric, leaf_name: str) -> dict[str, int]:
     """What one leaf may carry, per kind (platform datasheet, `limits:` of fabric.yaml over it)."""
     leaf = fabric.switch(leaf_name)
     assert leaf is not None
-    limits = get_platform(leaf.platform).limits_with(fabric.settings.limits)
+    limits = get_platform(leaf.platform).limits_with(fabric.settings.limits, leaf.model)
     return {
         "VRFs": limits.max_vrfs,
         "VLANs": limits.max_vlans,

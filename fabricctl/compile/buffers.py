@@ -30,9 +30,6 @@ from fabricctl.model.fabric import ETHERNET_OVERHEAD, ROCE_HEADERS, VXLAN_OVERHE
 #: Pause quanta a port may still send after it receives XOFF (IEEE 802.3 annex 31B.3.7, as the
 #: SONiC design lists them), by port speed in Gb/s.
 PAUSE_QUANTA = {10: 67, 25: 80, 40: 118, 50: 147, 100: 394, 200: 453, 400: 905, 800: 1810}
-#: Port speeds (Gb/s): every front-panel port, and a lane of a 2 x 200G breakout.
-PORT_GBPS = 400
-LANE_GBPS = 200
 #: Speed of light in the cable, m/s.
 LIGHT_IN_FIBRE = 198_000_000
 _MIN_PACKET = 64

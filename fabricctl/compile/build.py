@@ -97,7 +97,8 @@ def device_intent(fabric: Fabric, topo: Topology, alloc: Allocation, switch: Swi
     breakouts: list[Breakout] = []
     if switch.role == "leaf":
         interfaces += tenant_objects.gpu_interfaces(fabric.settings, topo, alloc, switch, qos.tenant_mtu)
-        breakouts = [Breakout(port=p, mode="2x200G") for p in topo.breakout_parents.get(switch.name, [])]
+        mode = fabric.settings.cabling.gpu_port_breakout
+        breakouts = [Breakout(port=p, mode=mode) for p in topo.breakout_parents.get(switch.name, [])]
     # Ports outside the cabling plan are not in the intent: fabricctl never touches them.
     interfaces.sort(key=_port_order)
     return DeviceIntent(

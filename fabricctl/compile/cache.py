@@ -30,7 +30,7 @@ import hashlib
 import logging
 import os
 import sqlite3
-from collections.abc import Callable, Hashable, Iterable, Iterator
+from collections.abc import Callable, Hashable, Iterable
 from dataclasses import dataclass, field
 from ipaddress import IPv4Address
 from pathlib import Path
@@ -38,7 +38,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from fabricctl.compile.allocate import TenantAllocation, allocate, resolve_gpus
+from fabricctl.compile.allocate import TenantAllocation, allocate, claims, resolve_gpus
 from fabricctl.compile.build import Compiled, device_intent
 from fabricctl.compile.capabilities import check_capabilities
 from fabricctl.compile.intent import DeviceIntent
@@ -275,21 +275,8 @@ def _set_meta(db: sqlite3.Connection, **values: Any) -> None:
     db.executemany("INSERT OR REPLACE INTO meta VALUES (?, ?)", values.items())
 
 
-def _claims(a: TenantAllocation) -> Iterator[tuple[str, str]]:
-    """What no other tenant may hold: the same keys `allocate` checks across tenants."""
-    yield "id", str(a.tenant.id)
-    yield "name", a.name
-    yield "VNI", str(a.l3vni)
-    if a.l2vni is not None:
-        yield "VNI", str(a.l2vni)
-    if a.vlan is not None:
-        yield "VLAN", str(a.vlan)
-    for pa in a.ports:
-        yield "port", f"{pa.gpu.leaf} {pa.gpu.name}"
-
-
 def _insert_tenants(db: sqlite3.Connection, allocs: Iterable[TenantAllocation]) -> None:
-    rows, claims, on_leaf, peers = [], [], [], []
+    rows, held, on_leaf, peers = [], [], [], []
     for a in allocs:
         file = _name(a.file)
         block = a.tenant.address_block
@@ -306,11 +293,11 @@ def _insert_tenants(db: sqlite3.Connection, allocs: Iterable[TenantAllocation]) 
                 " ".join(a.tenant.shared_with),
             )
         )
-        claims += [(k, v, file) for k, v in _claims(a)]
+        held += [(k, v, file) for k, v in claims(a)]
         on_leaf += [(leaf, file) for leaf in leaves]
         peers += [(p, file) for p in a.tenant.shared_with]
     db.executemany("INSERT INTO tenant VALUES (?, ?, ?, ?, ?, ?, ?, ?)", rows)
-    db.executemany("INSERT INTO claim VALUES (?, ?, ?)", claims)
+    db.executemany("INSERT INTO claim VALUES (?, ?, ?)", held)
     db.executemany("INSERT INTO on_leaf VALUES (?, ?)", on_leaf)
     db.executemany("INSERT OR IGNORE INTO peer VALUES (?, ?)", peers)
 
@@ -356,7 +343,7 @@ def _server_pods(topo: Topology, fabric: Fabric) -> dict[str, int | None]:
 # --- reading it back: a topology that loads a pod when one of its leaves is asked for ---------
 
 
-class _OnDemand(dict):  # type: ignore[type-arg]
+class _OnDemand(dict):  # type: ignore[type-arg]  # a dict of any snapshot rows, typed by the readers that take them
     """A dict whose first lookup of a key loads the pod that holds it."""
 
     def __init__(self, load: Callable[[Hashable], None]) -> None:
@@ -376,7 +363,7 @@ class _OnDemand(dict):  # type: ignore[type-arg]
 
     def __contains__(self, key: object) -> bool:
         if not dict.__contains__(self, key):
-            self._load(key)  # type: ignore[arg-type]
+            self._load(key)
         return dict.__contains__(self, key)
 
 
@@ -501,8 +488,9 @@ def changes(found: Scan, intents: bool = True) -> Changes | None:
 
 
 def _changes(found: Scan, db: sqlite3.Connection, meta: dict[str, Any], with_intents: bool) -> Changes | None:
-    def fallback(why: str) -> None:
+    def fallback(why: str) -> Changes | None:
         log.debug("compile cache: %s; compiling the whole fabric", why)
+        return None
 
     if len(found.stamps) > MAX_TENANT_FILES:
         return fallback("too many tenant files")
@@ -629,7 +617,7 @@ def _conflicts(db: sqlite3.Connection, new: list[TenantAllocation], gone: set[st
     """True when a changed tenant claims a number, name, GPU or addresses an unchanged one holds
     (changed tenants against each other were checked by `allocate`)."""
     for a in new:
-        for kind, value in _claims(a):
+        for kind, value in claims(a):
             row = db.execute("SELECT file FROM claim WHERE kind = ? AND value = ?", (kind, value)).fetchone()
             if row is not None and row[0] not in gone:
                 return True

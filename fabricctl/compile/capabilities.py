@@ -48,13 +48,14 @@ def check_capabilities(fabric: Fabric, alloc: Allocation, docs: list[TenantDoc],
     if breakout != "none":
         for leaf in fabric.leaves:
             platform = get_platform(leaf.platform)
-            if breakout not in platform.capabilities.breakouts:
+            model = platform.model(leaf.model)
+            if breakout not in model.breakouts:
                 log.add(
                     fabric.root / "inventory" / "fabric.yaml",
                     fabric.settings_line("cabling", "gpu_port_breakout"),
                     "cabling.gpu_port_breakout",
-                    f"{leaf.name} ({platform.title}) cannot split its GPU ports {breakout}",
-                    ", ".join(("none", *platform.capabilities.breakouts)),
+                    f"{leaf.name} ({platform.title}{' ' + leaf.model if leaf.model else ''}) cannot split its GPU ports {breakout}",
+                    ", ".join(("none", *model.breakouts)),
                 )
     by_name = {td.tenant.name: td for td in docs}
     for a in alloc.tenants:
@@ -62,9 +63,9 @@ def check_capabilities(fabric: Fabric, alloc: Allocation, docs: list[TenantDoc],
         if a.tenant.isolation == "l2":
             needs.append(("evpn_symmetric_irb", "EVPN symmetric IRB for an l2 tenant"))
         for leaf_name in a.leaves:
-            leaf = fabric.switch(leaf_name)
-            assert leaf is not None
-            platform = get_platform(leaf.platform)
+            tenant_leaf = fabric.switch(leaf_name)
+            assert tenant_leaf is not None
+            platform = get_platform(tenant_leaf.platform)
             for flag, what in needs:
                 if not getattr(platform.capabilities, flag):
                     td = by_name[a.name]

@@ -61,10 +61,10 @@ class Interface(Node):
 
 
 class Breakout(Node):
-    """A 400G port split into lanes; the lanes appear as their own Interfaces."""
+    """A port split into lanes (a breakout mode its platform offers); the lanes appear as their own Interfaces."""
 
     port: str
-    mode: Literal["2x200G"]
+    mode: str
 
 
 class Vlan(Node):

@@ -7,7 +7,7 @@ from fabricctl.model.fabric import QosPolicy, Switch
 from fabricctl.platforms import get_platform
 
 
-def qos_intent(policy: QosPolicy, switch: Switch) -> Qos:  # type: ignore[valid-type]
+def qos_intent(policy: QosPolicy, switch: Switch) -> Qos:
     platform = get_platform(switch.platform)
     cnp_class = policy.cnp_class if policy.cnp_class is not None else platform.cnp_class
     return Qos(

@@ -165,9 +165,9 @@ def log_moves(
         resolve_gpus(td, topo, fabric, ProblemLog(log.root), origin)
         at = {(gp.leaf, gp.name): path for gp, path in origin.items()}
         for m in mine:
-            path = at.get((m.after.leaf, m.after.port), ("gpus",))
-            field = ".".join(f"[{p}]" if isinstance(p, int) else p for p in path).replace(".[", "[")
-            log.add(td.file, td.line(*path), field, f"{m.text()} ({cause})", ALLOWED)
+            gpu_path = at.get((m.after.leaf, m.after.port), ("gpus",))
+            field = ".".join(f"[{p}]" if isinstance(p, int) else p for p in gpu_path).replace(".[", "[")
+            log.add(td.file, td.line(*gpu_path), field, f"{m.text()} ({cause})", ALLOWED)
 
 
 def inventory_changes(before: Fabric, after: Fabric) -> list[tuple[str, str]]:

@@ -479,7 +479,7 @@ def tenant_yaml(placement: Placement, description: str) -> str:
         "lossless: true",
         "gpus:",
     ]
-    for sel in data["gpus"]:  # type: ignore[attr-defined]
+    for sel in data["gpus"]:  # type: ignore[attr-defined]  # data is the tenant mapping this function built above
         if "servers" in sel:
             lines.append(f"  - servers: [{', '.join(sel['servers'])}]")
         else:

@@ -15,16 +15,18 @@ from __future__ import annotations
 
 import csv
 import io
+from collections.abc import Iterator
 from dataclasses import dataclass
 from ipaddress import IPv4Address
 from pathlib import Path
+from typing import Any
 
 from pydantic import Field, StrictBool, StrictInt
 
 from fabricctl.compile.racks import group_servers, plugs, rail_groups
 from fabricctl.compile.topology import build_topology
 from fabricctl.errors import StageError
-from fabricctl.model.fabric import Role, Strict
+from fabricctl.model.fabric import Role, Strict, Switch
 from fabricctl.model.load import Fabric, load_fabric
 from fabricctl.model.problems import ProblemLog
 from fabricctl.model.yamlsource import load_yaml
@@ -107,8 +109,8 @@ def new_rack(
         raise RackAddError(f"racks/{name}.yaml exists (allowed: a rack name no rack file has)")
     if fabric.multipod and pod is None:
         raise RackAddError(
-            f"--pod is needed in a multi-pod fabric (allowed: 1-{fabric.settings.pods.max_pods})"
-        )  # type: ignore[union-attr]
+            f"--pod is needed in a multi-pod fabric (allowed: 1-{fabric.settings.pods.max_pods if fabric.settings.pods else 1})"
+        )
     n = fabric.settings.cabling.nics_per_server
     leaves_wanted = any(t.role == "leaf" for t in template.switches)
     groups = rail_groups(fabric)
@@ -221,9 +223,7 @@ def _quote(text: str) -> str:
     return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
-def _drafts(fabric: Fabric, rows: list, pod: int | None) -> list:  # type: ignore[type-arg]
-    from fabricctl.model.fabric import Switch
-
+def _drafts(fabric: Fabric, rows: list[Any], pod: int | None) -> list[Switch]:
     return [
         Switch(
             name=sw,
@@ -249,7 +249,7 @@ def _platform(fabric: Fabric, groups: list[str]) -> str:
     raise RackAddError(f"template groups {groups}: none sets a platform in inventory/groups.yaml")
 
 
-def _free_addresses(fabric: Fabric):  # type: ignore[no-untyped-def]
+def _free_addresses(fabric: Fabric) -> Iterator[IPv4Address]:
     ztp = fabric.settings.ztp
     assert ztp is not None
     used = {s.hostname for s in fabric.switches}

@@ -100,8 +100,8 @@ def check_racks(
             add(
                 ("plugs_into",),
                 "a rack of a multi-pod fabric names its pod",
-                f"pod: 1-{fabric.settings.pods.max_pods}",
-            )  # type: ignore[union-attr]
+                f"pod: 1-{fabric.settings.pods.max_pods if fabric.settings.pods else 1}",
+            )
         if not fabric.multipod and pod is not None:
             add(
                 ("plugs_into", "pod"),
@@ -185,14 +185,15 @@ def check_racks(
                 )
             else:
                 up, down = plugs(fabric, members)
-                for key, value, expected in (
+                checks: tuple[tuple[str, str | None, str], ...] = (
                     ("leaf_uplink_ports", rack.plugs_into.leaf_uplink_ports, up),
                     ("spine_ports", rack.plugs_into.spine_ports, down),
-                ):
-                    if value != expected:
+                )
+                for key, given, expected in checks:
+                    if given != expected:
                         add(
                             ("plugs_into", key),
-                            f"{value or 'missing'}: the cabling rules give {expected}",
+                            f"{given or 'missing'}: the cabling rules give {expected}",
                             expected,
                         )
         servers = group_servers(topo, members) if members else []

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from fabricctl.compile.allocate import Allocation, TenantAllocation
-from fabricctl.compile.buffers import LANE_GBPS, PORT_GBPS, lossless_port
+from fabricctl.compile.buffers import lossless_port
 from fabricctl.compile.intent import Acl, AclEntry, Interface, Vlan, Vrf
-from fabricctl.compile.topology import Topology, addr_str
+from fabricctl.compile.topology import Topology, addr_str, switch_model
 from fabricctl.config.rules import fabric_mark
 from fabricctl.model.fabric import RD_SEGMENT_BASE, FabricSettings, Overlay, Switch
 
@@ -85,7 +85,7 @@ def acls(tenants: list[TenantAllocation], fabric: str) -> list[Acl]:
             entries=[
                 AclEntry(
                     seq=r.seq,
-                    action=r.action,  # type: ignore[arg-type]
+                    action=r.action,  # type: ignore[arg-type]  # the model's action is one of the literal's words (schema-checked)
                     source=addr_str(r.source) if r.source else None,
                     destination=addr_str(r.destination) if r.destination else None,
                     remark=r.remark,
@@ -102,9 +102,11 @@ def gpu_interfaces(
 ) -> list[Interface]:
     """Every GPU-facing port: in its tenant's VRF or VLAN, or shut down when no tenant holds it."""
     qos = settings.qos
+    model = switch_model(leaf)
+    port_gbps, lane_gbps = model.port_gbps, model.lane_gbps(settings.cabling.gpu_port_breakout)
     sizes = {
         speed: lossless_port(qos.buffer, speed, settings.cabling.gpu_cable, mtu, qos.roce_mtu, vxlan=False)
-        for speed in (PORT_GBPS, LANE_GBPS)
+        for speed in (port_gbps, lane_gbps)
     }
     out = []
     for gp in topo.gpu_ports[leaf.name]:
@@ -124,7 +126,7 @@ def gpu_interfaces(
             continue
         a, pa = held
         routed = a.tenant.isolation == "l3"
-        speed = PORT_GBPS if gp.lane is None else LANE_GBPS
+        speed = port_gbps if gp.lane is None else lane_gbps
         out.append(
             Interface(
                 name=gp.name,

@@ -11,6 +11,9 @@ from fabricctl.model.fabric import Switch, expand_ports
 from fabricctl.model.load import Fabric
 from fabricctl.model.problems import ProblemLog
 from fabricctl.platforms import get_platform
+from fabricctl.platforms.base import NO_BREAKOUT, PortNamer, SwitchModel, breakout_lanes
+
+__all__ = ["breakout_lanes"]  # the lab reads lanes through compile (it never imports platforms)
 
 #: str() of an address or network, memoised: every switch spells the same loopbacks, link
 #: addresses and tenant blocks, and ipaddress formats them in Python each time.
@@ -92,8 +95,20 @@ def pod_pool(pool: IPv4Network, pod: int | None, max_pods: int) -> IPv4Network |
     return IPv4Network((int(pool.network_address) + (pod - 1) * size, pool.prefixlen + bits))
 
 
-#: The lanes each breakout mode splits a GPU port into (None: the whole port, no breakout).
-BREAKOUT_LANES: dict[str, list[int | None]] = {"none": [None], "2x200G": [1, 2]}
+def switch_model(sw: Switch) -> SwitchModel:
+    """The switch's model (`data.model`, else its platform's default): ports, speeds, limits."""
+    return get_platform(sw.platform).model(sw.model)
+
+
+def port_namer(sw: Switch) -> PortNamer:
+    """How the switch names its ports (its model's names, else its platform's)."""
+    return get_platform(sw.platform).port_namer(sw.model)
+
+
+def _model_title(sw: Switch) -> str:
+    """The platform's title, and the model when the switch names one."""
+    title = get_platform(sw.platform).title
+    return f"{title} {sw.model}" if sw.model else title
 
 
 def build_topology(fabric: Fabric, log: ProblemLog) -> Topology | None:
@@ -141,11 +156,15 @@ def build_topology(fabric: Fabric, log: ProblemLog) -> Topology | None:
     if not ok:
         return None
 
-    lanes = BREAKOUT_LANES[cab.gpu_port_breakout]
+    lanes = breakout_lanes(cab.gpu_port_breakout)
     # Each pod numbers its servers as one block. In a multi-pod fabric the block has room for
-    # the most lanes a breakout gives, so a later breakout adds servers inside each pod's block
-    # and never renumbers the pods after it (a 2-tier fabric's one block just grows).
-    room = max(map(len, BREAKOUT_LANES.values())) if pods_cfg is not None else len(lanes)
+    # the most lanes a breakout of its leaves' platforms gives, so a later breakout adds servers
+    # inside each pod's block and never renumbers the pods after it (a 2-tier fabric's one block
+    # just grows).
+    offered = {m for leaf in leaves for m in switch_model(leaf).breakouts}
+    room = (
+        max(len(breakout_lanes(m)) for m in {NO_BREAKOUT, *offered}) if pods_cfg is not None else len(lanes)
+    )
     topo = Topology(servers=[])
     first: dict[int | None, int] = {}  # pod -> where its servers start in topo.servers
     number = 0  # the numbers before the pod's block
@@ -156,7 +175,7 @@ def build_topology(fabric: Fabric, log: ProblemLog) -> Topology | None:
         number += per_lane * room
     position = {leaf.name: i for pod_list in pod_leaves.values() for i, leaf in enumerate(pod_list)}
     for leaf in leaves:
-        plat = get_platform(leaf.platform)
+        name_port = port_namer(leaf)
         group, rail = divmod(position[leaf.name], n)
         per_lane = len(pod_leaves[leaf.pod]) // n * len(gpu_ports)  # servers on one lane of the pod
         ports = []
@@ -166,37 +185,37 @@ def build_topology(fabric: Fabric, log: ProblemLog) -> Topology | None:
                 # pod had before a breakout, so every cabled server stays where it is; the new
                 # lanes number after them.
                 server = topo.servers[first[leaf.pod] + lane_index * per_lane + group * len(gpu_ports) + i]
-                gp = GpuPort(leaf.name, port, lane, plat.port_name(port, lane), server, rail)
+                gp = GpuPort(leaf.name, port, lane, name_port(port, lane), server, rail)
                 ports.append(gp)
                 topo.by_leaf_port[(leaf.name, gp.key)] = gp
                 if lane == 1:  # port P names its first lane: a tenant's "47" is still its GPU
                     topo.by_leaf_port[(leaf.name, str(port))] = gp
-                topo.by_server.setdefault(server, [None] * n)[rail] = gp  # type: ignore[list-item]
+                topo.by_server.setdefault(server, [None] * n)[rail] = gp  # type: ignore[list-item]  # every rail is filled in before the list is read (one GPU per rail)
         topo.gpu_ports[leaf.name] = ports
-        if cab.gpu_port_breakout != "none":
-            topo.breakout_parents[leaf.name] = [plat.port_name(p) for p in gpu_ports]
+        if cab.gpu_port_breakout != NO_BREAKOUT:
+            topo.breakout_parents[leaf.name] = [name_port(p) for p in gpu_ports]
         used = set(uplinks[: len(pod_spines[leaf.pod]) * per_spine]) | set(gpu_ports)
         topo.unused_ports[leaf.name] = [
-            plat.port_name(p) for p in range(1, plat.port_count + 1) if p not in used
+            name_port(p) for p in range(1, switch_model(leaf).ports + 1) if p not in used
         ]
     for spine in spines:
-        topo.loopback[spine.name] = _host(pod_pool(und.spine_loopbacks, spine.pod, max_pods), spine.index)  # type: ignore[arg-type,assignment]
+        topo.loopback[spine.name] = _host(pod_pool(und.spine_loopbacks, spine.pod, max_pods), spine.index)  # type: ignore[arg-type,assignment]  # pools and indices were checked to fit by validate above (None only for a refused fabric)
         topo.asn[spine.name] = und.spine_asn + (spine.pod - 1 if spine.pod else 0)
     for leaf in leaves:
-        topo.loopback[leaf.name] = _host(pod_pool(und.leaf_loopbacks, leaf.pod, max_pods), leaf.index)  # type: ignore[arg-type,assignment]
-        topo.vtep[leaf.name] = _host(pod_pool(und.vtep_loopbacks, leaf.pod, max_pods), leaf.index)  # type: ignore[arg-type,assignment]
+        topo.loopback[leaf.name] = _host(pod_pool(und.leaf_loopbacks, leaf.pod, max_pods), leaf.index)  # type: ignore[arg-type,assignment]  # pools and indices were checked to fit by validate above (None only for a refused fabric)
+        topo.vtep[leaf.name] = _host(pod_pool(und.vtep_loopbacks, leaf.pod, max_pods), leaf.index)  # type: ignore[arg-type,assignment]  # pools and indices were checked to fit by validate above (None only for a refused fabric)
         topo.asn[leaf.name] = leaf_asn(fabric, leaf)
         pool = pod_pool(und.p2p_links, leaf.pod, max_pods)
-        _cable(topo, leaf, pod_spines[leaf.pod], uplinks, downlinks, per_spine, pool)  # type: ignore[arg-type]
+        _cable(topo, leaf, pod_spines[leaf.pod], uplinks, downlinks, per_spine, pool)  # type: ignore[arg-type]  # the pod's pool was checked to split by validate above
     if pods_cfg is not None:
         _cable_superspines(fabric, topo, pod_spines)
     cabled = {(ln.spine, ln.spine_port) for ln in topo.links} | {(ln.leaf, ln.leaf_port) for ln in topo.links}
     for sw in [*spines, *fabric.superspines]:
-        plat = get_platform(sw.platform)
+        name_port = port_namer(sw)
         topo.unused_ports[sw.name] = [
-            plat.port_name(p)
-            for p in range(1, plat.port_count + 1)
-            if (sw.name, plat.port_name(p)) not in cabled
+            name_port(p)
+            for p in range(1, switch_model(sw).ports + 1)
+            if (sw.name, name_port(p)) not in cabled
         ]
     return topo
 
@@ -352,7 +371,7 @@ def _check_superspines(fabric: Fabric, log: ProblemLog, pod_spines: dict[int | N
             f"{len(down)} ports cannot reach pod {top_pod} x {per} links",
             f"at least {top_pod * per} ports",
         )
-    planes = {s.plane for s in supers}
+    planes = {s.plane for s in supers if s.plane is not None}
     for spine in fabric.spines:
         if spine.index not in planes:
             log.add(
@@ -398,7 +417,7 @@ def _cable_superspines(fabric: Fabric, topo: Topology, pod_spines: dict[int | No
     for ss in fabric.superspines:
         assert ss.plane is not None
         by_plane.setdefault(ss.plane, []).append(ss)
-        topo.loopback[ss.name] = _host(und.superspine_loopbacks, (ss.plane - 1) * slots + ss.index)  # type: ignore[assignment]
+        topo.loopback[ss.name] = _host(und.superspine_loopbacks, (ss.plane - 1) * slots + ss.index)  # type: ignore[assignment]  # the super-spine pool was checked to fit by validate above
         assert und.superspine_asn is not None
         topo.asn[ss.name] = und.superspine_asn
     for pod in fabric.pods:
@@ -406,18 +425,18 @@ def _cable_superspines(fabric: Fabric, topo: Topology, pod_spines: dict[int | No
         pool = pod_pool(und.superspine_p2p_links, pod, pods.max_pods)
         assert pool is not None
         for spine in pod_spines.get(pod, []):
-            spine_plat = get_platform(spine.platform)
+            spine_port = port_namer(spine)
             for ss in by_plane.get(spine.index, []):
-                ss_plat = get_platform(ss.platform)
+                ss_port = port_namer(ss)
                 for k in range(per):
                     slot = (ss.index - 1) * per + k
                     base = pool.network_address + 2 * ((spine.index - 1) * len(up) + slot)
                     topo.links.append(
                         FabricLink(
                             leaf=spine.name,
-                            leaf_port=spine_plat.port_name(up[slot]),
+                            leaf_port=spine_port(up[slot]),
                             spine=ss.name,
-                            spine_port=ss_plat.port_name(down[(pod - 1) * per + k]),
+                            spine_port=ss_port(down[(pod - 1) * per + k]),
                             spine_ip=base,
                             leaf_ip=base + 1,
                             tier="spine-superspine",
@@ -434,18 +453,18 @@ def _cable(
     per_spine: int,
     pool: IPv4Network,
 ) -> None:
-    leaf_plat = get_platform(leaf.platform)
+    leaf_port = port_namer(leaf)
     for s_pos, spine in enumerate(spines):
-        spine_plat = get_platform(spine.platform)
+        spine_port = port_namer(spine)
         for k in range(per_spine):
             number = ((leaf.index - 1) * len(spines) + s_pos) * per_spine + k
             base = pool.network_address + 2 * number
             topo.links.append(
                 FabricLink(
                     leaf=leaf.name,
-                    leaf_port=leaf_plat.port_name(uplinks[s_pos * per_spine + k]),
+                    leaf_port=leaf_port(uplinks[s_pos * per_spine + k]),
                     spine=spine.name,
-                    spine_port=spine_plat.port_name(downlinks[(leaf.index - 1) * per_spine + k]),
+                    spine_port=spine_port(downlinks[(leaf.index - 1) * per_spine + k]),
                     spine_ip=base,
                     leaf_ip=base + 1,
                 )
@@ -498,12 +517,12 @@ def _check_numbering(fabric: Fabric, log: ProblemLog) -> bool:
         if not switches:
             continue
         highest = max(expand_ports(spec))
-        small = min(switches, key=lambda s: get_platform(s.platform).port_count)
-        count = get_platform(small.platform).port_count
+        small = min(switches, key=lambda s: switch_model(s).ports)
+        count = switch_model(small).ports
         if highest > count:
             add(
                 path,
-                f"port {highest} is not on {small.name}, which has {count} ports ({get_platform(small.platform).title})",
+                f"port {highest} is not on {small.name}, which has {count} ports ({_model_title(small)})",
                 f"ports 1-{count}",
             )
     managed = management_addresses(fabric)

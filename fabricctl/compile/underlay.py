@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
-from fabricctl.compile.buffers import PORT_GBPS, lossless_port
+from typing import Literal
+
+from fabricctl.compile.buffers import lossless_port
 from fabricctl.compile.intent import Bgp, BgpNeighbor, Interface, Loopback
-from fabricctl.compile.topology import Topology, addr_str
+from fabricctl.compile.topology import Topology, addr_str, switch_model
 from fabricctl.model.fabric import Switch
 from fabricctl.model.load import Fabric
 from fabricctl.platforms import get_platform
@@ -31,12 +33,14 @@ def fabric_interfaces(fabric: Fabric, topo: Topology, switch: Switch, mtu: int) 
     cable = {"leaf-spine": settings.cabling.uplink_cable}
     if settings.pods is not None:
         cable["spine-superspine"] = settings.pods.uplink_cable
+    port_gbps = switch_model(switch).port_gbps
     sizes = {
-        tier: lossless_port(qos.buffer, PORT_GBPS, length, mtu, qos.roce_mtu, vxlan=True)
+        tier: lossless_port(qos.buffer, port_gbps, length, mtu, qos.roce_mtu, vxlan=True)
         for tier, length in cable.items()
     }
     out = []
     for link in topo.links_of(switch.name):
+        role: Literal["uplink", "downlink"]
         if link.leaf == switch.name:  # the lower end: an uplink
             name, peer, peer_port, ip, role = (
                 link.leaf_port,
@@ -61,7 +65,7 @@ def fabric_interfaces(fabric: Fabric, topo: Topology, switch: Switch, mtu: int) 
                 mtu=mtu,
                 ipv4=f"{addr_str(ip)}/31",
                 lossless=True,
-                speed_gbps=PORT_GBPS,
+                speed_gbps=port_gbps,
                 headroom=sizes[link.tier],
                 peer=f"{peer} {peer_port}",
             )

@@ -34,12 +34,15 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from fabricctl.compile.buffers import LANE_GBPS, PORT_GBPS
+from nornir.core import Nornir
+
 from fabricctl.compile.build import Compiled
+from fabricctl.compile.topology import switch_model
 from fabricctl.deploy.counters import Window
 from fabricctl.deploy.health import Check, check_health
 from fabricctl.deploy.tenant_health import PortRole, Scope, counter_checks
 from fabricctl.model.rack import RackDoc, acceptance_path
+from fabricctl.platforms.base import SwitchModel
 from fabricctl.platforms.counters import SwitchCounters
 from fabricctl.platforms.health import SwitchHealth
 
@@ -72,6 +75,12 @@ class RackScope:
         return [*self.own, *self.far]
 
 
+def _model(compiled: Compiled, name: str) -> SwitchModel:
+    sw = compiled.fabric.switch(name)
+    assert sw is not None
+    return switch_model(sw)
+
+
 def rack_scope(compiled: Compiled, rd: RackDoc) -> RackScope:
     from fabricctl.deploy.rack_expansion import new_racks, switch_addresses
 
@@ -93,12 +102,16 @@ def rack_scope(compiled: Compiled, rd: RackDoc) -> RackScope:
         scope.ports[(ln.spine, ln.spine_port)] = PortRole(
             "fabric", f"fabric link to {ln.leaf} {ln.leaf_port}"
         )
-        speeds[(ln.leaf, ln.leaf_port)] = speeds[(ln.spine, ln.spine_port)] = PORT_GBPS
+        speeds[(ln.leaf, ln.leaf_port)] = speeds[(ln.spine, ln.spine_port)] = _model(
+            compiled, ln.leaf
+        ).port_gbps
     for leaf in own:
         for gp in compiled.topology.gpu_ports.get(leaf, []):
             key = f"{gp.server} nic{gp.nic}"
             scope.ports[(leaf, gp.name)] = PortRole("gpu", f"GPU port of {key}", key)
-            speeds[(leaf, gp.name)] = LANE_GBPS if gp.lane is not None else PORT_GBPS
+            model = _model(compiled, leaf)
+            mode = compiled.fabric.settings.cabling.gpu_port_breakout
+            speeds[(leaf, gp.name)] = model.lane_gbps(mode) if gp.lane is not None else model.port_gbps
     order = list(compiled.intents)
     return RackScope(
         rd.rack.name,
@@ -349,7 +362,7 @@ def run_acceptance(
     root = compiled.fabric.root
     with open_fabric(root, lab, None) as nr:
 
-        def only(names: list[str]):  # type: ignore[no-untyped-def]
+        def only(names: list[str]) -> Nornir:
             wanted = set(names)
             return nr.filter(filter_func=lambda host: host.name in wanted)
 

@@ -18,6 +18,7 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 
+from fabricctl.platforms import PLATFORMS
 from fabricctl.secrets import describe_error, redact
 
 #: cause -> the one-line hint printed under the failure.
@@ -83,7 +84,7 @@ def chain(exc: BaseException | None) -> Iterator[BaseException]:
     """The exception, then what it was raised from or while handling, outermost first; the
     per-address errors of paramiko's NoValidConnectionsError come after it."""
     seen: set[int] = set()
-    todo = [exc] if exc is not None else []
+    todo: list[BaseException | None] = [exc] if exc is not None else []
     while todo:
         current = todo.pop(0)
         if current is None or id(current) in seen:
@@ -93,7 +94,7 @@ def chain(exc: BaseException | None) -> Iterator[BaseException]:
         nested = getattr(current, "errors", None)
         if isinstance(nested, dict):
             todo[:0] = [e for e in nested.values() if isinstance(e, BaseException)]
-        todo.insert(len(todo), current.__cause__ or current.__context__)
+        todo.append(current.__cause__ or current.__context__)
 
 
 def _first_line(exc: BaseException) -> str:
@@ -103,21 +104,6 @@ def _first_line(exc: BaseException) -> str:
 
 def _is(exc: BaseException, *names: str) -> bool:
     return bool(names_of(exc) & set(names))
-
-
-_CMD = re.compile(r"CLI command \d+ of \d+ '(?P<line>.*)' failed: (?P<why>.*)$")
-
-
-def _eapi_rejected(exc: BaseException) -> str | None:
-    """pyeapi's CommandError as the line it refused and the switch's own error text."""
-    text = str(getattr(exc, "error_text", "") or "")
-    m = _CMD.search(text)
-    own = getattr(exc, "command_error", None)
-    own_text = ", ".join(map(str, own)) if isinstance(own, list) else str(own or "")
-    if m:
-        why = m.group("why") + (f": {own_text}" if own_text else "")
-        return f"{m.group('line')!r} rejected: {why}"
-    return _first_line(exc) if text else None
 
 
 def _from_exception(
@@ -154,13 +140,11 @@ def _one(e: BaseException, endpoint: str, user: str, timeout: float | None) -> t
         "netmiko.exceptions.NetmikoAuthenticationException",
     ):
         return "auth", f"login refused for user {user!r} at{at or ' the switch'} ({_first_line(e)})"
-    if _is(e, "pyeapi.eapilib.ConnectionError") and re.search(
-        r"unauthori[sz]ed|401|authenticat", str(e), re.I
-    ):
-        return "auth", f"eAPI login refused for user {user!r} at{at or ' the switch'} ({_first_line(e)})"
-    if _is(e, "pyeapi.eapilib.CommandError"):
-        detail = _eapi_rejected(e)
-        return ("rejected", detail) if detail else None
+    for platform in PLATFORMS.values():  # a platform's own client (eAPI) and its error forms
+        if platform.client_failure is not None:
+            found = platform.client_failure(e, names_of(e), at or " the switch", user)
+            if found is not None:
+                return found
     if isinstance(e, TimeoutError) or _is(e, "netmiko.exceptions.ReadTimeout", "socket.timeout"):
         return "timeout", f"no reply from{at or ' the switch'}{within} ({_first_line(e)})"
     if _is(e, "paramiko.ssh_exception.SSHException") and re.search(r"banner|timed? ?out", str(e), re.I):
@@ -169,8 +153,6 @@ def _one(e: BaseException, endpoint: str, user: str, timeout: float | None) -> t
         isinstance(e, OSError)
         and re.search(r"socket is closed|closed connection|connection closed", str(e), re.I)
     ):
-        return "disconnected", f"{at.strip() or 'the switch'} closed the session ({_first_line(e)})"
-    if _is(e, "pyeapi.eapilib.ConnectionError") and re.search(r"closed|reset", str(e), re.I):
         return "disconnected", f"{at.strip() or 'the switch'} closed the session ({_first_line(e)})"
     return None
 

@@ -83,10 +83,10 @@ def _read_task(task: Task, read_timeout: float, close: bool = True, reader: Any 
                 ).result
                 rows[probe.command] = str(text)
                 continue
-            if probe.json:
+            if probe.json_command is not None:
                 text = task.run(
                     task=netmiko_send_command,
-                    command_string=f"{probe.command} | json",
+                    command_string=probe.json_command,
                     read_timeout=read_timeout,
                 ).result
                 rows[probe.command] = _json(str(text))

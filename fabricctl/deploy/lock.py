@@ -90,7 +90,13 @@ def parse_lock(text: str, path: Path) -> LockInfo:
     if data["version"] != FORMAT:
         raise _unreadable(path, f"lock format version {data['version']!r} (this fabricctl reads {FORMAT})")
     fields = {k: v for k, v in data.items() if k not in ("format", "version")}
-    types = {"user": str, "host": str, "pid": int, "created": (int, float), "plan_hash": str}
+    types: dict[str, type | tuple[type, ...]] = {
+        "user": str,
+        "host": str,
+        "pid": int,
+        "created": (int, float),
+        "plan_hash": str,
+    }
     if set(fields) != set(types) or any(
         isinstance(fields[k], bool) or not isinstance(fields[k], t) for k, t in types.items()
     ):

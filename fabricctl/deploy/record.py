@@ -15,6 +15,7 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -80,8 +81,9 @@ def share_record(root: Path, context: dict[str, Any], data_of: Callable[[], dict
             raise StateError("the fabric is no longer in its git repository")
         push_record(remote, str(data["run_id"]), data, redacted_json(data))
     except StateError as exc:
-        shared["problem"] = f"not on the remote: {exc}"
-        return shared["problem"]
+        problem = f"not on the remote: {exc}"
+        shared["problem"] = problem
+        return problem
     shared.pop("problem", None)
     return ""
 
@@ -163,7 +165,7 @@ def settle_orphans(root: Path, run_id: str, outcomes: dict[str, dict[str, Any]])
         pid = data.get("pid")
         if data.get("host") != host or not isinstance(pid, int) or pid_alive(pid):
             continue
-        switches = data.get("switches") if isinstance(data.get("switches"), dict) else {}
+        switches = data["switches"] if isinstance(data.get("switches"), dict) else {}
         for name, sw in switches.items():
             if not isinstance(sw, dict) or sw.get("status") not in ("in flight", "not started"):
                 continue
@@ -251,7 +253,7 @@ def read_runs(root: Path, limit: int | None = None, shared: dict[str, str] | Non
         if run_id in local:
             out.append(_summary(local[run_id], root))
         else:
-            out.append(_summary_of(lambda text=shared[run_id]: text, run_id, "remote"))
+            out.append(_summary_of(partial(str, shared[run_id]), run_id, "remote"))
     merged = merge_shards(out)
     return merged[:limit] if limit else merged
 

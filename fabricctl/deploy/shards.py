@@ -95,7 +95,7 @@ def earlier_wave_problem(records: Iterable[dict[str, Any]], shard: str) -> str:
         other = str(data.get("shard", ""))
         if other == shard:
             continue  # this shard's own earlier try: running it again is the fix
-        switches = data.get("switches") if isinstance(data.get("switches"), dict) else {}
+        switches = data["switches"] if isinstance(data.get("switches"), dict) else {}
         bad = sorted(n for n, sw in switches.items() if isinstance(sw, dict) and sw.get("status") in BAD)
         where = f"shard {other} (run {data.get('run_id')})"
         if bad:

@@ -73,7 +73,8 @@ class ZtpServer:
 
         self.httpd = ThreadingHTTPServer((host, port), Handler)
         self.httpd.daemon_threads = True
-        self.address = self.httpd.server_address[:2]
+        bound_host, bound_port = self.httpd.server_address[:2]
+        self.address = (bound_host if isinstance(bound_host, str) else bound_host.decode(), bound_port)
 
     def handle(self, req: BaseHTTPRequestHandler) -> None:
         client = req.client_address[0]

@@ -14,13 +14,14 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from fabricctl.lab.clock import LabClock, Timer
-from fabricctl.lab.config_tree import Node, render_comware, render_eos
+from fabricctl.lab.config_tree import Node
 from fabricctl.lab.editor import Editor
 from fabricctl.lab.fabric_state import Cabling, FabricState
 from fabricctl.lab.factory import DeviceSpec, factory_text, hardware_text
-from fabricctl.lab.facts import DeviceFacts, read_facts
+from fabricctl.lab.facts import DeviceFacts
 from fabricctl.lab.faults import COUNTER_FAULTS, Faults
 from fabricctl.lab.grammar import Grammar
+from fabricctl.lab.nos import LabNos, lab_nos
 from fabricctl.lab.reference import reference
 from fabricctl.lab.state import StateStore
 
@@ -90,6 +91,11 @@ class LabDevice:
         return self.spec.platform
 
     @property
+    def nos(self) -> LabNos:
+        """Everything the lab knows about this switch's NOS (lab/devices/<platform>/)."""
+        return lab_nos(self.spec.platform)
+
+    @property
     def grammar(self) -> Grammar:
         return reference(self.platform).grammar
 
@@ -153,9 +159,7 @@ class LabDevice:
 
     def render(self, tree: Node) -> str:
         """Tree -> running-config text in the platform's format."""
-        if self.platform == "eos":
-            return render_eos(tree, self.name, self.spec.model)
-        return render_comware(tree)
+        return self.nos.render(tree, self.name, self.spec.model)
 
     @property
     def running(self) -> Node:
@@ -185,7 +189,12 @@ class LabDevice:
         return self._booted_ecmp[0]
 
     def _startup_facts(self) -> DeviceFacts:
-        return read_facts(self.platform, self.name, self.parse(self.startup), self.spec.model)
+        return self._read_facts(self.parse(self.startup))
+
+    def _read_facts(self, tree: Node) -> DeviceFacts:
+        facts = self.nos.read_facts(self.name, tree)
+        facts.platform, facts.model = self.platform, self.spec.model
+        return facts
 
     def reboot(self) -> None:
         """Reload from startup-config: sessions and timers end, running becomes startup, settings
@@ -230,7 +239,7 @@ class LabDevice:
     def facts(self) -> DeviceFacts:
         """What the running config says about ports, BGP and the VTEP (re-read only after a change)."""
         if self._facts is None or self._facts[0] != self.generation:
-            facts = read_facts(self.platform, self.name, self.running, self.spec.model)
+            facts = self._read_facts(self.running)
             facts.ecmp_cap = self.booted_ecmp_cap
             self._facts = (self.generation, facts)
         return self._facts[1]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import itertools
+import json
 import re
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
@@ -66,7 +67,7 @@ def command(regex: str, modes: str) -> Callable[[Handler], Handler]:
     """Decorator registering a dialect method in its class's `COMMANDS` table."""
 
     def wrap(fn: Handler) -> Handler:
-        fn.__lab_command__ = (re.compile(regex), frozenset(modes.split()))  # type: ignore[attr-defined]
+        fn.__lab_command__ = (re.compile(regex), frozenset(modes.split()))  # type: ignore[attr-defined]  # a function object carries the lab's command table entry
         return fn
 
     return wrap
@@ -295,3 +296,8 @@ def word_column(line: str, index: int) -> int:
     if not spans:
         return 0
     return spans[min(index, len(spans) - 1)]
+
+
+def to_text(out: Output) -> str:
+    """CLI rendering of a handler result (a JSON answer, `| json`, prints indented)."""
+    return json.dumps(out, indent=2) if isinstance(out, dict) else out

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from functools import cached_property
+from functools import cached_property, partial
 from ipaddress import IPv4Address
 from pathlib import Path
 
@@ -84,7 +84,7 @@ class Cabling:
     @classmethod
     def from_inventory(cls, root: Path) -> Cabling:
         """The cabling the inventory's rules describe (empty when the inventory does not compile)."""
-        from fabricctl.compile.topology import BREAKOUT_LANES, build_topology
+        from fabricctl.compile.topology import breakout_lanes, build_topology
         from fabricctl.model.load import load_fabric
         from fabricctl.model.problems import ProblemLog
 
@@ -102,7 +102,7 @@ class Cabling:
             cabling.add((ln.leaf, ln.leaf_port), (ln.spine, ln.spine_port), FABRIC_GBPS)
         for leaf, ports in topo.gpu_ports.items():
             for gp in ports:
-                speed = FABRIC_GBPS if gp.lane is None else FABRIC_GBPS // len(BREAKOUT_LANES[breakout])
+                speed = FABRIC_GBPS if gp.lane is None else FABRIC_GBPS // len(breakout_lanes(breakout))
                 cabling.add((leaf, gp.name), (gp.server, f"nic{gp.nic}"), speed)
         return cabling
 
@@ -268,9 +268,7 @@ class FabricState:
         for name, peer in pending:
             connected = self._connected_port(name, peer.ip)
             if connected is not None:
-                session = self._session(
-                    name, peer, lambda other, here=name, port=connected: self._cabled_to(here, port, other)
-                )
+                session = self._session(name, peer, partial(self._cabled_to, name, connected))
                 self._sessions[name][peer.ip] = session
                 if session.state == "Established":
                     owner = self._owner(peer.ip)
@@ -282,7 +280,7 @@ class FabricState:
                 self._sessions[name][peer.ip] = self._session(
                     name,
                     peer,
-                    lambda other, here=name: component.get(here, here) == component.get(other, other),
+                    partial(_same_component, component, name),
                 )
 
     def _connected_port(self, device: str, ip: IPv4Address) -> str | None:
@@ -349,6 +347,10 @@ def _graph(
             if s.state == "Established" and family in s.families and s.peer in owners:
                 out.setdefault(name, set()).add(owners[s.peer][0])
     return out
+
+
+def _same_component(component: dict[str, str], here: str, other: str) -> bool:
+    return component.get(here, here) == component.get(other, other)
 
 
 def _components(graph: dict[str, set[str]]) -> dict[str, str]:

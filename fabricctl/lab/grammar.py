@@ -1,6 +1,6 @@
 """Data-driven command grammar shared by the lab dialects.
 
-Each platform's command reference (lab/commands/<platform>.yaml, loaded by lab/reference.py)
+Each platform's command reference (lab/devices/<platform>/commands.yaml, loaded by lab/reference.py)
 declares its views as tables of `Rule`s written in a tiny token language (see `PLACEHOLDERS`;
 `<int:lo-hi>` bounds a number). A line the reference does not accept in that view fails in the
 lab exactly where a real switch would reject it.
@@ -139,7 +139,7 @@ class Rule:
     hidden: bool = False
     resets: tuple[str, ...] = ()
     reset_keeps: tuple[str, ...] = ()  # with resets ["*"]: the settings that survive the reset
-    #: What the vendor documents say about the command (the command reference, lab/commands/):
+    #: What the vendor documents say about the command (the command reference, lab/devices/<platform>/commands.yaml):
     #: the value in force when the line is absent, where the switch shows it, the source ids and
     #: how sure the source is (V: a vendor document, P: public configs or code only).
     default: str | None = None
@@ -226,7 +226,10 @@ class Grammar:
         viable = list(self.modes[mode].rules)
         out: list[str] = []
         for i, word in enumerate(words):
-            exact, keywords = [], {}  # rules taking `word` as it is; keyword -> rules it completes
+            exact: list[Rule] = []
+            keywords: dict[
+                str, list[Rule]
+            ] = {}  # rules taking `word` as it is; keyword -> rules it completes
             for rule in viable:
                 specs = rule.pattern.split()
                 if any(spec == _TEXT for spec in specs[:i]):

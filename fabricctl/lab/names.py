@@ -7,50 +7,28 @@ space before the number (EOS `int Et64`, `interface ethernet 64`; Comware `int 4
 `display lldp neighbor-information list`, ARP and MAC tables: 400GE1/0/1). The short forms are
 those of real captures (ntc-templates' arista_eos / hp_comware fixtures: Et, Ma, Po, Lo, Vl,
 Vx; GE, XGE, FGE, M-GE, Loop, InLoop, Vlan, BAGG) and, for the S98xx ports, public S9825
-operator data (400GE1/0/8); docs/lab.md lists them.
+operator data (400GE1/0/8); docs/lab.md lists them. Each NOS's table of types is its own
+(lab/devices/<nos>/names.py); these functions read any of them.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 
-#: Full interface type -> the short form the NOS prints in its tables, in the NOS's own
-#: interface order (`show running-config` lists interfaces type by type in this order).
-SHORT: dict[str, dict[str, str]] = {
-    "eos": {
-        "Port-Channel": "Po",
-        "Ethernet": "Et",
-        "Loopback": "Lo",
-        "Management": "Ma",
-        "Tunnel": "Tu",
-        "Vlan": "Vl",
-        "Vxlan": "Vx",
-    },
-    "comware": {
-        "FourHundredGigE": "400GE",
-        "TwoHundredGigE": "200GE",
-        "M-GigabitEthernet": "M-GE",
-        "LoopBack": "Loop",
-        "Vsi-interface": "Vsi",
-        "Tunnel": "Tun",
-        "Vlan-interface": "Vlan",
-        "NULL": "NULL",
-        "InLoopBack": "InLoop",
-    },
-}
 _NUMBER = re.compile(r"\d+(?:/\d+)*(?::\d+)?(?:\.\d+)?")
 
 
-def short(platform: str, name: str) -> str:
+def short(types: Mapping[str, str], name: str) -> str:
     """`name` as the NOS prints it in a table (`Ethernet1` -> `Et1`, `FourHundredGigE1/0/1` -> `400GE1/0/1`)."""
-    for full, abbreviation in SHORT[platform].items():
+    for full, abbreviation in types.items():
         rest = name[len(full) :]
         if name.startswith(full) and rest[:1].isdigit():
             return abbreviation + rest
     return name
 
 
-def canonical(platform: str, text: str) -> str | None:
+def canonical(types: Mapping[str, str], text: str) -> str | None:
     """The full name of an interface as typed (`Et64`, `ethernet 64`, `400GE1/0/1`,
     `fourhundredgige 1/0/1`), or None when the words name no interface type unambiguously."""
     words = text.split()
@@ -61,27 +39,25 @@ def canonical(platform: str, text: str) -> str | None:
     if m is None or not _NUMBER.fullmatch(m[2]):
         return None
     typed, number = m[1].lower(), m[2]
-    table = SHORT[platform]
-    exact = [full for full, abbreviation in table.items() if typed in (full.lower(), abbreviation.lower())]
-    found = exact or [full for full in table if full.lower().startswith(typed)]
+    exact = [full for full, abbreviation in types.items() if typed in (full.lower(), abbreviation.lower())]
+    found = exact or [full for full in types if full.lower().startswith(typed)]
     return found[0] + number if len(found) == 1 else None
 
 
-def interface_order(platform: str, name: str) -> tuple[int, tuple[int, ...]]:
+def interface_order(types: Mapping[str, str], name: str) -> tuple[int, tuple[int, ...]]:
     """Sort key of an interface: its type in the NOS's order, then its numbers."""
-    types = list(SHORT[platform])
     kind = next((i for i, full in enumerate(types) if name.startswith(full)), len(types))
     return kind, tuple(int(n) for n in re.findall(r"\d+", name))
 
 
-def full_interface_line(platform: str, line: str, negations: tuple[str, ...]) -> str:
+def full_interface_line(types: Mapping[str, str], line: str, negations: tuple[str, ...]) -> str:
     """A config line that opens an interface with its name in full (`int Et64`, `interface
     ethernet 64`, `undo interface LoopBack 9`); any other line unchanged."""
     words = line.split()
     neg = words[:1] if words and words[0] in negations else []
     rest = words[len(neg) :]
     if len(rest) >= 2 and len(rest[0]) >= 2 and "interface".startswith(rest[0]):
-        name = canonical(platform, " ".join(rest[1:]))
+        name = canonical(types, " ".join(rest[1:]))
         if name is not None:
             return " ".join([*neg, "interface", name])
     return line

@@ -2,7 +2,9 @@
 
 A real switch answers `display interface` / `show interfaces` from its state, not from the
 lines it was given: a port without an `mtu` line still has an IP MTU (the documented default),
-and says so. The values here come from the config tree and lab/commands/<platform>.yaml only.
+and says so. The values here come from the config tree and lab/devices/<platform>/commands.yaml
+only; which lines make a port routed, and which view of the command reference its lines are in,
+are the NOS's (`LabNos.port_views`, `LabNos.port_layer`).
 """
 
 from __future__ import annotations
@@ -11,25 +13,8 @@ from dataclasses import dataclass
 
 from fabricctl.lab.config_tree import Node
 from fabricctl.lab.fabric_state import FabricState
+from fabricctl.lab.nos import lab_nos
 from fabricctl.lab.reference import reference
-
-#: The view (command reference) of each interface kind, by name prefix.
-_VIEWS = {
-    "comware": (
-        ("FourHundredGigE", "if-eth"),
-        ("TwoHundredGigE", "if-eth"),
-        ("Vsi-interface", "if-vsi"),
-        ("LoopBack", "if-lo"),
-        ("M-GigabitEthernet", "if-mgmt"),
-    ),
-    "eos": (
-        ("Ethernet", "if-eth"),
-        ("Vlan", "if-vlan"),
-        ("Loopback", "if-lo"),
-        ("Vxlan", "if-vx"),
-        ("Management", "if-mgmt"),
-    ),
-}
 
 
 @dataclass(frozen=True)
@@ -45,7 +30,7 @@ class PortState:
     oper_up: bool  # line protocol: admin up and, for a cabled port, the far end up too
 
 
-def _value(node: Node, *prefix: str) -> str | None:
+def value_of(node: Node, *prefix: str) -> str | None:
     """The word after `prefix` in the port's one line starting with it."""
     n = len(prefix)
     for text in node.children:
@@ -55,7 +40,7 @@ def _value(node: Node, *prefix: str) -> str | None:
     return None
 
 
-def _int(text: str | None) -> int | None:
+def int_or_none(text: str | None) -> int | None:
     return int(text) if text is not None and text.isdigit() else None
 
 
@@ -66,32 +51,24 @@ def port_state(
     node = running.children.get(f"interface {name}")
     if node is None:
         return None
-    view = next((v for prefix, v in _VIEWS[platform] if name.startswith(prefix)), "if-eth")
+    nos = lab_nos(platform)
+    view = next((v for prefix, v in nos.port_views if name.startswith(prefix)), "if-eth")
     ref = reference(platform)
-    if platform == "comware":
-        routed = name.startswith(("Vsi-interface", "LoopBack", "M-GigabitEthernet")) or (
-            _value(node, "port", "link-mode") == "route"
-        )
-        vrf = _value(node, "ip", "binding", "vpn-instance")
-        frame_default = ref.default("if-eth", ["jumboframe", "enable"]) if view == "if-eth" else None
-        frame = _int(_value(node, "jumboframe", "enable")) or _int(frame_default)
-    else:
-        routed = view != "if-eth" or "no switchport" in node.children
-        vrf = _value(node, "vrf")
-        frame = None
-    ip = _value(node, "ip", "address")
+    layer = nos.port_layer(node, view, ref.default)
+    routed = layer.routed
+    ip = value_of(node, "ip", "address")
     mtu_default = ref.default(view, ["mtu"])
-    ip_mtu = (_int(_value(node, "mtu")) or _int(mtu_default)) if routed else None
+    ip_mtu = (int_or_none(value_of(node, "mtu")) or int_or_none(mtu_default)) if routed else None
     admin_up = "shutdown" not in node.children
     return PortState(
         name=name,
         admin_up=admin_up,
-        description=_value(node, "description"),
+        description=value_of(node, "description"),
         routed=routed,
         ipv4=ip,
-        vrf=vrf,
+        vrf=layer.vrf,
         ip_mtu=ip_mtu,
-        max_frame=frame,
+        max_frame=layer.max_frame,
         oper_up=fabric.oper_up(device, name) if fabric is not None and device in fabric.facts else admin_up,
     )
 

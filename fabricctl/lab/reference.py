@@ -1,6 +1,6 @@
 """The lab's command reference: per platform, what the vendor documents say the switch accepts.
 
-One YAML file per platform (fabricctl/lab/commands/<platform>.yaml), written from vendor
+One YAML file per platform (fabricctl/lab/devices/<platform>/commands.yaml), written from vendor
 documents and never from fabricctl's templates: each command names its view, syntax, default,
 the display/show command that reveals it and its source (URL + section; the device the source
 is for). The lab's CLI grammar is built from it, so the lab accepts a line only when the
@@ -9,14 +9,15 @@ reference does, in the view the reference names; docs/emitted-syntax.md is gener
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
-from importlib import resources
 from typing import Any
 
 import yaml
 
 from fabricctl.lab.grammar import Grammar, Mode, Rule
+from fabricctl.lab.nos import lab_nos
 
 CONFIDENCE = {
     "V": "read in a vendor document (H3C/HPE/Arista; the source names the device)",
@@ -72,7 +73,7 @@ class Reference:
         return None
 
 
-def _prompt(fmt: str, abbreviations: dict[str, str]):  # type: ignore[no-untyped-def]
+def _prompt(fmt: str, abbreviations: dict[str, str]) -> Callable[[list[str]], str]:
     """`config-if-{1}` -> a function of the opener's words (interface types abbreviated)."""
 
     def prompt(words: list[str]) -> str:
@@ -145,5 +146,4 @@ def parse_reference(platform: str, data: dict[str, Any]) -> Reference:
 @cache
 def reference(platform: str) -> Reference:
     """The platform's command reference (read once per process)."""
-    text = resources.files("fabricctl.lab.commands").joinpath(f"{platform}.yaml").read_text(encoding="utf-8")
-    return parse_reference(platform, yaml.safe_load(text))
+    return parse_reference(platform, yaml.safe_load(lab_nos(platform).reference_text()))

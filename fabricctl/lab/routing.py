@@ -118,9 +118,9 @@ class Routing:
                 owner = st._owner(s.peer)
                 if s.state != "Established" or "ipv4" not in s.families or owner is None:
                     continue
-                here = st.far_end(*owner)  # a direct session runs over the cable to the peer's port
-                if here is not None and here[0] == name:
-                    hops_to.setdefault((name, owner[0]), []).append(Hop(s.peer, here[1]))
+                end = st.far_end(*owner)  # a direct session runs over the cable to the peer's port
+                if end is not None and end[0] == name:
+                    hops_to.setdefault((name, owner[0]), []).append(Hop(s.peer, end[1]))
         neighbors: dict[str, list[str]] = {}
         for here, there in hops_to:
             neighbors.setdefault(there, []).append(here)  # `here` hears what `there` advertises
@@ -192,8 +192,9 @@ class Routing:
                 for prefix, vteps in learned.items():
                     key = tuple(vteps)
                     if key not in paths:  # most prefixes share their VTEPs: one hop tuple each
-                        hops = tuple(Hop(v, "", v) for v in sorted(set(vteps)))[: facts.ecmp_width]
-                        paths[key] = hops, tuple(a for a in (via, asn_of[hops[0].vtep]) if a is not None)
+                        ordered = sorted(set(vteps))[: facts.ecmp_width]
+                        hops = tuple(Hop(v, "", v) for v in ordered)
+                        paths[key] = hops, tuple(a for a in (via, asn_of[ordered[0]]) if a is not None)
                     hops, path = paths[key]
                     if prefix not in table:
                         table[prefix] = Route(prefix, "evpn", hops, path)

@@ -24,12 +24,9 @@ from typing import Any, TypeVar
 import asyncssh
 
 from fabricctl.errors import StageError
-from fabricctl.lab import eapi
 from fabricctl.lab.clock import LabClock
 from fabricctl.lab.device import ZTP_DONE, LabDevice
-from fabricctl.lab.dialect import CliError, CliSession, Disconnect, Logout
-from fabricctl.lab.dialect_comware import ComwareCli
-from fabricctl.lab.dialect_eos import EosCli, to_text
+from fabricctl.lab.dialect import CliError, CliSession, Disconnect, Logout, to_text
 from fabricctl.lab.editor import Editor
 from fabricctl.lab.fabric_state import Cabling, FabricState
 from fabricctl.lab.factory import DeviceSpec
@@ -115,7 +112,10 @@ class _SshServer(asyncssh.SSHServer):
 
 
 def new_cli(dev: LabDevice) -> CliSession:
-    return EosCli(dev) if dev.platform == "eos" else ComwareCli(dev)
+    cli = dev.nos.cli(dev)
+    if not isinstance(cli, CliSession):
+        raise TypeError(f"{dev.platform}: its lab cli is not a CliSession")
+    return cli
 
 
 async def _reply(cli: CliSession, line: str) -> str:
@@ -309,9 +309,10 @@ class LabFabric:
             reuse_address=True,
         )
         self._servers[dev.name] = [ssh]
-        if dev.platform == "eos":
+        serve_eapi = dev.nos.eapi
+        if serve_eapi is not None:
             https = await asyncio.start_server(
-                lambda r, w: eapi.serve_connection(dev, lab_credentials, r, w),
+                lambda r, w: serve_eapi(dev, lab_credentials, r, w),
                 address,
                 self.eapi_port,
                 reuse_address=True,
@@ -413,7 +414,7 @@ class LabFabric:
                 self.devices[name].platform,
                 address,
                 self.ssh_port,
-                self.eapi_port if self.devices[name].platform == "eos" else None,
+                self.eapi_port if self.devices[name].nos.eapi is not None else None,
                 self._key.export_public_key().decode().strip() if self._key is not None else None,
             )
             for name, address in self._addresses.items()

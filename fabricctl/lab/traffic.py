@@ -74,6 +74,6 @@ def port_traffic(state: FabricState, device: str, port: str, now: float) -> Port
         lossless_dropped=int(LOSSLESS_DROP_PPS * dropping),
         fcs_errors=errors,
         link_changes=cabled + 2 * flaps,
-        last_flap=flap_since + (flaps - 1) * FLAP_PERIOD if flap_since is not None else None,
+        last_flap=flap_since + (flaps - 1) * FLAP_PERIOD if flaps and flap_since is not None else None,
         rx_dbm=round(rx, 2),
     )

@@ -93,8 +93,7 @@ class View:
 
     def mac_digits(self) -> str:
         """Twelve hex digits of the switch's own MAC, stable per switch name and distinct."""
-        prefix = "001c" if self.dev.platform == "eos" else "0000"
-        return prefix + chassis_digits(self.name)
+        return self.dev.nos.mac_prefix + chassis_digits(self.name)
 
     def cabled(self, port: str) -> bool:
         return self.state.far_end(self.name, port) is not None

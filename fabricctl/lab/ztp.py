@@ -29,7 +29,6 @@ from fabricctl.lab.server import LabFabric
 KEA_FILE, SERVE_FILE = "kea-dhcp4.json", "serve.json"
 #: Where `fabricctl ztp render` writes by default (under the fabric root).
 ZTP_FOLDER = Path(".fabricctl") / "ztp"
-EOS_SHEBANG = "#!/usr/bin/Cli -p2"
 
 
 @dataclass
@@ -106,29 +105,22 @@ def _fetch(lab: LabFabric, name: str, url: str, serve: tuple[str, int]) -> str:
 def _run(lab: LabFabric, name: str, url: str, serve: tuple[str, int], record: Boot) -> str:
     text = _fetch(lab, name, url, serve)
     fetched = [url]
-    platform = lab.devices[name].platform
     how = f"fetched from {serve[0]}:{serve[1]} (the lab's ztp serve)"
-    if platform == "eos":
-        if not text.startswith(EOS_SHEBANG):
-            raise BootFailed(f"{url}: not a boot script ({EOS_SHEBANG} missing)")
-        startup = None
-        for line in text.splitlines()[1:]:
-            words = line.split()
-            if not words or words == ["enable"] or words == ["exit"]:
-                continue
-            if len(words) == 3 and words[0] == "copy" and words[2] == "flash:startup-config":
-                startup = _fetch(lab, name, words[1], serve)
-                fetched.append(words[1])
-                continue
-            raise BootFailed(f"{url}: the lab runs only enable/copy <url> flash:startup-config, not {line!r}")
-        if startup is None:
-            raise BootFailed(f"{url}: the script installs no startup-config")
-        record.fetched = tuple(fetched)
-        lab.ztp_done(name, startup, reboot=True, how=json.dumps(_done(record, how)))
-        return f"ran the boot script, rebooted with the startup-config ({how})"
+
+    def fetch(more: str) -> str:
+        fetched.append(more)
+        return _fetch(lab, name, more, serve)
+
+    try:  # what the NOS does with its boot file (lab/devices/<nos>/ztp.py)
+        config, reboot = lab.devices[name].nos.ztp_boot(url, text, fetch)
+    except ValueError as exc:
+        raise BootFailed(str(exc)) from None
     record.fetched = tuple(fetched)
+    if reboot:
+        lab.ztp_done(name, config, reboot=True, how=json.dumps(_done(record, how)))
+        return f"ran the boot script, rebooted with the startup-config ({how})"
     try:
-        lab.ztp_done(name, text, reboot=False, how=json.dumps(_done(record, how)))
+        lab.ztp_done(name, config, reboot=False, how=json.dumps(_done(record, how)))
     except Exception as exc:  # a line the switch refuses: the auto-configuration fails
         raise BootFailed(f"{url}: the switch refused the file: {exc}") from None
     return f"ran the configuration file ({how})"

@@ -110,7 +110,9 @@ class _Frame:
         self.key: Any = _NO_KEY
 
 
-def fast_load(text: str, reasons: list[tuple[int, str]] | None = None) -> tuple[Any, dict] | None:
+def fast_load(
+    text: str, reasons: list[tuple[int, str]] | None = None
+) -> tuple[Any, dict[tuple[str | int, ...], int]] | None:
     """(data, lines) for plain YAML, or None: use the ruamel path (tags, errors, edge scalars).
 
     Raises Refused for an anchor, an alias, a merge key or too deep a nesting, whether or not the
@@ -231,11 +233,11 @@ def _place(frame: _Frame, value: Any) -> bool:
     """Put a finished value into its parent frame; a key's value ends that key's turn. False when
     the value was a list or mapping used as a key (not plain)."""
     if frame.container.__class__ is list:
-        frame.container.append(value)  # type: ignore[union-attr]
+        frame.container.append(value)
     elif frame.key is _KEY_BUILDING:  # a collection used as a key has just ended
         frame.key = object()
         return False
     else:
-        frame.container[frame.key] = value  # type: ignore[index]
+        frame.container[frame.key] = value
         frame.key = _NO_KEY
     return True

@@ -9,7 +9,7 @@ from __future__ import annotations
 import difflib
 import itertools
 from ipaddress import IPv4Address, IPv4Network
-from typing import Annotated, Literal
+from typing import TYPE_CHECKING, Annotated, Literal
 
 from pydantic import (
     BaseModel,
@@ -25,8 +25,8 @@ from pydantic_core import PydanticCustomError
 
 from fabricctl.model.bounds import MAX_PORT
 from fabricctl.model.network import Network
-from fabricctl.platforms import PLATFORMS
-from fabricctl.platforms.base import Platform, QosTuning
+from fabricctl.platforms import PLATFORMS, breakout_modes
+from fabricctl.platforms.base import NO_BREAKOUT, Platform, QosTuning
 
 #: "1-32,40": at most MAX_PORT ports, each written in at most 4 digits and a separator.
 PortRange = Annotated[str, Field(pattern=r"^\d+(-\d+)?(,\d+(-\d+)?)*$", max_length=5 * MAX_PORT)]
@@ -317,12 +317,18 @@ def _strict(tuning: type[QosTuning]) -> type[QosTuning]:
 
 
 #: `qos:` of fabric.yaml: the policy, plus one block of tuning values per platform (`qos.<name>`).
-QosPolicy = create_model(
-    "QosPolicy",
-    __base__=_QosPolicy,
-    __doc__=_QosPolicy.__doc__,
-    **{name: (_strict(p.qos_tuning), Field(default_factory=p.qos_tuning)) for name, p in PLATFORMS.items()},  # type: ignore[call-overload]
-)
+if TYPE_CHECKING:
+    QosPolicy = _QosPolicy  # the per-platform blocks are read through tuning_for, typed QosTuning
+else:
+    QosPolicy = create_model(
+        "QosPolicy",
+        __base__=_QosPolicy,
+        __doc__=_QosPolicy.__doc__,
+        **{
+            name: (_strict(p.qos_tuning), Field(default_factory=p.qos_tuning))
+            for name, p in PLATFORMS.items()
+        },
+    )
 
 
 class Cabling(Strict):
@@ -332,10 +338,11 @@ class Cabling(Strict):
     leaf_uplink_ports: PortRange
     leaf_gpu_ports: PortRange
     spine_downlink_ports: PortRange
-    gpu_port_breakout: Literal["none", "2x200G"] = Field(
-        default="none",
-        description="How each GPU port is used: none (one GPU per port) or 2x200G (each port split in "
-        "two 200G lanes, twice the GPUs on the same leaves; uplinks unchanged). Splitting keeps every "
+    gpu_port_breakout: str = Field(
+        default=NO_BREAKOUT,
+        description="How each GPU port is used: none (one GPU per port) or a breakout mode the leaves' "
+        "platform offers (2x200G: each port split in two 200G lanes, twice the GPUs on the same "
+        "leaves; uplinks unchanged). Splitting keeps every "
         "server where it is cabled: the GPU on port P stays on its first lane P:1 (a tenant's P still "
         "names it), the second lanes are new servers numbered after the existing ones (docs/expansion.md).",
     )
@@ -347,6 +354,17 @@ class Cabling(Strict):
     #: Cable length classes: leaf to GPU NIC, and leaf to spine (PFC headroom follows them).
     gpu_cable: CableLength = "5m"
     uplink_cable: CableLength = "40m"
+
+    @field_validator("gpu_port_breakout")
+    @classmethod
+    def _known_breakout(cls, value: str) -> str:
+        """A mode some platform offers (validate then checks every leaf's platform offers it)."""
+        modes = breakout_modes()
+        if value not in modes:
+            quoted = [f"'{m}'" for m in modes]
+            expected = " or ".join([", ".join(quoted[:-1]), quoted[-1]] if len(quoted) > 1 else quoted)
+            raise PydanticCustomError("literal_error", "Input should be {expected}", {"expected": expected})
+        return value
 
     @field_validator("leaf_uplink_ports", "leaf_gpu_ports", "spine_downlink_ports")
     @classmethod
@@ -450,7 +468,7 @@ class FabricSettings(Strict):
     description: str = Field(default="", max_length=200)
     underlay: Underlay
     overlay: Overlay
-    qos: QosPolicy = Field(default_factory=QosPolicy)  # type: ignore[valid-type]
+    qos: QosPolicy = Field(default_factory=QosPolicy)
     cabling: Cabling
     pods: Pods | None = None
     ztp: Ztp | None = None

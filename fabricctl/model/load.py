@@ -372,8 +372,8 @@ def _switches(root: Path, docs: dict[str, YamlDoc], log: ProblemLog) -> list[Swi
             for err in exc.errors(include_url=False):
                 _switch_problem(docs, shared, str(name), groups, record, err)
             continue
-        models = PLATFORMS[sw.platform].models
-        if sw.model and models and sw.model not in models:
+        models = PLATFORMS[sw.platform].model_names
+        if sw.model and sw.model not in models:
             doc, path = value_origin(docs, sw.name, "data.model") or (hosts, (sw.name,))
             shared.add(
                 doc,

@@ -70,7 +70,7 @@ class _Rejected(Exception):
 def _tag_of(node: Any) -> str | None:
     tag = getattr(node, "tag", None)
     value = getattr(tag, "value", None)
-    if value is None:
+    if not isinstance(value, str):
         return None
     return (
         "!!" + value.removeprefix("tag:yaml.org,2002:") if value.startswith("tag:yaml.org,2002:") else value
@@ -158,7 +158,7 @@ def load_yaml(
         # Name the field written on that line when the rest of the file reads.
         clean = text.translate(_IN_FILE_TRANSLATION)
         near = _parse(file, clean, ProblemLog(log.root), fast=True)
-        field = _field_at(near.lines, line) if near is not None else ""
+        field = _field_at(near.lines, line) if near is not None and near.lines is not None else ""
         log.add(
             file,
             line,

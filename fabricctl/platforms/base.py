@@ -11,7 +11,7 @@ from __future__ import annotations
 import importlib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, fields
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from pydantic import BaseModel, ConfigDict
 
@@ -37,6 +37,23 @@ COMMON_RESERVED_NAMES = ("default", "mgmt", "management")
 RESERVED_PREFIX = "fabricctl"
 
 
+NO_BREAKOUT = "none"
+
+
+def breakout_lanes(mode: str) -> list[int | None]:
+    """The lanes a `cabling.gpu_port_breakout` mode splits a port into, numbered from 1
+    ("2x200G" -> [1, 2]); [None] for "none", the whole port."""
+    if mode == NO_BREAKOUT:
+        return [None]
+    return list(range(1, int(mode.partition("x")[0]) + 1))
+
+
+class PortNamer(Protocol):
+    """A front-panel port's name (1-based), or a breakout lane's (lane 1.., None: the whole port)."""
+
+    def __call__(self, port: int, lane: int | None = None) -> str: ...
+
+
 @dataclass(frozen=True)
 class Capabilities:
     """What a RoCE fabric needs from a NOS; validate refuses a switch or tenant that needs a missing one.
@@ -44,7 +61,6 @@ class Capabilities:
     pfc, pfc_watchdog, ecn_per_queue and strict_priority_queue: the lossless class runs on every
     fabric link, so every switch needs them. evpn_type5: every tenant VRF is an L3VNI. evpn_symmetric_irb:
     l2 tenants (L2VNI + anycast gateway). commit_confirm: apply pushes only under a confirm timer.
-    breakouts: the `cabling.gpu_port_breakout` modes a leaf can split its GPU ports into.
     max_ip_mtu: the largest IP MTU (`mtu`) a routed port accepts.
     """
 
@@ -55,7 +71,6 @@ class Capabilities:
     evpn_type5: bool
     evpn_symmetric_irb: bool
     commit_confirm: bool
-    breakouts: tuple[str, ...]
     #: The largest IP MTU a port takes (fabric.yaml qos.mtu must fit on every switch).
     max_ip_mtu: int
 
@@ -68,6 +83,32 @@ class Limits:
     max_vlans: int
     max_vnis: int
     max_acl_entries: int
+
+
+@dataclass(frozen=True)
+class SwitchModel:
+    """One switch model a platform runs on (`data.model` in the inventory): its datasheet's
+    figures, each with its source in `sources` (figure name -> document and section).
+
+    breakouts: the `cabling.gpu_port_breakout` modes its GPU ports split into, each
+    `<lanes>x<Gb/s per lane>G` ("2x200G": a port in two 200G lanes).
+    """
+
+    name: str
+    ports: int  # front-panel ports at port_gbps (a chassis: every line-card port)
+    port_gbps: int
+    breakouts: tuple[str, ...]
+    buffer_mb: float | None  # packet buffer (None: the datasheet gives no figure)
+    limits: Limits
+    max_ecmp: int | None  # ECMP paths one route installs at most (None: no published figure)
+    sources: Mapping[str, str]
+    #: Its own port names where they differ from the platform's (a chassis names slot/port).
+    port_name: PortNamer | None = None
+    port_position: Callable[[str], tuple[int, int | None] | None] | None = None
+
+    def lane_gbps(self, mode: str) -> int:
+        """The speed of one lane of a breakout mode ("2x200G" -> 200); the port's for "none"."""
+        return self.port_gbps if mode == NO_BREAKOUT else int(mode.partition("x")[2].rstrip("G"))
 
 
 @dataclass(frozen=True)
@@ -93,25 +134,28 @@ class Platform:
     name: str
     title: str
     capabilities: Capabilities
-    limits: Limits
+    #: The switch models it runs on; the first is the one a switch without `data.model` is taken for.
+    models: tuple[SwitchModel, ...]
     cnp_class: int  # the CNP traffic class when the fabric's QoS policy does not set one
     #: The class of the NOS's own network-control traffic, scheduled strict priority (None: the
     #: NOS queues it apart from the front-panel queues fabricctl configures).
     protocol_class: int | None
-    port_count: int
-    port_name: Callable[[int, int | None], str]  # front-panel port (1-based), breakout lane or None
+    port_name: PortNamer
     #: The inverse of port_name: a port's (front-panel port, lane or None), None for other names.
     port_position: Callable[[str], tuple[int, int | None] | None]
     qos_tuning: type[QosTuning]
-    filters: Mapping[str, Callable[..., str]]  # the Jinja filters its templates use
+    filters: Mapping[str, Callable[..., object]]  # the Jinja filters its templates use
     parse: Callable[[str, str], SwitchConfig]  # (switch name, config text) -> neutral read-back model
     dialect: Dialect  # remediation rules: owned scope, negations, order
     fetch: Fetch
     health: HealthReader  # links, LLDP and BGP from show commands (fabricctl check)
     #: (running, saved, output of fetch.pending_command) -> what an interrupted push left, or None
     pending: Callable[[str, str, str | None], str | None]
-    push_module: str  # implements `Pusher`; imported on first use (netmiko / NAPALM load slowly)
+    push_module: str  # its `PUSHER` implements `Pusher`; imported on first use (netmiko / NAPALM load slowly)
     day0: Day0  # day-0 provisioning: the boot file DHCP names and the files it is made of
+    #: (exception, its class names, " <endpoint>", user) -> (cause, detail) for an exception of
+    #: the platform's own client (deploy/failures.py asks every platform), or None: not its own.
+    client_failure: Callable[[BaseException, set[str], str, str], tuple[str, str] | None] | None = None
     #: ECMP routes the system installs when no system-wide setting raises the cap (a Comware
     #: `max-ecmp-num`); None: BGP multipath alone decides. Compile sets the cap to
     #: `underlay.max_paths` where that is higher.
@@ -121,9 +165,6 @@ class Platform:
     #: VRF, ACL and VSI names the NOS keeps for itself (its default and management VRFs):
     #: tenant names become these names, so a tenant may not take one, in any letter case.
     reserved_names: tuple[str, ...] = ()
-    #: The switch models (`data.model`) its capabilities, limits and port count describe; a model
-    #: not listed is refused at validate (an empty tuple: any).
-    models: tuple[str, ...] = ()
 
     def reserved(self, name: str) -> str | None:
         """Why `name` cannot name a tenant's VRF, ACL or VSI on this NOS, or None."""
@@ -151,9 +192,37 @@ class Platform:
 
     def pusher(self) -> Pusher:
         """The push protocol module (connect, fetch, push with commit-confirm, restore)."""
-        return importlib.import_module(self.push_module)  # type: ignore[return-value]
+        from fabricctl.platforms.push import Pusher
 
-    def limits_with(self, overrides: Mapping[str, int]) -> Limits:
-        """Datasheet limits with the fabric's own overrides applied."""
+        pusher = getattr(importlib.import_module(self.push_module), "PUSHER", None)
+        if not isinstance(pusher, Pusher):
+            raise TypeError(f"{self.push_module}.PUSHER does not implement the push protocol")
+        return pusher
+
+    def model(self, name: str = "") -> SwitchModel:
+        """The model `name` (a switch's `data.model`; "" the default). load refuses unknown names."""
+        if not name:
+            return self.models[0]
+        found = next((m for m in self.models if m.name == name), None)
+        if found is None:
+            raise KeyError(f"{self.title} has no model {name!r} (known: {', '.join(self.model_names)})")
+        return found
+
+    @property
+    def model_names(self) -> list[str]:
+        return [m.name for m in self.models]
+
+    @property
+    def breakouts(self) -> tuple[str, ...]:
+        """Every breakout mode one of its models takes (its templates spell each)."""
+        return tuple(sorted({b for m in self.models for b in m.breakouts}))
+
+    def port_namer(self, model: str = "") -> PortNamer:
+        """How ports are named on the model (its own names, or the platform's)."""
+        return self.model(model).port_name or self.port_name
+
+    def limits_with(self, overrides: Mapping[str, int], model: str = "") -> Limits:
+        """The model's datasheet limits with the fabric's own overrides applied."""
         known = {f.name for f in fields(Limits)}
-        return Limits(**{**self.limits.__dict__, **{k: v for k, v in overrides.items() if k in known}})
+        base = self.model(model).limits
+        return Limits(**{**base.__dict__, **{k: v for k, v in overrides.items() if k in known}})

@@ -20,7 +20,9 @@ class Probe:
     command: str
     #: The ntc-templates file to parse it with, when the template index does not match the command.
     template: str | None = None
-    json: bool = False  # read as `<command> | json` (the NOS's own structured output) instead
+    #: The command that prints the same as JSON (the NOS's own structured output), read instead;
+    #: its parsed answer is filed under `command`.
+    json_command: str | None = None
     text: bool = False  # no template parses it: the platform's reader gets the text
 
 

@@ -12,7 +12,7 @@ import hashlib
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Literal, Protocol
+from typing import Any, Literal, Protocol, runtime_checkable
 
 from fabricctl.config.diff import diff_device
 from fabricctl.config.rules import Dialect
@@ -108,10 +108,18 @@ def underlying(exc: BaseException) -> BaseException | None:
     return current
 
 
+@runtime_checkable
 class Pusher(Protocol):
-    def push(self, target: Target, request: PushRequest) -> PushResult: ...
+    """What a platform's push module implements (a class subclassing this one, instantiated as the
+    module's `PUSHER`): mypy refuses to build one that misses a method."""
 
-    def fetch(self, target: Target) -> str: ...
+    def push(self, target: Target, request: PushRequest) -> PushResult:
+        """Change the switch under its commit-confirm timer, verify, gate, confirm and save."""
+        ...
+
+    def fetch(self, target: Target) -> str:
+        """The switch's running config (read-only)."""
+        ...
 
     def recover(self, target: Target, request: PushRequest) -> PushResult:
         """Settle what an interrupted push left armed: confirm it when the switch already runs

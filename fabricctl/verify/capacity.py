@@ -1,7 +1,7 @@
 """Capacity: oversubscription per tier (leaf: GPU ports : uplinks; spine of a multi-pod fabric:
 leaf-facing : super-spine-facing ports), hardware budgets per switch, GPUs per tenant and free GPUs.
 
-Bandwidth comes from the topology (400G per port, 200G per breakout lane); budgets are counted from
+Bandwidth comes from the topology and each switch's model (its port speed, a breakout lane's); budgets are counted from
 the config text read back (what the switch will actually hold), against the platform limits with
 the fabric's overrides.
 """
@@ -9,12 +9,11 @@ the fabric's overrides.
 from __future__ import annotations
 
 from fabricctl.compile.build import Compiled
+from fabricctl.compile.topology import switch_model
 from fabricctl.config.readback import SwitchConfig
 from fabricctl.platforms import get_platform
+from fabricctl.platforms.base import breakout_lanes
 from fabricctl.verify.report import CapacityRow, Violation
-
-PORT_GBPS = 400
-LANE_GBPS = 200
 
 
 def check_capacity(
@@ -33,8 +32,10 @@ def check_capacity(
         downlinks[ln.spine] = downlinks.get(ln.spine, 0) + 1
     for leaf in compiled.fabric.leaves:
         ports = topo.gpu_ports.get(leaf.name, [])
-        down = sum(LANE_GBPS if gp.lane else PORT_GBPS for gp in ports)
-        up = uplinks.get(leaf.name, 0) * PORT_GBPS
+        model = switch_model(leaf)
+        lane_gbps = model.lane_gbps(compiled.fabric.settings.cabling.gpu_port_breakout)
+        down = sum(lane_gbps if gp.lane else model.port_gbps for gp in ports)
+        up = uplinks.get(leaf.name, 0) * model.port_gbps
         ratio = down / up if up else float(down)  # no uplinks: report the stranded bandwidth
         ok = bool(up) and ratio <= max_oversubscription
         rows.append(
@@ -47,19 +48,21 @@ def check_capacity(
                 f"{down}G down / {up}G up",
             )
         )
-        # The expansion splits every 400G GPU port into 2 x 200G: downlink bandwidth is unchanged.
+        # The expansion splits every GPU port in the model's breakout mode(s): each lane a GPU.
         parents = {gp.port for gp in ports}
-        after = len(parents) * 2 * LANE_GBPS
-        rows.append(
-            CapacityRow(
-                leaf.name,
-                "oversubscription after 2x200G",
-                round(after / up, 3) if up else float(after),
-                max_oversubscription,
-                bool(up) and after / up <= max_oversubscription,
-                f"{len(parents) * 2} x 200G down / {up}G up",
+        for mode in model.breakouts:
+            lanes = len(breakout_lanes(mode)) * len(parents)
+            after = lanes * model.lane_gbps(mode)
+            rows.append(
+                CapacityRow(
+                    leaf.name,
+                    f"oversubscription after {mode}",
+                    round(after / up, 3) if up else float(after),
+                    max_oversubscription,
+                    bool(up) and after / up <= max_oversubscription,
+                    f"{lanes} x {model.lane_gbps(mode)}G down / {up}G up",
+                )
             )
-        )
         if not ok:
             out.append(
                 Violation(
@@ -76,7 +79,7 @@ def check_capacity(
         sw = compiled.fabric.switch(name)
         if sw is None:
             continue
-        limits = get_platform(sw.platform).limits_with(compiled.fabric.settings.limits)
+        limits = get_platform(sw.platform).limits_with(compiled.fabric.settings.limits, sw.model)
         vnis = {at.value for h in [*cfg.vrfs.values(), *cfg.segments.values()] for at in h.vnis}
         entries = sum(
             len(cfg.acls[i.acl_in.value].rules)
@@ -131,8 +134,9 @@ def _spine_tier(
     limit = pods.max_oversubscription
     out = []
     for spine in compiled.fabric.spines:
-        down = downlinks.get(spine.name, 0) * PORT_GBPS
-        up = uplinks.get(spine.name, 0) * PORT_GBPS
+        gbps = switch_model(spine).port_gbps
+        down = downlinks.get(spine.name, 0) * gbps
+        up = uplinks.get(spine.name, 0) * gbps
         ratio = down / up if up else float(down)
         ok = bool(up) and ratio <= limit
         rows.append(

@@ -15,7 +15,7 @@ setting that caps it: traffic to that VTEP uses fewer links than are cabled.
 from __future__ import annotations
 
 import socket
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from ipaddress import IPv4Address
 
@@ -126,12 +126,12 @@ def _sessions(parsed: dict[str, SwitchConfig]) -> tuple[dict[str, _Node], list[V
             continue
         for peer in sorted(cfg.bgp.ipv4_peers):
             ip = _to_int(peer)
-            mine = local[name].get(ip)
+            near = local[name].get(ip)
             far = owner.get(ip)
-            if mine is None or far is None or far not in nodes:
+            if near is None or far is None or far not in nodes:
                 continue  # not a directly connected fabric peer: not an underlay path
             there, peer_cfg = nodes[far], parsed[far]
-            back_ip = socket.inet_ntoa(mine.to_bytes(4, "big"))
+            back_ip = socket.inet_ntoa(near.to_bytes(4, "big"))
             remote = cfg.bgp_neighbors.get(peer)
             back = peer_cfg.bgp_neighbors.get(back_ip)
             if remote is None or remote.value != there.asn or back is None or back.value != here.asn:
@@ -158,8 +158,8 @@ def _origins(
     VTEPs propagate alike, so one computation serves them all. A leaf whose ASN another switch
     shares is its own group (loop prevention then differs)."""
     asns: dict[int, int] = {}
-    for node in nodes.values():
-        asns[node.asn] = asns.get(node.asn, 0) + 1
+    for each in nodes.values():
+        asns[each.asn] = asns.get(each.asn, 0) + 1
     groups: dict[tuple[object, ...], list[str]] = {}
     for name, intent in compiled.intents.items():
         node, cfg = nodes.get(name), parsed.get(name)
@@ -231,7 +231,7 @@ def _label(members: list[str], pod: dict[str, int | None]) -> str:
 
 
 def _unreached(
-    nodes: dict[str, _Node], route: dict[str, _Route], members: list[str], role: dict[str, str]
+    nodes: dict[str, _Node], route: dict[str, _Route], members: list[str], role: Mapping[str, str]
 ) -> list[str]:
     """Leaves with a session that never learn the group's VTEPs."""
     return [

@@ -14,6 +14,7 @@ switch, port and line, with a GPU-to-GPU path that crosses it.
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import partial
 
 from fabricctl.compile.build import Compiled
 from fabricctl.compile.intent import Interface as IntentInterface
@@ -140,7 +141,7 @@ def check_lossless(compiled: Compiled, parsed: dict[str, SwitchConfig]) -> tuple
                 )
                 continue
             out += _port(cfg, intf, qos, paths)
-            out += _size(cfg, intf, qos, kind, lambda sw=sw, name=name: paths.through(sw, name))
+            out += _size(cfg, intf, qos, kind, partial(paths.through, sw, name))
             if name in sized:
                 out += _headroom(cfg, intf, qos, sized[name], paths, assumed)
             if kind == "bridged" and intf.segment is not None:
@@ -162,7 +163,7 @@ def check_lossless(compiled: Compiled, parsed: dict[str, SwitchConfig]) -> tuple
                 intf,
                 qos,
                 "gateway",
-                lambda sw=sw, i=intf: f"{paths.through(sw, None)} (routed by {i.name})",
+                partial(_routed_by, paths, sw, intf.name),
             )
     out += _link_ends(compiled, parsed, paths)
     assumptions = [
@@ -258,6 +259,10 @@ def _needed_ip(qos: Qos, kind: str) -> int:
     """The IP MTU a hop needs to carry a full RoCE packet: VXLAN-encapsulated on fabric links."""
     packet = qos.roce_mtu + ROCE_HEADERS
     return packet + VXLAN_OVERHEAD if kind == "fabric" else packet
+
+
+def _routed_by(paths: Paths, sw: str, gateway: str) -> str:
+    return f"{paths.through(sw, None)} (routed by {gateway})"
 
 
 def _size(

@@ -10,8 +10,6 @@ import asyncio
 from fabricctl.lab.clock import LabClock
 from fabricctl.lab.device import LabDevice
 from fabricctl.lab.dialect import CliError
-from fabricctl.lab.dialect_comware import ComwareCli
-from fabricctl.lab.dialect_eos import EosCli
 from fabricctl.lab.factory import DeviceSpec
 from fabricctl.lab.state import StateStore
 
@@ -33,7 +31,7 @@ def lab_device(
 def push(dev: LabDevice, commands: list[str]) -> list[str]:
     """Send `commands` in config mode as one CLI session; returns the lines the device rejected."""
     enter, leave = SESSION[dev.platform]
-    cli = ComwareCli(dev) if dev.platform == "comware" else EosCli(dev)
+    cli = dev.nos.cli(dev)
     rejected: list[str] = []
 
     async def run() -> None:

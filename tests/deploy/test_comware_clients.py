@@ -127,7 +127,7 @@ def vlans(r: Any, a: Applied) -> None:
     routed = {x.name for x in a.intent.interfaces if x.routed}
     members = set(r[1]["interfaces"])
     assert list(r) == [1] and bridged <= members and not members & routed
-    assert len(members) == get_platform("comware").port_count - len(routed)
+    assert len(members) == get_platform("comware").model().ports - len(routed)
 
 
 #: (getter, what the applied fabric makes it return)

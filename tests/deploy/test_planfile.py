@@ -24,7 +24,7 @@ from fabricctl.deploy.plan import (
     save_plan,
     stale_reasons,
 )
-from fabricctl.lab.factory import DeviceSpec, eos_factory
+from fabricctl.lab.factory import DeviceSpec, factory_text
 from fabricctl.platforms.push import running_hash
 from fabricctl.secrets import register_secret
 from tests.conftest import EOS_SMALL, copy_fabric
@@ -42,7 +42,7 @@ def fabric(tmp_path_factory: pytest.TempPathFactory) -> tuple[Prepared, dict[str
     register_secret(PASSWORD)
     fetched: dict[str, Fetched] = {}
     for i, name in enumerate(prepared.names):
-        text = eos_factory(DeviceSpec(name, "eos", mgmt_ip=f"192.0.2.{10 + i}"))
+        text = factory_text(DeviceSpec(name, "eos", mgmt_ip=f"192.0.2.{10 + i}"))
         # a secret in a line fabricctl does not own must never reach the plan
         text = text.replace("snmp-server community fabricctl-ro ro", f"snmp-server community {PASSWORD} ro")
         fetched[name] = Fetched(name, text)
@@ -196,3 +196,18 @@ def test_inputs_hash_covers_input_files_and_rendered_configs(
     assert inputs_hash(root, configs) not in (base, edited)
     configs[prepared.names[0]] += "! one more rendered line\n"
     assert inputs_hash(root, configs) != inputs_hash(root, prepared.configs)
+
+
+def test_apply_refuses_a_limit_the_plan_was_not_made_with(
+    plan: Plan, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`apply PLAN --limit X` pushes the plan as reviewed or nothing: a different --limit is one
+    line and exit 1, before any switch is contacted."""
+    from tests.conftest import run_cli
+
+    root = copy_fabric(EOS_SMALL, tmp_path / "root")
+    path = _saved(plan, tmp_path)
+    code, out, err = run_cli(["apply", str(path), "--root", str(root), "--limit", "leaf1"], capsys)
+    assert code == 1 and not out
+    lines = [ln for ln in err.splitlines() if ln.strip()]
+    assert len(lines) == 1 and "--limit leaf1" in lines[0] and "was made with no --limit" in lines[0], err

@@ -14,7 +14,7 @@ import ssl
 import pytest
 
 from fabricctl.lab import LabFabric
-from fabricctl.lab.config_tree import EOS_SECTIONS, eos_order
+from fabricctl.lab.devices.eos.render import EOS_SECTIONS, eos_order
 from tests.avd_oracle import validate
 
 from .conftest import PASSWORD, USER, connect, napalm_eos
@@ -220,6 +220,7 @@ def test_napalm_replace_with_the_switchs_own_config_changes_nothing(lab: LabFabr
 
 @pytest.mark.parametrize("typed", ["Et1", "et 1", "ethernet1", "Ethernet 1", "e1"])
 def test_eos_interface_spellings(typed: str) -> None:
+    from fabricctl.lab.devices.eos.names import INTERFACE_TYPES
     from fabricctl.lab.names import canonical
 
-    assert canonical("eos", typed) == "Ethernet1"
+    assert canonical(INTERFACE_TYPES, typed) == "Ethernet1"

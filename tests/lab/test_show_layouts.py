@@ -87,7 +87,7 @@ def cabled(i: DeviceIntent, c: Compiled) -> int:
 
 def ports(i: DeviceIntent, c: Compiled) -> int:
     """Every front-panel port (cabled or not, as a switch lists them) and the management port."""
-    return get_platform(i.platform).port_count + 1
+    return get_platform(i.platform).model().ports + 1
 
 
 def all_interfaces(i: DeviceIntent, c: Compiled) -> int:

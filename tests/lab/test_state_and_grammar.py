@@ -7,7 +7,9 @@ from pathlib import Path
 import pytest
 
 from fabricctl.lab import LabFabric, lab_endpoints
-from fabricctl.lab.config_tree import Node, render_comware, render_eos
+from fabricctl.lab.config_tree import Node
+from fabricctl.lab.devices.comware.render import render_comware
+from fabricctl.lab.devices.eos.render import render_eos
 from fabricctl.lab.editor import Editor, InvalidInput
 from fabricctl.lab.reference import reference
 

@@ -67,10 +67,11 @@ def test_oversubscription_and_budgets_fail_when_exceeded(rendered, monkeypatch: 
         "leaf3",
         "leaf4",
     }
-    tiny = dataclasses.replace(
-        get_platform("eos"),
-        limits=dataclasses.replace(get_platform("eos").limits, max_vrfs=2, max_acl_entries=20),
+    eos = get_platform("eos")
+    small = dataclasses.replace(
+        eos.model(), limits=dataclasses.replace(eos.model().limits, max_vrfs=2, max_acl_entries=20)
     )
+    tiny = dataclasses.replace(eos, models=(small,))
     monkeypatch.setattr("fabricctl.verify.capacity.get_platform", lambda name: tiny)
     report = verify_fabric(r.compiled, r.configs)
     budget = {(v.switch, v.object) for v in report.violations if v.check == "budget"}

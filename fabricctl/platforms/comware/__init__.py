@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from fabricctl.platforms.base import Capabilities, Limits, Platform
+from fabricctl.platforms.base import Capabilities, Limits, Platform, SwitchModel
 from fabricctl.platforms.comware.filters import FILTERS
 from fabricctl.platforms.comware.health import HEALTH
 from fabricctl.platforms.comware.parse import DEFAULT_MAX_ECMP, parse_comware
@@ -32,6 +32,25 @@ def port_position(name: str) -> tuple[int, int | None] | None:
     return (int(m[1]), None) if m[1] else (int(m[2]), int(m[3]))
 
 
+MODELS = (
+    SwitchModel(
+        name="S9825-64D",
+        ports=64,
+        port_gbps=400,
+        breakouts=("2x200G",),
+        buffer_mb=None,
+        limits=Limits(max_vrfs=1024, max_vlans=4094, max_vnis=16000, max_acl_entries=8192),
+        max_ecmp=None,
+        sources={
+            "ports": "H3C S9825 series data sheet, model table: S9825-64D (64 x 400G QSFP-DD)",
+            "breakouts": "H3C S9825 & S9855 interface command reference, `using twohundredgige` (a 400G "
+            "port in two 200G ports)",
+            "limits": "fabricctl's figure before switch models were data; no stored datasheet states it",
+            "max_vlans": "IEEE 802.1Q: 12-bit VLAN id, 1-4094",
+        },
+    ),
+)
+
 PLATFORM = Platform(
     name="comware",
     title="H3C Comware V7",
@@ -43,13 +62,11 @@ PLATFORM = Platform(
         evpn_type5=True,
         evpn_symmetric_irb=True,
         commit_confirm=True,  # `configuration commit delay N`
-        breakouts=("2x200G",),
         max_ip_mtu=9008,  # H3C's own Comware code (h3c_open.comware mtu.py) refuses a larger mtu
     ),
-    limits=Limits(max_vrfs=1024, max_vlans=4094, max_vnis=16000, max_acl_entries=8192),
+    models=MODELS,
     cnp_class=6,
     protocol_class=7,  # cs7: network control, dot1p 7 -> local precedence 7 in the default map
-    port_count=64,
     port_name=port_name,
     port_position=port_position,
     qos_tuning=ComwareQosTuning,
@@ -64,5 +81,4 @@ PLATFORM = Platform(
     default_max_ecmp=DEFAULT_MAX_ECMP,
     # The management vpn-instance goes by these names on S98xx (a tenant must not take it over).
     reserved_names=("mgmt", "Mgmt", "MGMT", "management"),
-    models=("S9825-64D",),  # 64 x 400G QSFP-DD: port_count, breakouts and the limits above
 )

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from fabricctl.platforms.comware.qos import DEFAULT_DOT1P_LP, QUEUE_NAMES, default_dscp_dot1p
 from fabricctl.platforms.filters import mac_digits
 
@@ -32,7 +34,7 @@ def cells(size: int, cell_bytes: int) -> int:
     return -(-size // cell_bytes)
 
 
-FILTERS = {
+FILTERS: dict[str, Callable[..., object]] = {
     "cells": cells,
     "mac": mac,
     "queue_name": queue_name,

@@ -103,12 +103,12 @@ def parse_comware(name: str, text: str) -> SwitchConfig:
         elif node.text == "qos trust tunnel-dot1p":
             cfg.tunnel_qos[TUNNEL_CLASS] = _src(node)
         elif node.text.startswith("qos wred queue table ") and len(words) == 5:
-            table = wred.setdefault(words[4], {})
+            ecn = wred.setdefault(words[4], {})
             values = wred_values.setdefault(words[4], {})
             for child in node.children:
                 cw = child.text.split()
                 if len(cw) == 3 and cw[0] == "queue" and cw[2] == "ecn" and cw[1].isdigit():
-                    table[int(cw[1])] = _src(child)
+                    ecn[int(cw[1])] = _src(child)
                 elif len(cw) > 3 and cw[0] == "queue" and cw[1].isdigit():
                     n = int(cw[1])
                     seen = values.get(n)

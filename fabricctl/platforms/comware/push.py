@@ -54,6 +54,7 @@ from fabricctl.platforms.comware.terminal import (
     unmarked,
 )
 from fabricctl.platforms.push import (
+    Pusher,
     PushRequest,
     PushResult,
     Stage,
@@ -462,3 +463,19 @@ def _restore_inverse(
     if diff_device(target.name, current, before, request.dialect).changed:
         return why + "restore incomplete; the commit-delay timer will roll the switch back"
     return why + "restored by the inverse change (the commit-delay timer is also armed)"
+
+
+class ComwarePusher(Pusher):
+    """The Comware push protocol (netmiko over SSH; `configuration commit delay` is the confirm timer)."""
+
+    def push(self, target: Target, request: PushRequest) -> PushResult:
+        return push(target, request)
+
+    def fetch(self, target: Target) -> str:
+        return fetch(target)
+
+    def recover(self, target: Target, request: PushRequest) -> PushResult:
+        return recover(target, request)
+
+
+PUSHER = ComwarePusher()

@@ -88,15 +88,15 @@ DIALECT = Dialect(
     never_remove=(r"interface (FourHundredGigE|TwoHundredGigE)", r"port link-mode "),
     resets=(
         # H3C Ethernet interface commands, `port link-mode`: changing the mode restores every
-        # other setting of the port except `shutdown` to its default (lab/commands/comware.yaml).
+        # other setting of the port except `shutdown` to its default (lab/devices/comware/commands.yaml).
         Reset(r"port link-mode ", ("",), keeps=(r"shutdown$",), source="h3c-eth"),
         # `ip binding vpn-instance`: binding an interface to another VPN instance deletes its
-        # IP addresses (lab/commands/comware.yaml, h3c-ansible vpn_instance.py).
+        # IP addresses (lab/devices/comware/commands.yaml, h3c-ansible vpn_instance.py).
         Reset(r"ip binding vpn-instance ", (r"ip address ",), source="h3c-ansible"),
     ),
     admin_down=r"shutdown$",
     flaps=(r"port link-mode ", r"using "),
-    # `max-ecmp-num` takes effect after the device reboots (lab/commands/comware.yaml, h3c-s6520x-ecmp).
+    # `max-ecmp-num` takes effect after the device reboots (lab/devices/comware/commands.yaml, h3c-s6520x-ecmp).
     at_boot=(r"(undo )?max-ecmp-num\b",),
     removal_order=(
         r"interface (FourHundredGigE|TwoHundredGigE)",

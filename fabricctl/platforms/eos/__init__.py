@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import re
 
-from fabricctl.platforms.base import Capabilities, Limits, Platform
+from fabricctl.platforms.base import Capabilities, Limits, Platform, SwitchModel
 from fabricctl.platforms.eos.filters import FILTERS
 from fabricctl.platforms.eos.health import HEALTH
 from fabricctl.platforms.eos.parse import parse_eos
 from fabricctl.platforms.eos.qos import EosQosTuning
 from fabricctl.platforms.eos.rules import DIALECT
-from fabricctl.platforms.eos.terminal import FETCH, pending
+from fabricctl.platforms.eos.terminal import FETCH, client_failure, pending
 from fabricctl.platforms.eos.ztp import DAY0
 
 
@@ -35,6 +35,70 @@ def port_position(name: str) -> tuple[int, int | None] | None:
     return (int(m[1]), lane + 1) if rest == 0 else None
 
 
+#: A 7800R3 chassis: line-card slots start at 3 (1 and 2 hold supervisors), 36 x 400G per
+#: 7800R3-36P line card; EOS names a chassis port Ethernet<slot>/<port>/<lane>.
+_FIRST_SLOT, _PER_CARD = 3, 36
+
+
+def chassis_port_name(port: int, lane: int | None = None) -> str:
+    """Port `port` of the chassis counted across its line cards: 37 -> Ethernet4/1/1."""
+    slot, at = divmod(port - 1, _PER_CARD)
+    return f"Ethernet{_FIRST_SLOT + slot}/{at + 1}/{1 if lane is None else 1 + (lane - 1) * 4}"
+
+
+_CHASSIS_PORT = re.compile(r"Ethernet(\d+)/(\d+)/(\d+)")
+
+
+def chassis_port_position(name: str) -> tuple[int, int | None] | None:
+    m = _CHASSIS_PORT.fullmatch(name)
+    if m is None or int(m[1]) < _FIRST_SLOT or not 1 <= int(m[2]) <= _PER_CARD:
+        return None
+    lane, rest = divmod(int(m[3]) - 1, 4)
+    port = (int(m[1]) - _FIRST_SLOT) * _PER_CARD + int(m[2])
+    return (port, lane + 1 if lane else None) if rest == 0 else None
+
+
+#: The limits fabricctl has carried for EOS since its first release (no stored datasheet gives
+#: the VRF, VNI or ACL figures of these models; override them per fabric under `limits:`).
+_EOS_LIMITS = Limits(max_vrfs=1024, max_vlans=4094, max_vnis=16000, max_acl_entries=12288)
+_CARRIED = "fabricctl's figure before switch models were data; no stored datasheet states it"
+_VLANS = "IEEE 802.1Q: 12-bit VLAN id, 1-4094"
+
+MODELS = (
+    SwitchModel(
+        name="7060X5-64",
+        ports=64,
+        port_gbps=400,
+        breakouts=("2x200G",),
+        buffer_mb=None,
+        limits=_EOS_LIMITS,
+        max_ecmp=None,
+        sources={
+            "ports": "Arista 7060X5 series datasheet, model table: DCS-7060X5-64 (64 x 400G)",
+            "breakouts": "lab/devices/eos/commands.yaml `speed 200g-4` (a 400G-8 port in two 200G-4 lanes)",
+            "limits": _CARRIED,
+            "max_vlans": _VLANS,
+        },
+    ),
+    SwitchModel(
+        name="7808R3",
+        ports=288,
+        port_gbps=400,
+        breakouts=(),
+        buffer_mb=None,
+        limits=_EOS_LIMITS,
+        max_ecmp=None,
+        sources={
+            "ports": "Arista 7800R3 Platform Architecture white paper, Platform Overview and Table 1: the "
+            "8-slot 7808R3 takes 288 x 400G (8 x 7800R3-36P line cards)",
+            "limits": _CARRIED,
+            "max_vlans": _VLANS,
+        },
+        port_name=chassis_port_name,
+        port_position=chassis_port_position,
+    ),
+)
+
 PLATFORM = Platform(
     name="eos",
     title="Arista EOS",
@@ -46,13 +110,11 @@ PLATFORM = Platform(
         evpn_type5=True,
         evpn_symmetric_irb=True,
         commit_confirm=True,  # `configure session NAME commit timer`
-        breakouts=("2x200G",),
         max_ip_mtu=9214,  # 7060X5 / 7800R3: 9214-byte IP MTU with a 9236-byte frame (L2 MTU)
     ),
-    limits=Limits(max_vrfs=1024, max_vlans=4094, max_vnis=16000, max_acl_entries=12288),
+    models=MODELS,
     cnp_class=6,
     protocol_class=None,  # EOS queues its own control traffic to the CPU apart from tx-queues
-    port_count=64,
     port_name=port_name,
     port_position=port_position,
     qos_tuning=EosQosTuning,
@@ -62,11 +124,11 @@ PLATFORM = Platform(
     fetch=FETCH,
     health=HEALTH,
     pending=pending,
+    client_failure=client_failure,
     push_module="fabricctl.platforms.eos.push",
     day0=DAY0,
     multihop_bfd=True,  # router bfd: multihop interval / min-rx / multiplier (AVD eos_designs sets it)
     # `vrf instance default` is the global table; MGMT is the management VRF (a tenant
     # of that name would take it over).
     reserved_names=("default", "MGMT", "mgmt", "management"),
-    models=("7060X5-64",),  # 64 x 400G: port_count, breakouts, max_ip_mtu and the limits above
 )

@@ -125,6 +125,6 @@ def parse(rows: dict[str, Any]) -> SwitchCounters:
 
 
 COUNTERS = CounterReader(
-    probes=(Probe(SHOW_CLOCK, text=True), *(Probe(c, json=True) for c in READERS)),
+    probes=(Probe(SHOW_CLOCK, text=True), *(Probe(c, json_command=f"{c} | json") for c in READERS)),
     parse=parse,
 )

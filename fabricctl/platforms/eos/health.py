@@ -92,8 +92,8 @@ def parse(rows: dict[str, Any]) -> SwitchHealth:
 HEALTH = HealthReader(
     probes=(
         *(Probe(c) for c in (STATUS, LLDP, BGP, EVPN)),
-        Probe(VNI, json=True),
-        Probe(VTEP, json=True),
+        Probe(VNI, json_command=f"{VNI} | json"),
+        Probe(VTEP, json_command=f"{VTEP} | json"),
         Probe(PFC, text=True),
         Probe(ROUTES),
     ),

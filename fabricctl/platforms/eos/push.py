@@ -26,9 +26,12 @@ from napalm import get_network_driver
 from fabricctl.config.diff import diff_device
 from fabricctl.platforms.eos.terminal import SHOW_CLOCK, read_clock, session_name, sessions, unsettled
 from fabricctl.platforms.push import (
+    Pusher,
     PushRequest,
     PushResult,
+    Stage,
     StageError,
+    Status,
     Target,
     TimerExpired,
     check_cancelled,
@@ -61,7 +64,9 @@ def connect(target: Target) -> Any:
         driver.open()
     except Exception as exc:
         text = str(exc)
-        stage = "auth" if ("401" in text or "Unauthorized" in text or "uthenticat" in text) else "connect"
+        stage: Stage = (
+            "auth" if ("401" in text or "Unauthorized" in text or "uthenticat" in text) else "connect"
+        )
         raise StageError(stage, describe_error(exc)) from None
     return driver
 
@@ -288,10 +293,8 @@ def recover(target: Target, request: PushRequest) -> PushResult:
                 "copy running-config startup-config"
             ]
             driver.device.run_commands(commands, encoding="text")
-            status, what = (
-                "changed",
-                f"confirmed session {', '.join(timed)} an interrupted apply left on its timer",
-            )
+            status: Status = "changed"
+            what = f"confirmed session {', '.join(timed)} an interrupted apply left on its timer"
         else:
             driver.device.run_commands([f"configure session {n} abort" for n in timed], encoding="text")
             status, what = "rolled back", f"aborted session {', '.join(timed)}: its change was incomplete"
@@ -311,3 +314,19 @@ def _undo(target: Target, driver: Any, session: str) -> str:
         return "session aborted, running as before"
     except Exception:
         return _abort_session(target, session)
+
+
+class EosPusher(Pusher):
+    """The EOS push protocol (NAPALM's EOS driver over eAPI; a configure session with a commit timer)."""
+
+    def push(self, target: Target, request: PushRequest) -> PushResult:
+        return push(target, request)
+
+    def fetch(self, target: Target) -> str:
+        return fetch(target)
+
+    def recover(self, target: Target, request: PushRequest) -> PushResult:
+        return recover(target, request)
+
+
+PUSHER = EosPusher()

@@ -91,7 +91,7 @@ DIALECT = Dialect(
         Negation(r"^ip access-group (\S+) in$", r"no ip access-group \1 in"),
     ),
     never_remove=(r"interface Ethernet",),
-    # EOS: moving an interface to another VRF removes its IP addresses (AVD; lab/commands/eos.yaml).
+    # EOS: moving an interface to another VRF removes its IP addresses (AVD; lab/devices/eos/commands.yaml).
     resets=(Reset(r"vrf (?!instance)", (r"ip address",), source="avd"),),
     admin_down=r"shutdown$",
     flaps=(r"speed ",),

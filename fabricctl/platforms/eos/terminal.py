@@ -6,6 +6,7 @@ from __future__ import annotations
 import calendar
 import json
 import os
+import re
 import time
 
 from fabricctl.platforms.base import Fetch
@@ -73,3 +74,31 @@ def pending(running: str, saved: str, extra: str | None) -> str | None:
     parts = [f"session {n} ({states[n]}) left by an interrupted apply" for n in ours]
     parts += [f"session {n} is committed on a timer and not confirmed" for n in theirs]
     return "; ".join(parts) or None
+
+
+_CMD = re.compile(r"CLI command \d+ of \d+ '(?P<line>.*)' failed: (?P<why>.*)$")
+
+
+def _first_line(exc: BaseException) -> str:
+    lines = [ln.strip() for ln in str(exc).strip().splitlines() if ln.strip()]
+    return lines[0] if lines else type(exc).__name__
+
+
+def client_failure(exc: BaseException, names: set[str], at: str, user: str) -> tuple[str, str] | None:
+    """(cause, detail) of an eAPI client (pyeapi, under NAPALM's EOS driver) exception, or None:
+    a refused login, a line the switch refused (with its own error text), a closed session."""
+    if "pyeapi.eapilib.ConnectionError" in names:
+        if re.search(r"unauthori[sz]ed|401|authenticat", str(exc), re.I):
+            return "auth", f"eAPI login refused for user {user!r} at{at} ({_first_line(exc)})"
+        if re.search(r"closed|reset", str(exc), re.I):
+            return "disconnected", f"{at.strip()} closed the session ({_first_line(exc)})"
+    if "pyeapi.eapilib.CommandError" in names:
+        text = str(getattr(exc, "error_text", "") or "")
+        m = _CMD.search(text)
+        own = getattr(exc, "command_error", None)
+        own_text = ", ".join(map(str, own)) if isinstance(own, list) else str(own or "")
+        if m:
+            why = m.group("why") + (f": {own_text}" if own_text else "")
+            return "rejected", f"{m.group('line')!r} rejected: {why}"
+        return ("rejected", _first_line(exc)) if text else None
+    return None

@@ -8,9 +8,12 @@ import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
-from fabricctl.lab import sessions, show_comware
-from fabricctl.lab.config_tree import Node, render_comware
+import fabricctl.lab.devices.comware.show as show_comware
+from fabricctl.lab import sessions
+from fabricctl.lab.config_tree import Node
 from fabricctl.lab.device import FLASH_NAME, LabDevice
+from fabricctl.lab.devices.comware.names import INTERFACE_TYPES
+from fabricctl.lab.devices.comware.render import render_comware
 from fabricctl.lab.dialect import CliError, CliSession, Logout, Output, command, word_column
 from fabricctl.lab.editor import Editor, InvalidInput
 from fabricctl.lab.names import canonical, full_interface_line
@@ -112,7 +115,7 @@ class ComwareCli(CliSession):
         return await pending.on_answer(answer.startswith("y"))
 
     async def config_line(self, line: str) -> None:
-        self.apply_config(full_interface_line("comware", line, self.dev.grammar.negations))
+        self.apply_config(full_interface_line(INTERFACE_TYPES, line, self.dev.grammar.negations))
         self._persist_soon()
 
     def _persist_soon(self) -> None:
@@ -123,10 +126,10 @@ class ComwareCli(CliSession):
         dev = self.dev
         if getattr(dev, "_persist_pending", False):
             return
-        dev._persist_pending = True  # type: ignore[attr-defined]
+        dev._persist_pending = True  # type: ignore[attr-defined]  # a flag the coalesced write sets on the device it batches for
 
         def flush() -> None:
-            dev._persist_pending = False  # type: ignore[attr-defined]
+            dev._persist_pending = False  # type: ignore[attr-defined]  # the same flag, cleared when the write runs
             dev.persist_running()
 
         asyncio.get_running_loop().call_soon(flush)
@@ -160,7 +163,7 @@ class ComwareCli(CliSession):
     @command(r"display current-configuration interface (.+)", "user system")
     async def _display_running_interface(self, m: re.Match[str], as_json: bool) -> Output:
         """One interface's block, as `display current-configuration` lists it."""
-        name = canonical("comware", m[1])
+        name = canonical(INTERFACE_TYPES, m[1])
         node = self.dev.running.children.get(f"interface {name}") if name else None
         if node is None:
             raise self.invalid(m[0], m[0].split(), 3, self.prompt())

@@ -13,10 +13,12 @@ from __future__ import annotations
 import re
 from ipaddress import IPv4Network
 
-from fabricctl.lab.config_tree import COMWARE_VERSION
+from fabricctl.lab.devices.comware.names import INTERFACE_TYPES
+from fabricctl.lab.devices.comware.render import COMWARE_VERSION
 from fabricctl.lab.dialect import CliError
 from fabricctl.lab.hardware import optic_serial
 from fabricctl.lab.names import canonical, short
+from fabricctl.lab.nos import lab_nos
 from fabricctl.lab.ports import PortState, chassis_digits
 from fabricctl.lab.routing import Route
 from fabricctl.lab.traffic import CNP_QUEUE, RX_LOW_ALARM_DBM, port_traffic
@@ -43,7 +45,7 @@ def _port(view: View, typed: str | None) -> str | None:
     """A typed interface name in full; a name that is no interface of the switch is an error."""
     if typed is None:
         return None
-    name = canonical("comware", typed)
+    name = canonical(INTERFACE_TYPES, typed)
     if name is None or name not in view.facts.ports:
         raise CliError(" % Wrong parameter found at '^' position.")
     return name
@@ -73,7 +75,7 @@ def interface_brief(view: View, m: re.Match[str]) -> Shown:
         if s.oper_up and s.name.startswith("LoopBack"):
             proto = "UP(s)"
         rows.append(
-            f"{short('comware', s.name):<20} {_link(s):<4} {proto:<8} {ip:<15} {(s.description or '')[:27]}".rstrip()
+            f"{short(INTERFACE_TYPES, s.name):<20} {_link(s):<4} {proto:<8} {ip:<15} {(s.description or '')[:27]}".rstrip()
         )
     rows += [
         "",
@@ -87,7 +89,7 @@ def interface_brief(view: View, m: re.Match[str]) -> Shown:
     for s in bridged:
         speed = "200G" if s.name.startswith("TwoHundredGigE") else "400G"
         rows.append(
-            f"{short('comware', s.name):<20} {_link(s):<4} {speed:<7} F      A    1    {(s.description or '')[:27]}".rstrip()
+            f"{short(INTERFACE_TYPES, s.name):<20} {_link(s):<4} {speed:<7} F      A    1    {(s.description or '')[:27]}".rstrip()
         )
     return _text("\n".join(rows))
 
@@ -155,7 +157,7 @@ def flap_age(seconds: float) -> str:
     units = [("weeks", 604800), ("days", 86400), ("hours", 3600), ("minutes", 60), ("seconds", 1)]
     if left >= 604800:
         units = units[:-1]
-    words = []
+    words: list[str] = []
     for unit, size in units:
         n, left = divmod(left, size)
         if n or words:
@@ -221,7 +223,7 @@ def ip_interface_brief(view: View, m: re.Match[str]) -> Shown:
         ip = str(port.addresses[0].ip) if port and port.addresses else "--"
         vrf = port.vrf if port and port.vrf != "default" else "--"
         rows.append(
-            f"{short('comware', s.name):<20} {phys:<8} {proto:<8} {ip:<15} {vrf[:12]:<12} {(s.description or '--')[:11]}"
+            f"{short(INTERFACE_TYPES, s.name):<20} {phys:<8} {proto:<8} {ip:<15} {vrf[:12]:<12} {(s.description or '--')[:11]}"
         )
     return _text("\n".join(rows))
 
@@ -258,7 +260,7 @@ def transceiver(view: View, m: re.Match[str]) -> Shown:
 
 
 def _chassis(view: View, device: str) -> str:
-    prefix = "0000" if view.state.facts[device].platform == "comware" else "001c"
+    prefix = lab_nos(view.state.facts[device].platform).mac_prefix
     return dashed_mac(prefix + chassis_digits(device))
 
 
@@ -277,7 +279,7 @@ def lldp_list(view: View, m: re.Match[str]) -> Shown:
     for port, name, far in _lldp(view, _port(view, m["port"])):
         device = view.state.far_end(view.name, port)
         assert device is not None
-        rows.append(f"{name:<22} {short('comware', port):<20} {_chassis(view, device[0]):<15} {far}")
+        rows.append(f"{name:<22} {short(INTERFACE_TYPES, port):<20} {_chassis(view, device[0]):<15} {far}")
     return _text("\n".join(rows))
 
 
@@ -291,14 +293,8 @@ def lldp_verbose(view: View, m: re.Match[str]) -> Shown:
         device = view.state.far_end(view.name, port)
         assert device is not None
         facts = view.state.facts[device[0]]
-        if facts.platform == "comware":
-            description = [
-                f"H3C Comware Platform Software, Software Version {COMWARE_VERSION}",
-                f"                       H3C {facts.model}",
-                "                       Copyright (c) 2004-2024 New H3C Technologies Co., Ltd. All rights reserved.",
-            ]
-        else:
-            description = [f"Arista Networks EOS running on an Arista Networks DCS-{facts.model}"]
+        first, *more = lab_nos(facts.platform).system_description(facts.model)
+        description = [first, *(" " * 23 + line for line in more)]
         far_port = view.state.facts[device[0]].ports.get(far)
         blocks.append(
             "\n".join(
@@ -493,7 +489,7 @@ def vlan_brief(view: View, m: re.Match[str]) -> Shown:
         "VLAN ID   Name                             Port",
     ]
     for vid in _vlan_ids(view):
-        members = [short("comware", p) for p in _vlan_members(view, vid)]
+        members = [short(INTERFACE_TYPES, p) for p in _vlan_members(view, vid)]
         head = f"{vid:<9} {f'VLAN {vid:04d}':<32} "
         chunks = [members[i : i + 3] for i in range(0, len(members), 3)] or [[]]
         rows.append((head + "  ".join(chunks[0])).rstrip())
@@ -578,7 +574,7 @@ def arp(view: View, m: re.Match[str]) -> Shown:
         if h.address is None or (m["vrf"] and h.vrf != m["vrf"]):
             continue
         vsi = h.segment[1][:10] if h.segment else "--"
-        where = short("comware", h.gateway if h.segment and h.gateway else h.port)
+        where = short(INTERFACE_TYPES, h.gateway if h.segment and h.gateway else h.port)
         rows.append(f"{h.address!s:<15} {dashed_mac(h.mac):<14} {vsi:<10} {where:<24} {1190:<5} D")
     return _text("\n".join(rows))
 
@@ -595,7 +591,7 @@ def mac_table(view: View, m: re.Match[str]) -> Shown:
     for h in view.routing.hosts(view.name):
         if h.segment and h.segment[0] == "vlan":
             rows.append(
-                f"{dashed_mac(h.mac):<16} {h.segment[1]:<10} Learned          {short('comware', h.port):<24} Y"
+                f"{dashed_mac(h.mac):<16} {h.segment[1]:<10} Learned          {short(INTERFACE_TYPES, h.port):<24} Y"
             )
     return _text("\n".join(rows))
 
@@ -606,7 +602,7 @@ def vsi_macs(view: View, m: re.Match[str]) -> Shown:
     for h in view.routing.hosts(view.name):
         if h.segment and h.segment[0] == "vsi" and (m["vsi"] is None or h.segment[1] == m["vsi"]):
             rows.append(
-                f"{dashed_mac(h.mac):<14} Dynamic  {h.segment[1]:<31} {short('comware', h.port):<14} Aging"
+                f"{dashed_mac(h.mac):<14} Dynamic  {h.segment[1]:<31} {short(INTERFACE_TYPES, h.port):<14} Aging"
             )
     for (kind, key), mac_addr, vtep in view.routing.remote_macs(view.name):
         if kind == "vsi" and (m["vsi"] is None or key == m["vsi"]):
@@ -623,11 +619,11 @@ def _route_rows(view: View, vrf: str, r: Route) -> list[str]:
     for i, h in enumerate(r.hops):
         if r.kind == "connected":
             own = view.facts.ports[h.interface].addresses[0].ip
-            hop, intf = str(own), short("comware", h.interface)
+            hop, intf = str(own), short(INTERFACE_TYPES, h.interface)
         elif h.vtep is not None:  # through the VRF's L3VNI interface
-            hop, intf = str(h.vtep), short("comware", _l3_interface(view, vrf))
+            hop, intf = str(h.vtep), short(INTERFACE_TYPES, _l3_interface(view, vrf))
         else:
-            hop, intf = str(h.address), short("comware", h.interface)
+            hop, intf = str(h.address), short(INTERFACE_TYPES, h.interface)
         rows.append(f"{str(r.prefix) if i == 0 else '':<19} {proto:<6} {pre:<4} {0:<12} {hop:<15} {intf}")
     return rows
 
@@ -656,8 +652,8 @@ def routing_table(view: View, m: re.Match[str]) -> Shown:
     host: dict[IPv4Network, Route] = {}
     for r in table.values():  # the switch's own address of each connected subnet, via InLoop0
         if r.kind == "connected":
-            own = view.facts.ports[r.hops[0].interface].addresses[0].ip
-            host.setdefault(IPv4Network(f"{own}/32"), r)
+            address = view.facts.ports[r.hops[0].interface].addresses[0].ip
+            host.setdefault(IPv4Network(f"{address}/32"), r)
     if m["stats"]:
         counts = {
             k: sum(1 for r in table.values() if r.kind == k) for k in ("connected", "static", "ebgp", "evpn")
@@ -850,7 +846,7 @@ def counters(view: View, m: re.Match[str]) -> Shown:
     for port in _physical_ports(view, only):
         traffic = port_traffic(view.state, view.name, port, view.now)
         errors = traffic.fcs_errors if m["way"] == "inbound" else 0
-        rows.append(f"{short('comware', port):<17} {errors:>12} {0:>18} {0:>18} {errors:>11}")
+        rows.append(f"{short(INTERFACE_TYPES, port):<17} {errors:>12} {0:>18} {0:>18} {errors:>11}")
     rows += ["", ' Overflow: More than 14 digits (7 digits for column "Err").', "       --: Not supported."]
     return _text("\n".join(rows))
 
@@ -933,7 +929,7 @@ def pfc_interface(view: View, m: re.Match[str]) -> Shown:
         if not port.startswith(_PHYSICAL) or (only and port != only):
             continue
         pauses = view.state.pauses(view.name, port, view.now)
-        name = short("comware", port)
+        name = short(INTERFACE_TYPES, port)
         if pauses is None:
             rows.append(f"{name:<32} {'Disabled':<10} {'Disabled':<9}")
             continue

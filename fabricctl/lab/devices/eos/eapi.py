@@ -14,8 +14,8 @@ from collections.abc import Callable
 from typing import Any
 
 from fabricctl.lab.device import LabDevice
+from fabricctl.lab.devices.eos.cli import EosCli
 from fabricctl.lab.dialect import CliError, Disconnect, Logout
-from fabricctl.lab.dialect_eos import EosCli
 
 Credentials = Callable[[], tuple[str, str]]
 

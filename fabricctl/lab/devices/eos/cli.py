@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
-import json
 import re
 import time
+from typing import cast
 
-from fabricctl.lab import sessions, show_eos, show_eos_routing
+import fabricctl.lab.devices.eos.show as show_eos
+import fabricctl.lab.devices.eos.show_routing as show_eos_routing
+from fabricctl.lab import sessions
 from fabricctl.lab.config_tree import Node, unified_diff
 from fabricctl.lab.device import LabDevice
+from fabricctl.lab.devices.eos.names import INTERFACE_TYPES
 from fabricctl.lab.dialect import CliError, CliSession, Logout, Output, command
 from fabricctl.lab.editor import Editor, InvalidInput
 from fabricctl.lab.names import canonical, full_interface_line
@@ -82,7 +85,7 @@ class EosCli(CliSession):
         return out
 
     async def config_line(self, line: str) -> None:
-        self.apply_config(full_interface_line("eos", line, self.dev.grammar.negations))
+        self.apply_config(full_interface_line(INTERFACE_TYPES, line, self.dev.grammar.negations))
         if self.session is None:
             self.dev.persist_running()
 
@@ -137,7 +140,7 @@ class EosCli(CliSession):
     @command(r"show running-config interfaces? (.+)", "exec config session")
     async def _show_run_interface(self, m: re.Match[str], as_json: bool) -> Output:
         """The blocks of the named interfaces (`Ethernet1`, `Et1-2` is not modelled)."""
-        name = canonical("eos", m[1])
+        name = canonical(INTERFACE_TYPES, m[1])
         node = self.dev.running.children.get(f"interface {name}") if name else None
         if node is None:
             raise self.invalid(m[0], m[0].split(), 2, self.prompt())
@@ -186,7 +189,7 @@ class EosCli(CliSession):
         if as_json:
             return data
         rows = ["  Name           State              User    Terminal", "  -------------  ------"]
-        for name, entry in data["sessions"].items():  # type: ignore[union-attr]
+        for name, entry in cast("dict[str, dict[str, str]]", data["sessions"]).items():
             rows.append(f"  {name:<14} {entry['state']}")
         return "\n".join(rows)
 
@@ -326,8 +329,3 @@ def _sanitized(text: str) -> str:
     for pattern, repl in _SECRETS:
         text = pattern.sub(repl, text)
     return text
-
-
-def to_text(out: Output) -> str:
-    """CLI rendering of a handler result."""
-    return json.dumps(out, indent=2) if isinstance(out, dict) else out

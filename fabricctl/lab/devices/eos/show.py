@@ -1,5 +1,5 @@
 """EOS `show` commands about ports, neighbors and the box: the text the CLI prints and the JSON
-eAPI returns (routing, BGP and VXLAN are in show_eos_routing.py).
+eAPI returns (routing, BGP and VXLAN are in show_routing.py).
 
 The JSON carries the fields of Arista's eAPI models that NAPALM's eos driver and ANTA's tests
 read, in the shapes of the real replies in tests/captures/napalm/eos (tests/deploy/test_eos_clients.py
@@ -13,10 +13,12 @@ import re
 import time
 from typing import Any
 
-from fabricctl.lab.config_tree import COMWARE_VERSION, EOS_VERSION
+from fabricctl.lab.devices.eos.names import INTERFACE_TYPES
+from fabricctl.lab.devices.eos.render import EOS_VERSION
 from fabricctl.lab.dialect import CliError
 from fabricctl.lab.hardware import Sensor, optic_serial
 from fabricctl.lab.names import canonical, short
+from fabricctl.lab.nos import lab_nos
 from fabricctl.lab.ports import PortState, chassis_digits
 from fabricctl.lab.traffic import RX_LOW_ALARM_DBM, RX_LOW_WARN_DBM, PortTraffic, port_traffic
 from fabricctl.lab.view import Shown, View, colon_mac, dotted_mac, duration, registry
@@ -249,7 +251,7 @@ def interfaces(view: View, m: re.Match[str]) -> Shown:
 def _port_arg(view: View, typed: str | None) -> str | None:
     if typed is None:
         return None
-    name = canonical("eos", typed)
+    name = canonical(INTERFACE_TYPES, typed)
     if name is None:
         raise CliError("% Invalid input")
     return name
@@ -273,7 +275,7 @@ def interfaces_status(view: View, m: re.Match[str]) -> Shown:
         if state.name.startswith("Management"):
             optic, speed = "10/100/1000", "a-1G"
         rows.append(
-            f"{short('eos', state.name):<10} {(state.description or '')[:11]:<11} {stat:<12} {vlan:<8} full   {speed:<6} {optic}"
+            f"{short(INTERFACE_TYPES, state.name):<10} {(state.description or '')[:11]:<11} {stat:<12} {vlan:<8} full   {speed:<6} {optic}"
         )
         data[state.name] = {
             "description": state.description or "",
@@ -300,7 +302,7 @@ def interfaces_description(view: View, m: re.Match[str]) -> Shown:
         stat = "up" if state.oper_up else ("admin down" if not state.admin_up else "down")
         proto = _line(state)
         rows.append(
-            f"{short('eos', state.name):<30} {stat:<14} {proto:<18} {state.description or ''}".rstrip()
+            f"{short(INTERFACE_TYPES, state.name):<30} {stat:<14} {proto:<18} {state.description or ''}".rstrip()
         )
         data[state.name] = {
             "description": state.description or "",
@@ -320,7 +322,9 @@ def counters_errors(view: View, m: re.Match[str]) -> Shown:
     data = {}
     for s in _physical(view):
         fcs = _traffic(view, s.name).fcs_errors
-        rows.append(f"{short('eos', s.name):<16} {fcs:>5} {0:>9} {0:>9} {fcs:>9} {0:>7} {0:>9} {0:>9}")
+        rows.append(
+            f"{short(INTERFACE_TYPES, s.name):<16} {fcs:>5} {0:>9} {0:>9} {fcs:>9} {0:>7} {0:>9} {0:>9}"
+        )
         data[s.name] = {
             "inErrors": fcs,
             "frameTooLongs": 0,
@@ -342,7 +346,7 @@ def counters_discards(view: View, m: re.Match[str]) -> Shown:
     data = {}
     for s in _physical(view):
         dropped = _traffic(view, s.name).lossless_dropped
-        rows.append(f"{short('eos', s.name):<8} {0:>18} {dropped:>19}")
+        rows.append(f"{short(INTERFACE_TYPES, s.name):<8} {0:>18} {dropped:>19}")
         data[s.name] = {"inDiscards": 0, "outDiscards": dropped}
     total = sum(d["outDiscards"] for d in data.values())
     rows.append(f"{'Totals':<8} {0:>18} {total:>19}")
@@ -355,7 +359,7 @@ def counters_rates(view: View, m: re.Match[str]) -> Shown:
     data = {}
     for s in _physical(view):
         rows.append(
-            f"{short('eos', s.name):<9} {(s.description or '')[:11]:<11} 5:00       0.0   0.0%        0       0.0   0.0%        0"
+            f"{short(INTERFACE_TYPES, s.name):<9} {(s.description or '')[:11]:<11} 5:00       0.0   0.0%        0       0.0   0.0%        0"
         )
         data[s.name] = {
             "description": s.description or "",
@@ -394,7 +398,7 @@ def transceivers(view: View, m: re.Match[str]) -> Shown:
     data = {}
     for s, rx in _optics(view):
         rows.append(
-            f"{short('eos', s.name):<9} {34.5:>6.2f}     {3.29:>5.2f}     {42.1:>6.2f}    {1.10:>5.2f}     {rx:>6.2f}     0:00:02 ago"
+            f"{short(INTERFACE_TYPES, s.name):<9} {34.5:>6.2f}     {3.29:>5.2f}     {42.1:>6.2f}    {1.10:>5.2f}     {rx:>6.2f}     0:00:02 ago"
         )
         data[s.name] = {
             "vendorSn": _serial(view, s.name),
@@ -419,7 +423,7 @@ def transceiver_thresholds(view: View, m: re.Match[str]) -> Shown:
     for s, rx in _optics(view):
         lanes = {str(lane): rx for lane in range(1, 9)}
         rows += [
-            f"{short('eos', s.name):<10} {lane:>7} {rx:>9.2f} {RX_LOW_WARN_DBM:>9.2f} {RX_LOW_ALARM_DBM:>9.2f}"
+            f"{short(INTERFACE_TYPES, s.name):<10} {lane:>7} {rx:>9.2f} {RX_LOW_WARN_DBM:>9.2f} {RX_LOW_ALARM_DBM:>9.2f}"
             for lane in lanes
         ]
         data[s.name] = {
@@ -451,13 +455,11 @@ def _serial(view: View, port: str) -> str:
 
 def _far_description(view: View, device: str) -> str:
     facts = view.state.facts[device]
-    if facts.platform == "comware":
-        return f"H3C Comware Platform Software, Software Version {COMWARE_VERSION} H3C {facts.model}"
-    return f"Arista Networks EOS version {EOS_VERSION} running on an Arista Networks DCS-{facts.model}"
+    return " ".join(lab_nos(facts.platform).system_description(facts.model))
 
 
 def _far_chassis(view: View, device: str) -> str:
-    prefix = "001c" if view.state.facts[device].platform == "eos" else "0000"
+    prefix = lab_nos(view.state.facts[device].platform).mac_prefix
     return dotted_mac(prefix + chassis_digits(device))
 
 
@@ -475,7 +477,7 @@ def lldp_neighbors(view: View, m: re.Match[str]) -> Shown:
     ]
     entries = []
     for port, name, far in view.state.lldp(view.name):
-        rows.append(f"{short('eos', port):<13} {name:<24} {far:<19} 120")
+        rows.append(f"{short(INTERFACE_TYPES, port):<13} {name:<24} {far:<19} 120")
         entries.append({"port": port, "neighborDevice": name, "neighborPort": far, "ttl": 120})
     data = {
         "tablesLastChangeTime": view.calendar - 10,
@@ -879,7 +881,7 @@ def _fans(mdl: Any, prefix: str, count: int) -> list[dict[str, Any]]:
 @show(r"show (?:system )?environment cooling")
 def cooling(view: View, m: re.Match[str]) -> Shown:
     mdl = view.model
-    trays = [
+    trays: list[dict[str, Any]] = [
         {
             "label": str(i),
             "status": "ok",
@@ -888,7 +890,7 @@ def cooling(view: View, m: re.Match[str]) -> Shown:
         }
         for i in range(1, mdl.fan_trays + 1)
     ]
-    psus = [
+    psus: list[dict[str, Any]] = [
         {
             "label": f"PowerSupply{i}",
             "status": "ok",

@@ -1,5 +1,5 @@
 """EOS `show` commands about routing, BGP, L2 tables, VRFs and VXLAN, from the lab's derived state
-(fabric_state.py: sessions; routing.py: routes and hosts). Text and eAPI JSON, as show_eos.py.
+(fabric_state.py: sessions; routing.py: routes and hosts). Text and eAPI JSON, as show.py.
 """
 
 from __future__ import annotations
@@ -8,11 +8,12 @@ import re
 from ipaddress import IPv4Address, IPv4Network
 from typing import Any
 
+from fabricctl.lab.devices.eos.names import INTERFACE_TYPES
+from fabricctl.lab.devices.eos.show import interface_json, status
 from fabricctl.lab.dialect import CliError
 from fabricctl.lab.fabric_state import Session
 from fabricctl.lab.names import short
 from fabricctl.lab.routing import Route
-from fabricctl.lab.show_eos import interface_json, status
 from fabricctl.lab.traffic import port_traffic
 from fabricctl.lab.view import Shown, View, dotted_mac, duration, registry
 
@@ -271,7 +272,8 @@ def _neighbor(view: View, s: Session) -> tuple[str, dict[str, Any]]:
 @show(r"show (?:ip )?bgp neighbors(?: (?P<peer>\d+\.\d+\.\d+\.\d+))?(?: vrf (?P<vrf>\S+))?")
 def bgp_neighbors(view: View, m: re.Match[str]) -> Shown:
     vrfs = _vrf_arg(view, m["vrf"])
-    texts, data = [], {v: {"peerList": []} for v in vrfs}
+    texts: list[str] = []
+    data: dict[str, dict[str, list[dict[str, Any]]]] = {v: {"peerList": []} for v in vrfs}
     for s in _sessions(view) if "default" in vrfs else []:
         if m["peer"] and str(s.peer) != m["peer"]:
             continue
@@ -302,7 +304,7 @@ def _l3vni(view: View, vrf: str) -> int | None:
 
 
 def _route_json(view: View, vrf: str, r: Route) -> dict[str, Any]:
-    vias = []
+    vias: list[dict[str, str | int]] = []
     for h in r.hops:
         if r.kind == "connected":
             vias.append({"interface": h.interface, "nexthopAddr": ""})
@@ -551,7 +553,7 @@ def virtual_router(view: View, m: re.Match[str]) -> Shown:
                     state = next(s for s in view.ports if s.name == t.split()[1])
                     vrf = view.facts.ports[state.name].vrf
                     rows.append(
-                        f"{short('eos', state.name):<15} {vrf:<13} {w[3].split('/')[0]:<24} {'U' if state.oper_up else 'D':<14} active"
+                        f"{short(INTERFACE_TYPES, state.name):<15} {vrf:<13} {w[3].split('/')[0]:<24} {'U' if state.oper_up else 'D':<14} active"
                     )
                     virtual.append(
                         {
@@ -615,7 +617,7 @@ def mac_table(view: View, m: re.Match[str]) -> Shown:
             continue
         vlan = int(h.segment[1])
         rows.append(
-            f"{vlan:>4}    {dotted_mac(h.mac)}    DYNAMIC     {short('eos', h.port):<10} 1       0:00:30 ago"
+            f"{vlan:>4}    {dotted_mac(h.mac)}    DYNAMIC     {short(INTERFACE_TYPES, h.port):<10} 1       0:00:30 ago"
         )
         entries.append(
             {
@@ -672,7 +674,9 @@ def vlans(view: View, m: re.Match[str]) -> Shown:
             continue
         ports = members[vid]
         name = names.get(vid, f"VLAN{vid:04d}")
-        rows.append(f"{vid:<5} {name:<32} {'active':<9} {', '.join(short('eos', p) for p in ports)}".rstrip())
+        rows.append(
+            f"{vid:<5} {name:<32} {'active':<9} {', '.join(short(INTERFACE_TYPES, p) for p in ports)}".rstrip()
+        )
         data[str(vid)] = {
             "name": name,
             "status": "active",
@@ -819,7 +823,7 @@ def pfc_counters(view: View, m: re.Match[str]) -> Shown:
     for port in view.facts.ports:
         pauses = view.state.pauses(view.name, port, view.now)
         if pauses is not None:
-            rows.append(f"{short('eos', port):<12} {pauses.received:>12} {pauses.sent:>12}")
+            rows.append(f"{short(INTERFACE_TYPES, port):<12} {pauses.received:>12} {pauses.sent:>12}")
             data[port] = {"rxFrames": pauses.received, "txFrames": pauses.sent}
     return "\n".join(rows), {"interfaceCounters": data}
 
@@ -837,7 +841,7 @@ def ecn_counters(view: View, m: re.Match[str]) -> Shown:
             continue
         marked = port_traffic(view.state, view.name, s.name, view.now).ecn_marked
         counts = {q: (str(marked) if q in port.no_drop else "-") for q in range(8)}
-        rows += [f"{short('eos', s.name):<9} {q:<8}  {counts[q]}" for q in range(8)]
+        rows += [f"{short(INTERFACE_TYPES, s.name):<9} {q:<8}  {counts[q]}" for q in range(8)]
         data[s.name] = {"queueCounters": {str(q): c for q, c in counts.items()}}
     return "\n".join(rows), {"intfQueueCounters": data}
 
@@ -863,7 +867,9 @@ def queue_drops(view: View, m: re.Match[str]) -> Shown:
                 }
             }
 
-        rows += [f"{short('eos', s.name):<10} {'UC':<6} {tc:<4} {0:<4} {n}" for tc, n in counts.items()]
+        rows += [
+            f"{short(INTERFACE_TYPES, s.name):<10} {'UC':<6} {tc:<4} {0:<4} {n}" for tc, n in counts.items()
+        ]
         data[s.name] = {"ucastQueues": queues(counts), "mcastQueues": queues(dict.fromkeys(counts, 0))}
     return "\n".join(rows), {"egressQueueCounters": {"interfaces": data}}
 
@@ -907,7 +913,7 @@ def ip_bgp(view: View, m: re.Match[str]) -> Shown:
             paths = []
             for i, h in enumerate(r.hops if not own else ()):
                 hop = h.vtep if h.vtep is not None else h.address
-                session = peers.get(hop) if h.vtep is None else None
+                session = peers.get(hop) if h.vtep is None and hop is not None else None
                 as_path = " ".join(str(a) for a in r.as_path) + " i"
                 paths.append(
                     {

@@ -1,0 +1,1 @@
+"""The lab twin of each NOS, one package each."""

@@ -1,0 +1,116 @@
+"""What the lab knows about one NOS, as one object, looked up by name: the lab's platform registry.
+
+Each NOS's twin is a package, lab/devices/<nos>/, whose __init__.py builds a `LabNos` (its CLI
+dialect, facts reader, config renderer, factory config, interface names, command reference)
+and calls `register`. The rest of the lab asks `lab_nos(name)` and never branches on a name.
+The packages are found by name under lab/devices/ on first use, so a new NOS adds a folder and
+edits nothing else; a test may `register` one of its own.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Protocol
+
+from fabricctl.lab.config_tree import Node
+from fabricctl.lab.facts import DeviceFacts
+
+DEVICES_PACKAGE = "fabricctl.lab.devices"
+
+
+class Spec(Protocol):
+    """The parts of a DeviceSpec a factory config is written from."""
+
+    @property
+    def name(self) -> str: ...
+    @property
+    def mgmt_ip(self) -> str: ...
+    @property
+    def ports(self) -> int: ...
+
+
+@dataclass(frozen=True)
+class PortLayer:
+    """How a port's own lines decide its layer: routed or bridged, its VRF, its frame limit."""
+
+    routed: bool
+    vrf: str | None
+    max_frame: int | None
+
+
+@dataclass(frozen=True)
+class LabNos:
+    """One NOS's twin (see the module docstring)."""
+
+    name: str
+    default_model: str
+    #: Full interface type -> the short form its tables print, in the NOS's own interface order.
+    interface_types: Mapping[str, str]
+    #: Interface name prefix -> the command-reference view its lines are in (first match; else if-eth).
+    port_views: tuple[tuple[str, str], ...]
+    #: (port's config node, view, default of a command in a view) -> its layer.
+    port_layer: Callable[[Node, str, Callable[[str, list[str]], str | None]], PortLayer]
+    #: The command reference (YAML text, lab/devices/<nos>/commands.yaml).
+    reference_text: Callable[[], str]
+    #: (switch name, running tree) -> what the configs say (links, BGP, VTEPs, QoS).
+    read_facts: Callable[[str, Node], DeviceFacts]
+    #: (running tree, hostname, model) -> the running-config text the switch prints.
+    render: Callable[[Node, str, str], str]
+    factory: Callable[[Spec], str]  # the out-of-box config
+    hardware: Callable[[Spec], str]  # what erasing the config leaves: the physical port blocks
+    ztp_factory: Callable[[Spec], str]  # a switch delivered factory-default, waiting for ZTP
+    #: (boot file URL, its text, a fetch of a further URL) -> (the config it boots with, whether
+    #: it reboots into it as its startup-config); ValueError: a file the NOS would refuse.
+    ztp_boot: Callable[[str, str, Callable[[str], str]], tuple[str, bool]]
+    #: The first four hex digits of the lab's MACs for this NOS (the vendor's OUI starts so).
+    mac_prefix: str
+    #: The lines of the system description its LLDP advertises, for a model.
+    system_description: Callable[[str], tuple[str, ...]]
+    #: The CLI session class (lab/dialect.CliSession) a login to it runs: called with the LabDevice.
+    cli: Callable[[Any], Any]
+    #: Serves one eAPI (HTTPS JSON-RPC) connection: (device, credentials, reader, writer); None: SSH only.
+    eapi: Callable[..., Any] | None = None
+
+
+_REGISTRY: dict[str, LabNos] = {}
+
+
+class UnknownNos(ValueError):
+    """A platform name no lab package provides."""
+
+
+def register(nos: LabNos) -> LabNos:
+    """Make `nos` known to the lab under its name (a package's __init__.py, or a test)."""
+    _REGISTRY[nos.name] = nos
+    return nos
+
+
+def unregister(name: str) -> None:
+    """Forget a NOS a test registered."""
+    _REGISTRY.pop(name, None)
+
+
+def lab_nos(name: str) -> LabNos:
+    """The NOS registered under `name`, importing lab/devices/<name>/ on first use."""
+    found = _REGISTRY.get(name)
+    if found is not None:
+        return found
+    module = f"{DEVICES_PACKAGE}.{name}"
+    if name.isidentifier() and importlib.util.find_spec(module) is not None:
+        importlib.import_module(module)  # its __init__.py registers it
+    if name not in _REGISTRY:
+        raise UnknownNos(f"unsupported lab platform {name!r} (known: {', '.join(known())})")
+    return _REGISTRY[name]
+
+
+def known() -> list[str]:
+    """Every NOS the lab can run: the packages under lab/devices/ and any registered since."""
+    package = importlib.import_module(DEVICES_PACKAGE)
+    found = set(_REGISTRY)
+    for path in package.__path__:
+        found |= {p.name for p in Path(path).iterdir() if (p / "__init__.py").is_file()}
+    return sorted(found)
