@@ -66,6 +66,7 @@ class RackScope:
     #: spine's sessions to them, paths through their links) is judged when they are accepted.
     pending: set[str] = field(default_factory=set)
     pending_addresses: set[str] = field(default_factory=set)
+    gpu_ports: set[tuple[str, str]] = field(default_factory=set)  # (leaf, port) of its GPU ports
 
     def about_pending(self, text: str) -> bool:
         return any(re.search(rf"(?<![\w-]){re.escape(n)}(?![\w-])", text) for n in self.pending)
@@ -90,25 +91,23 @@ def rack_scope(compiled: Compiled, rd: RackDoc) -> RackScope:
     scope = Scope(f"rack {rd.rack.name}")
     speeds: dict[tuple[str, str], int] = {}
     far: set[str] = set()
+    gpu: set[tuple[str, str]] = set()
     for ln in compiled.topology.links:
         # A cable belongs to the rack of its lower end (the rack that brings it): a spine
         # rack's links to the leaves of a rack not accepted yet are judged with that rack.
         if not (ln.leaf in mine or (ln.spine in mine and ln.leaf not in pending)):
             continue
         far |= {ln.leaf, ln.spine} - mine
-        scope.ports[(ln.leaf, ln.leaf_port)] = PortRole(
-            "fabric", f"fabric link to {ln.spine} {ln.spine_port}"
-        )
-        scope.ports[(ln.spine, ln.spine_port)] = PortRole(
-            "fabric", f"fabric link to {ln.leaf} {ln.leaf_port}"
-        )
+        scope.ports[(ln.leaf, ln.leaf_port)] = PortRole(f"fabric link to {ln.spine} {ln.spine_port}")
+        scope.ports[(ln.spine, ln.spine_port)] = PortRole(f"fabric link to {ln.leaf} {ln.leaf_port}")
         speeds[(ln.leaf, ln.leaf_port)] = speeds[(ln.spine, ln.spine_port)] = _model(
             compiled, ln.leaf
         ).port_gbps
     for leaf in own:
         for gp in compiled.topology.gpu_ports.get(leaf, []):
             key = f"{gp.server} nic{gp.nic}"
-            scope.ports[(leaf, gp.name)] = PortRole("gpu", f"GPU port of {key}", key)
+            scope.ports[(leaf, gp.name)] = PortRole(f"GPU port of {key}", key)
+            gpu.add((leaf, gp.name))
             model = _model(compiled, leaf)
             mode = compiled.fabric.settings.cabling.gpu_port_breakout
             speeds[(leaf, gp.name)] = model.lane_gbps(mode) if gp.lane is not None else model.port_gbps
@@ -122,6 +121,7 @@ def rack_scope(compiled: Compiled, rd: RackDoc) -> RackScope:
         switch_addresses(compiled, mine),
         pending - far,
         switch_addresses(compiled, pending - far),
+        gpu_ports=gpu,
     )
 
 
@@ -173,11 +173,18 @@ def cabling_checks(
     return out
 
 
+def first_clock(reads: dict[str, SwitchCounters | str]) -> float | None:
+    """The clock of the first switch that printed one we read (the soak runs on it)."""
+    return next(
+        (r.clock for r in reads.values() if isinstance(r, SwitchCounters) and r.clock is not None), None
+    )
+
+
 def soak_checks(compiled: Compiled, scope: RackScope, windows: dict[str, Window | str]) -> list[Check]:
     """Each port's counters over the soak: tenant health's checks, held to zero at idle."""
     out = []
     for c in counter_checks(compiled, scope.ports, windows):
-        if c.name == "optic" and scope.ports.ports[(c.switch, c.subject)].kind == "gpu" and not c.ok:
+        if c.name == "optic" and (c.switch, c.subject) in scope.gpu_ports and not c.ok:
             # A GPU port stays shut until a tenant holds it (its secure default): its laser is
             # off, so it reads no light. Its NIC's link is the hook's (and tenant health's) to test.
             continue
@@ -289,7 +296,6 @@ def accept(
 ) -> Acceptance:
     """Run every check of the rack; the readers and `wait` reach the switches (CLI: Nornir)."""
     from fabricctl.deploy.counters import window
-    from fabricctl.deploy.tenant_health import first_clock
 
     scope = rack_scope(compiled, rd)
     result = Acceptance(rd.rack.name, rd.rack.identity(), now(), switches=scope.switches)
@@ -357,7 +363,7 @@ def run_acceptance(
     from fabricctl.deploy.counters import read_counters
     from fabricctl.deploy.fetch import fetch_running
     from fabricctl.deploy.health import read_health
-    from fabricctl.deploy.tenant_health import first_clock, wait_switch_time
+    from fabricctl.deploy.tenant_health import wait_switch_time
 
     root = compiled.fabric.root
     with open_fabric(root, lab, None) as nr:
