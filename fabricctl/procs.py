@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import contextlib
 import gc
+import getpass
 import os
 from collections.abc import Iterator
 
@@ -43,3 +44,11 @@ def paused_gc() -> Iterator[None]:
     finally:
         if was_enabled:
             gc.enable()
+
+
+def user_name() -> str:
+    """Who runs this process, as records and locks name them."""
+    try:
+        return getpass.getuser()
+    except (KeyError, OSError):
+        return f"uid {os.getuid()}" if hasattr(os, "getuid") else "unknown"

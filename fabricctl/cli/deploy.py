@@ -385,14 +385,12 @@ def force_unlock_cmd(root: Path, yes: bool) -> None:
 @timeout_option
 def check_cmd(root: Path, lab: bool, limit: tuple[str, ...], fmt: str, timeout: float) -> None:
     """Health checks from the switches' own state (links, LLDP cabling, BGP/EVPN, GPU ports); exit 1 on a failure."""
-    from fabricctl.deploy.context import open_fabric
-    from fabricctl.deploy.health import check_health, read_health
+    from fabricctl.deploy.health import check_health
+    from fabricctl.deploy.service import read_switch_health
     from fabricctl.report.health import health_json, health_markdown, health_text
 
     compiled = compile_root(root)
-    names = set(select_switches(compiled, limit))
-    with open_fabric(root, lab, names) as nr:
-        states = read_health(nr, timeout)
+    states = read_switch_health(root, lab, set(select_switches(compiled, limit)), timeout)
     checks = check_health(compiled, states)
     echo({"json": health_json, "markdown": health_markdown}.get(fmt, health_text)(checks))
     if not all(c.ok for c in checks):

@@ -205,12 +205,10 @@ def show_tenant(root: Path, name: str, lab: bool, live: bool, fmt: str, timeout:
         raise CliError(f"show tenant {name!r}: no such tenant (allowed: {', '.join(known)})")
     states = None
     if lab or live:
-        from fabricctl.deploy.context import open_fabric
-        from fabricctl.deploy.health import read_health
+        from fabricctl.deploy.service import read_switch_health
 
         leaves = {p.gpu.leaf for a in compiled.allocation.tenants if a.name == name for p in a.ports}
-        with open_fabric(root, lab, leaves) as nr:
-            states = read_health(nr, timeout)
+        states = read_switch_health(root, lab, leaves, timeout)
     shared: dict[str, str] = {}
     try:
         remote = shared_remote(root)

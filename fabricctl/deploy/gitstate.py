@@ -150,7 +150,7 @@ def remote_tip(remote: Remote, ref: str) -> str:
 
 def _identity() -> dict[str, str]:
     """Who writes the state commits: the runner's user at its host (no git identity needed)."""
-    from fabricctl.deploy.record import user_name
+    from fabricctl.procs import user_name
 
     user, host = user_name(), socket.gethostname()
     email = f"{re.sub(r'[^A-Za-z0-9._-]', '_', user)}@{host}"

@@ -8,7 +8,6 @@ names sort by time.
 
 from __future__ import annotations
 
-import getpass
 import json
 import os
 import socket
@@ -23,6 +22,7 @@ from typing import Any
 from fabricctl.deploy.hostkeys import checking
 from fabricctl.gitinfo import repo_state
 from fabricctl.outputs import write_output
+from fabricctl.procs import user_name
 from fabricctl.secrets import redact, redacted_json
 
 RUNS = Path(".fabricctl") / "runs"
@@ -34,13 +34,6 @@ def runs_dir(root: Path) -> Path:
 
 def record_path(root: Path, run_id: str) -> Path:
     return runs_dir(root) / f"{run_id}.json"
-
-
-def user_name() -> str:
-    try:
-        return getpass.getuser()
-    except (KeyError, OSError):
-        return f"uid {os.getuid()}" if hasattr(os, "getuid") else "unknown"
 
 
 def fabricctl_version() -> str:

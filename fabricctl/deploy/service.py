@@ -26,6 +26,7 @@ if TYPE_CHECKING:
     from fabricctl.deploy.changed import RefFabric
     from fabricctl.deploy.fetch import Fetched
     from fabricctl.deploy.lock import LockInfo
+    from fabricctl.platforms.health import SwitchHealth
 
 #: Reads running configs of the named switches: name -> Fetched (a switch that cannot be read is data).
 Fetcher = Callable[[list[str]], "dict[str, Fetched]"]
@@ -397,3 +398,15 @@ def record_nothing_to_do(
     report.stopped_reason = "nothing to change"
     report.stages = {**report.stages, **(stages.timings() if stages else {})}
     return write_report(root, report, copy_to)
+
+
+def read_switch_health(
+    root: Path, lab: bool, names: set[str], timeout: float
+) -> dict[str, SwitchHealth | str]:
+    """Each named switch's health, read from its own show commands (or why it could not be read):
+    `check` and `show tenant --live` read the switches through here, the CLI only prints."""
+    from fabricctl.deploy.context import open_fabric
+    from fabricctl.deploy.health import read_health
+
+    with open_fabric(root, lab, names) as nr:
+        return read_health(nr, timeout)
