@@ -47,7 +47,7 @@ def paused_gc() -> Iterator[None]:
 
 
 def user_name() -> str:
-    """Who runs this process, as records and locks name them."""
+    """Who runs this process (a uid when the system has no name for it)."""
     try:
         return getpass.getuser()
     except (KeyError, OSError):

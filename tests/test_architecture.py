@@ -32,7 +32,7 @@ LAYERS: list[tuple[str, ...]] = [
     ("fabricctl.lab",),  # the twin fabric (inventory and cabling in, SSH/eAPI out)
     ("fabricctl.render", "fabricctl.artifacts"),
     ("fabricctl.verify",),
-    ("fabricctl.deploy",),
+    ("fabricctl.deploy", "fabricctl.telemetry"),  # telemetry: the exporter, over compile and platforms
     ("fabricctl.report",),
     ("fabricctl.cli", "fabricctl.__main__"),
 ]

@@ -43,6 +43,6 @@ def test_unknown_shell_is_one_clear_error(capsys: pytest.CaptureFixture[str]) ->
 def test_it_completes_commands_subcommands_and_choices() -> None:
     assert "plan" in complete("fabricctl pl", 1)
     assert set(complete("fabricctl ", 1)) >= {"plan", "apply", "history", "completion", "show"}
-    assert complete("fabricctl show ", 2) == ["allocations", "free", "gpus", "tenants"]
+    assert complete("fabricctl show ", 2) == ["allocations", "free", "gpus", "tenant", "tenants"]
     assert complete("fabricctl show gpus --format ", 4) == ["table", "json", "csv"]
     assert "--compact" in complete("fabricctl plan --c", 2)

@@ -66,6 +66,7 @@ def test_eos_link_changes_from_napalms_capture() -> None:
     data = json.loads((CAPTURES / "napalm/eos/test_get_interfaces/normal/show_interfaces.json").read_text())
     eos.read_link_changes(data, out)
     assert out.ports and all(c.link_changes is not None for c in out.ports.values())
+    assert {c.up for c in out.ports.values()} == {True}  # every port of the capture is up
     assert 3 in {c.link_changes for c in out.ports.values()}
 
 
@@ -89,6 +90,7 @@ def test_comware_last_flap_from_the_captures() -> None:
     cw.read_flaps((folder / "hp_comware_display_interface.raw").read_text(), out)
     ages = {p: c.last_flap_ago for p, c in out.ports.items() if c.last_flap_ago is not None}
     assert 6 * 3600 + 39 * 60 + 25 in ages.values() and math.inf in ages.values(), ages
+    assert out.ports["Vlan-interface2000"].up is True and out.ports["GigabitEthernet1/1/0/31"].up is False
     cw.read_flaps((folder / "hp_comware_display_interface10.raw").read_text(), out)
     weeks = (14 * 7 + 4) * 86400 + 22 * 3600 + 58 * 60
     assert weeks in {c.last_flap_ago for c in out.ports.values()}

@@ -55,6 +55,11 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
         "check_cmd",
         "Health checks from the switches' own state (links, LLDP cabling, BGP/EVPN, GPU ports); exit 1 on a failure.",
     ),
+    "exporter": (
+        "fabricctl.cli.exporter",
+        "exporter_cmd",
+        "Serve Prometheus metrics of every switch's port counters, labelled by tenant, leaf, server and NIC.",
+    ),
     "apply": (
         "fabricctl.cli.apply",
         "apply_cmd",

@@ -374,6 +374,19 @@ def force_unlock_cmd(root: Path, yes: bool) -> None:
     echo("lock removed\n")
 
 
+def _seconds(text: str) -> float:
+    """`90`, `90s`, `5m` or `1h` in seconds (at least 10: rates need counts to grow)."""
+    import re
+
+    m = re.fullmatch(r"(\d+)([smh]?)", text.strip())
+    if m is None:
+        raise click.BadParameter(f"{text!r} is not a duration (allowed: seconds like 90 or 90s, 5m, 1h)")
+    seconds = int(m[1]) * {"": 1, "s": 1, "m": 60, "h": 3600}[m[2]]
+    if not 10 <= seconds <= 86400:
+        raise click.BadParameter(f"{text!r} is outside 10s..24h")
+    return float(seconds)
+
+
 @click.command("check")
 @root_option
 @lab_option
@@ -382,16 +395,40 @@ def force_unlock_cmd(root: Path, yes: bool) -> None:
 @click.option(
     "--format", "fmt", type=click.Choice(["text", "json", "markdown"]), default="text", show_default=True
 )
+@click.option(
+    "--tenant",
+    default=None,
+    help="Check only this tenant's GPU ports and the fabric links its paths use, with counters over --window.",
+)
+@click.option(
+    "--window",
+    default="5m",
+    show_default=True,
+    callback=lambda _ctx, _param, value: _seconds(value),
+    help="With --tenant: how long (by the switches' clocks) between the two counter reads rates come from.",
+)
 @timeout_option
-def check_cmd(root: Path, lab: bool, limit: tuple[str, ...], fmt: str, timeout: float) -> None:
+def check_cmd(
+    root: Path, lab: bool, limit: tuple[str, ...], fmt: str, tenant: str | None, window: float, timeout: float
+) -> None:
     """Health checks from the switches' own state (links, LLDP cabling, BGP/EVPN, GPU ports); exit 1 on a failure."""
     from fabricctl.deploy.health import check_health
     from fabricctl.deploy.service import read_switch_health
     from fabricctl.report.health import health_json, health_markdown, health_text
 
     compiled = compile_root(root)
-    states = read_switch_health(root, lab, set(select_switches(compiled, limit)), timeout)
-    checks = check_health(compiled, states)
+    if tenant is not None and limit:
+        raise CliError("use either --tenant or --limit: --tenant chooses its own switches")
+    if tenant is not None:
+        from fabricctl.deploy.tenant_health import UnknownTenant, tenant_checks
+
+        try:
+            checks = tenant_checks(root, lab, compiled, tenant, window, timeout)
+        except UnknownTenant as exc:
+            raise CliError(str(exc)) from None
+    else:
+        states = read_switch_health(root, lab, set(select_switches(compiled, limit)), timeout)
+        checks = check_health(compiled, states)
     echo({"json": health_json, "markdown": health_markdown}.get(fmt, health_text)(checks))
     if not all(c.ok for c in checks):
         sys.exit(1)

@@ -8,6 +8,7 @@ went down between reads was cleared: what it counts since is the delta.
 
 from __future__ import annotations
 
+import contextlib
 from dataclasses import dataclass, field
 
 from nornir.core import Nornir
@@ -15,26 +16,33 @@ from nornir.core.task import Result, Task
 
 from fabricctl.deploy.health import _read_task
 from fabricctl.deploy.nornir_inv import fabric_platform
-from fabricctl.platforms.counters import PortCounters, SwitchCounters, counter_reader
+from fabricctl.platforms.counters import CounterReader, PortCounters, SwitchCounters, counter_reader
 from fabricctl.secrets import describe_error
 
 
-def _counters_task(task: Task, read_timeout: float) -> Result:
+def _counters_task(task: Task, read_timeout: float, keep_open: bool) -> Result:
     reader = counter_reader(fabric_platform(task.host))
-    return _read_task(task, read_timeout, close=True, reader=reader)
+    return _read_task(task, read_timeout, close=not keep_open, reader=reader)
 
 
-def read_counters(nr: Nornir, read_timeout: float = 30.0) -> dict[str, SwitchCounters | str]:
-    """name -> its counters now, or the error that kept them from being read."""
+def read_counters(
+    nr: Nornir, read_timeout: float = 30.0, keep_open: bool = False
+) -> dict[str, SwitchCounters | str]:
+    """name -> its counters now, or the error that kept them from being read. With `keep_open`
+    the SSH session stays up for the next read (a poller's), and is closed after a failed read
+    so the next one logs in afresh."""
     if not nr.inventory.hosts:
         return {}
-    results = nr.run(task=_counters_task, read_timeout=read_timeout, on_failed=True)
+    results = nr.run(task=_counters_task, read_timeout=read_timeout, keep_open=keep_open, on_failed=True)
     out: dict[str, SwitchCounters | str] = {}
     for name in nr.inventory.hosts:
         multi = results[name]
         if multi.failed:
             exc = next((r.exception for r in multi if r.exception is not None), None)
             out[name] = describe_error(exc) if exc is not None else "read failed"
+            if keep_open:
+                with contextlib.suppress(Exception):  # a session that broke may not close cleanly
+                    nr.inventory.hosts[name].close_connections()
         else:
             out[name] = multi[0].result
     nr.data.reset_failed_hosts()
@@ -115,3 +123,19 @@ def window(before: SwitchCounters, after: SwitchCounters, fallback_seconds: floa
             flapped=_flapped(b, a, seconds),
         )
     return out
+
+
+def _clock_task(task: Task, read_timeout: float) -> Result:
+    full = counter_reader(fabric_platform(task.host))
+    clock_only = CounterReader(full.probes[:1], full.parse)  # every reader probes the clock first
+    return _read_task(task, read_timeout, close=True, reader=clock_only)
+
+
+def read_clock(nr: Nornir, name: str, read_timeout: float = 30.0) -> float | None:
+    """One switch's clock now (None when it cannot be read or prints none we read)."""
+    one = nr.filter(name=name)
+    result = one.run(task=_clock_task, read_timeout=read_timeout, on_failed=True)
+    nr.data.reset_failed_hosts()
+    multi = result[name]
+    got = None if multi.failed else multi[0].result
+    return got.clock if isinstance(got, SwitchCounters) else None

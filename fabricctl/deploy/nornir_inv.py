@@ -21,6 +21,7 @@ from nornir.core.inventory import ConnectionOptions, Host
 from fabricctl.deploy.credentials import Credentials
 from fabricctl.deploy.hostkeys import ssh_options
 from fabricctl.model.inventory import inventory_options
+from fabricctl.platforms import get_platform
 from fabricctl.platforms.push import Target
 from fabricctl.procs import paused_gc
 
@@ -76,7 +77,7 @@ def _prepare_host(host: Host, creds: Credentials, ep: Endpoint | None, known_hos
         port = params.port
         if plugin == "netmiko":  # host key options over the inventory's: it cannot turn them off
             extras = {**NETMIKO_TIMEOUTS, **extras, **ssh_options(known_hosts)}
-        elif params.platform != "eos":  # napalm drivers that log in over netmiko (h3c_comware)
+        elif get_platform(fabric_platform(host)).fetch.napalm_over_ssh:
             optional = {**extras.get("optional_args", {}), **ssh_options(known_hosts)}
             extras = {**extras, "optional_args": optional}
         if plugin == "napalm" and ep is not None:

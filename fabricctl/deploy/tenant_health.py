@@ -17,12 +17,17 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from fabricctl.compile.build import Compiled
-from fabricctl.deploy.counters import PortDelta, Window
-from fabricctl.deploy.health import PAUSE_PPS_MAX, Check, check_health
+from fabricctl.deploy.context import open_fabric
+from fabricctl.deploy.counters import PortDelta, Window, read_clock, read_counters
+from fabricctl.deploy.counters import window as deltas
+from fabricctl.deploy.fetch import fetch_running
+from fabricctl.deploy.health import PAUSE_PPS_MAX, Check, check_health, read_health
 from fabricctl.platforms.counters import SwitchCounters
 from fabricctl.platforms.health import SwitchHealth
+from fabricctl.verify.api import render_configs, verify_fabric
 
 #: Error frames a port may count over a window before it fails: a few corrupted frames in
 #: minutes are noise, a steady stream is a failing optic or cable.
@@ -33,7 +38,6 @@ INFORMATIONAL = frozenset({"congestion"})
 
 @dataclass(frozen=True)
 class PortRole:
-    kind: str  # gpu | fabric
     about: str  # "tenant a's GPU srv1 nic0" or "fabric link to spine1 Ethernet1"
     key: str = ""
     sharing: tuple[str, ...] = ()  # other tenants whose traffic crosses this port
@@ -66,7 +70,7 @@ def tenant_scope(compiled: Compiled, tenant: str) -> Scope:
         if owner.tenant.name == tenant:
             key = f"{tenant} {pa.gpu.server} nic{pa.gpu.nic}"
             scope.ports[(leaf, port)] = PortRole(
-                "gpu", f"tenant {tenant}'s GPU {pa.gpu.server} nic{pa.gpu.nic}", key
+                f"tenant {tenant}'s GPU {pa.gpu.server} nic{pa.gpu.nic}", key
             )
     leaves = set(alloc.leaves)
     sharing_leaf = {
@@ -88,10 +92,10 @@ def tenant_scope(compiled: Compiled, tenant: str) -> Scope:
         if ln.tier != "leaf-spine":
             others = tuple(sorted({t for leaf in leaves for t in sharing_leaf[leaf]}))
         scope.ports[(ln.leaf, ln.leaf_port)] = PortRole(
-            "fabric", f"fabric link to {ln.spine} {ln.spine_port}", sharing=others
+            f"fabric link to {ln.spine} {ln.spine_port}", sharing=others
         )
         scope.ports[(ln.spine, ln.spine_port)] = PortRole(
-            "fabric", f"fabric link to {ln.leaf} {ln.leaf_port}", sharing=others
+            f"fabric link to {ln.leaf} {ln.leaf_port}", sharing=others
         )
     scope.vrfs = {v.name for i in compiled.intents.values() for v in i.vrfs if v.l3vni == alloc.l3vni}
     scope.vnis = {alloc.l3vni} | ({alloc.l2vni} if alloc.l2vni is not None else set())
@@ -120,6 +124,27 @@ def scoped_checks(compiled: Compiled, scope: Scope, states: dict[str, SwitchHeal
     return [c for c in check_health(compiled, states) if _in_scope(c, scope, compiled)]
 
 
+def proof_checks(
+    compiled: Compiled, scope: Scope, intended: dict[str, str], running: dict[str, str]
+) -> list[Check]:
+    """verify's proofs (isolation, lossless end to end, capacity) over the running configs of
+    the scope's switches, the other switches taken as intended: each violation on a switch in
+    scope is a failed `config` check, and a scope switch whose config could not be read is one too."""
+    configs = {n: t for n, t in intended.items() if n not in scope.switches} | running
+    report = verify_fabric(compiled, configs)
+    out = [
+        Check("config", v.switch, v.object, "proofs hold", f"{v.check}: {v.text}", False, v.counterexample)
+        for v in report.violations
+        if v.switch in scope.switches
+    ]
+    broken = {c.switch for c in out}
+    return out + [
+        Check("config", sw, "running config", "proofs hold", "proofs hold", True)
+        for sw in scope.switches
+        if sw not in broken
+    ]
+
+
 def _lossless(compiled: Compiled, switch: str) -> tuple[int, int]:
     intent = compiled.intents[switch]
     return intent.qos.lossless_class, intent.qos.cnp_class
@@ -128,10 +153,15 @@ def _lossless(compiled: Compiled, switch: str) -> tuple[int, int]:
 def counter_checks(compiled: Compiled, scope: Scope, windows: dict[str, Window | str]) -> list[Check]:
     """What the window's deltas say about each port of the scope."""
     out: list[Check] = []
+    for switch in scope.switches:
+        w = windows.get(switch)
+        if not isinstance(w, Window):
+            hint = "its counters could not be read twice: no rates for its ports"
+            out.append(Check("read", switch, "counters", "readable", str(w or "not read"), False, hint))
     for (switch, port), role in sorted(scope.ports.items()):
         w = windows.get(switch)
         if not isinstance(w, Window):
-            continue  # an unreadable switch already fails its `read` check
+            continue
         delta = w.ports.get(port)
         if delta is None:
             continue
@@ -253,7 +283,31 @@ def wait_switch_time(
         time.sleep(min(poll, max(seconds - (now - start), 0.05)))
 
 
-def first_clock(reads: dict[str, SwitchCounters | str]) -> float | None:
-    return next(
-        (r.clock for r in reads.values() if isinstance(r, SwitchCounters) and r.clock is not None), None
-    )
+def tenant_checks(
+    root: Path, lab: bool, compiled: Compiled, tenant: str, window: float, timeout: float
+) -> list[Check]:
+    """Every check of the tenant's scope: the config proofs on its switches' running configs,
+    their state now, then their counters read twice, `window` apart by the first readable
+    switch's clock. Raises UnknownTenant before any switch is contacted."""
+    scope = tenant_scope(compiled, tenant)
+    names = scope.switches
+    with open_fabric(root, lab, set(names)) as nr:
+        running = {n: f.text for n, f in fetch_running(nr, timeout, lab).items() if f.text is not None}
+        states = read_health(nr, timeout)
+        first = read_counters(nr, timeout)
+        clocks = {
+            n: r.clock for n, r in first.items() if isinstance(r, SwitchCounters) and r.clock is not None
+        }
+        timer = next(iter(clocks), None)
+        start = clocks[timer] if timer else None
+        wait_switch_time(lambda: read_clock(nr, timer, timeout) if timer else None, start, window)
+        second = read_counters(nr, timeout)
+    windows: dict[str, Window | str] = {}
+    for name in names:
+        a, b = first.get(name), second.get(name)
+        if isinstance(a, SwitchCounters) and isinstance(b, SwitchCounters):
+            windows[name] = deltas(a, b, window)
+        else:
+            windows[name] = b if isinstance(b, str) else str(a)
+    proofs = proof_checks(compiled, scope, render_configs(compiled, root), running)
+    return proofs + scoped_checks(compiled, scope, states) + counter_checks(compiled, scope, windows)

@@ -92,6 +92,7 @@ class _SshServer(asyncssh.SSHServer):
 
     def connection_made(self, conn: asyncssh.SSHServerConnection) -> None:
         self.conn = conn
+        conn.set_extra_info(lab_device=self.dev.name)  # an unreachable device drops its sessions
         self.conns.add(conn)
 
     def connection_lost(self, exc: Exception | None) -> None:
@@ -320,10 +321,14 @@ class LabFabric:
             self._servers[dev.name].append(https)
 
     async def _unlisten(self, name: str) -> None:
+        """Close the device's listeners and drop its open SSH sessions (an unreachable switch's
+        sessions die with it)."""
         for server in self._servers.pop(name, []):
             server.close()
             with contextlib.suppress(Exception):
                 await server.wait_closed()
+        for conn in [c for c in self._conns if c.get_extra_info("lab_device") == name]:
+            conn.abort()
 
     async def serve_stop(self) -> None:
         """Close every listener and cancel pending timers."""

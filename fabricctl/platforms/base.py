@@ -125,6 +125,9 @@ class Fetch:
     netmiko_device_type: str
     #: A further read-only command that reveals an armed commit-confirm (None: the configs do).
     pending_command: str | None = None
+    #: Its NAPALM driver logs in over SSH (through netmiko), so the SSH host-key options apply to
+    #: it too; False where NAPALM speaks an HTTPS API.
+    napalm_over_ssh: bool = True
 
 
 @dataclass(frozen=True)

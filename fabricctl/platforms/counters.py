@@ -37,6 +37,7 @@ class PortCounters:
     ecn_marked: dict[int, int] | None = None  # egress queue -> ECN-marked packets
     queue_dropped: dict[int, int] | None = None  # egress queue -> dropped packets
     queue_sent: dict[int, int] | None = None  # egress queue -> packets sent (the CNP queue: CNPs)
+    up: bool | None = None  # line protocol up
     link_changes: int | None = None  # link up/down transitions (EOS)
     last_flap_ago: float | None = None  # seconds since the link last flapped (Comware; inf: never)
     optic: Optic | None = None

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections import Counter
 
 from fabricctl.deploy.health import Check, as_dicts
+from fabricctl.deploy.tenant_health import INFORMATIONAL
 from fabricctl.secrets import redacted_json
 
 
@@ -14,6 +15,10 @@ def health_text(checks: list[Check]) -> str:
         f"FAIL {c.name:<12} {c.switch} {c.subject}: expected {c.expected}, seen {c.seen}"
         + (f"\n     {c.hint}" if c.hint else "")
         for c in failed
+    ]
+    lines += [
+        f"NOTE {c.name:<12} {c.switch} {c.subject}: {c.seen}" + (f"\n     {c.hint}" if c.hint else "")
+        for c in _notes(checks)
     ]
     lines.append(_summary(checks))
     return "\n".join(lines) + "\n"
@@ -27,6 +32,16 @@ def health_markdown(checks: list[Check]) -> str:
         out += [
             f"| {c.name} | {c.switch} | {c.subject} | {c.expected} | {c.seen} | {c.hint} |" for c in failed
         ]
+    notes = _notes(checks)
+    if notes:
+        out += [
+            "",
+            "Informational (not failures):",
+            "",
+            "| check | switch | port | seen | note |",
+            "|---|---|---|---|---|",
+        ]
+        out += [f"| {c.name} | {c.switch} | {c.subject} | {c.seen} | {c.hint} |" for c in notes]
     return "\n".join(out) + "\n"
 
 
@@ -34,6 +49,11 @@ def health_json(checks: list[Check]) -> str:
     return redacted_json(
         {"ok": all(c.ok for c in checks), "summary": _summary(checks), "checks": as_dicts(checks)}
     )
+
+
+def _notes(checks: list[Check]) -> list[Check]:
+    """Informational checks that saw something (congestion: ECN marks, CNPs)."""
+    return [c for c in checks if c.ok and c.name in INFORMATIONAL]
 
 
 def _summary(checks: list[Check]) -> str:

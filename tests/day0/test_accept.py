@@ -123,3 +123,15 @@ def test_accept_cli(pod: BootedPod, capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _ = pod.run("rack", "accept", "r02", "--lab", "--soak", "0", capsys=capsys)
     assert code == 1 and "rack r02 NOT accepted" in out
     assert "FAIL lldp leaf5 Ethernet1: expected spine1 Ethernet17, saw spine1 Ethernet21" in out
+
+
+def test_comware_rack_accepted_then_a_swapped_cable_named(tmp_path: Path) -> None:
+    with booted_pod(tmp_path / "pod", "comware", how="json") as pod:
+        result = accept(pod, "r02")
+        assert result.ok, failed(result)
+        assert {c.seen for c in result.checks if c.name == "speed"} == {"400G"}
+        pod.lab.swap_cables(("leaf6", "FourHundredGigE1/0/1"), ("leaf6", "FourHundredGigE1/0/2"))
+        result = accept(pod, "r02")
+        lldp = {(c.switch, c.subject) for c in result.failures if c.name == "lldp"}
+        assert ("leaf6", "FourHundredGigE1/0/1") in lldp and ("spine1", "FourHundredGigE1/0/21") in lldp
+        assert read_acceptance(pod.root, "r02")["result"] == "fail"  # type: ignore[index]

@@ -94,3 +94,55 @@ def test_neighbour_table(tmp_path: Path) -> None:
     assert neighbour_mac("192.0.2.106", table) == "02:1c:73:02:02:00"
     assert neighbour_mac("192.0.2.107", table) is None and neighbour_mac("192.0.2.9", table) is None
     assert json.loads(json.dumps({"ok": True}))
+
+
+@pytest.mark.lab
+def test_ztp_serve_cli_serves_the_labs_switches_and_logs(tmp_path: Path) -> None:
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    from tests.day0.helpers import booted_pod
+
+    with booted_pod(tmp_path / "pod", how="json", boot_now=False) as pod:
+        pod.server.stop()  # the command under test serves instead
+        argv = [
+            sys.executable,
+            "-m",
+            "fabricctl",
+            "ztp",
+            "serve",
+            "--lab",
+            "--port",
+            "0",
+            "--root",
+            str(pod.root),
+        ]
+        proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        try:
+            serve_file = pod.folder / "serve.json"
+            deadline = time.monotonic() + 60
+            while not serve_file.is_file() and time.monotonic() < deadline and proc.poll() is None:
+                time.sleep(0.05)
+            where = json.loads(serve_file.read_text(encoding="utf-8"))
+            leaf5 = pod.lab.endpoints()["leaf5"].host
+            conn = http.client.HTTPConnection(
+                where["host"], where["port"], timeout=10, source_address=(leaf5, 0)
+            )
+            conn.request("GET", "/leaf5/leaf5.ztp")
+            assert conn.getresponse().status == 200
+            conn.close()
+            conn = http.client.HTTPConnection(
+                where["host"], where["port"], timeout=10, source_address=("127.0.0.1", 0)
+            )
+            conn.request("GET", "/leaf5/leaf5.ztp")
+            assert conn.getresponse().status == 403
+            conn.close()
+        finally:
+            proc.send_signal(signal.SIGINT)
+            _, err = proc.communicate(timeout=30)
+        assert "serving 10 switches' day-0 files" in err
+        assert f"leaf5 (02:1c:73:02:02:00, {leaf5}) fetched /leaf5/leaf5.ztp" in err
+        assert "127.0.0.1 /leaf5/leaf5.ztp: 403 127.0.0.1 holds no reserved address" in err
+        assert not serve_file.exists()

@@ -116,6 +116,7 @@ def read_optics(text: str, out: SwitchCounters) -> None:
 
 
 def read_flaps(text: str, out: SwitchCounters) -> None:
+    """Per port block: `Current state:` (UP, DOWN, Administratively DOWN) and the last flap."""
     port: str | None = None
     previous = ""
     for line in text.splitlines():
@@ -124,6 +125,8 @@ def read_flaps(text: str, out: SwitchCounters) -> None:
             port = long_name(m[1])
         elif line.startswith("Current state:") and previous.strip() and " " not in previous.strip():
             port = long_name(previous.strip())
+        if port and re.match(r"^(?:\S+ )?[Cc]urrent state:", line):
+            out.port(port).up = line.split(":", 1)[1].strip().upper() == "UP"
         elif port and line.startswith("Last link flapping:"):
             out.port(port).last_flap_ago = flap_age(line.split(":", 1)[1])
         previous = line

@@ -17,6 +17,7 @@ FETCH = Fetch(
     prompt=r"[\w.\-]+(?:\([^)\r\n]*\))?[#>]\s*$",  # host# / host(config-...)#
     netmiko_device_type="arista_eos",
     pending_command="show configuration sessions | json",
+    napalm_over_ssh=False,  # NAPALM's eos driver speaks eAPI (HTTPS)
 )
 
 

@@ -1,0 +1,87 @@
+"""`fabricctl exporter`: serve the fabric's port counters to Prometheus until interrupted."""
+
+from __future__ import annotations
+
+import signal
+import sys
+import threading
+from pathlib import Path
+from typing import Any
+
+import click
+
+from fabricctl.cli.common import (
+    Seconds,
+    compile_root,
+    lab_option,
+    limit_option,
+    root_option,
+    select_switches,
+    timeout_option,
+)
+
+
+@click.command("exporter")
+@root_option
+@lab_option
+@limit_option
+@click.option("--listen", default="127.0.0.1", show_default=True, help="Address to serve /metrics on.")
+@click.option(
+    "--port", type=click.IntRange(0, 65535), default=9464, show_default=True, help="0: any free port."
+)
+@click.option(
+    "--interval",
+    type=Seconds(min=1, max=3600),
+    default=30.0,
+    show_default=True,
+    help="Seconds between the starts of two reads of a switch.",
+)
+@click.option(
+    "--concurrency",
+    type=click.IntRange(1, 512),
+    default=32,
+    show_default=True,
+    help="Switches read at once.",
+)
+@timeout_option
+def exporter_cmd(
+    root: Path,
+    lab: bool,
+    limit: tuple[str, ...],
+    listen: str,
+    port: int,
+    interval: float,
+    concurrency: int,
+    timeout: float,
+) -> None:
+    """Serve Prometheus metrics of every switch's port counters, labelled by tenant, leaf, server and NIC."""
+    from fabricctl.deploy.context import open_fabric
+    from fabricctl.deploy.counters import read_counters
+    from fabricctl.telemetry.exporter import Exposition, Poller, Snapshot, serve
+
+    compiled = compile_root(root)
+    names = set(select_switches(compiled, limit))
+    stop = threading.Event()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(sig, lambda *_: stop.set())
+    with open_fabric(root, lab, names, workers=concurrency) as nr:
+
+        def read(name: str) -> Any:
+            # One SSH session per switch, kept between polls (a login per poll costs more than the read).
+            return read_counters(nr.filter(name=name), timeout, keep_open=True).get(name, "not read")
+
+        exposition = Exposition(compiled)
+        for name in sorted(names):  # every switch answers `up 0` until its first read
+            exposition.update(name, Snapshot())
+        poller = Poller(names, read, interval, concurrency, on_update=exposition.update)
+        server = serve(exposition, listen, port)
+        bound = server.server_address[1]
+        click.echo(f"serving http://{listen}:{bound}/metrics for {len(names)} switches", err=True)
+        sys.stderr.flush()
+        poller.start()
+        try:
+            stop.wait()
+        finally:
+            poller.stop()
+            server.shutdown()
+            nr.close_connections(on_good=True, on_failed=True)

@@ -1,0 +1,1 @@
+"""Counters for monitoring systems: the Prometheus exporter and what ships with it."""

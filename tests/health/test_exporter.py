@@ -1,0 +1,70 @@
+"""The exporter's poller and collector: a scrape never waits on a switch, a switch still being
+read is not read twice, labels come from the intent."""
+
+from __future__ import annotations
+
+import threading
+import time
+
+from prometheus_client.parser import text_string_to_metric_families
+
+from fabricctl.compile.build import compile_fabric
+from fabricctl.platforms.counters import PortCounters, SwitchCounters
+from fabricctl.telemetry.exporter import Exposition, Poller
+from tests.conftest import EOS_SMALL
+
+
+def _samples(exposition: Exposition) -> list:  # type: ignore[type-arg]
+    text = exposition.render().decode()  # what prometheus-client's own parser reads back
+    return [s for family in text_string_to_metric_families(text) for s in family.samples]
+
+
+def test_a_hung_switch_never_blocks_a_scrape_and_is_not_read_twice() -> None:
+    compiled = compile_fabric(EOS_SMALL)
+    release, reads = threading.Event(), {"leaf2": 0}
+
+    def read(name: str) -> SwitchCounters | str:
+        if name == "leaf2":
+            reads["leaf2"] += 1
+            release.wait()  # a switch that never answers
+            return "timed out"
+        counters = SwitchCounters(clock=0.0)
+        counters.ports["Ethernet9"] = PortCounters(pfc={None: (7, 0)}, queue_dropped={3: 5, 0: 0}, up=True)
+        return counters
+
+    exposition = Exposition(compiled)
+    poller = Poller(
+        [s.name for s in compiled.fabric.switches],
+        read,
+        interval=3600,
+        concurrency=2,
+        on_update=exposition.update,
+    )
+    poller.poll_round()
+    others = {s.name for s in compiled.fabric.switches} - {"leaf2"}
+    while not all(poller.snapshot()[n].polled_at for n in others):  # every other switch read
+        time.sleep(0.05)
+    poller.poll_round()  # leaf2 is still being read: not queued again
+    samples = _samples(exposition)  # answers while leaf2 hangs
+    release.set()
+    poller.stop()
+    assert reads["leaf2"] == 1
+    up = {s.labels["switch"]: s.value for s in samples if s.name == "fabricctl_switch_up"}
+    assert "leaf2" not in up  # never read yet: no series (the CLI starts every switch at up 0)
+    assert set(up) == {s.name for s in compiled.fabric.switches} - {"leaf2"}
+    pause = [
+        s for s in samples if s.name == "fabricctl_pfc_pause_frames_total" and s.labels["switch"] == "leaf1"
+    ]
+    received = next(s for s in pause if s.labels["direction"] == "received")
+    owner, assignment = compiled.allocation.port_owner[("leaf1", "Ethernet9")]
+    assert received.value == 7
+    assert received.labels["tenant"] == owner.tenant.name and received.labels["priority"] == "3"
+    assert received.labels["server"] == assignment.gpu.server and received.labels["nic"] == str(
+        assignment.gpu.nic
+    )
+    drops = {
+        s.labels["class"]: s.value
+        for s in samples
+        if s.name == "fabricctl_queue_dropped_packets_total" and s.labels["switch"] == "leaf1"
+    }
+    assert drops == {"lossless": 5.0}  # only the lossless and CNP queues are exported
