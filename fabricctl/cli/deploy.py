@@ -412,8 +412,8 @@ def check_cmd(
     root: Path, lab: bool, limit: tuple[str, ...], fmt: str, tenant: str | None, window: float, timeout: float
 ) -> None:
     """Health checks from the switches' own state (links, LLDP cabling, BGP/EVPN, GPU ports); exit 1 on a failure."""
-    from fabricctl.deploy.context import open_fabric
-    from fabricctl.deploy.health import check_health, read_health
+    from fabricctl.deploy.health import check_health
+    from fabricctl.deploy.service import read_switch_health
     from fabricctl.report.health import health_json, health_markdown, health_text
 
     compiled = compile_root(root)
@@ -427,9 +427,7 @@ def check_cmd(
         except UnknownTenant as exc:
             raise CliError(str(exc)) from None
     else:
-        names = set(select_switches(compiled, limit))
-        with open_fabric(root, lab, names) as nr:
-            states = read_health(nr, timeout)
+        states = read_switch_health(root, lab, set(select_switches(compiled, limit)), timeout)
         checks = check_health(compiled, states)
     echo({"json": health_json, "markdown": health_markdown}.get(fmt, health_text)(checks))
     if not all(c.ok for c in checks):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import click
 
@@ -21,11 +21,6 @@ from fabricctl.cli.common import (
     timeout_option,
 )
 
-if TYPE_CHECKING:
-    from fabricctl.compile.allocate import Allocation
-    from fabricctl.compile.topology import Topology
-    from fabricctl.model.load import Fabric, TenantDoc
-
 
 @click.command()
 @root_option
@@ -41,60 +36,16 @@ def validate(root: Path, changed_since: str | None, allow_gpu_moves: bool) -> No
 
     When inventory/ differs from HEAD (or --changed-since REF), every GPU a tenant holds there
     must stay on its leaf and port: a change that moves one is refused, naming each GPU."""
-    from fabricctl.compile import cache
-    from fabricctl.compile.build import Compiled, load_and_check
-    from fabricctl.deploy.changed import inventory_changed_since
+    from fabricctl.deploy.service import validate_fabric
 
-    path = fabric_root(root)
-    since = inventory_changed_since(path, changed_since)
-    found = cache.scan(path)
-    # An inventory change is judged against the whole fabric at REF: the cache answers only
-    # for an inventory as its snapshot's, and never without the move check.
-    known = cache.changes(found, intents=False) if found is not None and since is None else None
-    if (path / "racks").is_dir():  # racks are checked by a whole load (the cache does not see them)
-        known = None
-    if known is not None:
-        fabric, tenants, n_gpus = known.fabric, known.tenants, known.gpus
-    else:
-        fabric, docs, topo, alloc = load_and_check(path)
-        if since is not None:
-            _refuse_moves(path, since, fabric, docs, topo, alloc, allow_gpu_moves)
-        tenants, n_gpus = len(docs), sum(len(a.ports) for a in alloc.tenants)
-        if found is not None:  # a first snapshot for render to start from; never over render's own
-            cache.remember(found, Compiled(fabric, docs, topo, alloc, {}), digests=None, replace=False)
+    done = validate_fabric(
+        fabric_root(root), changed_since, allow_gpu_moves, lambda text: echo(text, err=True)
+    )
+    fabric = done.fabric
     tiers = f"{len(fabric.spines)} spines + {len(fabric.leaves)} leaves"
     if fabric.superspines:
         tiers = f"{len(fabric.pods)} pods: {len(fabric.superspines)} super-spines + {tiers}"
-    click.echo(f"ok: {tenants} tenants, {n_gpus} GPUs assigned, {tiers}")
-
-
-def _refuse_moves(
-    root: Path,
-    since: tuple[str, str],
-    fabric: Fabric,
-    docs: list[TenantDoc],
-    topo: Topology,
-    alloc: Allocation,
-    allow: bool,
-) -> None:
-    """Held GPUs the inventory change since REF moves: refused (InputError) unless allowed, then
-    listed on stderr."""
-    from fabricctl.compile.moves import inventory_changes, log_moves
-    from fabricctl.deploy.changed import held_since
-    from fabricctl.model.problems import ProblemLog
-
-    held = held_since(root, *since, alloc)
-    if held.problem:
-        echo(f"warning: {held.problem}: held GPUs not compared with it\n", err=True)
-    if held.before is None or not held.moves:
-        return
-    if not allow:
-        log = ProblemLog(root)
-        log_moves(held.moves, docs, fabric, topo, log, inventory_changes(held.before, fabric))
-        log.check()
-    echo(f"warning: {len(held.moves)} held GPUs move (--allow-gpu-moves):\n", err=True)
-    for m in held.moves:
-        echo(f"  {m.tenant}: {m.text()}\n", err=True)
+    click.echo(f"ok: {done.tenants} tenants, {done.gpus} GPUs assigned, {tiers}")
 
 
 @click.command()
@@ -205,12 +156,10 @@ def show_tenant(root: Path, name: str, lab: bool, live: bool, fmt: str, timeout:
         raise CliError(f"show tenant {name!r}: no such tenant (allowed: {', '.join(known)})")
     states = None
     if lab or live:
-        from fabricctl.deploy.context import open_fabric
-        from fabricctl.deploy.health import read_health
+        from fabricctl.deploy.service import read_switch_health
 
         leaves = {p.gpu.leaf for a in compiled.allocation.tenants if a.name == name for p in a.ports}
-        with open_fabric(root, lab, leaves) as nr:
-            states = read_health(nr, timeout)
+        states = read_switch_health(root, lab, leaves, timeout)
     shared: dict[str, str] = {}
     try:
         remote = shared_remote(root)

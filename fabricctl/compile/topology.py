@@ -13,8 +13,6 @@ from fabricctl.model.problems import ProblemLog
 from fabricctl.platforms import get_platform
 from fabricctl.platforms.base import NO_BREAKOUT, PortNamer, SwitchModel, breakout_lanes
 
-__all__ = ["breakout_lanes"]  # the lab reads lanes through compile (it never imports platforms)
-
 #: str() of an address or network, memoised: every switch spells the same loopbacks, link
 #: addresses and tenant blocks, and ipaddress formats them in Python each time.
 addr_str = functools.lru_cache(maxsize=1 << 16, typed=True)(str)

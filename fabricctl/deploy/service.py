@@ -20,12 +20,16 @@ from fabricctl.platforms.push import normalize_running
 from fabricctl.procs import paused_gc
 
 if TYPE_CHECKING:
+    from fabricctl.compile.allocate import Allocation
     from fabricctl.compile.build import Compiled
     from fabricctl.compile.moves import GpuMove
+    from fabricctl.compile.topology import Topology
     from fabricctl.deploy.apply import ApplyOptions, Progress, RunReport, Started
     from fabricctl.deploy.changed import RefFabric
     from fabricctl.deploy.fetch import Fetched
     from fabricctl.deploy.lock import LockInfo
+    from fabricctl.model.load import Fabric, TenantDoc
+    from fabricctl.platforms.health import SwitchHealth
 
 #: Reads running configs of the named switches: name -> Fetched (a switch that cannot be read is data).
 Fetcher = Callable[[list[str]], "dict[str, Fetched]"]
@@ -397,3 +401,79 @@ def record_nothing_to_do(
     report.stopped_reason = "nothing to change"
     report.stages = {**report.stages, **(stages.timings() if stages else {})}
     return write_report(root, report, copy_to)
+
+
+def read_switch_health(
+    root: Path, lab: bool, names: set[str], timeout: float
+) -> dict[str, SwitchHealth | str]:
+    """Each named switch's health, read from its own show commands (or why it could not be read):
+    `check` and `show tenant --live` read the switches through here, the CLI only prints."""
+    from fabricctl.deploy.context import open_fabric
+    from fabricctl.deploy.health import read_health
+
+    with open_fabric(root, lab, names) as nr:
+        return read_health(nr, timeout)
+
+
+@dataclass(frozen=True)
+class Validated:
+    """What `validate` found: the fabric, and how many tenants and held GPUs it has."""
+
+    fabric: Fabric
+    tenants: int
+    gpus: int
+
+
+def validate_fabric(path: Path, changed_since: str | None, allow_gpu_moves: bool, warn: Notify) -> Validated:
+    """Check inventory and every tenant (raises InputError with every problem). The compile
+    cache answers when only tenants changed since its snapshot; an inventory change since REF (or
+    HEAD) compiles the whole fabric and refuses a held GPU it moves unless `allow_gpu_moves`."""
+    from fabricctl.compile import cache
+    from fabricctl.compile.build import Compiled, load_and_check
+    from fabricctl.deploy.changed import inventory_changed_since
+
+    since = inventory_changed_since(path, changed_since)
+    found = cache.scan(path)
+    # An inventory change is judged against the whole fabric at REF: the cache answers only
+    # for an inventory as its snapshot's, and never without the move check.
+    known = cache.changes(found, intents=False) if found is not None and since is None else None
+    if (path / "racks").is_dir():  # racks are checked by a whole load (the cache does not see them)
+        known = None
+    if known is not None:
+        return Validated(known.fabric, known.tenants, known.gpus)
+    fabric, docs, topo, alloc = load_and_check(path)
+    if since is not None:
+        _refuse_moves(path, since, fabric, docs, topo, alloc, allow_gpu_moves, warn)
+    if found is not None:  # a first snapshot for render to start from; never over render's own
+        cache.remember(found, Compiled(fabric, docs, topo, alloc, {}), digests=None, replace=False)
+    return Validated(fabric, len(docs), sum(len(a.ports) for a in alloc.tenants))
+
+
+def _refuse_moves(
+    root: Path,
+    since: tuple[str, str],
+    fabric: Fabric,
+    docs: list[TenantDoc],
+    topo: Topology,
+    alloc: Allocation,
+    allow: bool,
+    warn: Notify,
+) -> None:
+    """Held GPUs the inventory change since REF moves: refused (InputError) unless allowed, then
+    listed on stderr."""
+    from fabricctl.compile.moves import inventory_changes, log_moves
+    from fabricctl.deploy.changed import held_since
+    from fabricctl.model.problems import ProblemLog
+
+    held = held_since(root, *since, alloc)
+    if held.problem:
+        warn(f"warning: {held.problem}: held GPUs not compared with it\n")
+    if held.before is None or not held.moves:
+        return
+    if not allow:
+        log = ProblemLog(root)
+        log_moves(held.moves, docs, fabric, topo, log, inventory_changes(held.before, fabric))
+        log.check()
+    warn(f"warning: {len(held.moves)} held GPUs move (--allow-gpu-moves):\n")
+    for m in held.moves:
+        warn(f"  {m.tenant}: {m.text()}\n")

@@ -9,6 +9,7 @@ sessions. Nothing here reads fabricctl's intent: a wrong config gives a down fab
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cached_property, partial
@@ -84,7 +85,7 @@ class Cabling:
     @classmethod
     def from_inventory(cls, root: Path) -> Cabling:
         """The cabling the inventory's rules describe (empty when the inventory does not compile)."""
-        from fabricctl.compile.topology import breakout_lanes, build_topology
+        from fabricctl.compile.topology import build_topology
         from fabricctl.model.load import load_fabric
         from fabricctl.model.problems import ProblemLog
 
@@ -97,12 +98,12 @@ class Cabling:
             return cabling
         if topo is None or fabric is None:
             return cabling
-        breakout = fabric.settings.cabling.gpu_port_breakout
         for ln in topo.links:
             cabling.add((ln.leaf, ln.leaf_port), (ln.spine, ln.spine_port), FABRIC_GBPS)
         for leaf, ports in topo.gpu_ports.items():
+            lanes = Counter(gp.port for gp in ports)  # a port split in N lanes carries N GPU ports
             for gp in ports:
-                speed = FABRIC_GBPS if gp.lane is None else FABRIC_GBPS // len(breakout_lanes(breakout))
+                speed = FABRIC_GBPS if gp.lane is None else FABRIC_GBPS // lanes[gp.port]
                 cabling.add((leaf, gp.name), (gp.server, f"nic{gp.nic}"), speed)
         return cabling
 
