@@ -252,7 +252,7 @@ def test_a_rejected_line_is_seen_when_its_error_arrives(
     import re
 
     plan_file = small_lab.root / "plan.json"
-    assert small_lab.run("plan", "--lab", "-o", str(plan_file), capsys=capsys)[0] == 0
+    assert small_lab.run("plan", "--lab", "--limit", "leaf2", "-o", str(plan_file), capsys=capsys)[0] == 0
     commands = json.loads(plan_file.read_text())["switches"]["leaf2"]["commands"]
     bad = next(i for i, c in enumerate(commands) if re.match(r"(ip access-list|acl advanced) ", c))
     rejected, held = commands[bad], commands[bad + 1]
