@@ -9,7 +9,7 @@ later through plan/apply, the one transactional path, which then finds nothing e
 
 The files hold the login, so they are written readable by the owner only, under
 `.fabricctl/ztp/` (git-ignored) unless `--out` says otherwise; the manifest (ztp.json) and the
-Kea file hold no secret. Same inputs, same bytes: the EOS secret's salt is derived from the
+Kea file hold no secret. Same inputs, same bytes: a hashed secret's salt is derived from the
 fabric and switch names.
 """
 
