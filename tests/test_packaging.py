@@ -36,7 +36,7 @@ def test_builtin_templates_are_the_repositorys_templates_folder() -> None:
 
 
 #: Import name -> the distribution that provides it (pydantic_core comes with pydantic).
-DISTRIBUTION = {"yaml": "pyyaml", "ruamel": "ruamel.yaml", "pydantic_core": "pydantic"}
+DISTRIBUTION = {"yaml": "pyyaml", "ruamel": "ruamel.yaml", "pydantic_core": "pydantic", "passlib": "libpass"}
 
 
 def test_declared_dependencies_are_exactly_what_fabricctl_imports() -> None:
