@@ -175,3 +175,33 @@ def wait_until(predicate: Callable[[], object], what: str, timeout: float = 60.0
         if time.monotonic() > deadline:
             pytest.fail(f"gave up after {timeout:.0f} s waiting for {what}")
         time.sleep(0.01)
+
+
+#: The long lab scenarios, run with `pytest -n 2 -m slow` (README): the 48-switch reference apply
+#: and expansion (the README's main job applies and re-plans the reference fabric too), the
+#: 448-switch lab acceptance of the 10k example, and the Comware twin of a fault, interrupt or
+#: tenant-health scenario whose EOS twin runs in the default tier. Measured at 12-180 s each.
+SLOW = {
+    "tests/deploy/test_expansion_lab.py::test_expanding_the_reference_fabric_keeps_every_gpu",
+    "tests/deploy/test_reference.py::test_reference_first_apply_replan_and_comware_restore",
+    "tests/test_multipod.py::test_example_10k_every_config_is_accepted_by_the_lab",
+    "tests/deploy/test_failures_lab.py::test_plan_names_why_a_switch_cannot_be_read[timeout-comware]",
+    "tests/deploy/test_faults.py::test_fault_leaves_switch_as_before[hang-comware]",
+    "tests/deploy/test_faults.py::test_fault_leaves_switch_as_before[slow-comware]",
+    "tests/deploy/test_faults.py::test_fault_leaves_switch_as_before[commit-comware]",
+    "tests/deploy/test_interrupted.py::test_sigterm_finishes_the_switch_in_flight_and_starts_no_other[comware]",
+    "tests/deploy/test_interrupted.py::test_a_second_interrupt_restores_the_switch_in_flight[comware]",
+    "tests/health/test_check_tenant.py::test_text_and_markdown_name_the_hot_link[comware]",
+    "tests/health/test_check_tenant.py::test_faults_are_named_with_the_tenant_and_the_tenants_sharing_a_hot_link[comware]",
+    "tests/deploy/test_expansion_lab.py::test_expanding_the_small_fabric_keeps_every_gpu[comware]",
+    "tests/deploy/test_multipod.py::test_apply_one_pod_at_a_time[comware]",
+    "tests/deploy/test_disruptive.py::test_each_class_is_named_and_apply_needs_consent[comware]",
+    "tests/deploy/test_provenance.py::test_only_what_fabricctl_made_is_removed[comware]",
+    "tests/deploy/test_provenance.py::test_a_fabric_deployed_without_marks_is_adopted[comware]",
+}
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        if item.nodeid in SLOW:
+            item.add_marker(pytest.mark.slow)

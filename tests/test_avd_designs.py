@@ -84,7 +84,8 @@ DIFFERENCES: list[tuple[str, str, str]] = [
     (
         "ours",
         r"interface \((gpu|unused)\)",
-        "ports no tenant holds and uncabled ports are shut down (eos_designs does not know them)",
+        "GPU ports no tenant holds are shut down, the secure default (eos_designs does not know them); "
+        "ports outside the cabling plan are never configured",
     ),
 ]
 
