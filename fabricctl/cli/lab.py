@@ -9,7 +9,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 
 import click
 
@@ -184,34 +184,49 @@ def recable(limit: tuple[str, ...], root: Path) -> None:
     """Re-cable the racks as the inventory's cabling rules say now (after a breakout: a breakout
     cable in each split port, a 200G leg per lane). The ports whose cable changes flap."""
     from fabricctl.lab.runtime import recable_request
-    from fabricctl.lab.state import atomic_write
 
     root = root.resolve()
     data = running_lab(root)
     if data is None:
         _fail(f"no lab is running for {root}; start one with `fabricctl lab up --detach --root {root}`")
+    now = _ask_running_lab(root, data, limit, recable_request(root), signal.SIGUSR1, "recables", "re-cabling")
+    ports = now.get("recabled", [])
+    where = sorted({switch for switch, _ in ports})
+    click.echo(
+        f"lab recabled: {len(ports)} port(s) changed cable"
+        + (f" on {', '.join(where)}" if where else "")
+        + " (each went down; it is up again when its new cable links)"
+    )
+
+
+def _ask_running_lab(
+    root: Path,
+    data: dict[str, Any],
+    limit: tuple[str, ...],
+    request: Path,
+    sig: signal.Signals,
+    counter: str,
+    what: str,
+) -> dict[str, Any]:
+    """Write the switches `limit` names (None: all) to `request`, signal the detached lab and wait
+    until it counts one more `counter`; its lab.json then. Unknown names are refused first."""
+    from fabricctl.lab.state import atomic_write
+
     known = [d["name"] for d in data["devices"]]
     names = [n for item in limit for n in item.split(",")] or None
     for name in names or []:
         if name not in known:
             _fail(f"--limit {name!r}: no lab switch of that name (allowed: {', '.join(known)})")
-    before = data.get("recables", 0)
-    atomic_write(recable_request(root), json.dumps({"switches": names}) + "\n")
-    os.kill(int(data["pid"]), signal.SIGUSR1)
+    before = data.get(counter, 0)
+    atomic_write(request, json.dumps({"switches": names}) + "\n")
+    os.kill(int(data["pid"]), sig)
     deadline = time.monotonic() + 30
     while time.monotonic() < deadline:
         now = running_lab(root)
-        if now is not None and now.get("recables", 0) > before:
-            ports = now.get("recabled", [])
-            where = sorted({switch for switch, _ in ports})
-            click.echo(
-                f"lab recabled: {len(ports)} port(s) changed cable"
-                + (f" on {', '.join(where)}" if where else "")
-                + " (each went down; it is up again when its new cable links)"
-            )
-            return
+        if now is not None and now.get(counter, 0) > before:
+            return now
         time.sleep(0.05)
-    _fail("lab did not confirm the re-cabling")
+    _fail(f"lab did not confirm the {what}")
 
 
 @lab_app.command()
@@ -227,7 +242,6 @@ def reboot(limit: tuple[str, ...], root: Path) -> None:
     saved config and settings a switch applies only at boot (max-ecmp-num) take effect."""
     from fabricctl.lab.runtime import reboot_request
     from fabricctl.lab.server import LabFabric
-    from fabricctl.lab.state import atomic_write
 
     root = root.resolve()
     data = running_lab(root)
@@ -240,23 +254,9 @@ def reboot(limit: tuple[str, ...], root: Path) -> None:
         done = fabric.reboot(names)
         click.echo(f"lab rebooted {len(done)} switch(es) from their startup-config")
         return
-    known = [d["name"] for d in data["devices"]]
-    for name in names or []:
-        if name not in known:
-            _fail(f"--limit {name!r}: no lab switch of that name (allowed: {', '.join(known)})")
-    before = data.get("reboots", 0)
-    atomic_write(reboot_request(root), json.dumps({"switches": names}) + "\n")
-    os.kill(int(data["pid"]), signal.SIGUSR2)
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline:
-        now = running_lab(root)
-        if now is not None and now.get("reboots", 0) > before:
-            click.echo(
-                f"lab rebooted {len(names) if names else len(known)} switch(es) from their startup-config"
-            )
-            return
-        time.sleep(0.05)
-    _fail("lab did not confirm the reboot")
+    _ask_running_lab(root, data, limit, reboot_request(root), signal.SIGUSR2, "reboots", "reboot")
+    count = len(names) if names else len(data["devices"])
+    click.echo(f"lab rebooted {count} switch(es) from their startup-config")
 
 
 @lab_app.command()
