@@ -177,7 +177,7 @@ def wait_until(predicate: Callable[[], object], what: str, timeout: float = 60.0
         time.sleep(0.01)
 
 
-#: The long lab scenarios, run with `pytest -n 2 -m slow` (README): the 48-switch reference apply
+#: The long lab scenarios, run with `pytest -n 4 -m slow` (README): the 48-switch reference apply
 #: and expansion (the README's main job applies and re-plans the reference fabric too), the
 #: 448-switch lab acceptance of the 10k example, and the Comware twin of a fault, interrupt or
 #: tenant-health scenario whose EOS twin runs in the default tier. Measured at 12-180 s each.
