@@ -152,7 +152,7 @@ def check_health(
             out.append(Check(kind, name, n.ip, "Established", seen, seen == "Established", hint))
         out += _vrf_checks(compiled, name, state)
         out += _vxlan_checks(compiled, name, state)
-        out += _ecmp_checks(compiled, name, state)
+        out += _ecmp_checks(compiled, name, state, planned)
         gpu_ports = {}
         for (leaf, port), (alloc, pa) in sorted(compiled.allocation.port_owner.items()):
             if leaf == name:
@@ -200,12 +200,19 @@ def _renamed(compiled: Compiled, name: str, state: SwitchHealth) -> SwitchHealth
     return replace(state, ports=ports, pauses=pauses)
 
 
-def links_up(compiled: Compiled, name: str, state: SwitchHealth | str) -> dict[str, list[str]]:
+def links_up(
+    compiled: Compiled,
+    name: str,
+    state: SwitchHealth | str,
+    links: dict[tuple[str, str], tuple[str, str]] | None = None,
+) -> dict[str, list[str]]:
     """Neighbor -> this switch's ports with an up fabric link to it: by LLDP, whatever the ports
-    are called, or by the plan where a planned port is up and LLDP names no neighbor."""
+    are called, or by the plan where a planned port is up and LLDP names no neighbor. `links`:
+    the fabric's planned links when the caller has them already (`_planned_links`)."""
     if isinstance(state, str):
         return {}
-    planned = {port: far for (sw, port), (far, _) in _planned_links(compiled).items() if sw == name}
+    links = _planned_links(compiled) if links is None else links
+    planned = {port: far for (sw, port), (far, _) in links.items() if sw == name}
     neighbors = {far for far in planned.values()}
     out: dict[str, list[str]] = {}
     for port, (admin, up) in state.ports.items():
@@ -304,13 +311,15 @@ def _vxlan_checks(compiled: Compiled, name: str, state: SwitchHealth) -> list[Ch
     return out
 
 
-def _ecmp_checks(compiled: Compiled, name: str, state: SwitchHealth) -> list[Check]:
+def _ecmp_checks(
+    compiled: Compiled, name: str, state: SwitchHealth, planned: dict[tuple[str, str], tuple[str, str]]
+) -> list[Check]:
     """A leaf reaches every other VTEP over each of its up uplinks: the routes the switch installed,
     the width `verify` proves from the configs (a cap the switch applies at boot shows here first)."""
     intent = compiled.intents.get(name)
     if state.routes is None or intent is None or intent.role != "leaf" or intent.vtep is None:
         return []
-    uplinks = sum(len(ports) for ports in links_up(compiled, name, state).values())
+    uplinks = sum(len(ports) for ports in links_up(compiled, name, state, planned).values())
     widths = {
         other.name: state.routes.get(f"{other.vtep.source_ip}/32", 0)
         for other in compiled.intents.values()
