@@ -21,6 +21,7 @@ from fabricctl.compile.build import Compiled, compile_fabric
 REPO = Path(__file__).resolve().parent.parent
 REFERENCE = REPO
 EOS_SMALL = REPO / "examples" / "eos-small"
+NVUE_SMALL = REPO / "examples" / "nvue-small"
 TESTS = Path(__file__).resolve().parent
 GOLDEN = TESTS / "golden"
 ERRORS = TESTS / "errors"
@@ -162,6 +163,12 @@ def reference() -> Compiled:
 def eos_small() -> Compiled:
     """The eos-small example fabric, compiled once per session. Treat as read-only."""
     return compile_fabric(EOS_SMALL)
+
+
+@pytest.fixture(scope="session")
+def nvue_small() -> Compiled:
+    """The nvue-small example fabric, compiled once per session. Treat as read-only."""
+    return compile_fabric(NVUE_SMALL)
 
 
 def wait_until(predicate: Callable[[], object], what: str, timeout: float = 60.0) -> None:

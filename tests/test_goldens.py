@@ -1,4 +1,4 @@
-"""Intent and config goldens: the reviewable artifacts of both example fabrics, byte for byte.
+"""Intent and config goldens: the reviewable artifacts of the example fabrics, byte for byte.
 
 A failing golden prints a unified diff; `python tests/regen_goldens.py` rewrites them all.
 """
@@ -6,7 +6,7 @@ A failing golden prints a unified diff; `python tests/regen_goldens.py` rewrites
 from __future__ import annotations
 
 import pytest
-from conftest import EOS_SMALL, GOLDEN, REFERENCE, assert_golden
+from conftest import EOS_SMALL, GOLDEN, NVUE_SMALL, REFERENCE, assert_golden
 
 from fabricctl.artifacts import intent_yaml
 from fabricctl.compile.build import Compiled
@@ -16,6 +16,7 @@ from fabricctl.compile.build import Compiled
 FABRICS = {
     "reference": ("reference", REFERENCE, ["spine01", "leaf01", "leaf17", "leaf25"]),
     "eos-small": ("eos_small", EOS_SMALL, ["spine1", "spine2", "leaf1", "leaf2", "leaf3", "leaf4"]),
+    "nvue-small": ("nvue_small", NVUE_SMALL, ["spine1", "leaf1", "leaf2"]),
 }
 CASES = [(fabric, switch) for fabric, (_, _, switches) in FABRICS.items() for switch in switches]
 

@@ -23,9 +23,9 @@ from fabricctl.model.problems import InputError
 from fabricctl.platforms import PLATFORMS, get_platform
 from fabricctl.platforms.base import Capabilities, Limits, Platform, QosTuning
 from fabricctl.render import BUILTIN_TEMPLATES, FILTERS, Renderer
-from tests.conftest import EOS_SMALL, REFERENCE, copy_fabric
+from tests.conftest import EOS_SMALL, NVUE_SMALL, REFERENCE, copy_fabric
 
-EXAMPLES = {"comware": REFERENCE, "eos": EOS_SMALL}
+EXAMPLES = {"comware": REFERENCE, "eos": EOS_SMALL, "nvue": NVUE_SMALL}
 
 
 def test_every_platform_has_an_example_fabric() -> None:

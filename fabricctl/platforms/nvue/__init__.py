@@ -1,0 +1,112 @@
+"""NVIDIA Cumulus Linux with NVUE (Spectrum-4 SN5600): every part fabricctl needs, as one Platform.
+
+NVUE is declarative: the config is one object tree, read as the YAML `nv config show -o yaml`
+prints and changed with `nv set` / `nv unset` (rules.py). Figures and behaviours come from the
+Cumulus Linux user guide (NVIDIA's CumulusNetworks/docs repository, release 5.17, cited by page
+and section as docs.nvidia.com/networking-ethernet-software/cumulus-linux/<page>) and NVIDIA's
+SN5000 datasheet.
+"""
+
+from __future__ import annotations
+
+import re
+
+from fabricctl.platforms.base import Capabilities, Limits, Platform, SwitchModel
+from fabricctl.platforms.nvue.filters import FILTERS
+from fabricctl.platforms.nvue.health import HEALTH
+from fabricctl.platforms.nvue.parse import parse_nvue
+from fabricctl.platforms.nvue.qos import NvueQosTuning
+from fabricctl.platforms.nvue.rules import DIALECT
+from fabricctl.platforms.nvue.terminal import FETCH, pending
+from fabricctl.platforms.nvue.ztp import DAY0
+
+CL_GUIDE = "https://docs.nvidia.com/networking-ethernet-software/cumulus-linux/"
+
+
+def port_name(port: int, lane: int | None = None) -> str:
+    """swp<port>; a broken-out port's lanes are swp<port>s0, s1, ... (lane 1 is s0: `nv set
+    interface swp1 link breakout 4x` makes swp1s0-3, Switch Port Attributes > "Configure a
+    Breakout Port")."""
+    if lane is None:
+        return f"swp{port}"
+    return f"swp{port}s{lane - 1}"
+
+
+_PORT = re.compile(r"swp(\d+)(?:s(\d+))?")
+
+
+def port_position(name: str) -> tuple[int, int | None] | None:
+    """(port, lane) of a name port_name gives: swp47 -> (47, None), swp47s1 -> (47, 2)."""
+    m = _PORT.fullmatch(name)
+    if m is None:
+        return None
+    return (int(m[1]), None) if m[2] is None else (int(m[1]), int(m[2]) + 1)
+
+
+_PORTS_PAGE = (
+    f"{CL_GUIDE}Layer-1-and-Switch-Ports/Interface-Configuration-and-Management/Switch-Port-Attributes/"
+)
+
+MODELS = (
+    SwitchModel(
+        name="SN5600",
+        ports=64,
+        port_gbps=800,
+        breakouts=("2x400G", "4x200G"),
+        buffer_mb=160,
+        # 255 VRFs; every VNI (L2VNI, and the L3VNI's own VLAN) takes a VLAN of the one
+        # VLAN-aware bridge, so VNIs are bounded by the VLAN space.
+        limits=Limits(max_vrfs=255, max_vlans=4094, max_vnis=4094, max_acl_entries=8192),
+        max_ecmp=None,
+        sources={
+            "ports": f"{_PORTS_PAGE} (Breakout Ports, SN5600 and SN5600D: 64x OSFP 800GbE; bonus "
+            "port 65 takes 1G-25G only and is not a fabric port)",
+            "breakouts": f"{_PORTS_PAGE} (SN5600 400G: 64x OSFP break out into 2x; 200G: into 4x; "
+            "Configure a Breakout Port: `link breakout 2x|4x`)",
+            "buffer_mb": "NVIDIA Spectrum-4 SN5000 series datasheet: 160MB fully shared packet buffer",
+            "limits": f"{CL_GUIDE}Layer-3/VRFs/Virtual-Routing-and-Forwarding-VRF/ (Cumulus Linux "
+            "supports up to 255 VRFs on a switch)",
+            "max_vlans": "IEEE 802.1Q: 12-bit VLAN id, 1-4094",
+            "max_vnis": f"{CL_GUIDE}Network-Virtualization/VXLAN-Devices/ (single VXLAN device: each "
+            "VNI maps to a VLAN of the VLAN-aware bridge) and Ethernet-Virtual-Private-Network-EVPN/"
+            "Inter-subnet-Routing/ (an L3VNI takes a VLAN of its own)",
+            "max_acl_entries": "no NVIDIA document states a rule count for Spectrum-4 (the ACL page "
+            "gives ATCAM sharing, not a budget): fabricctl's conservative budget, override it under "
+            "`limits:`",
+            "max_ecmp": "no published figure",
+        },
+    ),
+)
+
+PLATFORM = Platform(
+    name="nvue",
+    title="NVIDIA Cumulus Linux (NVUE)",
+    capabilities=Capabilities(
+        pfc=True,  # the RoCE lossless profile: PFC on switch priority 3
+        pfc_watchdog=True,  # `nv set interface <swp> qos pfc-watchdog` (Quality of Service > PFC Watchdog)
+        ecn_per_queue=True,  # ECN on traffic classes 0 and 3 in the RoCE profile
+        strict_priority_queue=True,  # traffic class 6 (CNP) strict in the RoCE profile
+        evpn_type5=True,  # Inter-subnet Routing > Symmetric Routing: an L3VNI per VRF
+        evpn_symmetric_irb=True,  # symmetric routing needs Spectrum-A1 or later; the SN5600 is Spectrum-4
+        commit_confirm=True,  # `nv config apply --confirm <time>` (NVUE Config Commands)
+        max_ip_mtu=9216,  # Switch Port Attributes > MTU: 9216, the default and the largest an swp takes
+    ),
+    models=MODELS,
+    cnp_class=6,  # the RoCE profile's CNP traffic class
+    protocol_class=None,  # control traffic reaches the CPU through its own trap queues
+    port_name=port_name,
+    port_position=port_position,
+    qos_tuning=NvueQosTuning,
+    filters=FILTERS,
+    parse=parse_nvue,
+    dialect=DIALECT,
+    fetch=FETCH,
+    health=HEALTH,
+    pending=pending,
+    push_module="fabricctl.platforms.nvue.push",
+    day0=DAY0,
+    multihop_bfd=False,
+    # mgmt: the management VRF (a VRF may not take the name, VRF page); NVUE reserves auto,
+    # none, null, any and all for every name (NVUE Format Reference > Reserved Names).
+    reserved_names=("default", "mgmt", "auto", "none", "null", "any", "all"),
+)

@@ -1,0 +1,29 @@
+"""Jinja filters of the NVUE templates: how NVUE spells a MAC address, a breakout, a YAML string."""
+
+from __future__ import annotations
+
+import json
+
+from fabricctl.platforms.filters import mac_digits
+
+
+def mac(value: str) -> str:
+    """'00:1C:73:00:00:99' (or '001c.7300.0099') -> '00:1c:73:00:00:99': NVUE's `mac` format is
+    six colon-separated hex pairs (NVUE Format Reference, "mac")."""
+    d = mac_digits(value)
+    return ":".join(d[i : i + 2] for i in range(0, 12, 2))
+
+
+def breakout(mode: str) -> str:
+    """A fabricctl breakout mode ('2x400G') as NVUE's `link breakout` value ('2x'): Cumulus Linux
+    5.4 and later take the lane count only (Switch Port Attributes > "Configure a Breakout Port")."""
+    return mode.partition("x")[0] + "x"
+
+
+def quote(value: str) -> str:
+    """A free-text YAML scalar (a description, a remark) as one double-quoted string: no text a
+    tenant writes can open a key of its own (JSON strings are valid YAML double-quoted scalars)."""
+    return json.dumps(value, ensure_ascii=False)
+
+
+FILTERS = {"mac": mac, "breakout": breakout, "quote": quote}

@@ -1,0 +1,267 @@
+"""NVUE config (the YAML `nv config show -o yaml` prints, or the rendered file) -> the neutral
+read-back model the proofs read. Each fact keeps its line and the `nv set` path that sets it.
+
+What NVUE's RoCE profile sets is not in the config as separate objects: one `qos roce` object
+stands for all of it, so the profile's documented values (qos.py) are recorded against that line.
+"""
+
+from __future__ import annotations
+
+from ipaddress import IPv4Interface, IPv4Network
+
+import yaml
+
+from fabricctl.config.readback import (
+    TUNNEL_CLASS,
+    TUNNEL_ECN,
+    TUNNEL_MARKING,
+    Acl,
+    AclRule,
+    At,
+    Interface,
+    PortQos,
+    RtHolder,
+    Segment,
+    Src,
+    SwitchConfig,
+)
+from fabricctl.errors import StageError
+from fabricctl.platforms.nvue.qos import (
+    ROCE_CNP_PRIORITY,
+    ROCE_ECN_CLASSES,
+    ROCE_ECN_MAX_BYTES,
+    ROCE_ECN_MIN_BYTES,
+    ROCE_LOSSLESS_PRIORITY,
+    roce_switch_priority,
+)
+from fabricctl.platforms.nvue.tree import Obj, load, src
+
+PLATFORM = "nvue"
+#: Switch Port Attributes > MTU: ifupdown2 gives every interface MTU 9216 unless set.
+DEFAULT_MTU = 9216
+_LOSSLESS_MODES = ("lossless", "lossless-single-ipool")
+
+
+class NvueConfigError(StageError):
+    """Text that is not NVUE's YAML."""
+
+
+def parse_nvue(switch: str, text: str) -> SwitchConfig:
+    try:
+        root = load(text)
+    except yaml.YAMLError as exc:
+        raise NvueConfigError(f"{switch}: config is not NVUE YAML ({exc})") from None
+    cfg = SwitchConfig(switch, PLATFORM, ip_mtu_default=DEFAULT_MTU, lines=text.count("\n"))
+    roce = _roce(cfg, root)
+    _interfaces(cfg, root, roce)
+    _segments(cfg, root)
+    _vrfs(cfg, root)
+    _acls(cfg, root)
+    _bgp(cfg, root)
+    _tunnel(cfg)
+    return cfg
+
+
+def _roce(cfg: SwitchConfig, root: Obj) -> Src | None:
+    """The RoCE profile's maps (every DSCP to its switch priority, priority 3 to class 3 and 6 to 6,
+    the rest to class 0) and the PFC watchdog timers; the profile's line, or None when off."""
+    qos = root.obj("qos")
+    wd = qos.obj("pfc-watchdog")
+    if wd.values:
+        timers = f"polling-interval {wd.text('polling-interval') or '100'} robustness {wd.text('robustness') or '3'}"
+        cfg.watchdog_timers = At(timers, src(qos, "pfc-watchdog", "qos"))
+    roce = qos.obj("roce")
+    mode = roce.text("mode") or "lossless"
+    if "roce" not in qos.values or roce.text("state") == "disabled" or mode not in _LOSSLESS_MODES:
+        return None
+    at = src(roce, "mode", "qos", "roce") if "mode" in roce.values else src(qos, "roce", "qos")
+    for dscp in range(64):
+        cfg.dscp_map[dscp] = At(roce_switch_priority(dscp), at)
+    for prio in range(8):
+        cls = prio if prio in (ROCE_LOSSLESS_PRIORITY, ROCE_CNP_PRIORITY) else 0
+        if cls != prio:
+            cfg.class_queue[prio] = At(cls, at)
+    return at
+
+
+def _port_qos(roce: Src, watchdog: Src | None) -> PortQos:
+    ecn = f"min-threshold {ROCE_ECN_MIN_BYTES} max-threshold {ROCE_ECN_MAX_BYTES} bytes"
+    return PortQos(
+        trust_dscp=roce,
+        pfc_enabled=roce,
+        no_drop={ROCE_LOSSLESS_PRIORITY: roce},
+        watchdog=watchdog,
+        ecn_queues={c: roce for c in ROCE_ECN_CLASSES},
+        strict_queues={ROCE_CNP_PRIORITY: roce},
+        headroom={ROCE_LOSSLESS_PRIORITY: roce},  # sized by the switch from the cable length
+        ecn_values={c: At(ecn, roce) for c in ROCE_ECN_CLASSES},
+        profile=roce,
+    )
+
+
+def _interfaces(cfg: SwitchConfig, root: Obj, roce: Src | None) -> None:
+    interfaces = root.obj("interface")
+    for name in interfaces.names():
+        body = interfaces.obj(name)
+        path = ("interface", name)
+        intf = Interface(name, Src(interfaces.lines[name], f"interface {name}"))
+        ip = body.obj("ip")
+        for addr in ip.obj("address").names():
+            intf.ipv4.append(At(IPv4Interface(addr), src(ip.obj("address"), addr, *path, "ip", "address")))
+        for addr in ip.obj("vrr", "address").names():
+            # an l2 tenant's anycast gateway: the address every host of the segment routes through
+            intf.ipv4.append(
+                At(IPv4Interface(addr), src(ip.obj("vrr", "address"), addr, *path, "ip", "vrr", "address"))
+            )
+        if vrf := ip.text("vrf"):
+            intf.vrf = At(vrf, src(ip, "vrf", *path, "ip"))
+        link = body.obj("link")
+        if (mtu := link.text("mtu")) and mtu.isdigit():
+            intf.mtu = At(int(mtu), src(link, "mtu", *path, "link"))
+        if link.text("state") == "down":
+            intf.shutdown = src(link, "state", *path, "link")
+        for acl in body.obj("acl").names():
+            if "inbound" in body.obj("acl", acl).values:
+                intf.acl_in = At(acl, src(body.obj("acl"), acl, *path, "acl"))
+        access = body.obj("bridge", "domain", "br_default")
+        if vid := access.text("access"):
+            intf.segment = At(vid, src(access, "access", *path, "bridge", "domain", "br_default"))
+        if body.text("type") == "svi" and (vid := body.text("vlan")):
+            intf.segment = At(vid, src(body, "vlan", *path))
+        if roce is not None and body.text("type") == "swp":
+            wd = body.obj("qos", "pfc-watchdog")
+            watchdog = (
+                src(wd, "state", *path, "qos", "pfc-watchdog") if wd.text("state") == "enabled" else None
+            )
+            intf.qos = _port_qos(roce, watchdog)
+        cfg.interfaces[name] = intf
+
+
+def _route_targets(obj: Obj, *path: str) -> list[At[str]]:
+    return [At(rt, src(obj, rt, *path)) for rt in obj.names()]
+
+
+def _segments(cfg: SwitchConfig, root: Obj) -> None:
+    """Bridge VLANs with their L2VNI; each VNI's route targets; the SVI that is its gateway."""
+    vlans = root.obj("bridge", "domain", "br_default", "vlan")
+    evpn_vni = root.obj("evpn", "vni")
+    for vid in vlans.names():
+        seg = Segment(
+            "segment", vid, Src(vlans.lines[vid], f"bridge domain br_default vlan {vid}"), label=f"vlan {vid}"
+        )
+        vnis = vlans.obj(vid, "vni")
+        path = ("bridge", "domain", "br_default", "vlan", vid, "vni")
+        seg.vnis = [At(int(v), src(vnis, v, *path)) for v in vnis.names()]
+        seg.vni = seg.vnis[0] if seg.vnis else None
+        for vni in vnis.names():
+            rts = evpn_vni.obj(vni, "route-target")
+            seg.imports += _route_targets(rts.obj("import"), "evpn", "vni", vni, "route-target", "import")
+            seg.exports += _route_targets(rts.obj("export"), "evpn", "vni", vni, "route-target", "export")
+            for both in rts.obj("both").names():
+                at = At(both, src(rts.obj("both"), both, "evpn", "vni", vni, "route-target", "both"))
+                seg.imports.append(at)
+                seg.exports.append(at)
+        svi = f"vlan{vid}"
+        if svi in cfg.interfaces:
+            seg.gateway = At(svi, cfg.interfaces[svi].src)
+        cfg.segments[vid] = seg
+
+
+def _vrfs(cfg: SwitchConfig, root: Obj) -> None:
+    vrfs = root.obj("vrf")
+    for name in vrfs.names():
+        if name == "default":
+            continue
+        body = vrfs.obj(name)
+        holder = RtHolder("vrf", name, Src(vrfs.lines[name], f"vrf {name}"))
+        vnis = body.obj("evpn", "vni")
+        holder.vnis = [At(int(v), src(vnis, v, "vrf", name, "evpn", "vni")) for v in vnis.names()]
+        holder.vni = holder.vnis[0] if holder.vnis else None
+        bgp = body.obj("router", "bgp")
+        holder.imports = _route_targets(
+            bgp.obj("route-import", "from-evpn", "route-target"),
+            "vrf",
+            name,
+            "router",
+            "bgp",
+            "route-import",
+            "from-evpn",
+            "route-target",
+        )
+        holder.exports = _route_targets(
+            bgp.obj("route-export", "to-evpn", "route-target"),
+            "vrf",
+            name,
+            "router",
+            "bgp",
+            "route-export",
+            "to-evpn",
+            "route-target",
+        )
+        cfg.vrfs[name] = holder
+
+
+def _network(text: str | None) -> IPv4Network | None:
+    return IPv4Network(text, strict=False) if text else None
+
+
+def _acls(cfg: SwitchConfig, root: Obj) -> None:
+    acls = root.obj("acl")
+    for name in acls.names():
+        acl = Acl(name, Src(acls.lines[name], f"acl {name}"))
+        rules = acls.obj(name, "rule")
+        for seq in rules.names():
+            rule = rules.obj(seq)
+            actions = [a for a in ("permit", "deny") if a in rule.obj("action").values]
+            if not actions or not seq.isdigit():
+                continue
+            match = rule.obj("match", "ip")
+            acl.rules.append(
+                AclRule(
+                    seq=int(seq),
+                    action=actions[0],
+                    proto=match.text("protocol") or "ip",
+                    source=_network(match.text("source-ip")),
+                    destination=_network(match.text("dest-ip")),
+                    src=src(rule.obj("action"), actions[0], "acl", name, "rule", seq, "action"),
+                )
+            )
+        cfg.acls[name] = acl
+
+
+def _bgp(cfg: SwitchConfig, root: Obj) -> None:
+    router = root.obj("router", "bgp")
+    if (asn := router.text("autonomous-system")) and asn.isdigit():
+        cfg.bgp.asn = At(int(asn), src(router, "autonomous-system", "router", "bgp"))
+    bgp = root.obj("vrf", "default", "router", "bgp")
+    path = ("vrf", "default", "router", "bgp")
+    v4 = bgp.obj("address-family", "ipv4-unicast")
+    af = (*path, "address-family", "ipv4-unicast")
+    for net in v4.obj("network").names():
+        cfg.bgp.networks.append(
+            At(IPv4Network(net, strict=False), src(v4.obj("network"), net, *af, "network"))
+        )
+    multipaths = v4.obj("multipaths")
+    if (paths := multipaths.text("ebgp")) and paths.isdigit():
+        cfg.bgp.max_paths = At(int(paths), src(multipaths, "ebgp", *af, "multipaths"))
+    relax = bgp.obj("path-selection", "multipath")
+    if ignore := relax.text("aspath-ignore"):
+        cfg.bgp.relax = At(
+            ignore == "enabled", src(relax, "aspath-ignore", *path, "path-selection", "multipath")
+        )
+    neighbors = bgp.obj("neighbor")
+    for peer in neighbors.names():
+        body = neighbors.obj(peer)
+        asn = body.text("remote-as")
+        if asn and asn.isdigit():
+            cfg.bgp_neighbors[peer] = At(int(asn), src(body, "remote-as", *path, "neighbor", peer))
+        if body.obj("address-family", "ipv4-unicast").text("state") != "disabled":
+            cfg.bgp.ipv4_peers.add(peer)
+
+
+def _tunnel(cfg: SwitchConfig) -> None:
+    """How the VTEP carries the lossless class through VXLAN: no NVUE object in fabricctl's config
+    sets it, and the user guide states no default for it, so the proof takes it as given."""
+    why = "no NVUE line sets it and the Cumulus Linux user guide states no default; taken as given"
+    for key in (TUNNEL_ECN, TUNNEL_MARKING, TUNNEL_CLASS):
+        cfg.tunnel_assumed[key] = why

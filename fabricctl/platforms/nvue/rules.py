@@ -1,0 +1,52 @@
+"""What fabricctl owns of an NVUE object tree and how it changes it (remediation rules).
+
+The tree's lines (config/syntax.py ObjectTree): each interface, VRF and ACL is a top-level line of
+its own ("interface swp9", "vrf tnt-a", "acl tnt-a-in"); other top-level keys are lines ("qos",
+"router", "evpn"); nested keys are lines ("link", "10.0.0.1/31"); a scalar is "key: value". The
+remediation is `nv set <path> <value>` / `nv unset <path>` (NVUE CLI > Command Syntax), applied as
+one revision. Anything else (system, users, eth0, the management VRF, NTP, ...) is never touched.
+"""
+
+from __future__ import annotations
+
+from fabricctl.config.rules import Dialect, Provenance
+
+DIALECT = Dialect(
+    indent=2,
+    negate_prefix="nv unset ",
+    exit_command="",
+    # Fabric-wide objects, owned by shape: the RoCE profile and watchdog, the BGP instance, the
+    # VTEP, EVPN and its L2VNIs, the bridge's tenant VLANs, the default VRF's routing and the
+    # loopback. NVUE nests a VLAN three keys deep in `bridge` (and an L2VNI's targets in `evpn
+    # vni`), below the depth ownership by proof reaches: on a fabric leaf those hold only
+    # fabricctl's l2 tenants.
+    owned=(
+        r"qos$",
+        r"router$",
+        r"nve$",
+        r"evpn$",
+        r"bridge$",
+        r"vrf default$",
+        r"interface lo$",
+    ),
+    ports=r"interface swp\d+(?:s\d+)?$",
+    # Ownership by proof: an SVI's description carries the fabric's mark; an ACL has no
+    # description and its rules' remarks sit below the depth a mark is read at, so an ACL is
+    # fabricctl's when the intent declares it, and a tenant VRF (no description either) goes
+    # with the ACL of the same tenant (`tnt-<name>` and `tnt-<name>-in`).
+    tenant_objects=(
+        Provenance("svi", r"interface vlan(?P<key>\d+)$", mark=r"description: (?P<text>.*)$"),
+        Provenance("acl", r"acl (?P<key>\S+?)(?:-in)?$"),
+        Provenance("vrf", r"vrf (?P<key>(?!default$)\S+)$", follows="acl"),
+    ),
+    # Every scalar leaf holds one value: `nv set` of a new value replaces the old one.
+    single_value=(r"\S+?: ",),
+    never_remove=(r"interface swp",),
+    admin_down=r"state: down$",
+    # Switch Port Attributes > Configure a Breakout Port: changing `link breakout` re-creates the
+    # port's interfaces (swp<n> becomes swp<n>s0.. or back), so every lane goes down and up.
+    flaps=(r"breakout: ",),
+    removal_order=(r"interface ", r"vrf ", r"acl "),
+    vrf_header=r"^vrf (?!default$)(\S+)$",
+    vlan_objects=("interface vlan{id}", "{id}"),
+)
