@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Protocol
 from pydantic import BaseModel, ConfigDict
 
 from fabricctl.config.readback import SwitchConfig
-from fabricctl.config.rules import Dialect
+from fabricctl.config.rules import TENANT_PREFIX, Dialect
 from fabricctl.platforms.day0 import Day0
 from fabricctl.platforms.health import HealthReader
 
@@ -168,12 +168,18 @@ class Platform:
     #: VRF, ACL and VSI names the NOS keeps for itself (its default and management VRFs):
     #: tenant names become these names, so a tenant may not take one, in any letter case.
     reserved_names: tuple[str, ...] = ()
+    #: The longest VRF name the NOS takes (a tenant's VRF is `tnt-<name>`); None: no shorter limit
+    #: than fabricctl's own.
+    max_vrf_name: int | None = None
 
     def reserved(self, name: str) -> str | None:
         """Why `name` cannot name a tenant's VRF, ACL or VSI on this NOS, or None."""
         folded = name.casefold()
         if folded.startswith(RESERVED_PREFIX):
             return f"names starting with '{RESERVED_PREFIX}' are kept for fabricctl's own objects"
+        vrf = TENANT_PREFIX + name
+        if self.max_vrf_name is not None and len(vrf) > self.max_vrf_name:
+            return f"{self.title} takes VRF names of at most {self.max_vrf_name} characters ({vrf} has {len(vrf)})"
         if folded in (n.casefold() for n in (*COMMON_RESERVED_NAMES, *self.reserved_names)):
             return f"{self.title} reserves it (a default or management VRF, outside what fabricctl owns)"
         return None

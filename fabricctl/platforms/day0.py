@@ -9,7 +9,7 @@ behaviour is cited in `sources` (docs/day0.md lists them).
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 
@@ -21,8 +21,9 @@ class Day0:
     boot_file: Callable[[str], str]
     #: (switch, day-0 config text, base URL of the files) -> file name -> text (the boot file among them).
     files: Callable[[str, str, str], dict[str, str]]
-    #: (boot file URL, server address) -> Kea option-data of the switch's reservation.
-    dhcp_options: Callable[[str, str], list[dict[str, str]]]
+    #: (boot file URL, server address) -> Kea option-data of the switch's reservation (JSON values:
+    #: an option Kea does not define goes as hex with `"csv-format": false`).
+    dhcp_options: Callable[[str, str], Sequence[Mapping[str, object]]]
     #: (behaviour, URL, section) the files and options rest on.
     sources: tuple[tuple[str, str, str], ...]
     #: How the login's secret is written in the header: "sha512-crypt" or "plain" (the NOS hashes

@@ -25,14 +25,15 @@ RACKS = (("r01", "spine-rack-template.yaml"), ("r02", "rack-template.yaml"))
 def day0_pod(dst: Path, platform: str = "eos", racks: tuple[tuple[str, str], ...] = RACKS) -> Path:
     """examples/day0 copied to `dst`, its racks added (on `platform`: the templates' groups)."""
     shutil.copytree(DAY0, dst)
-    if platform == "comware":
+    if platform != "eos":
+        model, mtu = {"comware": ("S9825-64D", 9000), "nvue": ("SN5600", 9216)}[platform]
         fabric = dst / "inventory" / "fabric.yaml"
         fabric.write_text(
-            fabric.read_text(encoding="utf-8").replace("mtu: 9214", "mtu: 9000"), encoding="utf-8"
+            fabric.read_text(encoding="utf-8").replace("mtu: 9214", f"mtu: {mtu}"), encoding="utf-8"
         )
         for template in dst.glob("*template.yaml"):
-            text = template.read_text(encoding="utf-8").replace(", eos]", ", comware]")
-            template.write_text(text.replace("7060X5-64", "S9825-64D"), encoding="utf-8")
+            text = template.read_text(encoding="utf-8").replace(", eos]", f", {platform}]")
+            template.write_text(text.replace("7060X5-64", model), encoding="utf-8")
     for name, template in racks:
         argv = ["rack", "add", name, "--template", str(dst / template)]
         argv += ["--serials", str(dst / f"serials-{name}.csv"), "--root", str(dst)]

@@ -23,7 +23,7 @@ def render(root: Path, capsys: pytest.CaptureFixture[str]) -> Path:
 
 
 @pytest.mark.skipif(not Path(KEA).exists(), reason="kea-dhcp4 is not installed (Debian: kea-dhcp4-server)")
-@pytest.mark.parametrize("platform", ["eos", "comware"])
+@pytest.mark.parametrize("platform", ["eos", "comware", "nvue"])
 def test_kea_accepts_the_configuration(
     tmp_path: Path, platform: str, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -109,4 +109,5 @@ PLATFORM = Platform(
     # mgmt: the management VRF (a VRF may not take the name, VRF page); NVUE reserves auto,
     # none, null, any and all for every name (NVUE Format Reference > Reserved Names).
     reserved_names=("default", "mgmt", "auto", "none", "null", "any", "all"),
+    max_vrf_name=15,  # VRFs page: VRF table names can be a maximum of 15 characters
 )

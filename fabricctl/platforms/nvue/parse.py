@@ -99,6 +99,14 @@ def _port_qos(roce: Src, watchdog: Src | None) -> PortQos:
     )
 
 
+def _ipv4(text: str) -> IPv4Interface | None:
+    """An IPv4 address key; None for `dhcp` and IPv6 (NVUE lists them under the same `address`)."""
+    try:
+        return IPv4Interface(text)
+    except ValueError:
+        return None
+
+
 def _interfaces(cfg: SwitchConfig, root: Obj, roce: Src | None) -> None:
     interfaces = root.obj("interface")
     for name in interfaces.names():
@@ -106,13 +114,13 @@ def _interfaces(cfg: SwitchConfig, root: Obj, roce: Src | None) -> None:
         path = ("interface", name)
         intf = Interface(name, Src(interfaces.lines[name], f"interface {name}"))
         ip = body.obj("ip")
-        for addr in ip.obj("address").names():
-            intf.ipv4.append(At(IPv4Interface(addr), src(ip.obj("address"), addr, *path, "ip", "address")))
-        for addr in ip.obj("vrr", "address").names():
-            # an l2 tenant's anycast gateway: the address every host of the segment routes through
-            intf.ipv4.append(
-                At(IPv4Interface(addr), src(ip.obj("vrr", "address"), addr, *path, "ip", "vrr", "address"))
-            )
+        # the port's own addresses, then an l2 tenant's anycast gateway (VRR): the address every
+        # host of the segment routes through
+        for where in (("address",), ("vrr", "address")):
+            found = ip.obj(*where)
+            for addr in found.names():
+                if (v4 := _ipv4(addr)) is not None:
+                    intf.ipv4.append(At(v4, src(found, addr, *path, "ip", *where)))
         if vrf := ip.text("vrf"):
             intf.vrf = At(vrf, src(ip, "vrf", *path, "ip"))
         link = body.obj("link")
@@ -145,26 +153,41 @@ def _segments(cfg: SwitchConfig, root: Obj) -> None:
     """Bridge VLANs with their L2VNI; each VNI's route targets; the SVI that is its gateway."""
     vlans = root.obj("bridge", "domain", "br_default", "vlan")
     evpn_vni = root.obj("evpn", "vni")
-    for vid in vlans.names():
-        seg = Segment(
-            "segment", vid, Src(vlans.lines[vid], f"bridge domain br_default vlan {vid}"), label=f"vlan {vid}"
-        )
-        vnis = vlans.obj(vid, "vni")
-        path = ("bridge", "domain", "br_default", "vlan", vid, "vni")
-        seg.vnis = [At(int(v), src(vnis, v, *path)) for v in vnis.names()]
-        seg.vni = seg.vnis[0] if seg.vnis else None
-        for vni in vnis.names():
-            rts = evpn_vni.obj(vni, "route-target")
-            seg.imports += _route_targets(rts.obj("import"), "evpn", "vni", vni, "route-target", "import")
-            seg.exports += _route_targets(rts.obj("export"), "evpn", "vni", vni, "route-target", "export")
-            for both in rts.obj("both").names():
-                at = At(both, src(rts.obj("both"), both, "evpn", "vni", vni, "route-target", "both"))
-                seg.imports.append(at)
-                seg.exports.append(at)
-        svi = f"vlan{vid}"
-        if svi in cfg.interfaces:
-            seg.gateway = At(svi, cfg.interfaces[svi].src)
-        cfg.segments[vid] = seg
+    for key in vlans.names():
+        for vid in _ids(key):
+            cfg.segments[vid] = _segment(cfg, vlans, evpn_vni, key, vid)
+
+
+def _ids(key: str) -> list[str]:
+    """The VLAN ids a bridge `vlan` key names: one id, or a range such as `101-102` (NVUE prints
+    VLANs without settings of their own as ranges: NVIDIA's startup.yaml examples)."""
+    low, sep, high = key.partition("-")
+    if sep and low.isdigit() and high.isdigit():
+        return [str(v) for v in range(int(low), int(high) + 1)]
+    return [key]
+
+
+def _segment(cfg: SwitchConfig, vlans: Obj, evpn_vni: Obj, key: str, vid: str) -> Segment:
+    seg = Segment(
+        "segment", vid, Src(vlans.lines[key], f"bridge domain br_default vlan {key}"), label=f"vlan {vid}"
+    )
+    vnis = vlans.obj(key, "vni")
+    path = ("bridge", "domain", "br_default", "vlan", key, "vni")
+    seg.vnis = [At(int(v), src(vnis, v, *path)) for v in vnis.names() if v.isdigit()]
+    seg.vni = seg.vnis[0] if seg.vnis else None
+    for vni in vnis.names():
+        rts = evpn_vni.obj(vni, "route-target")
+        where = ("evpn", "vni", vni, "route-target")
+        seg.imports += _route_targets(rts.obj("import"), *where, "import")
+        seg.exports += _route_targets(rts.obj("export"), *where, "export")
+        for both in rts.obj("both").names():
+            at = At(both, src(rts.obj("both"), both, *where, "both"))
+            seg.imports.append(at)
+            seg.exports.append(at)
+    svi = f"vlan{vid}"
+    if svi in cfg.interfaces:
+        seg.gateway = At(svi, cfg.interfaces[svi].src)
+    return seg
 
 
 def _vrfs(cfg: SwitchConfig, root: Obj) -> None:
@@ -175,7 +198,9 @@ def _vrfs(cfg: SwitchConfig, root: Obj) -> None:
         body = vrfs.obj(name)
         holder = RtHolder("vrf", name, Src(vrfs.lines[name], f"vrf {name}"))
         vnis = body.obj("evpn", "vni")
-        holder.vnis = [At(int(v), src(vnis, v, "vrf", name, "evpn", "vni")) for v in vnis.names()]
+        holder.vnis = [
+            At(int(v), src(vnis, v, "vrf", name, "evpn", "vni")) for v in vnis.names() if v.isdigit()
+        ]
         holder.vni = holder.vnis[0] if holder.vnis else None
         bgp = body.obj("router", "bgp")
         holder.imports = _route_targets(

@@ -54,9 +54,11 @@ def files(name: str, config: str, base_url: str) -> dict[str, str]:
     return {boot_file(name): script + "\n", startup: config}
 
 
-def dhcp_options(url: str, server: str) -> list[dict[str, str]]:
-    # Option 239 is site-specific: the server defines it (Kea option-def) as a string.
-    return [{"name": "cumulus-provision-url", "code": "239", "space": "dhcp4", "data": url}]
+def dhcp_options(url: str, server: str) -> list[dict[str, object]]:
+    """Option 239 carries the script's URL. Kea defines no option 239 (a site-specific code), so
+    it goes as raw bytes: `"csv-format": false` with the URL in hex (Kea ARM, DHCPv4 "Standard
+    DHCPv4 Options": an undefined option's data is given in hex)."""
+    return [{"code": 239, "space": "dhcp4", "csv-format": False, "data": url.encode().hex()}]
 
 
 DAY0 = Day0(
@@ -65,5 +67,5 @@ DAY0 = Day0(
     files=files,
     dhcp_options=dhcp_options,
     sources=SOURCES,
-    secret_form="plain",
+    secret_form="sha512-crypt",
 )

@@ -1,0 +1,156 @@
+"""NVIDIA Cumulus Linux (NVUE): port names, the read-back parser on NVIDIA's own startup.yaml and on
+the rendered example, the health reader, day 0."""
+
+from __future__ import annotations
+
+import json
+from ipaddress import IPv4Interface, IPv4Network
+from pathlib import Path
+
+import pytest
+import yaml
+
+from fabricctl.compile.build import Compiled
+from fabricctl.platforms import get_platform
+from fabricctl.platforms.nvue import port_name, port_position
+from fabricctl.platforms.nvue.health import BGP, INTERFACES, LLDP, parse
+from fabricctl.platforms.nvue.parse import NvueConfigError, parse_nvue
+from fabricctl.platforms.nvue.terminal import pending
+from fabricctl.platforms.nvue.ztp import dhcp_options, files
+from fabricctl.render import Renderer
+from tests.conftest import NVUE_SMALL
+
+CAPTURES = Path(__file__).resolve().parent / "captures" / "nvue"
+
+
+def test_breakout_lanes_are_s0_based() -> None:
+    """`link breakout 4x` on swp1 makes swp1s0-3 (Switch Port Attributes)."""
+    assert [port_name(1, lane) for lane in (None, 1, 2, 3, 4)] == [
+        "swp1",
+        "swp1s0",
+        "swp1s1",
+        "swp1s2",
+        "swp1s3",
+    ]
+    assert port_position("swp64s3") == (64, 4) and port_position("swp7") == (7, None)
+    assert port_position("swp1s") is None and port_position("lo") is None and port_position("vlan112") is None
+
+
+def test_reserved_names_include_nvues_own() -> None:
+    nvue = get_platform("nvue")
+    for name in ("mgmt", "default", "all", "none", "Auto"):
+        assert nvue.reserved(name) is not None, name
+    assert nvue.reserved("team-llm") is None
+    assert nvue.reserved("team-training") == (
+        "NVIDIA Cumulus Linux (NVUE) takes VRF names of at most 15 characters (tnt-team-training has 17)"
+    )
+
+
+def test_nvidias_startup_yaml_reads_back() -> None:
+    """border01 of NVIDIA's EVPN symmetric-routing example (captures/nvue): VRFs with their L3VNIs,
+    the VRR gateways, VLAN ranges as segments, `dhcp` and the management VRF left alone."""
+    cfg = parse_nvue("border01", (CAPTURES / "border01-startup.yaml").read_text())
+    assert {n: v.vni.value for n, v in cfg.vrfs.items() if v.vni} == {"RED": 4001, "BLUE": 4002}
+    svi = cfg.interfaces["vlan101"]
+    assert (
+        svi.vrf is not None and svi.vrf.value == "RED" and svi.vrf.src.text == "interface vlan101 ip vrf RED"
+    )
+    assert [a.value for a in svi.ipv4] == [IPv4Interface("10.1.101.64/24"), IPv4Interface("10.1.101.1/24")]
+    assert sorted(cfg.segments) == ["101", "102"]
+    assert cfg.segments["102"].gateway is not None and cfg.segments["102"].gateway.value == "vlan102"
+    assert cfg.interfaces["eth0"].ipv4 == []  # `address: dhcp`
+    assert cfg.bgp.asn is not None and cfg.bgp.asn.value == 65253
+    assert cfg.bgp_neighbors == {}  # unnumbered peers in a peer group with `remote-as external`
+    assert cfg.dscp_map == {}  # no RoCE profile on this switch
+    assert cfg.interfaces["swp51"].qos.pfc_enabled is None
+    assert cfg.interfaces["bond3"].mtu is not None and cfg.interfaces["bond3"].mtu.value == 9000
+
+
+def test_rendered_leaf_reads_back(nvue_small: Compiled) -> None:
+    intent = nvue_small.intents["leaf1"]
+    cfg = parse_nvue("leaf1", Renderer(NVUE_SMALL).render(intent))
+    gpu = cfg.interfaces["swp9s0"]
+    assert gpu.vrf is not None and gpu.vrf.value == "tnt-team-llm"
+    assert gpu.acl_in is not None and gpu.acl_in.value == "tnt-team-llm-in"
+    assert (
+        gpu.qos.no_drop.keys() == {3} and gpu.qos.watchdog is not None and gpu.qos.strict_queues.keys() == {6}
+    )
+    assert cfg.dscp_map[26].value == 3 and cfg.dscp_map[48].value == 6
+    assert cfg.dscp_map[26].src.text == "qos roce mode lossless"
+    assert cfg.queue_of(3) == 3 and cfg.queue_of(6) == 6 and cfg.queue_of(1) == 0
+    assert cfg.interfaces["swp9s1"].shutdown is not None  # an unassigned lane is shut down
+    acl = cfg.acls["tnt-team-llm-in"].ordered()
+    assert [(r.seq, r.action) for r in acl] == [(10, "permit"), (1090, "permit"), (65000, "deny")]
+    assert acl[0].source == IPv4Network("172.21.11.0/27") and acl[-1].source is None
+    seg = cfg.segments["112"]
+    assert (
+        seg.vni is not None and seg.vni.value == 10012 and [t.value for t in seg.imports] == ["65300:10012"]
+    )
+    assert seg.gateway is not None and seg.gateway.value == "vlan112"
+    vrf = cfg.vrfs["tnt-storage"]
+    assert vrf.vni is not None and vrf.vni.value == 50090
+    assert {t.value for t in vrf.imports} == {"65300:50090", "65300:50011", "65300:50012"}
+    assert cfg.bgp_neighbors["10.65.8.0"].value == 65300 and "10.65.0.1" not in cfg.bgp.ipv4_peers
+    assert cfg.bgp.max_paths is not None and cfg.bgp.max_paths.value == 8
+    assert cfg.bgp.relax is not None and cfg.bgp.relax.value is True
+    assert (
+        cfg.watchdog_timers is not None and cfg.watchdog_timers.value == "polling-interval 100 robustness 3"
+    )
+
+
+def test_rendered_config_is_yaml_nvue_reads_with_free_text_quoted(nvue_small: Compiled) -> None:
+    """Every description and remark is one YAML string: a tenant description cannot open a key."""
+    text = Renderer(NVUE_SMALL).render(nvue_small.intents["leaf1"])
+    data = yaml.load(text, Loader=yaml.BaseLoader)
+    assert [next(iter(part)) for part in data] == ["header", "set"]
+    swp = data[1]["set"]["interface"]["swp9s0"]
+    assert swp["description"] == "node01 nic0 tenant team-llm"
+    assert data[1]["set"]["interface"]["swp9"]["link"]["breakout"] == "2x"
+
+
+def test_not_yaml_is_a_clear_error() -> None:
+    with pytest.raises(NvueConfigError, match="leaf1: config is not NVUE YAML"):
+        parse_nvue("leaf1", "- set:\n  interface: [\n")
+
+
+def test_pending_sees_an_unsaved_apply() -> None:
+    running = "- header:\n    rev-id: 2\n- set:\n    qos:\n      roce:\n        mode: lossless\n"
+    saved_same = "- header:\n    rev-id: 1\n- set:\n    qos:\n      roce:\n        mode: lossless\n"
+    assert pending(running, saved_same, None) is None  # only the header differs
+    assert pending(running, "- set:\n    qos: {}\n", None) is not None
+
+
+def test_health_reads_nvue_json() -> None:
+    """The objects `nv show ... -o json` returns (NVUE object model: interface `link` admin-status,
+    oper-status and speed; LLDP neighbor chassis system-name and port name; BGP neighbor state)."""
+    rows = {
+        INTERFACES: {
+            "swp1": {"type": "swp", "link": {"admin-status": "up", "oper-status": "up", "speed": "800G"}},
+            "swp9s1": {"type": "swp", "link": {"admin-status": "down", "oper-status": "down"}},
+            "lo": {"type": "loopback", "link": {"admin-status": "up", "oper-status": "up"}},
+        },
+        LLDP: {
+            "swp1": {
+                "lldp": {
+                    "neighbor": {"spine1": {"chassis": {"system-name": "spine1"}, "port": {"name": "swp1"}}}
+                }
+            }
+        },
+        BGP: {"10.65.8.0": {"state": "established"}, "10.65.8.2": {"state": "idle"}},
+    }
+    health = parse(rows)
+    assert health.ports == {"swp1": (True, True), "swp9s1": (False, False)}
+    assert health.speeds == {"swp1": 800}
+    assert health.lldp == {"swp1": ("spine1", "swp1")}
+    assert health.bgp == {"10.65.8.0": "Established", "10.65.8.2": "Idle"}
+    assert parse({}).ports == {}
+
+
+def test_ztp_script_and_option_239() -> None:
+    made = files("leaf5", "- set: {}\n", "http://192.0.2.5:8080/leaf5")
+    script = made["leaf5.ztp.sh"]
+    assert "CUMULUS-AUTOPROVISIONING" in script and "nv config replace /tmp/leaf5.nvue.yaml" in script
+    (option,) = dhcp_options("http://192.0.2.5:8080/leaf5/leaf5.ztp.sh", "192.0.2.5")
+    assert option["code"] == 239 and option["csv-format"] is False
+    assert bytes.fromhex(str(option["data"])).decode() == "http://192.0.2.5:8080/leaf5/leaf5.ztp.sh"
+    json.dumps(option)
