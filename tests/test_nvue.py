@@ -154,3 +154,75 @@ def test_ztp_script_and_option_239() -> None:
     assert option["code"] == 239 and option["csv-format"] is False
     assert bytes.fromhex(str(option["data"])).decode() == "http://192.0.2.5:8080/leaf5/leaf5.ztp.sh"
     json.dumps(option)
+
+
+def _tree(text: str) -> list[dict[str, object]]:
+    loaded: list[dict[str, object]] = yaml.load(text, Loader=yaml.BaseLoader)
+    return loaded
+
+
+def _text(parts: list[dict[str, object]]) -> str:
+    return yaml.safe_dump(parts, sort_keys=False)
+
+
+@pytest.fixture(scope="module")
+def leaf1_text() -> str:
+    from fabricctl.compile.build import compile_fabric
+
+    return Renderer(NVUE_SMALL).render(compile_fabric(NVUE_SMALL).intents["leaf1"])
+
+
+def test_remediation_is_nv_set_and_unset_within_the_owned_scope(leaf1_text: str, tmp_path: Path) -> None:
+    """The switch runs leaf1 as rendered plus what fabricctl does not own (hostname, eth0, the
+    management VRF, an operator's ACL and an unmarked look-alike, a port outside the cabling plan)
+    and an old MTU; the intent drops tenant storage. The plan unsets the storage ACL and VRF
+    (their rules carry the fabric's mark), sets the MTU, touches nothing foreign."""
+    from fabricctl.compile.build import compile_fabric
+    from fabricctl.config.diff import diff_device
+    from tests.conftest import copy_fabric
+
+    running = _tree(leaf1_text)
+    tree = running[1]["set"]
+    assert isinstance(tree, dict)
+    tree["system"] = {"hostname": "leaf1"}
+    tree["interface"]["eth0"] = {"ip": {"address": {"192.0.2.111/24": {}}, "vrf": "mgmt"}, "type": "eth"}
+    tree["interface"]["swp40"] = {"description": "ops link", "type": "swp"}
+    tree["interface"]["swp1"]["link"]["mtu"] = "9000"
+    tree["vrf"]["mgmt"] = {"table": "auto"}
+    tree["acl"]["ops-in"] = {"rule": {"10": {"action": {"permit": {}}}}, "type": "ipv4"}
+    tree["acl"]["tnt-snmp-in"] = {"rule": {"10": {"action": {"deny": {}}, "remark": "snmp"}}, "type": "ipv4"}
+    root = copy_fabric(NVUE_SMALL, tmp_path / "fabric")
+    (root / "tenants" / "storage.yaml").unlink()
+    for name in ("team-llm", "team-hpc"):  # no longer shared with storage
+        path = root / "tenants" / f"{name}.yaml"
+        path.write_text(path.read_text().replace("shared_with: [storage]\n", ""))
+    intended = Renderer(root).render(compile_fabric(root).intents["leaf1"])
+
+    dialect = get_platform("nvue").dialect.for_fabric("nvue-small")
+    plan = diff_device("leaf1", _text(running), intended, dialect)
+    assert "nv set interface swp1 link mtu 9216" in plan.commands
+    assert "nv unset interface swp1 link mtu" not in plan.commands  # a value is replaced, not removed
+    assert "nv unset acl tnt-storage-in" in plan.commands and "nv unset vrf tnt-storage" in plan.commands
+    assert plan.commands.index("nv unset vrf tnt-storage") > plan.commands.index(
+        "nv unset interface swp16s0 acl"
+    )  # objects go after what refers to them
+    touched = " ".join(plan.commands)
+    for foreign in ("system", "eth0", "swp40", "mgmt", "ops-in", "tnt-snmp-in"):
+        assert foreign not in touched, foreign
+    assert plan.lookalikes == ["acl tnt-snmp-in"]
+    assert all(c.startswith(("nv set ", "nv unset ")) for c in plan.commands)
+    assert not diff_device("leaf1", intended, intended, dialect).changed
+
+
+def test_a_breakout_change_flaps_the_port(leaf1_text: str) -> None:
+    from fabricctl.config.diff import diff_device
+    from fabricctl.deploy.disruption import _flapping_ports
+
+    running = _tree(leaf1_text)
+    tree = running[1]["set"]
+    assert isinstance(tree, dict)
+    tree["interface"]["swp9"]["link"]["breakout"] = "4x"
+    dialect = get_platform("nvue").dialect.for_fabric("nvue-small")
+    plan = diff_device("leaf1", _text(running), leaf1_text, dialect)
+    assert plan.commands == ["nv set interface swp9 link breakout 2x"]
+    assert _flapping_ports(plan.diff, dialect) == {"swp9"}

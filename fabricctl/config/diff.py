@@ -68,16 +68,21 @@ def ownership(root: Node, dialect: Dialect, intended: Node | None = None) -> Own
         (line, node, *found) for line, node in root.children.items() if (found := dialect.tenant_object(line))
     ]
     for line, node, kind, key in sorted(objects, key=lambda item: item[2].follows is not None):
-        carries = kind.mark is not None and mark is not None and _carries(node, kind.mark, mark)
+        carries = kind.mark is not None and mark is not None and _carries(node, kind, mark)
         proof.judge(kind, key, node, carries or line in declared)
     return proof
 
 
-def _carries(node: Node, child: str, mark: str) -> bool:
-    for line in node.children:
-        m = re.match(child, line)
-        if m and carries_mark(m["text"], mark):
-            return True
+def _carries(node: Node, kind: Provenance, mark: str) -> bool:
+    assert kind.mark is not None
+    holders = [node]
+    for step in kind.mark_under:  # down to the lines that hold the mark line
+        holders = [sub for n in holders for line, sub in n.children.items() if re.match(step, line)]
+    for holder in holders:
+        for line in holder.children:
+            m = re.match(kind.mark, line)
+            if m and carries_mark(m["text"], mark):
+                return True
     return False
 
 

@@ -52,6 +52,9 @@ class Provenance:
     fabric deployed before marks existed are adopted: the next apply marks them).
     `looks` says when an object fabricctl cannot prove it made looks like one of its own: a child
     line (regex; group `name`) carrying the tenant prefix, or (None) the key itself carrying it.
+    `mark_under`: where an object tree keeps the mark deeper than a child line (an NVUE ACL's rule
+    remarks: `rule` > `<n>` > `remark: ...`), the regexes of the lines on the way down; the mark
+    line is a child of any line they reach.
     """
 
     kind: str
@@ -59,6 +62,7 @@ class Provenance:
     mark: str | None = None
     follows: str | None = None
     looks: str | None = None
+    mark_under: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

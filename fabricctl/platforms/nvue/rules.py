@@ -10,11 +10,13 @@ one revision. Anything else (system, users, eth0, the management VRF, NTP, ...) 
 from __future__ import annotations
 
 from fabricctl.config.rules import Dialect, Provenance
+from fabricctl.config.syntax import ObjectTree
+
+#: Interfaces, VRFs and ACLs are collections: one top-level line per member.
+SYNTAX = ObjectTree(collections=("interface", "vrf", "acl"), set_command="nv set", unset_command="nv unset")
 
 DIALECT = Dialect(
-    indent=2,
-    negate_prefix="nv unset ",
-    exit_command="",
+    syntax=SYNTAX,
     # Fabric-wide objects, owned by shape: the RoCE profile and watchdog, the BGP instance, the
     # VTEP, EVPN and its L2VNIs, the bridge's tenant VLANs, the default VRF's routing and the
     # loopback. NVUE nests a VLAN three keys deep in `bridge` (and an L2VNI's targets in `evpn
@@ -31,12 +33,16 @@ DIALECT = Dialect(
     ),
     ports=r"interface swp\d+(?:s\d+)?$",
     # Ownership by proof: an SVI's description carries the fabric's mark; an ACL has no
-    # description and its rules' remarks sit below the depth a mark is read at, so an ACL is
-    # fabricctl's when the intent declares it, and a tenant VRF (no description either) goes
-    # with the ACL of the same tenant (`tnt-<name>` and `tnt-<name>-in`).
+    # description, its rules' remarks carry it (`rule` > `<n>` > `remark`); a tenant VRF has
+    # neither and goes with the ACL of the same tenant (`tnt-<name>` and `tnt-<name>-in`).
     tenant_objects=(
         Provenance("svi", r"interface vlan(?P<key>\d+)$", mark=r"description: (?P<text>.*)$"),
-        Provenance("acl", r"acl (?P<key>\S+?)(?:-in)?$"),
+        Provenance(
+            "acl",
+            r"acl (?P<key>\S+?)(?:-in)?$",
+            mark=r"remark: (?P<text>.*)$",
+            mark_under=(r"rule$", r"\d+$"),
+        ),
         Provenance("vrf", r"vrf (?P<key>(?!default$)\S+)$", follows="acl"),
     ),
     # Every scalar leaf holds one value: `nv set` of a new value replaces the old one.
@@ -48,5 +54,5 @@ DIALECT = Dialect(
     flaps=(r"breakout: ",),
     removal_order=(r"interface ", r"vrf ", r"acl "),
     vrf_header=r"^vrf (?!default$)(\S+)$",
-    vlan_objects=("interface vlan{id}", "{id}"),
+    vlan_objects=("vlan{id}", "{id}"),  # the SVI, and the bridge VLAN (its key under `vlan`)
 )
