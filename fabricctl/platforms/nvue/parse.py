@@ -75,8 +75,14 @@ def _roce(cfg: SwitchConfig, root: Obj) -> Src | None:
     if "roce" not in qos.values or roce.text("state") == "disabled" or mode not in _LOSSLESS_MODES:
         return None
     at = src(roce, "mode", "qos", "roce") if "mode" in roce.values else src(qos, "roce", "qos")
-    for dscp in range(64):
-        cfg.dscp_map[dscp] = At(roce_switch_priority(dscp), at)
+    for code in range(64):
+        cfg.dscp_map[code] = At(roce_switch_priority(code), at)
+    mapped = qos.obj("mapping", "default-global", "dscp")  # the site's own map, over the profile's
+    for dscp in mapped.names():
+        sp = mapped.obj(dscp).text("switch-priority")
+        if dscp.isdigit() and sp is not None and sp.isdigit():
+            where = ("qos", "mapping", "default-global", "dscp", dscp)
+            cfg.dscp_map[int(dscp)] = At(int(sp), src(mapped.obj(dscp), "switch-priority", *where))
     for prio in range(8):
         cls = prio if prio in (ROCE_LOSSLESS_PRIORITY, ROCE_CNP_PRIORITY) else 0
         if cls != prio:
