@@ -1,4 +1,4 @@
-"""Compile/render benchmark: seconds per stage and peak memory on synthetic fabrics.
+"""Compile/render benchmark: seconds per stage and peak memory on synthetic fabrics (scenario f: on NVUE).
 
     python bench/bench_compile.py                 # every scenario, 5 runs each
     python bench/bench_compile.py -s a -s e -n 3  # some scenarios, 3 runs
@@ -85,6 +85,20 @@ def build_scenario(key: str, root: Path) -> str:
         )
         synthetic.write_single_gpu_tenants(root, 2048)
         return "synthetic 16x64 Comware (80 switches, 2:1), 2,048 single-GPU tenants"
+    if key == "f":
+        synthetic.write_inventory(
+            root,
+            spines=16,
+            leaves=64,
+            uplinks_per_spine=1,
+            uplink_ports="1-16",
+            gpu_ports="33-64",
+            downlink_ports="1-64",
+            tenant_id_max=4000,
+            platform="nvue",
+        )
+        synthetic.write_single_gpu_tenants(root, 2048)
+        return "synthetic 16x64 NVIDIA SN5600 / NVUE (80 switches, 2:1), 2,048 single-GPU tenants"
     raise SystemExit(f"unknown scenario {key!r}")
 
 
@@ -246,7 +260,7 @@ def _fmt_s(med: float, lo: float) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("-s", "--scenario", action="append", choices=list("abcde"), help="repeatable")
+    p.add_argument("-s", "--scenario", action="append", choices=list("abcdef"), help="repeatable")
     p.add_argument("-n", "--runs", type=int, default=5, help="timed runs per scenario (median, min)")
     p.add_argument("--keep", action="store_true", help="keep the generated fabric repositories")
     p.add_argument("--json", type=Path, help="also write all figures to this JSON file")
@@ -272,7 +286,7 @@ def main(argv: list[str] | None = None) -> int:
     if not render:
         print("fabricctl/render.py not found: render+write and scenario e are skipped")
     results = {}
-    for key in args.scenario or list("abcde"):
+    for key in args.scenario or list("abcdef"):
         root = Path(tempfile.mkdtemp(prefix=f"bench-{key}-"))
         try:
             desc = build_scenario(key, root)

@@ -71,6 +71,10 @@ eos:
   platform: eos
   data:
     model: 7060X5-64
+nvue:
+  platform: nvue
+  data:
+    model: SN5600
 """
 
 #: Tenant address blocks come from 100.64.0.0/10: clear of the underlay pools (10.250/16, 10.254/24s).
