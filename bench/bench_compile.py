@@ -72,7 +72,8 @@ def build_scenario(key: str, root: Path) -> str:
         synthetic.copy_reference(root, ref, gpu_port_breakout="2x200G")
         synthetic.write_single_gpu_tenants(root, 2048)
         return "reference 16x32, 2x200G breakout (2,048 GPUs), 2,048 single-GPU tenants"
-    if key == "d":
+    if key in ("d", "f"):
+        platform, title = ("nvue", "NVIDIA SN5600 / NVUE") if key == "f" else ("comware", "Comware")
         synthetic.write_inventory(
             root,
             spines=16,
@@ -82,23 +83,10 @@ def build_scenario(key: str, root: Path) -> str:
             gpu_ports="33-64",
             downlink_ports="1-64",
             tenant_id_max=4000,
+            platform=platform,
         )
         synthetic.write_single_gpu_tenants(root, 2048)
-        return "synthetic 16x64 Comware (80 switches, 2:1), 2,048 single-GPU tenants"
-    if key == "f":
-        synthetic.write_inventory(
-            root,
-            spines=16,
-            leaves=64,
-            uplinks_per_spine=1,
-            uplink_ports="1-16",
-            gpu_ports="33-64",
-            downlink_ports="1-64",
-            tenant_id_max=4000,
-            platform="nvue",
-        )
-        synthetic.write_single_gpu_tenants(root, 2048)
-        return "synthetic 16x64 NVIDIA SN5600 / NVUE (80 switches, 2:1), 2,048 single-GPU tenants"
+        return f"synthetic 16x64 {title} (80 switches, 2:1), 2,048 single-GPU tenants"
     raise SystemExit(f"unknown scenario {key!r}")
 
 

@@ -209,26 +209,12 @@ def _vrfs(cfg: SwitchConfig, root: Obj) -> None:
         ]
         holder.vni = holder.vnis[0] if holder.vnis else None
         bgp = body.obj("router", "bgp")
-        holder.imports = _route_targets(
-            bgp.obj("route-import", "from-evpn", "route-target"),
-            "vrf",
-            name,
-            "router",
-            "bgp",
-            "route-import",
-            "from-evpn",
-            "route-target",
-        )
-        holder.exports = _route_targets(
-            bgp.obj("route-export", "to-evpn", "route-target"),
-            "vrf",
-            name,
-            "router",
-            "bgp",
-            "route-export",
-            "to-evpn",
-            "route-target",
-        )
+        for found, way, to in (
+            (holder.imports, "route-import", "from-evpn"),
+            (holder.exports, "route-export", "to-evpn"),
+        ):
+            rts = bgp.obj(way, to, "route-target")
+            found += _route_targets(rts, "vrf", name, "router", "bgp", way, to, "route-target")
         cfg.vrfs[name] = holder
 
 
