@@ -354,6 +354,7 @@ def allocate(fabric: Fabric, topo: Topology, docs: list[TenantDoc], log: Problem
                     f"derived VLAN {vlan} (vlan_base {ov.vlan_base} + id) is above 4094",
                     "set overlay.vlan explicitly or use a lower id",
                 )
+            _check_reserved_vlan(td, vlan, list(platforms.values()), log)
         else:
             for key in ("l2vni", "vlan"):
                 if getattr(t.overlay, key) is not None:
@@ -476,6 +477,23 @@ def _check_reserved_name(td: TenantDoc, platforms: list[Platform], log: ProblemL
                 f"a name other than {', '.join(allowed)}",
             )
             return
+
+
+def _check_reserved_vlan(td: TenantDoc, vlan: int, platforms: list[Platform], log: ProblemLog) -> None:
+    """An l2 tenant's VLAN is a VLAN of every leaf's bridge: refuse one a NOS of this fabric keeps
+    for itself (NVUE's internal and L3VNI ranges), where the switch would refuse the bridge VLAN."""
+    for platform in platforms:
+        for low, high in platform.reserved_vlans:
+            if low <= vlan <= high:
+                field = ("overlay", "vlan") if td.tenant.overlay.vlan else ("id",)
+                log.add(
+                    td.file,
+                    td.line(*field),
+                    ".".join(field),
+                    f"VLAN {vlan} is in {low}-{high}, which {platform.title} keeps for itself",
+                    f"a VLAN outside {low}-{high} (set overlay.vlan explicitly, or another id)",
+                )
+                return
 
 
 @dataclass(frozen=True)

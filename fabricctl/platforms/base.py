@@ -171,6 +171,8 @@ class Platform:
     #: The longest VRF name the NOS takes (a tenant's VRF is `tnt-<name>`); None: no shorter limit
     #: than fabricctl's own.
     max_vrf_name: int | None = None
+    #: VLAN ids the NOS keeps for itself (inclusive ranges): no l2 tenant's VLAN may take one.
+    reserved_vlans: tuple[tuple[int, int], ...] = ()
 
     def reserved(self, name: str) -> str | None:
         """Why `name` cannot name a tenant's VRF, ACL or VSI on this NOS, or None."""

@@ -54,9 +54,10 @@ MODELS = (
         port_gbps=800,
         breakouts=("2x400G", "4x200G"),
         buffer_mb=160,
-        # 255 VRFs; every VNI (L2VNI, and the L3VNI's own VLAN) takes a VLAN of the one
-        # VLAN-aware bridge, so VNIs are bounded by the VLAN space.
-        limits=Limits(max_vrfs=255, max_vlans=4094, max_vnis=4094, max_acl_entries=8192),
+        # A tenant VRF's L3VNI takes a VLAN NVUE assigns from its reserved L3VNI range (4000-4064
+        # by default: 65 VRFs); l2 tenants' VLANs take ids outside it and outside the internal
+        # reserved range (3725-3999): 1-3724 and 4065-4094.
+        limits=Limits(max_vrfs=65, max_vlans=3754, max_vnis=3754 + 65, max_acl_entries=8192),
         max_ecmp=None,
         sources={
             "ports": f"{_PORTS_PAGE} (Breakout Ports, SN5600 and SN5600D: 64x OSFP 800GbE; bonus "
@@ -64,12 +65,13 @@ MODELS = (
             "breakouts": f"{_PORTS_PAGE} (SN5600 400G: 64x OSFP break out into 2x; 200G: into 4x; "
             "Configure a Breakout Port: `link breakout 2x|4x`)",
             "buffer_mb": "NVIDIA Spectrum-4 SN5000 series datasheet: 160MB fully shared packet buffer",
-            "limits": f"{CL_GUIDE}Layer-3/VRFs/Virtual-Routing-and-Forwarding-VRF/ (Cumulus Linux "
-            "supports up to 255 VRFs on a switch)",
-            "max_vlans": "IEEE 802.1Q: 12-bit VLAN id, 1-4094",
-            "max_vnis": f"{CL_GUIDE}Network-Virtualization/VXLAN-Devices/ (single VXLAN device: each "
-            "VNI maps to a VLAN of the VLAN-aware bridge) and Ethernet-Virtual-Private-Network-EVPN/"
-            "Inter-subnet-Routing/ (an L3VNI takes a VLAN of its own)",
+            "limits": f"{CL_GUIDE}Layer-3/VRFs/Virtual-Routing-and-Forwarding-VRF/ (up to 255 VRFs on a "
+            "switch) and Layer-2/Ethernet-Bridging-VLANs/VLAN-aware-Bridge-Mode/ (Reserved Layer 3 VNI "
+            "VLANs: NVUE gives each L3VNI a VLAN of the range 4000-4064 by default), the smaller: 65",
+            "max_vlans": "VLAN-aware Bridge Mode > Reserved VLAN Range (3725-3999 internal) and Reserved Layer "
+            "3 VNI VLANs (4000-4064): of IEEE 802.1Q's 1-4094, 1-3724 and 4065-4094 are left for bridge VLANs",
+            "max_vnis": "one per bridge VLAN (L2VNI, `bridge domain br_default vlan <id> vni <vni>`) and one "
+            "per reserved L3VNI VLAN (EVPN Inter-subnet Routing)",
             "max_acl_entries": "no NVIDIA document states a rule count for Spectrum-4 (the ACL page "
             "gives ATCAM sharing, not a budget): fabricctl's conservative budget, override it under "
             "`limits:`",
@@ -110,4 +112,7 @@ PLATFORM = Platform(
     # none, null, any and all for every name (NVUE Format Reference > Reserved Names).
     reserved_names=("default", "mgmt", "auto", "none", "null", "any", "all"),
     max_vrf_name=15,  # VRFs page: VRF table names can be a maximum of 15 characters
+    # VLAN-aware Bridge Mode > Reserved VLAN Range (internal, 3725-3999 by default) and Reserved
+    # Layer 3 VNI VLANs (4000-4064 by default).
+    reserved_vlans=((3725, 3999), (4000, 4064)),
 )
