@@ -281,3 +281,13 @@ def test_examples_validate_render_and_verify(
     assert "isolation, lossless consistency, ECMP width and capacity hold" in out
     nvue = [p for p in (tmp_path / "out").glob("*.cfg") if p.read_text().startswith("- header:")]
     assert nvue, "the NVUE switches render NVUE YAML"
+
+
+@pytest.mark.parametrize(
+    ("watchdog", "on"), [("{}", True), ("{state: enabled}", True), ("{state: disabled}", False)]
+)
+def test_pfc_watchdog_as_nvue_writes_it(watchdog: str, on: bool) -> None:
+    """`nv set interface swp1 qos pfc-watchdog` (QoS > PFC Watchdog) leaves an empty object."""
+    text = "- set:\n    qos: {roce: {mode: lossless}}\n    interface:\n      swp1: {type: swp, qos: {pfc-watchdog: %s}}\n"
+    cfg = parse_nvue("leaf1", text % watchdog)
+    assert (cfg.interfaces["swp1"].qos.watchdog is not None) is on

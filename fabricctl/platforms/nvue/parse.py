@@ -143,11 +143,13 @@ def _interfaces(cfg: SwitchConfig, root: Obj, roce: Src | None) -> None:
         if body.text("type") == "svi" and (vid := body.text("vlan")):
             intf.segment = At(vid, src(body, "vlan", *path))
         if roce is not None and body.text("type") == "swp":
-            wd = body.obj("qos", "pfc-watchdog")
-            watchdog = (
-                src(wd, "state", *path, "qos", "pfc-watchdog") if wd.text("state") == "enabled" else None
+            # `nv set interface <swp> qos pfc-watchdog` alone turns it on; `state disabled` off
+            qos = body.obj("qos")
+            on = "pfc-watchdog" in qos.values and qos.obj("pfc-watchdog").text("state") not in (
+                "disabled",
+                "disable",
             )
-            intf.qos = _port_qos(roce, watchdog)
+            intf.qos = _port_qos(roce, src(qos, "pfc-watchdog", *path, "qos") if on else None)
         cfg.interfaces[name] = intf
 
 
