@@ -142,7 +142,7 @@ def test_health_reads_nvue_json() -> None:
     health = parse(rows)
     assert health.ports == {"swp1": (True, True), "swp9s1": (False, False)}
     assert health.speeds == {"swp1": 800}
-    assert health.lldp == {"swp1": ("spine1", "swp1")}
+    assert health.lldp == {"swp51": ("spine01", "swp1")}
     assert health.bgp == {"10.65.8.0": "Established", "10.65.8.2": "Idle"}
     assert parse({}).ports == {}
 

@@ -36,7 +36,9 @@ def ports(answer: Any) -> tuple[dict[str, tuple[bool, bool]], dict[str, int]]:
 
 def neighbors(answer: Any) -> dict[str, tuple[str, str]]:
     """Local port -> (neighbor system name, its port) from `nv show interface lldp-detail -o
-    json`: per port, `lldp.neighbor.<id>` with `chassis.system-name` and `port.name`."""
+    json`: per port, `lldp.neighbor.<id>` with `chassis.system-name` and `port.name` (the object
+    `nv show interface swp51 lldp neighbor spine01` prints: NVUE Command Reference 5.17, Show
+    Commands > LLDP)."""
     out: dict[str, tuple[str, str]] = {}
     for name, body in _objects(answer).items():
         for neighbor in _objects(_objects(_objects(body).get("lldp")).get("neighbor")).values():
