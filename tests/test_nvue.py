@@ -130,10 +130,17 @@ def test_health_reads_nvue_json() -> None:
             "swp9s1": {"type": "swp", "link": {"admin-status": "down", "oper-status": "down"}},
             "lo": {"type": "loopback", "link": {"admin-status": "up", "oper-status": "up"}},
         },
+        # NVIDIA's `nv show interface swp51 lldp neighbor spine01` (Show Commands > LLDP), trimmed
         LLDP: {
-            "swp1": {
+            "swp51": {
                 "lldp": {
-                    "neighbor": {"spine1": {"chassis": {"system-name": "spine1"}, "port": {"name": "swp1"}}}
+                    "neighbor": {
+                        "spine01": {
+                            "age": 323055,
+                            "chassis": {"chassis-id": "44:38:39:22:01:82", "system-name": "spine01"},
+                            "port": {"description": "swp1", "name": "swp1", "ttl": 120, "type": "ifname"},
+                        }
+                    }
                 }
             }
         },
