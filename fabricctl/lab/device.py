@@ -154,7 +154,8 @@ class LabDevice:
     def parse(self, text: str, base: Node | None = None) -> Node:
         """Config text -> tree through the grammar (raises InvalidInput)."""
         root = base.copy() if base is not None else Node("", block=True)
-        Editor(self.grammar, root).load(text)
+        lines = self.nos.config_lines
+        Editor(self.grammar, root).load(lines(text) if lines is not None else text)
         return root
 
     def render(self, tree: Node) -> str:

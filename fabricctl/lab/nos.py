@@ -74,6 +74,9 @@ class LabNos:
     cli: Callable[[Any], Any]
     #: Serves one eAPI (HTTPS JSON-RPC) connection: (device, credentials, reader, writer); None: SSH only.
     eapi: Callable[..., Any] | None = None
+    #: Config text as the NOS prints and stores it -> the lines its grammar loads, for a NOS whose
+    #: printed config is not its command lines (an object tree printed as YAML); None: the same.
+    config_lines: Callable[[str], str] | None = None
 
 
 _REGISTRY: dict[str, LabNos] = {}
