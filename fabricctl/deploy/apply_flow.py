@@ -9,7 +9,7 @@ import contextlib
 import hashlib
 from collections.abc import Callable
 from contextlib import AbstractContextManager
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -71,7 +71,7 @@ class ApplyUi:
 class ApplyOutcome:
     report: RunReport
     record: Path
-    nothing_to_do: bool = field(default=False)
+    nothing_to_do: bool = False  # planned now and found nothing to change: nothing was pushed
 
 
 def plan_digest(plan_file: Path) -> str:
