@@ -8,10 +8,10 @@ import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
+import fabricctl.lab.devices.comware.commit as commit
 import fabricctl.lab.devices.comware.show as show_comware
 from fabricctl.lab.config_tree import Node
 from fabricctl.lab.device import FLASH_NAME, LabDevice
-from fabricctl.lab.devices.comware import commit
 from fabricctl.lab.devices.comware.names import INTERFACE_TYPES
 from fabricctl.lab.devices.comware.render import render_comware
 from fabricctl.lab.dialect import CliError, CliSession, Logout, Output, command, word_column

@@ -6,11 +6,11 @@ import re
 import time
 from typing import cast
 
+import fabricctl.lab.devices.eos.sessions as sessions
 import fabricctl.lab.devices.eos.show as show_eos
 import fabricctl.lab.devices.eos.show_routing as show_eos_routing
 from fabricctl.lab.config_tree import Node, unified_diff
 from fabricctl.lab.device import LabDevice
-from fabricctl.lab.devices.eos import sessions
 from fabricctl.lab.devices.eos.names import INTERFACE_TYPES
 from fabricctl.lab.dialect import CliError, CliSession, Logout, Output, command
 from fabricctl.lab.editor import Editor, InvalidInput
