@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from fabricctl.deploy.ztp import read_manifest
+from fabricctl.outputs import write_output
 
 FETCH_LOG, SERVE_FILE = "fetches.jsonl", "serve.json"
 
@@ -153,9 +154,8 @@ class ZtpServer:
     def write_serve_file(self) -> None:
         host, port = self.address
         shown = "127.0.0.1" if host == "0.0.0.0" else host
-        (self.folder / SERVE_FILE).write_text(
-            json.dumps({"host": shown, "port": port}) + "\n", encoding="utf-8"
-        )
+        # Whole or not at all: a reader that polls for the file never sees it half written.
+        write_output(self.folder / SERVE_FILE, json.dumps({"host": shown, "port": port}) + "\n")
 
     def stop(self) -> None:
         self.httpd.shutdown()
