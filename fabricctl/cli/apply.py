@@ -1,4 +1,5 @@
-"""`fabricctl apply [PLAN]`: plan (or load a reviewed plan), approve, lock, push, report."""
+"""`fabricctl apply [PLAN]`: its flags, the approval prompt and what it prints; the flow (lock,
+plan or the reviewed plan, push, record) is deploy/apply_flow.py."""
 
 from __future__ import annotations
 
@@ -30,11 +31,11 @@ from fabricctl.cli.common import (
     stage_lines,
     timeout_option,
 )
-from fabricctl.cli.deploy import compute_plan, diff_options, prune_option, tenant_options, tenant_scope
+from fabricctl.cli.deploy import diff_options, prune_option, tenant_options
 
 if TYPE_CHECKING:
-    from fabricctl.compile.build import Compiled
-    from fabricctl.deploy.apply import RunReport
+    from fabricctl.deploy.apply_flow import ApplyUi
+    from fabricctl.deploy.plan import Plan, Prepared
 
 
 @click.command("apply")
@@ -150,158 +151,66 @@ def apply_cmd(
     timeout: float,
 ) -> None:
     """Push a plan safely: per switch load, device diff, commit with confirm timer, verify, confirm, save."""
-    from fabricctl.cli.output import ApplyDisplay, color_enabled
+    from fabricctl.cli.output import color_enabled
     from fabricctl.deploy.apply import ApplyOptions
-    from fabricctl.deploy.audit import tenants_by_switch, tickets_of
-    from fabricctl.deploy.plan import check_fabric, load_plan
-    from fabricctl.deploy.record import record_path
-    from fabricctl.deploy.service import (
-        ApplyHooks,
-        apply_safely,
-        compile_stage,
-        load_reviewed,
-        locked,
-        record_nothing_to_do,
-        refuse_disruptive,
-        start_report,
-    )
-    from fabricctl.deploy.shards import check_group, shard_members
-    from fabricctl.report.text import interrupted_text, plan_text, run_text
+    from fabricctl.deploy.apply_flow import ApplyInterrupted, ApplyRequest, run_apply
+    from fabricctl.deploy.service import PlanOptions
+    from fabricctl.report.text import interrupted_text, run_text
     from fabricctl.secrets import redacted_json
 
     if report_file is not None:
         check_output_file(report_file, root)  # before anything is read or pushed
     for flag, value in (("--shard", shard), ("--run-group", run_group), ("--reason", reason)):
         one_line_flag(flag, value)
+    one_line_flag("--tenant", tenant)
+    one_line_flag("--tenant-base", tenant_base)
     if (shard or run_group) and plan_file is None:
         raise CliError(
             "--shard and --run-group apply one failure domain of a reviewed plan: give the PLAN file"
         )
-    group = run_group or (plan_digest(plan_file) if shard and plan_file is not None else None)
-    if group is not None:
-        check_group(group)
-    opts = ApplyOptions(
-        parallelism=parallelism,
-        canary=canary,
-        batch_size=batch_size,
-        max_failures=max_failures,
-        confirm_timeout=confirm_timeout,
-        rollback_on_failure=rollback_on_failure,
-        timeout=timeout,
-        health_gate=not no_health_gate,
-        allow_disruptive=allow_disruptive,
+    request = ApplyRequest(
+        root=fabric_root(root),
+        lab=lab,
+        plan_file=plan_file,
+        options=ApplyOptions(
+            parallelism=parallelism,
+            canary=canary,
+            batch_size=batch_size,
+            max_failures=max_failures,
+            confirm_timeout=confirm_timeout,
+            rollback_on_failure=rollback_on_failure,
+            timeout=timeout,
+            health_gate=not no_health_gate,
+            allow_disruptive=allow_disruptive,
+        ),
+        plan=PlanOptions(
+            limit=limit, timeout=timeout, workers=parallelism, allow_gpu_moves=allow_gpu_moves, prune=prune
+        ),
+        tenant=tenant,
+        tenant_base=tenant_base,
+        shard=shard,
+        run_group=run_group,
+        reason=reason or "",
+        tickets=tickets,
+        report_file=report_file,
+        argv=(click.get_current_context().find_root().obj or {}).get("argv"),
     )
-    argv = (click.get_current_context().find_root().obj or {}).get("argv")
-    stages = stage_lines()
-    sharded = (group, shard or "all") if group is not None else None
-
-    def audit(report: RunReport) -> None:
-        """Why, under which tickets, which tenants on which switch; the shard and its run."""
-        if sharded is not None:
-            report.context.update(run_group=sharded[0], shard=sharded[1])
-        report.context.update(
-            reason=reason or "",
-            tickets=tickets_of(root, tickets),
-            tenants=tenants_by_switch(plan.changes, plan.changed),
+    try:
+        outcome = run_apply(request, _terminal(as_json, auto_approve, diff))
+    except ApplyInterrupted as stop:
+        echo(
+            "Stopped at once (third interrupt): the switches in flight may be mid-push; each is "
+            "protected by its commit-confirm timer and the next 'fabricctl plan' shows it as pending.\n"
+            + interrupted_text(stop.report, _shown(stop.record)),
+            err=True,
         )
-
-    with (
-        locked(root, lambda message: echo(message, err=True), lab, sharded),  # also with nothing to change
-        contextlib.ExitStack() as scopes,  # --tenant: the inputs of one tenant's change, for the run
-    ):
-        if sharded is not None:
-            refuse_after_a_failed_wave(root, lab, *sharded)
-        if plan_file is not None:
-            reviewed = load_plan(plan_file)
-            if limit and sorted(limit) != sorted(reviewed.limit):
-                made = f"--limit {','.join(reviewed.limit)}" if reviewed.limit else "no --limit"
-                raise CliError(
-                    f"--limit {','.join(limit)}: {plan_file} was made with {made}, and a plan is applied "
-                    "as reviewed (allowed: no --limit, or a new plan made with this --limit)"
-                )
-            if prune and not reviewed.prune:
-                raise CliError(
-                    f"--prune: {plan_file} was made without it, so it removes no look-alike "
-                    "(allowed: a plan made with 'fabricctl plan --prune')"
-                )
-            moves = reviewed.changes.get("gpu_moves") or []
-            if moves and not allow_gpu_moves:
-                raise CliError(
-                    f"{plan_file} moves {len(moves)} held GPU(s) (listed in the plan): "
-                    "apply it with --allow-gpu-moves"
-                )
-
-            def pick(c: Compiled) -> list[str]:  # a plan of this fabric, whose --limit still names switches
-                check_fabric(reviewed, c, plan_file)
-                names = list(select_switches(c, tuple(reviewed.limit)))
-                if shard:  # one failure domain: the rest of the plan is other shards' work
-                    members = shard_members(c, shard)
-                    reviewed.switches = {n: s for n, s in reviewed.switches.items() if n in members}
-                    names = [n for n in names if n in members]
-                return names
-
-            scoped = reviewed.changes.get("scope") or {}
-            if tenant is not None and scoped.get("tenant") != tenant:
-                raise CliError(
-                    f"--tenant {tenant}: {plan_file} is not a plan of that tenant's change "
-                    f"(allowed: a plan made with 'fabricctl plan --tenant {tenant}')"
-                )
-            scope = scopes.enter_context(tenant_scope(root, scoped.get("tenant"), scoped.get("base", "HEAD")))
-            inputs = scope.inputs if scope is not None else root
-            compiled, _, configs = compile_stage(fabric_root(inputs), stages, pick)
-            plan, prepared = load_reviewed(compiled, inputs, plan_file, stages, configs, reviewed)
-            refuse_disruptive(plan, opts)
-        else:
-            plan, prepared = compute_plan(
-                root,
-                lab,
-                limit,
-                timeout,
-                stages=stages,
-                workers=parallelism,
-                allow_gpu_moves=allow_gpu_moves,
-                prune=prune,
-                scope=scopes.enter_context(tenant_scope(root, tenant, tenant_base)),
-            )
-            stream = sys.stderr if as_json else sys.stdout
-            text = plan_text(
-                plan, prepared.verify, prepared.compiled, diff=diff or "auto", color=color_enabled(stream)
-            )
-            echo(text, err=as_json)
-            if not plan.changed and not plan.unreachable:
-                report = start_report(root, plan, prepared, opts, argv, lab)
-                audit(report)
-                path = record_nothing_to_do(root, plan, prepared, opts, report, stages, report_file)
-                if as_json:
-                    echo(redacted_json({"changed": 0, "switches": {}}))
-                echo(f"nothing to change; record: {_shown(path)}\n", err=True)
-                return
-            refuse_disruptive(plan, opts)  # before anyone is asked to approve
-            if not auto_approve:
-                if not sys.stdin.isatty():
-                    raise CliError("refusing to apply without confirmation: no terminal; pass --auto-approve")
-                if not click.confirm("Apply these changes?", default=False, err=True):
-                    raise CliError("apply cancelled")
-        report = start_report(root, plan, prepared, opts, argv, lab)
-        audit(report)
-        path = record_path(root, report.run_id)
-        lines = stages.listener
-        display = ApplyDisplay(plan, getattr(lines, "console", None))
-        hooks = ApplyHooks(display.started, display.finished, display.interrupted)
-        try:
-            with display, _routed(lines, display):
-                report, path = apply_safely(
-                    root, plan, prepared, lab, opts, plan_file is not None,
-                    hooks=hooks, report=report, stages=stages, copy_to=report_file,
-                )  # fmt: skip
-        except KeyboardInterrupt:
-            echo(
-                "Stopped at once (third interrupt): the switches in flight may be mid-push; each is "
-                "protected by its commit-confirm timer and the next 'fabricctl plan' shows it as pending.\n"
-                + interrupted_text(report, _shown(path)),
-                err=True,
-            )
-            sys.exit(130)
+        sys.exit(130)
+    report, path = outcome.report, outcome.record
+    if outcome.nothing_to_do:
+        if as_json:
+            echo(redacted_json({"changed": 0, "switches": {}}))
+        echo(f"nothing to change; record: {_shown(path)}\n", err=True)
+        return
     problem = (report.context.get("shared") or {}).get("problem")
     if problem:
         echo(f"warning: the run record is {problem}\n", err=True)
@@ -323,23 +232,46 @@ def apply_cmd(
         raise CliError("; ".join(said))
 
 
-def plan_digest(plan_file: Path) -> str:
-    """The default run group of a plan's shards: its hash (one reviewed plan, one run)."""
-    import hashlib
+def _terminal(as_json: bool, auto_approve: bool, diff: str | None) -> ApplyUi:
+    """apply's side of the terminal: the plan on stdout (stderr with --json), the approval
+    prompt, stage lines, and the live display while switches are pushed."""
+    from fabricctl.cli.output import ApplyDisplay, color_enabled
+    from fabricctl.deploy.apply_flow import ApplyUi
+    from fabricctl.deploy.service import ApplyHooks
+    from fabricctl.report.text import plan_text
 
-    return hashlib.sha256(plan_file.read_bytes()).hexdigest()[:16]
+    stages = stage_lines()
 
+    def show_plan(plan: Plan, prepared: Prepared) -> None:
+        stream = sys.stderr if as_json else sys.stdout
+        text = plan_text(
+            plan, prepared.verify, prepared.compiled, diff=diff or "auto", color=color_enabled(stream)
+        )
+        echo(text, err=as_json)
 
-def refuse_after_a_failed_wave(root: Path, lab: bool, group: str, shard: str) -> None:
-    """A shard starts only when no other shard of its run failed or stopped (inside the lock)."""
-    from fabricctl.deploy.gitstate import read_records, shared_remote
-    from fabricctl.deploy.shards import earlier_wave_problem, group_records
+    def approve() -> None:
+        if auto_approve:
+            return
+        if not sys.stdin.isatty():
+            raise CliError("refusing to apply without confirmation: no terminal; pass --auto-approve")
+        if not click.confirm("Apply these changes?", default=False, err=True):
+            raise CliError("apply cancelled")
 
-    remote = shared_remote(root, lab)
-    shared = read_records(remote) if remote is not None else {}
-    problem = earlier_wave_problem(group_records(root, shared, group), shard)
-    if problem:
-        raise CliError(f"--shard {shard}: not started, an earlier wave of run {group} failed: {problem}")
+    @contextlib.contextmanager
+    def watch(plan: Plan) -> Iterator[ApplyHooks]:
+        lines = stages.listener
+        display = ApplyDisplay(plan, getattr(lines, "console", None))
+        with display, _routed(lines, display):
+            yield ApplyHooks(display.started, display.finished, display.interrupted)
+
+    return ApplyUi(
+        select=select_switches,
+        stages=stages,
+        notify=lambda message: echo(message, err=True),
+        show_plan=show_plan,
+        approve=approve,
+        watch=watch,
+    )
 
 
 @contextlib.contextmanager

@@ -5,7 +5,6 @@ from __future__ import annotations
 import contextlib
 import sys
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -32,7 +31,8 @@ from fabricctl.cli.common import (
 
 if TYPE_CHECKING:
     from fabricctl.deploy.plan import Plan, Prepared
-    from fabricctl.deploy.stages import Stages
+    from fabricctl.deploy.scope import TenantChange
+    from fabricctl.deploy.service import PlanOptions
 
 
 def diff_options(f: Callable[..., Any]) -> Callable[..., Any]:
@@ -52,72 +52,32 @@ def diff_options(f: Callable[..., Any]) -> Callable[..., Any]:
 
 
 def compute_plan(
-    root: Path,
-    lab: bool,
-    limit: tuple[str, ...],
-    timeout: float,
-    changed_since: str | None = None,
-    stages: Stages | None = None,
-    workers: int = 20,
-    allow_gpu_moves: bool = False,
-    prune: bool = False,
-    scope: Scope | None = None,
+    root: Path, lab: bool, options: PlanOptions, scope: TenantChange | None = None
 ) -> tuple[Plan, Prepared]:
-    """The plan of the selected switches (real or lab) and the prepared inputs it rests on; one
-    that moves held GPUs is refused unless `allow_gpu_moves`. With `scope` (`--tenant`: the
-    inputs of one tenant's change, scope.py), only the switches that change makes differ."""
-    from fabricctl.deploy.changed import fingerprints
-    from fabricctl.deploy.scope import tenant_switches
-    from fabricctl.deploy.service import build_plan, compile_stage, nornir_fetcher
+    """The plan of the selected switches (deploy.service.plan_fabric), with stage lines and
+    notices on stderr."""
+    from fabricctl.deploy.service import plan_fabric
 
-    stages = stages or stage_lines()
-    inputs = scope.inputs if scope is not None else root
-    compiled, names, configs = compile_stage(
-        fabric_root(inputs), stages, lambda c: list(select_switches(c, limit))
+    return plan_fabric(
+        fabric_root(root),
+        lab,
+        options,
+        select_switches,
+        scope=scope,
+        stages=stage_lines(),
+        notify=lambda m: echo(m, err=True),
     )
-    if scope is not None:
-        names = tenant_switches(root, scope.commit, fingerprints(compiled, configs), names)
-    fetch = nornir_fetcher(root, lab, timeout, stages, workers)
-    notify = lambda m: echo(m, err=True)  # noqa: E731
-    plan, prepared = build_plan(
-        compiled,
-        inputs,
-        names,
-        list(limit),
-        fetch,
-        changed_since,
-        notify,
-        stages,
-        configs,
-        allow_gpu_moves,
-        prune=prune,
-    )
-    if scope is not None:
-        plan.changes["scope"] = {"tenant": scope.tenant, "base": scope.commit}
-    return plan, prepared
-
-
-@dataclass(frozen=True)
-class Scope:
-    """`--tenant NAME`: the tenant, its base commit, and the inputs built from them (scope.py)."""
-
-    tenant: str
-    commit: str
-    inputs: Path
 
 
 @contextlib.contextmanager
-def tenant_scope(root: Path, tenant: str | None, base: str) -> Iterator[Scope | None]:
+def tenant_scope(root: Path, tenant: str | None, base: str) -> Iterator[TenantChange | None]:
     """The scope of `--tenant NAME --tenant-base REF` for the block (None without --tenant)."""
-    from fabricctl.deploy.scope import tenant_inputs
+    from fabricctl.deploy.scope import tenant_change
 
-    if tenant is None:
-        yield None
-        return
     one_line_flag("--tenant", tenant)
     one_line_flag("--tenant-base", base)
-    with tenant_inputs(root, tenant, base) as (inputs, commit):
-        yield Scope(tenant, commit, inputs)
+    with tenant_change(root, tenant, base) as scope:
+        yield scope
 
 
 def tenant_options(f: Callable[..., Any]) -> Callable[..., Any]:
@@ -255,18 +215,18 @@ def plan_cmd(
         check_output_file(path, root)
     if tenant is not None and changed_since is not None:
         raise CliError("--tenant and --changed-since both pick the switches: give one of them")
+    from fabricctl.deploy.service import PlanOptions
+
+    options = PlanOptions(
+        limit=limit,
+        timeout=timeout,
+        changed_since=changed_since,
+        workers=parallelism,
+        allow_gpu_moves=allow_gpu_moves,
+        prune=prune,
+    )
     with tenant_scope(root, tenant, tenant_base) as scope:
-        plan, prepared = compute_plan(
-            root,
-            lab,
-            limit,
-            timeout,
-            changed_since,
-            workers=parallelism,
-            allow_gpu_moves=allow_gpu_moves,
-            prune=prune,
-            scope=scope,
-        )
+        plan, prepared = compute_plan(root, lab, options, scope)
     color = fmt == "text" and color_enabled(sys.stdout)
     echo(render_plan(plan, fmt, prepared, artifact_url, diff=diff, color=color))
     if out_paths:
@@ -290,10 +250,12 @@ def plan_cmd(
 def drift_cmd(root: Path, lab: bool, limit: tuple[str, ...], as_json: bool, timeout: float) -> None:
     """Read-only: exit 2 when a switch's owned config differs from the intent (0 none, 1 error)."""
     from fabricctl.cli.output import color_enabled
+    from fabricctl.deploy.service import PlanOptions
     from fabricctl.report.text import Paint, failure_lines, lookalike_lines
     from fabricctl.secrets import redacted_json
 
-    plan, _ = compute_plan(root, lab, limit, timeout, allow_gpu_moves=True)  # a move is drift too
+    options = PlanOptions(limit=limit, timeout=timeout, allow_gpu_moves=True)  # a move is drift too
+    plan, _ = compute_plan(root, lab, options)
     unread = plan.unreachable
     if as_json:
         data = {

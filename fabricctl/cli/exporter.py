@@ -6,7 +6,6 @@ import signal
 import sys
 import threading
 from pathlib import Path
-from typing import Any
 
 import click
 
@@ -55,8 +54,7 @@ def exporter_cmd(
     timeout: float,
 ) -> None:
     """Serve Prometheus metrics of every switch's port counters, labelled by tenant, leaf, server and NIC."""
-    from fabricctl.deploy.context import open_fabric
-    from fabricctl.deploy.counters import read_counters
+    from fabricctl.deploy.service import counter_reader
     from fabricctl.telemetry.exporter import Exposition, Poller, Snapshot, serve
 
     compiled = compile_root(root)
@@ -64,12 +62,7 @@ def exporter_cmd(
     stop = threading.Event()
     for sig in (signal.SIGINT, signal.SIGTERM):
         signal.signal(sig, lambda *_: stop.set())
-    with open_fabric(root, lab, names, workers=concurrency) as nr:
-
-        def read(name: str) -> Any:
-            # One SSH session per switch, kept between polls (a login per poll costs more than the read).
-            return read_counters(nr.filter(name=name), timeout, keep_open=True).get(name, "not read")
-
+    with counter_reader(root, lab, names, concurrency, timeout) as read:
         exposition = Exposition(compiled)
         for name in sorted(names):  # every switch answers `up 0` until its first read
             exposition.update(name, Snapshot())
@@ -84,4 +77,3 @@ def exporter_cmd(
         finally:
             poller.stop()
             server.shutdown()
-            nr.close_connections(on_good=True, on_failed=True)

@@ -140,19 +140,18 @@ class ApplyDisplay:
     def finished(self, outcome: SwitchOutcome) -> None:
         if outcome.name not in self.tracked:
             return  # unchanged at plan time: nothing to do, nothing to count
-        with self.lock:
-            self.flight.pop(outcome.name, None)
-            first = outcome.name not in self.done
-            self.done.add(outcome.name)
-            count = len(self.done)
         from fabricctl.report.text import Paint, outcome_line
 
         lines = outcome_line(outcome, self.width, Paint(False))
-        prefix = f"[{count}/{self.total}]" if first else "[rollback]"
-        text = "\n".join(
-            [f"{prefix} {lines[0].strip()}", *(f"{' ' * len(prefix)} {ln.strip()}" for ln in lines[1:])]
-        )
-        self._print(redact(text), outcome.status)
+        with self.lock:  # counted and printed together: two switches ending at once print in count order
+            self.flight.pop(outcome.name, None)
+            first = outcome.name not in self.done
+            self.done.add(outcome.name)
+            prefix = f"[{len(self.done)}/{self.total}]" if first else "[rollback]"
+            text = "\n".join(
+                [f"{prefix} {lines[0].strip()}", *(f"{' ' * len(prefix)} {ln.strip()}" for ln in lines[1:])]
+            )
+            self._print(redact(text), outcome.status)
 
     def interrupted(self, signum: int, count: int = 1) -> None:
         import signal

@@ -26,15 +26,9 @@ def lab_fetch(root: Path) -> Fetch:
 
     A switch that cannot be read is absent from the result; verify reports it as `config-missing`.
     """
-    from fabricctl.deploy.context import open_fabric
-    from fabricctl.deploy.fetch import fetch_running
+    from fabricctl.deploy.service import read_running
 
-    def fetch(names: list[str]) -> dict[str, str]:
-        with open_fabric(root, True, set(names)) as nr:
-            got = fetch_running(nr)
-        return {n: f.text for n, f in got.items() if f.text is not None}
-
-    return fetch
+    return lambda names: read_running(root, True, set(names))
 
 
 def run_verify(

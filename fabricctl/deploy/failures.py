@@ -1,14 +1,16 @@
 """Why a switch could not be read or changed, in one place: cause, stage, what happened, a hint.
 
 Clients wrap the real error several times over (Nornir's NornirSubTaskError around netmiko's
-NetmikoTimeoutException around paramiko's NoValidConnectionsError around ConnectionRefusedError;
-NAPALM's MergeConfigException around pyeapi's CommandError), and their outermost text is the
+NetmikoTimeoutException around paramiko's NoValidConnectionsError around ConnectionRefusedError),
+and their outermost text is the
 same for a closed port, a bad DNS name and a dead route. `classify` walks the whole chain
 (`__cause__`, `__context__`, paramiko's per-address `errors`) and names the innermost cause it
 recognises. Failures found by fabricctl itself (a line the switch refused, a refused commit, a
 switch that does not run the intent after the push) arrive as a push stage plus its message.
 
-Classes are matched by name (module.Class over the MRO), so nothing here imports a client.
+Classes are matched by name (module.Class over the MRO), so nothing here imports a client; what a
+platform's own clients raise, and its NOS's words for a refused line, are the platform's data
+(`Fetch.ssh_auth_errors` / `ssh_timeout_errors`, `Platform.client_failure`, `Platform.refusal`).
 """
 
 from __future__ import annotations
@@ -134,18 +136,17 @@ def _one(e: BaseException, endpoint: str, user: str, timeout: float | None) -> t
         r"not found in known_hosts|host key", str(e), re.I
     ):
         return "host-key", f"the SSH host key of{at} is not in known_hosts ({_first_line(e)})"
-    if _is(
-        e,
-        "paramiko.ssh_exception.AuthenticationException",
-        "netmiko.exceptions.NetmikoAuthenticationException",
-    ):
+    ssh = [p.fetch for p in PLATFORMS.values()]
+    if _is(e, "paramiko.ssh_exception.AuthenticationException", *(n for f in ssh for n in f.ssh_auth_errors)):
         return "auth", f"login refused for user {user!r} at{at or ' the switch'} ({_first_line(e)})"
     for platform in PLATFORMS.values():  # a platform's own client (eAPI) and its error forms
         if platform.client_failure is not None:
             found = platform.client_failure(e, names_of(e), at or " the switch", user)
             if found is not None:
                 return found
-    if isinstance(e, TimeoutError) or _is(e, "netmiko.exceptions.ReadTimeout", "socket.timeout"):
+    if isinstance(e, TimeoutError) or _is(
+        e, "socket.timeout", *(n for f in ssh for n in f.ssh_timeout_errors)
+    ):
         return "timeout", f"no reply from{at or ' the switch'}{within} ({_first_line(e)})"
     if _is(e, "paramiko.ssh_exception.SSHException") and re.search(r"banner|timed? ?out", str(e), re.I):
         return "timeout", f"no SSH banner from{at or ' the switch'}{within} ({_first_line(e)})"
@@ -157,18 +158,18 @@ def _one(e: BaseException, endpoint: str, user: str, timeout: float | None) -> t
     return None
 
 
-#: fabricctl's own failure texts (the push protocols' messages) -> cause.
-_OWN = (
-    (re.compile(r"^interrupted .*\(a second interrupt\)"), "interrupted"),
-    (re.compile(r"running config changed since the plan"), "stale"),
-    (
-        re.compile(r"\brejected\b|% ?(unrecognized|incomplete|ambiguous|wrong parameter|too many)", re.I),
-        "rejected",
-    ),
-    (re.compile(r"closed the session"), "disconnected"),
-    (re.compile(r"no reply from the switch within|timed out", re.I), "timeout"),
-    (re.compile(r"still differ|reports no difference|device diff adds lines"), "verify"),
-)
+def _own_forms() -> tuple[tuple[re.Pattern[str], str], ...]:
+    """fabricctl's own failure texts (the push protocols' messages) -> cause; a refused line is
+    said in fabricctl's words or in the NOS's own (each platform's `refusal`)."""
+    refusals = [p.refusal for p in PLATFORMS.values() if p.refusal]
+    return (
+        (re.compile(r"^interrupted .*\(a second interrupt\)"), "interrupted"),
+        (re.compile(r"running config changed since the plan"), "stale"),
+        (re.compile("|".join([r"\brejected\b", *refusals]), re.I), "rejected"),
+        (re.compile(r"closed the session"), "disconnected"),
+        (re.compile(r"no reply from the switch within|timed out", re.I), "timeout"),
+        (re.compile(r"still differ|reports no difference|device diff adds lines"), "verify"),
+    )
 
 
 def classify(
@@ -205,7 +206,7 @@ def classify(
         if cause == "rejected" and stage == "commit":
             cause = "commit"
     else:
-        for pattern, own in _OWN:
+        for pattern, own in _own_forms():
             if pattern.search(first):
                 cause = own
                 break

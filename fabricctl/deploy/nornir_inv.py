@@ -20,6 +20,7 @@ from nornir.core.inventory import ConnectionOptions, Host
 
 from fabricctl.deploy.credentials import Credentials
 from fabricctl.deploy.hostkeys import ssh_options
+from fabricctl.logs import LIBRARIES
 from fabricctl.model.inventory import inventory_options
 from fabricctl.platforms import get_platform
 from fabricctl.platforms.push import Target
@@ -28,13 +29,13 @@ from fabricctl.procs import paused_gc
 if TYPE_CHECKING:
     from fabricctl.lab import Endpoint
 
-#: Netmiko timeouts: a dead switch should fail in seconds, not minutes.
-NETMIKO_TIMEOUTS = {"conn_timeout": 5, "auth_timeout": 10, "banner_timeout": 10, "fast_cli": True}
+#: SSH client timeouts (netmiko's names): a dead switch should fail in seconds, not minutes.
+SSH_TIMEOUTS = {"conn_timeout": 5, "auth_timeout": 10, "banner_timeout": 10, "fast_cli": True}
 
 
 def _quiet_loggers() -> None:
     """Task tracebacks would reach stderr through Python's last-resort handler otherwise."""
-    for name in ("nornir", "nornir.core", "netmiko", "paramiko", "napalm", "pyeapi"):
+    for name in ("nornir.core", *LIBRARIES):
         log = logging.getLogger(name)
         log.addHandler(logging.NullHandler())
         log.propagate = False
@@ -70,21 +71,25 @@ def _prepare_host(host: Host, creds: Credentials, ep: Endpoint | None, known_hos
         host.port = ep.ssh_port
     host.username = creds.username
     host.password = creds.password
+    fetch = get_platform(fabric_platform(host)).fetch
     fresh: dict[str, ConnectionOptions] = {}
-    for plugin in ("netmiko", "napalm"):
+    for plugin in (fetch.ssh_plugin, fetch.api_plugin):
+        if plugin is None:
+            continue
         params = host.get_connection_parameters(plugin)
         extras: dict[str, Any] = copy.deepcopy(params.extras or {})
-        port = params.port
-        if plugin == "netmiko":  # host key options over the inventory's: it cannot turn them off
-            extras = {**NETMIKO_TIMEOUTS, **extras, **ssh_options(known_hosts)}
-        elif get_platform(fabric_platform(host)).fetch.napalm_over_ssh:
-            optional = {**extras.get("optional_args", {}), **ssh_options(known_hosts)}
-            extras = {**extras, "optional_args": optional}
-        if plugin == "napalm" and ep is not None:
-            port = ep.eapi_port  # the lab's eAPI (HTTPS, as the inventory's transport says)
+        port = host.port
+        if plugin == fetch.ssh_plugin:  # host key options over the inventory's: it cannot turn them off
+            extras = {**SSH_TIMEOUTS, **extras, **ssh_options(known_hosts)}
+        else:
+            if fetch.napalm_over_ssh:
+                optional = {**extras.get("optional_args", {}), **ssh_options(known_hosts)}
+                extras = {**extras, "optional_args": optional}
+            # its own port (eAPI's 443, not the host's SSH port), the lab's API port with --lab
+            port = ep.eapi_port if ep is not None else params.port
         fresh[plugin] = ConnectionOptions(
             hostname=host.hostname,
-            port=port if plugin == "napalm" and ep is not None else host.port,
+            port=port,
             username=creds.username,
             password=creds.password,
             platform=params.platform,
@@ -100,11 +105,12 @@ def fabric_platform(host: Host) -> str:
 
 def target_of(host: Host, timeout: float = 30.0) -> Target:
     """A push `Target` for one prepared host (fresh copies of its connection extras)."""
-    nm = host.connection_options["netmiko"]
-    na = host.connection_options["napalm"]
-    napalm_extras = copy.deepcopy(na.extras or {})
+    fetch = get_platform(fabric_platform(host)).fetch
+    nm = host.connection_options[fetch.ssh_plugin]
+    na = host.connection_options.get(fetch.api_plugin or "")
+    napalm_extras = copy.deepcopy(na.extras or {}) if na is not None else {}
     optional = napalm_extras.setdefault("optional_args", {})
-    if na.port and "port" not in optional:
+    if na is not None and na.port and "port" not in optional:
         optional["port"] = na.port
     return Target(
         name=host.name,

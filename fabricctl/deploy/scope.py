@@ -14,6 +14,7 @@ import contextlib
 import shutil
 import tempfile
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 
 import yaml
@@ -24,6 +25,25 @@ from fabricctl.model.load import tenant_files
 
 class ScopeError(StageError):
     """The tenant scope cannot be built (no such tenant, a bad base): nothing contacted."""
+
+
+@dataclass(frozen=True)
+class TenantChange:
+    """`--tenant NAME`: the tenant, its base commit, and the inputs built from them."""
+
+    tenant: str
+    commit: str
+    inputs: Path
+
+
+@contextlib.contextmanager
+def tenant_change(root: Path, tenant: str | None, base: str) -> Iterator[TenantChange | None]:
+    """The scope of `--tenant NAME --tenant-base REF` for the block (None without --tenant)."""
+    if tenant is None:
+        yield None
+        return
+    with tenant_inputs(root, tenant, base) as (inputs, commit):
+        yield TenantChange(tenant, commit, inputs)
 
 
 def _declared(path: Path) -> str | None:

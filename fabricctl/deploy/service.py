@@ -8,7 +8,7 @@ from __future__ import annotations
 import contextlib
 import signal
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -28,12 +28,29 @@ if TYPE_CHECKING:
     from fabricctl.deploy.changed import RefFabric
     from fabricctl.deploy.fetch import Fetched
     from fabricctl.deploy.lock import LockInfo
+    from fabricctl.deploy.scope import TenantChange
     from fabricctl.model.load import Fabric, TenantDoc
+    from fabricctl.platforms.counters import SwitchCounters
     from fabricctl.platforms.health import SwitchHealth
 
 #: Reads running configs of the named switches: name -> Fetched (a switch that cannot be read is data).
 Fetcher = Callable[[list[str]], "dict[str, Fetched]"]
 Notify = Callable[[str], None]
+#: `--limit` resolved against a compiled fabric: the selected switches, in fabric order (the
+#: CLI's parser of the flag, which names what is allowed when an item matches nothing).
+Select = Callable[["Compiled", tuple[str, ...]], Iterable[str]]
+
+
+@dataclass(frozen=True, kw_only=True)
+class PlanOptions:
+    """How a plan is made: the switches (`limit`), how they are read, what it may propose."""
+
+    limit: tuple[str, ...] = ()
+    timeout: float = 30.0  # per command on a switch
+    changed_since: str | None = None  # only switches whose intent differs from the fabric at REF
+    workers: int = 20  # switches read at once
+    allow_gpu_moves: bool = False
+    prune: bool = False  # also remove look-alikes that carry no proof (plan.make_plan)
 
 
 def _quiet(message: str) -> None:
@@ -147,6 +164,47 @@ def refuse_gpu_moves(plan: Plan, moves: list[GpuMove], allow: bool) -> None:
             + "\nnothing was planned: keep every held GPU on its leaf and port, or plan with "
             "--allow-gpu-moves to move them (the plan then lists each move)"
         )
+
+
+def plan_fabric(
+    root: Path,
+    lab: bool,
+    options: PlanOptions,
+    select: Select,
+    *,
+    scope: TenantChange | None = None,
+    stages: Stages | None = None,
+    notify: Notify = _quiet,
+) -> tuple[Plan, Prepared]:
+    """The plan of the selected switches (real or lab) and the prepared inputs it rests on: what
+    `plan`, `drift` and `apply` without a PLAN run. One that moves held GPUs is refused unless
+    `options.allow_gpu_moves`. With `scope` (`--tenant`: the inputs of one tenant's change,
+    scope.py), only the switches that change makes differ are planned."""
+    from fabricctl.deploy.changed import fingerprints
+    from fabricctl.deploy.scope import tenant_switches
+
+    stages = stages or quiet()
+    inputs = scope.inputs if scope is not None else root
+    compiled, names, configs = compile_stage(inputs, stages, lambda c: list(select(c, options.limit)))
+    if scope is not None:
+        names = tenant_switches(root, scope.commit, fingerprints(compiled, configs), names)
+    fetch = nornir_fetcher(root, lab, options.timeout, stages, options.workers)
+    plan, prepared = build_plan(
+        compiled,
+        inputs,
+        names,
+        list(options.limit),
+        fetch,
+        options.changed_since,
+        notify,
+        stages,
+        configs,
+        options.allow_gpu_moves,
+        prune=options.prune,
+    )
+    if scope is not None:
+        plan.changes["scope"] = {"tenant": scope.tenant, "base": scope.commit}
+    return plan, prepared
 
 
 def nornir_fetcher(
@@ -413,6 +471,37 @@ def read_switch_health(
 
     with open_fabric(root, lab, names) as nr:
         return read_health(nr, timeout)
+
+
+def read_running(root: Path, lab: bool, names: set[str]) -> dict[str, str]:
+    """The named switches' running configs, read-only (no session, no lock); a switch that
+    cannot be read is absent (verify reports it as `config-missing`)."""
+    from fabricctl.deploy.context import open_fabric
+    from fabricctl.deploy.fetch import fetch_running
+
+    with open_fabric(root, lab, names) as nr:
+        got = fetch_running(nr)
+    return {n: f.text for n, f in got.items() if f.text is not None}
+
+
+@contextlib.contextmanager
+def counter_reader(
+    root: Path, lab: bool, names: set[str], workers: int, timeout: float
+) -> Iterator[Callable[[str], SwitchCounters | str]]:
+    """For the block, a reader of one switch's port counters (or why it was not read), its SSH
+    session kept open between reads (a login per poll costs more than the read): the exporter's."""
+    from fabricctl.deploy.context import open_fabric
+    from fabricctl.deploy.counters import read_counters
+
+    with open_fabric(root, lab, names, workers=workers) as nr:
+
+        def read(name: str) -> SwitchCounters | str:
+            return read_counters(nr.filter(name=name), timeout, keep_open=True).get(name, "not read")
+
+        try:
+            yield read
+        finally:
+            nr.close_connections(on_good=True, on_failed=True)
 
 
 @dataclass(frozen=True)

@@ -12,8 +12,9 @@ import json
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
-from fabricctl.lab.clock import LabClock, Timer
+from fabricctl.lab.clock import LabClock
 from fabricctl.lab.config_tree import Node
 from fabricctl.lab.editor import Editor
 from fabricctl.lab.fabric_state import Cabling, FabricState
@@ -36,27 +37,6 @@ BOOTED_ECMP = "booted-ecmp-cap"
 
 
 @dataclass
-class EosSession:
-    """An EOS configuration session: a private copy of running until committed."""
-
-    name: str
-    tree: Node
-    state: str = "pending"  # pending | pendingCommitTimer | completed
-    commit_by: float | None = None
-    snapshot: Node | None = None
-    timer: Timer | None = None
-
-
-@dataclass
-class CommitDelay:
-    """A pending Comware `configuration commit delay`: rollback target and timer."""
-
-    snapshot: Node
-    timer: Timer | None = None
-    deadline: float = 0.0  # lab time
-
-
-@dataclass
 class LabDevice:
     """State and behaviour of one switch, shared by its SSH and eAPI front ends."""
 
@@ -64,8 +44,10 @@ class LabDevice:
     store: StateStore
     faults: Faults = field(default_factory=Faults)
     clock: LabClock = field(default_factory=LabClock)
-    sessions: dict[str, EosSession] = field(default_factory=dict)
-    commit_delay: CommitDelay | None = None
+    #: What a NOS's own transactions keep between commands (EOS's configuration sessions,
+    #: Comware's commit delay, NVUE's revisions and confirm timer: lab/devices/<nos>/); reset and
+    #: reboot call its `cancel()`; its `transactions()`, if it has one, lists them by name and state.
+    nos_state: Any = None
     boot: float = 0.0  # lab time of the last boot
     holding: str | None = None  # the command a `hold` fault keeps waiting
     #: The whole fabric's derived state (links, LLDP, BGP), set by the LabFabric that holds this device.
@@ -148,7 +130,7 @@ class LabDevice:
         return f"LAB{int(hashlib.sha256(self.name.encode()).hexdigest()[:8], 16) % 10**8:08d}"
 
     def uptime(self) -> float:
-        """Lab seconds since the device booted (EOS reports commit timers against this)."""
+        """Lab seconds since the device booted (what a switch reports its commit timers against)."""
         return self.clock.now() - self.boot
 
     def parse(self, text: str, base: Node | None = None) -> Node:
@@ -279,13 +261,10 @@ class LabDevice:
         self.store.write(self.name, f"flash/{name}", text)
 
     def cancel_timers(self) -> None:
-        for sess in self.sessions.values():
-            if sess.timer is not None:
-                sess.timer.cancel()
-        if self.commit_delay is not None and self.commit_delay.timer is not None:
-            self.commit_delay.timer.cancel()
-        self.sessions.clear()
-        self.commit_delay = None
+        """Reset / reboot: the NOS's transactions stop their timers and go."""
+        if self.nos_state is not None:
+            self.nos_state.cancel()
+        self.nos_state = None
 
     def reset(self) -> None:
         """Back to factory: running, startup, flash files and transactions."""

@@ -570,9 +570,15 @@ class DeviceHandle:
 
         self._fabric.call(apply)
 
-    def sessions(self) -> dict[str, str]:
-        """EOS config session name -> state."""
-        return self._fabric.call(lambda: {n: s.state for n, s in self.raw.sessions.items()})
+    def transactions(self) -> dict[str, str]:
+        """What the switch holds apart from running or has applied on a timer, by name -> state,
+        as its NOS names them (an EOS session `pendingCommitTimer`, a Comware commit delay)."""
+
+        def listed() -> dict[str, str]:
+            listing = getattr(self.raw.nos_state, "transactions", None)
+            return dict(listing()) if listing is not None else {}
+
+        return self._fabric.call(listed)
 
     def reset(self) -> None:
         self._fabric.call(self.raw.reset)

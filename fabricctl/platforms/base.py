@@ -128,6 +128,18 @@ class Fetch:
     #: Its NAPALM driver logs in over SSH (through netmiko), so the SSH host-key options apply to
     #: it too; False where NAPALM speaks an HTTPS API.
     napalm_over_ssh: bool = True
+    #: The Nornir connection plugin that opens its SSH sessions (the read above, show commands,
+    #: a push over SSH): its inventory options get the SSH timeouts and host-key checks. The
+    #: default is the SSH client every NOS here is read with (nornir_netmiko's tasks).
+    ssh_plugin: str = "netmiko"
+    #: The exception classes (module.Class) that SSH client raises for a refused login and for
+    #: a reply that never came: deploy/failures.py names the cause from them.
+    ssh_auth_errors: tuple[str, ...] = ("netmiko.exceptions.NetmikoAuthenticationException",)
+    ssh_timeout_errors: tuple[str, ...] = ("netmiko.exceptions.ReadTimeout",)
+    #: The Nornir connection plugin whose inventory options say how its API is reached (port,
+    #: transport: a push over an API reads them as `Target.napalm_extras`; the lab's API port
+    #: replaces the port), or None: it is reached over SSH only.
+    api_plugin: str | None = None
 
 
 @dataclass(frozen=True)
@@ -159,6 +171,9 @@ class Platform:
     #: (exception, its class names, " <endpoint>", user) -> (cause, detail) for an exception of
     #: the platform's own client (deploy/failures.py asks every platform), or None: not its own.
     client_failure: Callable[[BaseException, set[str], str, str], tuple[str, str] | None] | None = None
+    #: The NOS's own words for a refused line or commit (a regex, any case), as a push's message
+    #: quotes them: deploy/failures.py names such a failure `rejected` (None: its pushes say so).
+    refusal: str | None = None
     #: ECMP routes the system installs when no system-wide setting raises the cap (a Comware
     #: `max-ecmp-num`); None: BGP multipath alone decides. Compile sets the cap to
     #: `underlay.max_paths` where that is higher.

@@ -30,7 +30,7 @@ def _comware_armed(lab: LabRoot) -> bool:
 
 
 def _eos_armed(lab: LabRoot) -> bool:
-    return any(s.state == "pendingCommitTimer" for s in lab.lab.devices[VICTIM].sessions.values())
+    return "pendingCommitTimer" in lab.lab.device(VICTIM).transactions().values()
 
 
 def _pasted(lab: LabRoot) -> bool:

@@ -42,7 +42,7 @@ def test_first_plan_apply_replan(eos_lab: LabRoot, capsys: pytest.CaptureFixture
     assert "\x1b[" not in out
     assert list((eos_lab.root / ".fabricctl" / "runs").glob("*.json"))
     for name in ("leaf1", "spine2"):  # no session left open or pending (completed ones are history)
-        assert set(eos_lab.lab.device(name).sessions().values()) <= {"completed"}
+        assert set(eos_lab.lab.device(name).transactions().values()) <= {"completed"}
     assert eos_lab.lab.device("leaf1").startup_config() == eos_lab.running("leaf1")  # saved
 
     code, out, _ = eos_lab.run("plan", "--lab", "--detailed-exitcode", capsys=capsys)

@@ -42,7 +42,7 @@ def test_reference_first_apply_replan_and_comware_restore(
     assert (sw["status"], sw["stage"]) == ("failed", "load") and "restored exactly" in sw["message"]
     assert lab.running(victim) == before  # byte-identical at once (configuration replace file)
     dev = lab.lab.device(victim)
-    assert lab.lab.call(lambda: dev.raw.commit_delay) is None  # the timer was cancelled
+    assert dev.transactions() == {}  # the commit delay was cancelled
     lab.lab.advance(3600)  # past every commit-delay deadline: nothing fires, still exactly as before
     assert lab.running(victim) == before
     lab.lab.clear_faults()

@@ -168,7 +168,7 @@ def test_push_success_leaves_checkpoint_and_no_timer(lab: LabFabric) -> None:
     res = push_comware.push(_target(lab, "spine01"), _request(lab, "spine01"))
     assert res.status == "changed", res.message
     assert lab.call(lambda: dev.raw.files["fabricctl-rollback.cfg"]) == before
-    assert lab.call(lambda: dev.raw.commit_delay) is None
+    assert dev.transactions() == {}
     assert "vsi tnt-t1" in dev.startup_config()
 
 
@@ -183,7 +183,7 @@ def test_push_failure_restores_byte_identical_at_once(lab: LabFabric, fault: dic
     assert (res.status, res.stage) == ("failed", "load"), res.message
     assert "restored exactly" in res.message and "timer cancelled" in res.message
     assert dev.running_config() == before  # no waiting for the commit-delay timer
-    assert lab.call(lambda: dev.raw.commit_delay) is None
+    assert dev.transactions() == {}
     assert dev.startup_config() == startup
 
 
@@ -205,6 +205,6 @@ def test_push_restore_falls_back_to_inverse_change(lab: LabFabric, monkeypatch: 
     assert res.status == "failed"
     assert "replace failed" in res.message and "inverse change" in res.message, res.message
     assert not diff_device("spine01", dev.running_config(), before, CW).changed
-    assert lab.call(lambda: dev.raw.commit_delay) is not None  # last resort still armed
+    assert dev.transactions() != {}  # last resort still armed
     lab.advance(120)  # the push's two-minute delay runs out
     assert dev.running_config() == before  # the timer made it byte-exact

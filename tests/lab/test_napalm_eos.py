@@ -30,7 +30,7 @@ def test_invalid_line_is_reported_over_eapi(lab: LabFabric) -> None:
         dev.load_merge_candidate(config="vlan 61\nbogus stuff\n")
     dev.close()
     assert "vlan 61" not in lab.device("leaf01").running_config()
-    assert lab.device("leaf01").sessions() == {}
+    assert lab.device("leaf01").transactions() == {}
 
 
 def test_replace_candidate_keeps_only_given_config(lab: LabFabric) -> None:
@@ -73,7 +73,7 @@ def test_discard_and_rollback(lab: LabFabric) -> None:
     dev.load_merge_candidate(config="vlan 80\n")
     dev.discard_config()
     assert dev.compare_config() == ""
-    assert lab.device("leaf01").sessions() == {}
+    assert lab.device("leaf01").transactions() == {}
     dev.load_merge_candidate(config="vlan 81\n")
     dev.commit_config()
     assert "vlan 81" in lab.device("leaf01").running_config()

@@ -127,7 +127,7 @@ def test_commit_timer_reverts_unless_confirmed(lab: LabFabric) -> None:
     lab.advance(1)
     conn.disconnect()
     assert "vlan 42" in lab.device("leaf01").running_config()
-    assert lab.device("leaf01").sessions() == {"t2": "completed"}
+    assert lab.device("leaf01").transactions() == {"t2": "completed"}
 
 
 def test_configure_replace_from_flash(lab: LabFabric) -> None:

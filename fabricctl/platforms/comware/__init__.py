@@ -10,7 +10,7 @@ from fabricctl.platforms.comware.health import HEALTH
 from fabricctl.platforms.comware.parse import DEFAULT_MAX_ECMP, parse_comware
 from fabricctl.platforms.comware.qos import ComwareQosTuning
 from fabricctl.platforms.comware.rules import DIALECT
-from fabricctl.platforms.comware.terminal import FETCH, pending
+from fabricctl.platforms.comware.terminal import FETCH, REFUSAL, pending
 from fabricctl.platforms.comware.ztp import DAY0
 
 
@@ -76,6 +76,7 @@ PLATFORM = Platform(
     fetch=FETCH,
     health=HEALTH,
     pending=pending,
+    refusal=REFUSAL,
     push_module="fabricctl.platforms.comware.push",
     day0=DAY0,
     default_max_ecmp=DEFAULT_MAX_ECMP,

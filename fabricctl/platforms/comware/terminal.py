@@ -14,6 +14,7 @@ FETCH = Fetch(
     show_saved="display saved-configuration",
     prompt=r"[<\[][^\]>\r\n]+[\]>]\s*$",  # <host> in user view, [host] / [host-view] in system view
     netmiko_device_type="hp_comware",
+    api_plugin="napalm",  # napalm-h3c-comware's getters, over SSH (napalm_over_ssh)
 )
 #: The switch's clock, read to follow an armed `configuration commit delay` on the switch's own time.
 SHOW_CLOCK = "display clock"
@@ -44,6 +45,8 @@ PROMPT_LINE = r"(?m)^[<\[][^\]>\r\n]+[\]>]"
 #: command found at '^' position." and its Incomplete / Ambiguous / Too many parameters / Wrong
 #: parameter siblings), "% Error: ..." and a refused commit ("% Failed to commit ..."), in any case.
 #: Anchored at a line start, so an echoed description that says "error" is never one.
+#: The same forms as a push's failure message quotes them (deploy/failures.py: cause `rejected`).
+REFUSAL = r"% ?(unrecognized|incomplete|ambiguous|wrong parameter|too many)"
 ERROR_PATTERN = (
     r"(?im)^\s*%\s*(?:error\b|failed\b|invalid\b|unrecognized command|incomplete command|"
     r"ambiguous command|too many parameters|wrong parameter)"

@@ -1,27 +1,38 @@
-"""Push protocol for Arista EOS: NAPALM `eos` over eAPI (never over SSH, which hides errors).
+"""Push protocol for Arista EOS: a named configure session with a commit timer, over eAPI
+(never over SSH, which hides errors), with Arista's own client (pyeapi).
 
-1. open; read the running config; refuse if it is not what the plan was made from;
-2. `load_merge_candidate` into a config session (eAPI reports a rejected line);
-3. `compare_config`: the device's own diff must add only lines the plan sends;
-4. `commit_config(revert_in=confirm_timeout)`: a commit timer, EOS reverts unless confirmed;
+1. read the switch's clock and running config; refuse if it is not what the plan was made from;
+2. load the commands into a session named after the run (eAPI reports a rejected line);
+3. the session's own diff (`show session-config named S diffs`) adds only lines the plan sends;
+4. `configure session S commit timer hh:mm:ss`: EOS reverts unless confirmed in time;
 5. re-read the running config: the remediation must now be empty;
-6. `confirm_commit` (commit + write memory).
+6. the session still pending on its timer (the run's mark), then `configure session S commit`
+   and `write memory` (the confirm).
 
-Before step 4 an error aborts the session (running untouched); after it, `rollback` aborts the
-pending session, which restores the config the switch had at commit time. A hung or dropped
-request is cleaned up from a new connection; the commit timer is the last line of defence.
+Before step 4 an error aborts the session (running untouched); after it, aborting the session
+pending on its timer restores the config the switch had at commit time, and nothing is saved.
+A hung or dropped request is cleaned up from a new connection; the commit timer is the last
+line of defence.
+
+Why not NAPALM's EOS driver (napalm 5.2), whose contract sends these same commands: it names
+its session `napalm_<microseconds>` itself (eos.py `_load_config`) and acts only on the session
+the same driver object loaded. Measured against the lab: a run killed while loading leaves
+`napalm_71122` pending; the next run's `load_merge_candidate` is refused ("Session is already in
+use") and its `discard_config` cannot abort it, and nothing says which run left it, so `recover`
+could neither finish nor undo it. Its `rollback` and `confirm_commit` also send `write memory`
+on their own, and a failed run must leave startup as it was. The session therefore carries the
+run's name (platforms/eos/terminal.py `session_name`), which only eAPI itself can give it.
 """
 
 from __future__ import annotations
 
-import contextlib
 import json
 import time
 from collections import Counter
 from collections.abc import Callable
 from typing import Any
 
-from napalm import get_network_driver
+import pyeapi
 
 from fabricctl.config.diff import diff_device
 from fabricctl.platforms.eos.terminal import SHOW_CLOCK, read_clock, session_name, sessions, unsettled
@@ -47,47 +58,53 @@ from fabricctl.platforms.timer import ConfirmTimer, read_estimate
 from fabricctl.secrets import describe_error, redact
 
 SEPARATORS = {"", "!", "end"}
+#: eAPI connection settings the inventory's `napalm` connection options may carry in
+#: `optional_args` (the ones NAPALM's EOS driver hands pyeapi); `transport` defaults to https,
+#: as NAPALM's does, so one inventory serves the push, NAPALM's getters and ANTA.
+EAPI_OPTIONS = ("port", "path", "context", "key_file", "cert_file", "ca_file", "enforce_verification")
 
 
 def connect(target: Target) -> Any:
-    """An open napalm eos driver (eAPI); errors become connect/auth StageErrors."""
-    extras = dict(target.napalm_extras)
-    optional = dict(extras.pop("optional_args", None) or {})
-    driver = get_network_driver("eos")(
-        target.hostname,
-        target.username,
-        target.password,
-        timeout=int(max(1, target.timeout)),
-        optional_args=optional,
-    )
+    """A pyeapi node for the switch's eAPI, logged in (`show version` answered): a refused login
+    or an unreachable switch becomes an auth/connect StageError."""
+    optional = dict(target.napalm_extras.get("optional_args") or {})
+    transport = str(optional.get("transport", optional.get("eos_transport", "https")))
+    options = {k: optional[k] for k in EAPI_OPTIONS if k in optional}
     try:
-        driver.open()
+        connection = pyeapi.client.make_connection(
+            transport,
+            host=target.hostname,
+            username=target.username,
+            password=target.password,
+            timeout=int(max(1, target.timeout)),
+            **options,
+        )
+        node = pyeapi.client.Node(connection, enablepwd=optional.get("enable_password") or None)
+        node.run_commands(["show version"])
     except Exception as exc:
         text = str(exc)
         stage: Stage = (
             "auth" if ("401" in text or "Unauthorized" in text or "uthenticat" in text) else "connect"
         )
         raise StageError(stage, describe_error(exc)) from None
-    return driver
+    return node
 
 
-def _running(driver: Any) -> str:
-    return normalize_running(str(driver.get_config(retrieve="running")["running"]))
+def _run(node: Any, commands: list[str]) -> list[str]:
+    """Run commands (text output), in order; eAPI stops at the first that fails."""
+    return [str(r.get("output", "")) for r in node.run_commands(commands, encoding="text")]
+
+
+def _show(node: Any, command: str) -> str:
+    return _run(node, [command])[0]
+
+
+def _running(node: Any) -> str:
+    return normalize_running(_show(node, "show running-config"))
 
 
 def fetch(target: Target) -> str:
-    driver = connect(target)
-    try:
-        return _running(driver)
-    finally:
-        _close(driver)
-
-
-def _close(driver: Any) -> None:
-    if driver is None:
-        return
-    with contextlib.suppress(Exception):  # nothing left to close on a dead transport
-        driver.close()
+    return _running(connect(target))
 
 
 def _plan_lines(commands: list[str]) -> set[str]:
@@ -113,26 +130,48 @@ def check_device_diff(device_diff: str, commands: list[str]) -> None:
         raise StageError("load", f"device diff adds lines the plan does not: {', '.join(extra[:5])}")
 
 
-def _abort_session(target: Target, session: str | None) -> str:
+def load(node: Any, session: str, commands: list[str]) -> None:
+    """The commands into the named session, as NAPALM's `load_merge_candidate` sends them over
+    eAPI: comment lines (`!`, but not `!!`) dropped, each line stripped, `end` to leave."""
+    lines = [
+        c.strip() for c in commands if not (c.strip().startswith("!") and not c.strip().startswith("!!"))
+    ]
+    node.run_commands([f"configure session {session}", *lines, "end"])
+
+
+def session_diff(node: Any, session: str) -> str:
+    """The switch's own diff of the session against running, without its two file-name lines
+    (NAPALM's `compare_config`)."""
+    text = _show(node, f"show session-config named {session} diffs")
+    return "\n".join(text.splitlines()[2:]).strip()
+
+
+def commit_on_timer(node: Any, session: str, seconds: int) -> None:
+    """`configure session S commit timer hh:mm:ss` (NAPALM's `commit_config(revert_in=...)`,
+    without its `copy startup-config flash:rollback-0`, which only its `rollback` reads)."""
+    _run(
+        node, [f"configure session {session} commit timer {time.strftime('%H:%M:%S', time.gmtime(seconds))}"]
+    )
+
+
+def _abort(node: Any, session: str) -> None:
+    _run(node, [f"configure session {session} abort"])
+
+
+def _abort_session(target: Target, session: str) -> str:
     """Abort a session left open by a dropped or hung request, from a new connection."""
-    if not session:
-        return "no session to clean up"
-    driver = None
     try:
-        driver = connect(target)
-        driver.device.run_commands([f"configure session {session} abort"], encoding="text")
+        _abort(connect(target), session)
         return f"session {session} aborted"
     except Exception as exc:
         return f"could not abort session {session} ({describe_error(exc)}); its commit timer reverts it"
-    finally:
-        _close(driver)
 
 
-def switch_clock(driver: Any) -> Callable[[], float]:
+def switch_clock(node: Any) -> Callable[[], float]:
     """The switch's clock (`show clock`); this machine's when the switch prints none we read."""
 
     def show() -> str:
-        return str(driver.cli([SHOW_CLOCK]).get(SHOW_CLOCK, ""))
+        return _show(node, SHOW_CLOCK)
 
     if read_clock(show()) is None:
         start = time.monotonic()
@@ -150,16 +189,17 @@ def switch_clock(driver: Any) -> Callable[[], float]:
 
 def push(target: Target, request: PushRequest) -> PushResult:
     started = time.monotonic()
-    driver: Any = None
+    node: Any = None
     before: str | None = None
     timer: ConfirmTimer | None = None
+    session: str | None = None
     try:
-        driver = connect(target)
+        node = connect(target)
         try:
-            clock = switch_clock(driver)
+            clock = switch_clock(node)
             probed = clock()
             read_from = clock()
-            before = _running(driver)
+            before = _running(node)
         except StageError:
             raise
         except Exception as exc:
@@ -175,9 +215,9 @@ def push(target: Target, request: PushRequest) -> PushResult:
             if request.gate is not None:
                 request.gate.before()
                 costs.gate = clock() - read_done
-            driver.config_session = session_name(request.run_id)  # an abandoned one is known as ours
-            driver.load_merge_candidate(config="\n".join(request.commands) + "\n")
-            device_diff = str(driver.compare_config())
+            session = session_name(request.run_id)  # an abandoned one is known as ours
+            load(node, session, request.commands)
+            device_diff = session_diff(node, session)
         except StageError:
             raise
         except Exception as exc:
@@ -190,14 +230,14 @@ def push(target: Target, request: PushRequest) -> PushResult:
             readback + costs.gate + costs.command, "the read-back, the health gate and the confirm"
         )
         try:
-            driver.commit_config(revert_in=int(timer.length))
+            commit_on_timer(node, session, int(timer.length))
             timer.arm(armed_from)
         except Exception as exc:
             raise StageError("commit", describe_error(exc)) from None
         costs.command = max(costs.command, clock() - armed_from)
         timer.require(readback + costs.gate + costs.command, "the read-back, the health gate and the confirm")
         try:
-            now = _running(driver)
+            now = _running(node)
         except Exception as exc:
             raise StageError("verify", describe_error(exc)) from None
         if now == before and timer.ran_out():
@@ -207,9 +247,10 @@ def push(target: Target, request: PushRequest) -> PushResult:
         run_gate(request)
         timer.require(costs.command, "the confirm")
         check_cancelled(request, "before the confirm")
-        _confirm(driver, timer)
+        _confirm(node, session, timer)
+        session = None  # committed and saved: nothing left to undo
         try:
-            after = _running(driver)
+            after = _running(node)
         except Exception as exc:
             raise StageError(
                 "verify", f"confirmed and saved, but not read back: {describe_error(exc)}"
@@ -222,32 +263,28 @@ def push(target: Target, request: PushRequest) -> PushResult:
         committed = timer is not None and timer.armed_at is not None
         status = failed_status(exc, committed)
         result = PushResult(status, exc.stage, redact(exc.message), before=before, error=underlying(exc))
-        session = getattr(driver, "config_session", None) if driver is not None else None
         if isinstance(exc, TimerExpired):
             result.message += "; EOS reverted the session on its timer"
-        elif session:
-            result.message += "; " + _undo(target, driver, session)
-        elif exc.stage == "load" and before is not None:
-            # NAPALM discards its session when the switch refuses a line: nothing was committed
-            result.message += "; session discarded, running config untouched"
+        elif session is not None:
+            result.message += "; " + _undo(target, node, session, committed)
         result.seconds = time.monotonic() - started
         return result
-    finally:
-        _close(driver)
 
 
-def _confirm(driver: Any, timer: ConfirmTimer) -> None:
-    """`confirm_commit`: commit the session pending on its timer, then `write memory` (NAPALM
-    saves only when the commit went through). No pending session left means the timer fired
-    first and EOS reverted the change: nothing was saved."""
+def _confirm(node: Any, session: str, timer: ConfirmTimer) -> None:
+    """The run's session still pending on its timer (read back, the run's mark), then
+    `configure session S commit` and `write memory` in one request (NAPALM's `confirm_commit`):
+    eAPI runs them in order and stops at the first that fails, so nothing is saved unless the
+    commit went through. No pending session left means the timer fired first and EOS reverted
+    the change: nothing was saved."""
     try:
-        pending = driver.has_pending_commit()
+        states = sessions(json.dumps(node.run_commands(["show configuration sessions"])[0]))
     except Exception as exc:
         raise StageError("commit", f"confirm failed: {describe_error(exc)}") from None
-    if not pending:
+    if states.get(session) != "pendingCommitTimer":
         raise timer.expired("before the confirm reached the switch")
     try:
-        driver.confirm_commit()
+        _run(node, [f"configure session {session} commit", "write memory"])
     except Exception as exc:
         if timer.ran_out():
             raise timer.expired("while the confirm was on its way") from None
@@ -259,65 +296,61 @@ def recover(target: Target, request: PushRequest) -> PushResult:
     switch runs the intended config, else aborted (EOS reverts it); one never committed is
     aborted (running is untouched) and the plan's change is then pushed as usual."""
     started = time.monotonic()
-    driver: Any = None
     try:
-        driver = connect(target)
-        output = driver.device.run_commands(["show configuration sessions"], encoding="json")[0]
-        ours, theirs = unsettled(json.dumps(output))
+        node = connect(target)
+        output = json.dumps(node.run_commands(["show configuration sessions"])[0])
+        ours, theirs = unsettled(output)
         if theirs:
             raise StageError("load", f"session {', '.join(theirs)} is not fabricctl's and waits on its timer")
-        states = sessions(json.dumps(output))
+        states = sessions(output)
         timed = [n for n in ours if states[n] == "pendingCommitTimer"]
         open_only = [n for n in ours if n not in timed]
         if open_only:
-            driver.device.run_commands([f"configure session {n} abort" for n in open_only], encoding="text")
+            _run(node, [f"configure session {n} abort" for n in open_only])
         if not timed:
-            running = _running(driver)
+            running = _running(node)
             if (
                 not open_only
                 and not diff_device(target.name, running, request.intended, request.dialect).changed
             ):
-                driver.device.run_commands(["copy running-config startup-config"], encoding="text")
+                _run(node, ["copy running-config startup-config"])
                 return PushResult(
                     "changed", message="saved the intended config it ran unsaved", before=running
                 )
-            _close(driver)
-            driver = None
             result = push(target, request)
             if open_only and result.status != "failed":
                 result.message = f"aborted abandoned session {', '.join(open_only)}; " + result.message
             return result
-        running = _running(driver)
+        running = _running(node)
         if not diff_device(target.name, running, request.intended, request.dialect).changed:
-            commands = [f"configure session {n} commit" for n in timed] + [
-                "copy running-config startup-config"
-            ]
-            driver.device.run_commands(commands, encoding="text")
+            _run(
+                node,
+                [f"configure session {n} commit" for n in timed] + ["copy running-config startup-config"],
+            )
             status: Status = "changed"
             what = f"confirmed session {', '.join(timed)} an interrupted apply left on its timer"
         else:
-            driver.device.run_commands([f"configure session {n} abort" for n in timed], encoding="text")
+            _run(node, [f"configure session {n} abort" for n in timed])
             status, what = "rolled back", f"aborted session {', '.join(timed)}: its change was incomplete"
         return PushResult(status, message=what, before=running, seconds=time.monotonic() - started)
     except Exception as exc:
         return recover_failed(exc, started)
-    finally:
-        _close(driver)
 
 
-def _undo(target: Target, driver: Any, session: str) -> str:
-    """Leave the switch as before: abort the session (one pending on its timer is rolled back now),
-    on this or a new connection. Never NAPALM's `rollback`, which saves: a failed push must leave
-    startup as it was."""
+def _undo(target: Target, node: Any, session: str, committed: bool) -> str:
+    """Leave the switch as before: abort the session (one pending on its timer is rolled back
+    now), on this or a new connection. Nothing is saved: a failed push leaves startup as it was."""
     try:
-        driver.discard_config()
-        return "session aborted, running as before"
+        _abort(node, session)
     except Exception:
         return _abort_session(target, session)
+    return (
+        "session aborted, running as before" if committed else "session discarded, running config untouched"
+    )
 
 
 class EosPusher(Pusher):
-    """The EOS push protocol (NAPALM's EOS driver over eAPI; a configure session with a commit timer)."""
+    """The EOS push protocol (a configure session with a commit timer, over eAPI with pyeapi)."""
 
     def push(self, target: Target, request: PushRequest) -> PushResult:
         return push(target, request)

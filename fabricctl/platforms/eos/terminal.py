@@ -18,6 +18,8 @@ FETCH = Fetch(
     netmiko_device_type="arista_eos",
     pending_command="show configuration sessions | json",
     napalm_over_ssh=False,  # NAPALM's eos driver speaks eAPI (HTTPS)
+    # eAPI's port and transport live with NAPALM's options, where NAPALM and ANTA read them too
+    api_plugin="napalm",
 )
 
 

@@ -8,8 +8,8 @@ import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
+import fabricctl.lab.devices.comware.commit as commit
 import fabricctl.lab.devices.comware.show as show_comware
-from fabricctl.lab import sessions
 from fabricctl.lab.config_tree import Node
 from fabricctl.lab.device import FLASH_NAME, LabDevice
 from fabricctl.lab.devices.comware.names import INTERFACE_TYPES
@@ -17,6 +17,7 @@ from fabricctl.lab.devices.comware.render import render_comware
 from fabricctl.lab.dialect import CliError, CliSession, Logout, Output, command, word_column
 from fabricctl.lab.editor import Editor, InvalidInput
 from fabricctl.lab.names import canonical, full_interface_line
+from fabricctl.lab.sessions import CommitFailed
 
 SAVED = "Validating file. Please wait...\nSaved the current configuration to mainboard device successfully."
 UNRECOGNIZED = " % Unrecognized command found at '^' position."
@@ -240,14 +241,14 @@ class ComwareCli(CliSession):
         minutes = int(m[1])
         if not 1 <= minutes <= 65535:
             raise self.invalid(m[0], m[0].split(), 3, self.prompt())
-        sessions.comware_commit_delay(self.dev, minutes)
+        commit.arm(self.dev, minutes)
         return ""
 
     @command(r"configuration commit", "system")
     async def _commit(self, m: re.Match[str], as_json: bool) -> Output:
         try:
-            await sessions.comware_commit(self.dev)
-        except sessions.CommitFailed as exc:
+            await commit.commit(self.dev)
+        except CommitFailed as exc:
             raise CliError(f" % {exc}") from None
         return ""
 

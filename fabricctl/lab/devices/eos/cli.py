@@ -6,15 +6,16 @@ import re
 import time
 from typing import cast
 
+import fabricctl.lab.devices.eos.sessions as sessions
 import fabricctl.lab.devices.eos.show as show_eos
 import fabricctl.lab.devices.eos.show_routing as show_eos_routing
-from fabricctl.lab import sessions
 from fabricctl.lab.config_tree import Node, unified_diff
 from fabricctl.lab.device import LabDevice
 from fabricctl.lab.devices.eos.names import INTERFACE_TYPES
 from fabricctl.lab.dialect import CliError, CliSession, Logout, Output, command
 from fabricctl.lab.editor import Editor, InvalidInput
 from fabricctl.lab.names import canonical, full_interface_line
+from fabricctl.lab.sessions import CommitFailed
 
 COPY_OK = "Copy completed successfully."
 
@@ -109,10 +110,10 @@ class EosCli(CliSession):
 
     @command(r"configure session(?: (\S+))?", "exec config")
     async def _configure_session(self, m: re.Match[str], as_json: bool) -> Output:
-        name = m[1] or f"session{len(self.dev.sessions) + 1}"
+        name = m[1] or f"session{len(sessions.sessions_of(self.dev)) + 1}"
         try:
             sess = sessions.open_session(self.dev, name)
-        except sessions.CommitFailed as exc:
+        except CommitFailed as exc:
             raise CliError(f"% {exc}") from None
         self.session = name
         self.editor = Editor(self.dev.grammar, sess.tree)
@@ -194,7 +195,7 @@ class EosCli(CliSession):
         return "\n".join(rows)
 
     def _session_text(self, name: str, diffs: bool) -> str:
-        sess = self.dev.sessions.get(name)
+        sess = sessions.sessions_of(self.dev).get(name)
         if sess is None:
             raise CliError(f"% Session {name} does not exist")
         text = self.dev.render(sess.tree)
@@ -255,7 +256,7 @@ class EosCli(CliSession):
     async def _commit(self, name: str, timer: str | None) -> Output:
         try:
             await sessions.commit_session(self.dev, name, _seconds(timer) if timer else None)
-        except sessions.CommitFailed as exc:
+        except CommitFailed as exc:
             raise CliError(f"% {exc}") from None
         return ""
 
@@ -267,7 +268,7 @@ class EosCli(CliSession):
     async def _session_abort(self, m: re.Match[str], as_json: bool) -> Output:
         try:
             sessions.abort_session(self.dev, m[1])
-        except sessions.CommitFailed as exc:
+        except CommitFailed as exc:
             raise CliError(f"% {exc}") from None
         return ""
 
