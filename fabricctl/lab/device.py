@@ -12,6 +12,7 @@ import json
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 from fabricctl.lab.clock import LabClock, Timer
 from fabricctl.lab.config_tree import Node
@@ -66,6 +67,9 @@ class LabDevice:
     clock: LabClock = field(default_factory=LabClock)
     sessions: dict[str, EosSession] = field(default_factory=dict)
     commit_delay: CommitDelay | None = None
+    #: What a NOS's own transactions keep between commands (NVUE's revisions and confirm timer);
+    #: reset and reboot call its `cancel()`.
+    nos_state: Any = None
     boot: float = 0.0  # lab time of the last boot
     holding: str | None = None  # the command a `hold` fault keeps waiting
     #: The whole fabric's derived state (links, LLDP, BGP), set by the LabFabric that holds this device.
@@ -152,7 +156,9 @@ class LabDevice:
         return self.clock.now() - self.boot
 
     def parse(self, text: str, base: Node | None = None) -> Node:
-        """Config text -> tree through the grammar (raises InvalidInput)."""
+        """Config text -> tree through the grammar (raises InvalidInput), or the NOS's own reader."""
+        if self.nos.parse_config is not None and base is None:
+            return self.nos.parse_config(text)
         root = base.copy() if base is not None else Node("", block=True)
         Editor(self.grammar, root).load(text)
         return root
@@ -285,10 +291,13 @@ class LabDevice:
             self.commit_delay.timer.cancel()
         self.sessions.clear()
         self.commit_delay = None
+        if self.nos_state is not None:
+            self.nos_state.cancel()
 
     def reset(self) -> None:
         """Back to factory: running, startup, flash files and transactions."""
         self.cancel_timers()
+        self.nos_state = None
         self.store.clear(self.name)
         self._running = self._startup = self._files = self._booted_ecmp = None
         self.generation += 1

@@ -74,6 +74,9 @@ class LabNos:
     cli: Callable[[Any], Any]
     #: Serves one eAPI (HTTPS JSON-RPC) connection: (device, credentials, reader, writer); None: SSH only.
     eapi: Callable[..., Any] | None = None
+    #: Config text -> tree, for a NOS whose config is not CLI lines (NVUE's YAML); None: the
+    #: command reference's grammar reads it line by line.
+    parse_config: Callable[[str], Node] | None = None
 
 
 _REGISTRY: dict[str, LabNos] = {}
