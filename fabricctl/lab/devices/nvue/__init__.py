@@ -9,7 +9,7 @@ from collections.abc import Callable
 from importlib import resources
 
 from fabricctl.lab.config_tree import Node
-from fabricctl.lab.devices.nvue import factory, facts, render
+from fabricctl.lab.devices.nvue import api, factory, facts, render
 from fabricctl.lab.devices.nvue.cli import NvueCli
 from fabricctl.lab.devices.nvue.tree import load_yaml
 from fabricctl.lab.nos import LabNos, PortLayer, register
@@ -60,6 +60,7 @@ NOS = register(
         mac_prefix="1c34",  # NVIDIA (Mellanox) OUI 1c:34:da
         system_description=_system_description,
         cli=NvueCli,
+        eapi=api.serve_connection,
         parse_config=render.parse,
     )
 )
