@@ -1,6 +1,7 @@
 """Running vs intended -> remediation commands and a reviewable diff, within the owned scope.
 
-Both configs are parsed into line trees (config/tree.py). Only top-level sections the platform's dialect
+Both configs are read into keyed trees by the platform's syntax (config/syntax.py: an indented
+modal CLI or a declarative object tree), which also spells the commands. Only top-level sections the platform's dialect
 says fabricctl owns are compared; every other line of the running config is left alone. The
 remediation removes what is no longer intended (negations inside a section first, whole
 sections last and in dependency order), replaces single-valued settings without negating them,
@@ -15,29 +16,14 @@ import re
 from dataclasses import dataclass, field
 
 from fabricctl.config.rules import TENANT_PREFIX, Dialect, Provenance, Reset, carries_mark
-from fabricctl.config.tree import Node as TreeNode
-from fabricctl.config.tree import parse_tree
+from fabricctl.config.syntax import Node, Op
+
+__all__ = ["DeviceDiff", "Node", "Op", "diff_device", "owned_hash", "owned_view", "ownership", "parse_config"]
 
 
-@dataclass
-class Node:
-    """A config line with its children keyed by text (a repeated block merges, as on a switch)."""
-
-    line: str
-    children: dict[str, Node] = field(default_factory=dict)
-
-
-def parse_config(text: str) -> Node:
-    """The config's line tree (config/tree.py) with children keyed by text."""
-    root = Node("")
-    _merge(root, parse_tree(text))
-    return root
-
-
-def _merge(into: Node, nodes: list[TreeNode]) -> None:
-    for node in nodes:
-        child = into.children.setdefault(node.text, Node(node.text))
-        _merge(child, node.children)
+def parse_config(text: str, dialect: Dialect) -> Node:
+    """The config as the platform's syntax reads it: a tree with children keyed by text."""
+    return dialect.syntax.tree(text)
 
 
 @dataclass
@@ -173,7 +159,7 @@ def canonical_text(root: Node, dialect: Dialect) -> str:
 
     def walk(node: Node, depth: int) -> None:
         for child in node.children.values():
-            out.append(" " * (dialect.indent * depth) + child.line)
+            out.append(" " * (dialect.syntax.indent * depth) + child.line)
             walk(child, depth + 1)
 
     walk(root, 0)
@@ -182,16 +168,6 @@ def canonical_text(root: Node, dialect: Dialect) -> str:
 
 def config_hash(text: str) -> str:
     return hashlib.sha256(text.encode()).hexdigest()
-
-
-@dataclass
-class Op:
-    """One line of the remediation: '+' add, '-' remove, ' ' context (a section with changes)."""
-
-    kind: str
-    line: str
-    command: str | None  # what to send; None when the line is only shown (replaced by a '+')
-    children: list[Op] = field(default_factory=list)
 
 
 def _all_added(node: Node) -> list[Op]:
@@ -286,7 +262,7 @@ class DeviceDiff:
     @functools.cached_property
     def intended_hash(self) -> str:
         """Made when asked for: a check that only wants `changed` never parses or canonicalizes."""
-        tree = self.intended if self.intended is not None else parse_config(self.intended_text)
+        tree = self.intended if self.intended is not None else parse_config(self.intended_text, self.dialect)
         return config_hash(canonical_text(owned_view(tree, self.dialect), self.dialect))
 
 
@@ -294,7 +270,7 @@ def owned_hash(text: str, intended: Node, dialect: Dialect) -> str:
     """The hash of what fabricctl owns of `text` next to `intended` (its tenant objects, the
     ports of the cabling plan, fabric-wide sections): equal for two configs that differ only in
     what is the operator's."""
-    tree = parse_config(text)
+    tree = parse_config(text, dialect)
     view = owned_view(tree, dialect, ownership(tree, dialect, intended))
     return config_hash(canonical_text(view, dialect))
 
@@ -311,25 +287,11 @@ def remediation(
     return changes + removals, lookalikes(running, dialect, proof)
 
 
-def commands_of(ops: list[Op], dialect: Dialect, depth: int = 0) -> list[str]:
-    """Flatten ops into config-mode commands, leaving each section explicitly."""
-    out: list[str] = []
-    pad = " " * (dialect.indent * depth)
-    for op in ops:
-        if op.command is None:
-            continue
-        out.append(pad + op.command)
-        if op.kind != "-" and op.children:
-            out += commands_of(op.children, dialect, depth + 1)
-            out.append(pad + " " * dialect.indent + dialect.exit_command)
-    return out
-
-
 def diff_text(ops: list[Op], dialect: Dialect, depth: int = 0) -> tuple[list[str], int, int]:
     """A unified-style view: '-' removed, '+' added, ' ' section context."""
     lines: list[str] = []
     added = removed = 0
-    pad = " " * (dialect.indent * depth)
+    pad = " " * (dialect.syntax.indent * depth)
     for op in ops:
         lines.append(f"{op.kind}{pad}{op.line}")
         if op.kind == "+":
@@ -352,15 +314,15 @@ def diff_device(
     """Everything `plan` needs for one switch (with `prune`, look-alikes are removed too)."""
     # The same text is the same config: nothing to parse or compare (a re-plan's saved-against-
     # running check of every switch that runs its intent).
-    intended = None if running_text == intended_text else parse_config(intended_text)
+    intended = None if running_text == intended_text else parse_config(intended_text, dialect)
     ops: list[Op] = []
     alike: list[str] = []
     if intended is not None:
-        ops, alike = remediation(parse_config(running_text), intended, dialect, prune)
+        ops, alike = remediation(parse_config(running_text, dialect), intended, dialect, prune)
     body, added, removed = diff_text(ops, dialect)
     header = [f"--- {name} running (owned scope)", f"+++ {name} intended"] if body else []
     return DeviceDiff(
-        commands=commands_of(ops, dialect),
+        commands=dialect.syntax.commands(ops),
         diff="\n".join(header + body) + ("\n" if body else ""),
         added=added,
         removed=removed,

@@ -1,4 +1,5 @@
-"""How a NOS writes and negates configuration: the rules `diff` needs, as data per platform."""
+"""What fabricctl owns of a NOS's configuration and how it changes it: the rules `diff` needs, as data
+per platform."""
 
 from __future__ import annotations
 
@@ -6,6 +7,8 @@ import dataclasses
 import functools
 import re
 from dataclasses import dataclass, field
+
+from fabricctl.config.syntax import Syntax
 
 
 @dataclass(frozen=True)
@@ -76,12 +79,11 @@ class Reset:
 
 @dataclass(frozen=True)
 class Dialect:
-    """Text conventions of one CLI and the ownership/negation/ordering rules fabricctl applies."""
+    """How one NOS writes config (`syntax`) and the ownership/negation/ordering rules fabricctl
+    applies to it. The rules match the lines of the syntax's tree."""
 
-    indent: int
-    negate_prefix: str  # 'no ' / 'undo '
-    exit_command: str  # leaves one level in config mode ('exit' / 'quit')
-    owned: tuple[str, ...]  # fabric-wide top-level lines fabricctl owns whatever their name
+    syntax: Syntax
+    owned: tuple[str, ...] = ()  # fabric-wide top-level lines fabricctl owns whatever their name
     #: Front-panel ports (and breakout lanes): fabricctl's only when the cabling plan names them
     #: (they are in the intended config); any other port is never touched.
     ports: str = r"$^"
@@ -180,10 +182,7 @@ class Dialect:
         for rx, replacement in self._negations:
             if rx.match(line):
                 return rx.sub(replacement, line)
-        prefix = self.negate_prefix
-        if line.startswith(prefix):
-            return line[len(prefix) :]
-        return prefix + line
+        return self.syntax.negate(line)
 
     def removal_rank(self, top_line: str) -> int:
         for i, rx in enumerate(self._removal_order):

@@ -267,7 +267,7 @@ def _unsaved(saved: str, running: str, intended: str, dd: DeviceDiff, dialect: D
     operator's (unsaved or not) is theirs to save."""
     if saved == running:
         return False
-    tree = dd.intended if dd.intended is not None else parse_config(intended)
+    tree = dd.intended if dd.intended is not None else parse_config(intended, dialect)
     return owned_hash(saved, tree, dialect) != owned_hash(running, tree, dialect)
 
 

@@ -38,8 +38,10 @@ def foreign(text: str, platform: str, intended: str, prune: bool = False) -> dic
     """Everything fabricctl does not own next to `intended` (the operator's look-alikes and ports
     outside the cabling plan included; with `prune`, what a pruning plan leaves), with its blocks."""
     dialect = dialect_of(platform)
-    tree = parse_config(text)
-    owned = owned_view(tree, dialect, ownership(tree, dialect, parse_config(intended)), prune).children
+    tree = parse_config(text, dialect)
+    owned = owned_view(
+        tree, dialect, ownership(tree, dialect, parse_config(intended, dialect)), prune
+    ).children
     return {line: _lines(node) for line, node in tree.children.items() if line not in owned}
 
 

@@ -18,7 +18,7 @@ EOS = get_platform("eos").dialect
 
 def _not_owned(text: str) -> list[str]:
     """The running config minus fabricctl's owned top-level sections (factory lines etc.)."""
-    tree = parse_config(text)
+    tree = parse_config(text, EOS)
     owned = set(owned_view(tree, EOS).children)
     return [line for line in tree.children if line not in owned]
 

@@ -123,8 +123,8 @@ def foreign(lab: LabRoot, text: str, prune: bool = False) -> list[str]:
     compiled = compile_fabric(lab.root)
     intent = compiled.intents[VICTIM]
     dialect = get_platform(intent.platform).dialect.for_fabric(compiled.fabric.settings.name)
-    tree = parse_config(text)
-    proof = ownership(tree, dialect, parse_config(Renderer(lab.root).render(intent)))
+    tree = parse_config(text, dialect)
+    proof = ownership(tree, dialect, parse_config(Renderer(lab.root).render(intent), dialect))
     owned = owned_view(tree, dialect, proof, prune)
     out: list[str] = []
 
@@ -190,10 +190,8 @@ def test_a_free_gpu_port_returns_to_the_secure_default(
     assert lab.run("apply", "--lab", "--auto-approve", capsys=capsys)[0] == 0
     intent = compile_fabric(lab.root).intents[VICTIM]
     free = next(i for i in intent.interfaces if i.role == "gpu" and not i.tenant)
-    undo = get_platform(intent.platform).dialect.negate_prefix
-    lab.lab.device(VICTIM).configure(
-        [f"interface {free.name}", "description spare, borrowed", undo + "shutdown"]
-    )
+    no_shutdown = get_platform(intent.platform).dialect.negate("shutdown")
+    lab.lab.device(VICTIM).configure([f"interface {free.name}", "description spare, borrowed", no_shutdown])
     code, out, _ = lab.run("plan", "--lab", "--detailed-exitcode", "--limit", VICTIM, capsys=capsys)
     assert code == 2 and f"description {free.description}" in out and "shutdown" in out
     assert lab.run("apply", "--lab", "--auto-approve", capsys=capsys)[0] == 0

@@ -6,11 +6,10 @@ Anything else in the running config (sysname, users, management, NTP, SNMP, ...)
 from __future__ import annotations
 
 from fabricctl.config.rules import Dialect, Negation, Provenance, Reset
+from fabricctl.config.syntax import ModalCli
 
 DIALECT = Dialect(
-    indent=1,
-    negate_prefix="undo ",
-    exit_command="quit",
+    syntax=ModalCli(indent=1, negate_prefix="undo ", exit_command="quit"),
     owned=(
         r"priority-flow-control ",
         r"qos map-table (dscp-dot1p|dot1p-lp)$",

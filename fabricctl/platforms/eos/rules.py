@@ -6,11 +6,10 @@ Anything else (hostname, users, Management1, NTP, SNMP, ...) is never touched.
 from __future__ import annotations
 
 from fabricctl.config.rules import Dialect, Negation, Provenance, Reset
+from fabricctl.config.syntax import ModalCli
 
 DIALECT = Dialect(
-    indent=3,
-    negate_prefix="no ",
-    exit_command="exit",
+    syntax=ModalCli(indent=3, negate_prefix="no ", exit_command="exit"),
     owned=(
         r"service routing protocols model ",
         r"qos map ",
