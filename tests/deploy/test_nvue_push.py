@@ -177,3 +177,32 @@ def test_unreachable_and_refused_login_fail_at_their_stage(lab: LabFabric) -> No
     target = _target(lab)
     target.port = 1  # nothing listens there
     assert push(target, request).stage == "connect"
+
+
+@pytest.mark.parametrize(
+    ("faults", "stage"),
+    [
+        ({"reject": r"link mtu"}, "load"),
+        ({"commit_failure": True}, "commit"),
+        ({"disconnect_after": 2}, "load"),
+    ],
+    ids=["rejected-line", "apply-fails", "session-dropped"],
+)
+def test_device_faults_leave_nothing_applied_or_staged(
+    lab: LabFabric, faults: dict[str, object], stage: str
+) -> None:
+    before = lab.device("leaf01").running_config()
+    request = _request(lab)
+    lab.set_faults("leaf01", **faults)
+    result = push(_target(lab), request)
+    assert (result.status, result.stage) == ("failed", stage), result.message
+    assert "nothing was applied" in result.message
+    lab.clear_faults()
+    assert lab.device("leaf01").running_config() == before
+    assert _staged(lab) == ""
+
+
+def test_an_unreachable_switch_fails_at_connect(lab: LabFabric) -> None:
+    request = _request(lab)
+    lab.set_faults("leaf01", unreachable=True)
+    assert push(_target(lab), request).stage == "connect"

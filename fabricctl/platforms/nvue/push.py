@@ -233,6 +233,7 @@ def push(target: Target, request: PushRequest) -> PushResult:
         )
         if staged and conn is not None:
             result.message += "; " + _detach(conn, target)
+            conn = None
         elif armed and before is not None:
             result.message += "; " + restore(target, conn, before)
             conn = None
@@ -255,13 +256,21 @@ def _confirm(conn: BaseConnection, target: Target, timer: ConfirmTimer) -> None:
 
 
 def _detach(conn: BaseConnection, target: Target) -> str:
-    """Drop what this push staged before anything was applied."""
-    try:
-        _command(conn, "nv config detach", target)
-    except Exception as exc:
-        why = exc.message if isinstance(exc, StageError) else describe_error(exc)
-        return f"detaching the staged lines failed ({why}); nothing was applied"
-    return "nothing was applied; the staged lines were detached"
+    """Drop what this push staged before anything was applied (on a fresh session when this one
+    died: NVUE keeps a user's pending revision across sessions)."""
+    for attempt in range(2):
+        try:
+            if attempt:
+                _close(conn)
+                conn = connect(target)
+            _command(conn, "nv config detach", target)
+            return "nothing was applied; the staged lines were detached"
+        except Exception as exc:
+            why = exc.message if isinstance(exc, StageError) else describe_error(exc)
+        finally:
+            if attempt:
+                _close(conn)
+    return f"detaching the staged lines failed ({why}); nothing was applied"
 
 
 def restore(target: Target, conn: BaseConnection | None, before: str) -> str:

@@ -26,6 +26,7 @@ import base64
 import copy
 import hmac
 import json
+import re
 import shlex
 from collections.abc import Callable
 from typing import Any
@@ -89,7 +90,10 @@ def _lines(payload: Tree) -> list[tuple[list[str], bool]]:
 def _stage_all(dev: LabDevice, rev: revisions.Revision, lines: list[tuple[list[str], bool]]) -> None:
     """All or nothing: a line the reference refuses leaves the revision as it was."""
     trial = copy.deepcopy(rev.config)
+    reject = dev.faults.reject
     for words, negated in lines:
+        if reject and re.search(reject, " ".join(words)):
+            raise ApiError(400, f"Invalid Command: {'unset' if negated else 'set'} {' '.join(words)}")
         try:
             stage(dev.grammar, trial, words, negated)
         except NvueError as exc:

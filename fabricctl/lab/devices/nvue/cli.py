@@ -10,6 +10,7 @@ value out of its documented range, is refused with an `Error:` line, the form NV
 
 from __future__ import annotations
 
+import asyncio
 import json
 import re
 import shlex
@@ -22,7 +23,7 @@ import fabricctl.lab.devices.nvue.show as show
 from fabricctl.lab.device import LabDevice
 from fabricctl.lab.devices.nvue.revisions import RevisionError
 from fabricctl.lab.devices.nvue.tree import Tree, diff, dump_yaml, header, set_path, unset_path
-from fabricctl.lab.dialect import CliError, CliSession, Logout, Output, command
+from fabricctl.lab.dialect import CliError, CliSession, Disconnect, Logout, Output, command
 from fabricctl.lab.grammar import Grammar, Rule
 from fabricctl.lab.runtime import lab_credentials
 from fabricctl.lab.view import View
@@ -105,13 +106,34 @@ class NvueCli(CliSession):
     def __init__(self, dev: LabDevice) -> None:
         super().__init__(dev)
         self.user = lab_credentials()[0]
+        self.root = False  # after `sudo su`: a root shell (scrapli's configuration privilege)
 
     @property
     def mode(self) -> str:
-        return "bash"
+        return "password" if self.hide_input else "bash"
 
     def prompt(self) -> str:
-        return f"{self.user}@{self.dev.facts().hostname}:mgmt:~$ "
+        if self.hide_input:
+            return f"[sudo] password for {self.user}: "
+        host = self.dev.facts().hostname
+        return f"root@{host}:mgmt:/home/{self.user}# " if self.root else f"{self.user}@{host}:mgmt:~$ "
+
+    async def execute(self, line: str, as_json: bool = False) -> Output:
+        if self.hide_input:  # the password `sudo` asked for: the lab login's
+            self.hide_input = False
+            if line.strip() != lab_credentials()[1]:
+                raise CliError("sudo: 1 incorrect password attempt")
+            self.root = True
+            return ""
+        return await super().execute(line, as_json)
+
+    @command(r"sudo (?:su|-s|-i)", "bash")
+    async def _sudo(self, m: re.Match[str], as_json: bool) -> Output:
+        """A root shell, as scrapli's cumulus_linux driver asks for one to configure (`nv`
+        commands need no root; the shell only changes its prompt)."""
+        if not self.root:
+            self.hide_input = True
+        return ""
 
     def banner(self) -> str:
         return "Linux cumulus 6.1.0-cl-1-amd64 x86_64\r\nLast login: lab\r\n"
@@ -126,6 +148,9 @@ class NvueCli(CliSession):
 
     @command(r"exit|logout", "bash")
     async def _exit(self, m: re.Match[str], as_json: bool) -> Output:
+        if self.root:  # leaves the root shell, back to the login's
+            self.root = False
+            return ""
         raise Logout()
 
     @command(r"nv(?: (.*))?", "bash")
@@ -135,9 +160,32 @@ class NvueCli(CliSession):
         except ValueError as exc:
             raise CliError(f"Error: {exc}") from None
         try:
+            await self._faults(words)
             return run_nv(self.dev, words, self.user, "CLI")
         except (NvueError, RevisionError) as exc:
             raise CliError(str(exc) if str(exc).startswith("Error") else f"Error: {exc}") from None
+
+    async def _faults(self, words: list[str]) -> None:
+        """The lab's device faults, as on the other twins: on each staged line (latency, a
+        dropped session, a refused line) and on an apply (it fails, or never answers)."""
+        faults = self.dev.faults
+        if words[:1] in (["set"], ["unset"]):
+            if faults.config_latency:
+                await self.dev.clock.sleep(faults.config_latency)
+                if self.gone():
+                    raise Disconnect()
+            if faults.disconnect_after is not None and self.config_lines >= faults.disconnect_after:
+                raise Disconnect()
+            self.config_lines += 1
+            if faults.reject and re.search(faults.reject, " ".join(words[1:])):
+                raise NvueError(f"Error: Invalid Command: {' '.join(words)}")
+        elif words[:2] == ["config", "apply"] and not any(w.startswith("--confirm-") for w in words):
+            if faults.hang_on_commit:
+                await asyncio.Event().wait()  # never answers, like a wedged nvued
+            if faults.commit_failure:
+                raise NvueError(
+                    "Error: Config apply failed: the configuration could not be applied (lab fault)"
+                )
 
 
 def _options(words: list[str]) -> tuple[list[str], dict[str, str | bool]]:
