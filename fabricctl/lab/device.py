@@ -160,7 +160,8 @@ class LabDevice:
         if self.nos.parse_config is not None and base is None:
             return self.nos.parse_config(text)
         root = base.copy() if base is not None else Node("", block=True)
-        Editor(self.grammar, root).load(text)
+        lines = self.nos.config_lines
+        Editor(self.grammar, root).load(lines(text) if lines is not None else text)
         return root
 
     def render(self, tree: Node) -> str:

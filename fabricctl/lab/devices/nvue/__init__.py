@@ -11,7 +11,7 @@ from importlib import resources
 from fabricctl.lab.config_tree import Node
 from fabricctl.lab.devices.nvue import api, factory, facts, render
 from fabricctl.lab.devices.nvue.cli import NvueCli
-from fabricctl.lab.devices.nvue.tree import load_yaml
+from fabricctl.lab.editor import InvalidInput
 from fabricctl.lab.nos import LabNos, PortLayer, register
 
 #: Interface kinds and how NVUE's tables print them (the names as they are), in its order.
@@ -33,7 +33,10 @@ def _port_layer(node: Node, view: str, default: Callable[[str, list[str]], str |
 
 def _ztp_boot(url: str, text: str, fetch: Callable[[str], str]) -> tuple[str, bool]:
     """A startup.yaml handed over at day 0 boots as the applied configuration."""
-    load_yaml(text)  # ValueError: not an NVUE configuration
+    try:
+        render.parse(text)
+    except InvalidInput as exc:
+        raise ValueError(f"not an NVUE configuration NVUE would take: {' '.join(exc.words)}") from None
     return text, True
 
 
