@@ -166,3 +166,34 @@ def test_detach_drops_the_pending_changes(nvue_lab: LabFabric) -> None:
     assert conn.send_command("nv config diff") == ""
     assert conn.send_command("nv config apply -y") == "Warning: Nothing to apply."
     conn.disconnect()
+
+
+EVPN = [
+    "nv set nve vxlan source address {lo}",
+    "nv set bridge domain br_default vlan 112 vni 10012",
+    "nv set evpn enable on",
+    "nv set vrf default router bgp address-family l2vpn-evpn enable on",
+    "nv set vrf default router bgp neighbor {peer} address-family l2vpn-evpn enable on",
+]
+
+
+def test_evpn_vnis_learn_the_remote_vtep_over_an_evpn_session(nvue_lab: LabFabric) -> None:
+    leaf, spine = connect(nvue_lab, "leaf01"), connect(nvue_lab, "spine01")
+    _push(leaf, LEAF + [line.format(lo="10.0.255.11", peer="10.0.0.1") for line in EVPN])
+    _push(spine, [*SPINE, "nv set interface lo ip address 10.0.255.1/32"])
+    _push(spine, [line.format(lo="10.0.255.1", peer="10.0.0.0") for line in EVPN])
+    leaf.send_command("nv config apply -y")
+    spine.send_command("nv config apply -y")
+    vnis = json.loads(leaf.send_command("nv show evpn vni -o json"))
+    assert vnis["10012"] == {
+        "type": "L2",
+        "vlan": 112,
+        "local-vtep": "10.0.255.11",
+        "remote-vtep": {"10.0.255.1": {}},
+    }
+    # Once the spine no longer carries the VNI, the leaf learns no VTEP for it.
+    spine.send_command("nv unset bridge domain br_default vlan 112")
+    spine.send_command("nv config apply -y")
+    assert json.loads(leaf.send_command("nv show evpn vni -o json"))["10012"]["remote-vtep"] == {}
+    leaf.disconnect()
+    spine.disconnect()

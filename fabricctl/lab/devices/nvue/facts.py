@@ -89,6 +89,15 @@ def tree_facts(name: str, tree: Tree) -> DeviceFacts:
         for vni in _dict(body, "vni"):
             facts.vnis[int(vni)] = ("vlan", vid)
             facts.route_targets[("vlan", vid)] = ({f"auto:{vni}"}, {f"auto:{vni}"})
+    for vni, body in _dict(tree, "evpn", "vni").items():  # route targets set per L2 VNI
+        targets = _dict(body, "route-target")
+        owner = facts.vnis.get(int(vni)) if vni.isdigit() else None
+        if owner is not None and targets:
+            both = set(_dict(targets, "both"))
+            facts.route_targets[owner] = (
+                both | set(_dict(targets, "import")),
+                both | set(_dict(targets, "export")),
+            )
     router = _dict(tree, "router", "bgp")
     if str(router.get("autonomous-system", "")).isdigit():
         facts.asn = int(router["autonomous-system"])
