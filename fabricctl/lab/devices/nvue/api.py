@@ -22,13 +22,10 @@ exactly the paths and values `nv set` does.
 from __future__ import annotations
 
 import asyncio
-import base64
 import copy
-import hmac
 import json
 import re
 import shlex
-from collections.abc import Callable
 from typing import Any
 from urllib.parse import parse_qs, unquote, urlsplit
 
@@ -39,9 +36,9 @@ from fabricctl.lab.devices.nvue.cli import NvueError, stage
 from fabricctl.lab.devices.nvue.revisions import RevisionError
 from fabricctl.lab.devices.nvue.tree import Tree, diff, get_path
 from fabricctl.lab.dialect import Disconnect
+from fabricctl.lab.http import Credentials, basic_user, requests
 from fabricctl.lab.view import View
 
-Credentials = Callable[[], tuple[str, str]]
 PREFIX = "/nvue_v1"
 REASONS = {200: "OK", 204: "No Content", 400: "Bad Request", 401: "Unauthorized", 404: "Not Found"}
 
@@ -225,19 +222,6 @@ def _json(body: bytes) -> dict[str, Any]:
     return data
 
 
-def _authorized(header: str | None, creds: Credentials) -> str | None:
-    """The user a basic-auth header names, when its password is the lab's."""
-    if not header or not header.startswith("Basic "):
-        return None
-    try:
-        user, _, password = base64.b64decode(header[6:]).decode().partition(":")
-    except ValueError:
-        return None
-    want_user, want_password = creds()
-    ok = hmac.compare_digest(user, want_user) and hmac.compare_digest(password, want_password)
-    return user if ok else None
-
-
 def _response(status: int, data: Any) -> bytes:
     body = b"" if data is None else json.dumps(data, indent=2).encode()
     fields = {"Server": "nginx", "Content-Type": "application/json", "Content-Length": str(len(body))}
@@ -250,27 +234,18 @@ async def serve_connection(
 ) -> None:
     """Serve keep-alive HTTP/1.1 requests on one TLS connection."""
     try:
-        while True:
-            request_line = await reader.readline()
-            if not request_line:
-                return
-            method, target, *_ = request_line.decode("latin-1").split()
-            headers: dict[str, str] = {}
-            while True:
-                raw = await reader.readline()
-                if raw in (b"\r\n", b"\n", b""):
-                    break
-                key, _, value = raw.decode("latin-1").partition(":")
-                headers[key.strip().lower()] = value.strip()
-            body = await reader.readexactly(int(headers.get("content-length", "0")))
+        async for request in requests(reader):
             if dev.faults.latency:
                 await dev.clock.sleep(dev.faults.latency)
-            user = None if dev.faults.auth_failure else _authorized(headers.get("authorization"), creds)
+            user = (
+                None if dev.faults.auth_failure else basic_user(request.headers.get("authorization"), creds)
+            )
             if user is None:
                 status, data = 401, ApiError(401, "Authentication required").body()
             else:
                 try:
-                    status, data = handle(dev, method, target, headers.get("content-type", ""), body, user)
+                    ctype = request.headers.get("content-type", "")
+                    status, data = handle(dev, request.method, request.target, ctype, request.body, user)
                 except ApiError as exc:
                     status, data = exc.status, exc.body()
             writer.write(_response(status, data))
