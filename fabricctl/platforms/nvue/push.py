@@ -9,8 +9,9 @@ Commands"). The push:
    (`nv config show -o yaml`); refuse if it moved since the plan, if another apply is waiting for
    its confirm, or if the pending revision already holds changes (someone else's, which an apply
    would carry along);
-2. send the plan's `nv set` / `nv unset` lines one by one, each reply checked (NVUE refuses a bad
-   path or value on the line itself); a refused line: `nv config detach`, nothing was applied;
+2. send the plan's `nv set` / `nv unset` lines, in chunks, each reply checked as it arrives (NVUE
+   refuses a bad path or value on the line itself; platforms/paste.py); a refused line: `nv config
+   detach`, nothing was applied;
 3. `nv config apply --confirm <N>s -y`; the time left is then followed on the switch
    (platforms/timer.py, with `--confirm-status` as the switch's own word);
 4. read back: the owned scope must equal the intent; run the health gate;
@@ -45,6 +46,7 @@ from netmiko.base_connection import BaseConnection
 from netmiko.exceptions import NetmikoAuthenticationException
 
 from fabricctl.config.diff import diff_device
+from fabricctl.platforms.paste import paste
 from fabricctl.platforms.push import (
     Pusher,
     PushRequest,
@@ -72,6 +74,8 @@ PENDING_DIFF = "nv config diff"
 #: The Linux prompt (`cumulus@leaf01:mgmt:~$`), at the very end of a reply.
 PROMPT = r"[\w.\-]+@[\w.\-]+:[^\s]*[$#]\s*$"
 ERROR = re.compile(r"^\s*(?:Error|-bash):", re.M)
+#: The prompt that closes each reply of a pasted chunk (one per line sent).
+_PROMPT_IN_REPLY = re.compile(r"[\w.\-]+@[\w.\-]+:\S+[$#] ")
 _APPLIED = re.compile(r"applied \[rev_id: (\w+)\]")
 _LEFT = re.compile(r"(\d+)\s*s\b")
 
@@ -105,6 +109,18 @@ def _command(conn: BaseConnection, line: str, target: Target, stage: Any = "load
         first = next(ln.strip() for ln in out.splitlines() if ERROR.search(ln))
         raise StageError(stage, redact(f"{line!r} rejected: {first}"))
     return out
+
+
+def _first_error(replies: str) -> str:
+    """The switch's own error, after the command it refused (the echo before it)."""
+    command = None
+    for line in replies.splitlines():
+        echo = _PROMPT_IN_REPLY.search(line)
+        if echo:
+            command = line[echo.end() :].strip() or command
+        elif ERROR.search(line):
+            return redact(f"{command!r} rejected: {line.strip()}" if command else line.strip())
+    return "error"
 
 
 def _show(conn: BaseConnection, target: Target) -> str:
@@ -189,10 +205,15 @@ def push(target: Target, request: PushRequest) -> PushResult:
                 costs.gate = clock() - read_done
             check_cancelled(request, "before the change")
             staged = True
-            for n, line in enumerate(request.commands, start=1):
-                if n % 64 == 0:
-                    check_cancelled(request, "while staging")
-                _command(conn, line, target)
+            paste(
+                conn,
+                request.commands,
+                target.timeout,
+                _PROMPT_IN_REPLY,
+                ERROR,
+                _first_error,
+                lambda sent: check_cancelled(request, "while staging"),
+            )
             after_apply = read_estimate(costs, before, request.intended) + costs.gate
             timer.require(after_apply, "the read-back and the health gate")  # the whole timer, before arming
             armed_at = clock()
@@ -255,22 +276,35 @@ def _confirm(conn: BaseConnection, target: Target, timer: ConfirmTimer) -> None:
         raise StageError("commit", describe_error(exc)) from None
 
 
-def _detach(conn: BaseConnection, target: Target) -> str:
-    """Drop what this push staged before anything was applied (on a fresh session when this one
-    died: NVUE keeps a user's pending revision across sessions)."""
-    for attempt in range(2):
-        try:
-            if attempt:
-                _close(conn)
-                conn = connect(target)
-            _command(conn, "nv config detach", target)
-            return "nothing was applied; the staged lines were detached"
-        except Exception as exc:
-            why = exc.message if isinstance(exc, StageError) else describe_error(exc)
-        finally:
-            if attempt:
-                _close(conn)
-    return f"detaching the staged lines failed ({why}); nothing was applied"
+def _drop(conn: BaseConnection | None) -> None:
+    """Close a failed session's transport without the polite `exit`: after a refused line the
+    switch may still be working through the lines pasted after it."""
+    if conn is None:
+        return
+    with contextlib.suppress(Exception):
+        conn.paramiko_cleanup()
+    _close(conn)
+
+
+def _detach(conn: BaseConnection | None, target: Target) -> str:
+    """Drop what this push staged before anything was applied, on a fresh session (NVUE keeps a
+    user's pending revision across sessions), until `nv config diff` shows nothing staged: lines
+    the old session had queued may still land after the first detach."""
+    _drop(conn)
+    fresh: BaseConnection | None = None
+    try:
+        fresh = connect(target)
+        for _ in range(3):
+            _command(fresh, "nv config detach", target)
+            if not _send(fresh, PENDING_DIFF, target).strip():
+                return "nothing was applied; the staged lines were detached"
+            time.sleep(0.2)
+        return "nothing was applied; staged lines are still pending (nv config detach them)"
+    except Exception as exc:
+        why = exc.message if isinstance(exc, StageError) else describe_error(exc)
+        return f"detaching the staged lines failed ({why}); nothing was applied"
+    finally:
+        _close(fresh)
 
 
 def restore(target: Target, conn: BaseConnection | None, before: str) -> str:
