@@ -134,7 +134,9 @@ class LabDevice:
         return self.clock.now() - self.boot
 
     def parse(self, text: str, base: Node | None = None) -> Node:
-        """Config text -> tree through the grammar (raises InvalidInput)."""
+        """Config text -> tree through the grammar (raises InvalidInput), or the NOS's own reader."""
+        if self.nos.parse_config is not None and base is None:
+            return self.nos.parse_config(text)
         root = base.copy() if base is not None else Node("", block=True)
         lines = self.nos.config_lines
         Editor(self.grammar, root).load(lines(text) if lines is not None else text)
@@ -269,6 +271,7 @@ class LabDevice:
     def reset(self) -> None:
         """Back to factory: running, startup, flash files and transactions."""
         self.cancel_timers()
+        self.nos_state = None
         self.store.clear(self.name)
         self._running = self._startup = self._files = self._booted_ecmp = None
         self.generation += 1

@@ -161,6 +161,8 @@ class CliSession:
         #: True once the client's session is gone: a line still waiting then is dropped, as a
         #: switch drops the queued input of a VTY that closed.
         self.gone: Callable[[], bool] = lambda: False
+        #: True while the CLI asks for a password: the keys typed are read, not echoed.
+        self.hide_input = False
 
     @property
     def mode(self) -> str:

@@ -77,6 +77,9 @@ class LabNos:
     #: Config text as the NOS prints and stores it -> the lines its grammar loads, for a NOS whose
     #: printed config is not its command lines (an object tree printed as YAML); None: the same.
     config_lines: Callable[[str], str] | None = None
+    #: Config text -> tree, for a NOS whose device model is its object tree itself (NVUE: the
+    #: YAML it prints, every path checked against its reference); None: the grammar builds it.
+    parse_config: Callable[[str], Node] | None = None
 
 
 _REGISTRY: dict[str, LabNos] = {}

@@ -197,7 +197,7 @@ async def _shell(dev: LabDevice, process: asyncssh.SSHServerProcess[str]) -> Non
                     echo += f"^C\r\n{cli.prompt()}"
                 elif char >= " ":
                     line += char
-                    echo += char
+                    echo += "" if cli.hide_input else char
             if echo:
                 write(echo)
     except (asyncssh.Error, ConnectionError, asyncssh.TerminalSizeChanged):

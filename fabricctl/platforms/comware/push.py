@@ -53,6 +53,8 @@ from fabricctl.platforms.comware.terminal import (
     read_clock,
     unmarked,
 )
+from fabricctl.platforms.paste import CHUNK
+from fabricctl.platforms.paste import paste as paste_lines
 from fabricctl.platforms.push import (
     Pusher,
     PushRequest,
@@ -72,7 +74,6 @@ from fabricctl.platforms.push import (
 from fabricctl.platforms.timer import ConfirmTimer, read_estimate
 from fabricctl.secrets import describe_error, redact
 
-CHUNK = 64
 CHECKPOINT = "flash:/fabricctl-rollback.cfg"
 _QUESTION = re.compile(r"\[Y/N\]:\s*$")
 _PROMPT_OR_QUESTION = r"\[Y/N\]:\s*$|[\]>]\s*$"
@@ -192,31 +193,9 @@ def _first_error(output: str) -> str:
 def paste(
     conn: BaseConnection, lines: list[str], timeout: float, before_chunk: Callable[[int], None] | None = None
 ) -> None:
-    """Send lines in chunks, waiting for one prompt per line; raise on the first error reply.
-
-    `before_chunk(sent)` runs before every chunk but the first (the push checks its timer there)."""
-    for start in range(0, len(lines), CHUNK):
-        if start and before_chunk is not None:
-            before_chunk(start)
-        chunk = [line for line in lines[start : start + CHUNK]]
-        conn.write_channel("".join(line + "\n" for line in chunk))
-        buf = ""
-        deadline = time.monotonic() + timeout
-        while len(_PROMPT.findall(buf)) < len(chunk):
-            data = conn.read_channel()
-            if data:
-                buf += data
-                deadline = time.monotonic() + timeout
-                if _ERROR.search(buf):  # seen the moment it arrives, not after the whole chunk
-                    raise StageError("load", f"line rejected: {_first_error(buf)}")
-            elif getattr(conn.remote_conn, "closed", False):  # a closed channel reads as silence
-                raise StageError("load", "the switch closed the session while loading")
-            elif time.monotonic() > deadline:
-                raise StageError("load", f"no reply from the switch within {timeout:.0f} s while loading")
-            else:
-                time.sleep(0.002)
-        if _ERROR.search(buf):
-            raise StageError("load", f"line rejected: {_first_error(buf)}")
+    """Send lines in chunks, waiting for one prompt per line; raise on the first error reply
+    (platforms/paste.py). `before_chunk(sent)` runs before every chunk but the first."""
+    paste_lines(conn, lines, timeout, _PROMPT, _ERROR, _first_error, before_chunk)
 
 
 def switch_clock(conn: BaseConnection, target: Target) -> Callable[[], float]:

@@ -7,8 +7,6 @@ outlive the request. Errors follow eAPI: code 1002 with per-command `errors`.
 from __future__ import annotations
 
 import asyncio
-import base64
-import hmac
 import json
 from collections.abc import Callable
 from typing import Any
@@ -16,8 +14,7 @@ from typing import Any
 from fabricctl.lab.device import LabDevice
 from fabricctl.lab.devices.eos.cli import EosCli
 from fabricctl.lab.dialect import CliError, Disconnect, Logout
-
-Credentials = Callable[[], tuple[str, str]]
+from fabricctl.lab.http import Credentials, basic_user, requests
 
 
 async def run_cmds(
@@ -63,17 +60,6 @@ async def run_cmds(
     return {"jsonrpc": "2.0", "id": rid, "result": results}
 
 
-def _authorized(header: str | None, creds: Credentials) -> bool:
-    if not header or not header.startswith("Basic "):
-        return False
-    try:
-        user, _, password = base64.b64decode(header[6:]).decode().partition(":")
-    except ValueError:
-        return False
-    want_user, want_password = creds()
-    return hmac.compare_digest(user, want_user) and hmac.compare_digest(password, want_password)
-
-
 def _response(
     status: str,
     body: bytes,
@@ -92,21 +78,12 @@ async def serve_connection(
 ) -> None:
     """Serve keep-alive HTTP requests on one TCP connection."""
     try:
-        while True:
-            request_line = await reader.readline()
-            if not request_line:
-                return
-            method, path, *_ = request_line.decode("latin-1").split()
-            headers: dict[str, str] = {}
-            while True:
-                raw = await reader.readline()
-                if raw in (b"\r\n", b"\n", b""):
-                    break
-                key, _, value = raw.decode("latin-1").partition(":")
-                headers[key.strip().lower()] = value.strip()
-            body = await reader.readexactly(int(headers.get("content-length", "0")))
+        async for request in requests(reader):
+            method, path, headers, body = request.method, request.target, request.headers, request.body
             endpoint = path.split("?")[0].rstrip("/") == "/command-api"
-            authorized = not dev.faults.auth_failure and _authorized(headers.get("authorization"), creds)
+            authorized = (
+                not dev.faults.auth_failure and basic_user(headers.get("authorization"), creds) is not None
+            )
             if method in ("GET", "HEAD") and path in ("/", ""):
                 writer.write(
                     _response("301 Moved Permanently", b"", "text/html", {"Location": "/explorer.html"})
