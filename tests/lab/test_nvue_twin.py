@@ -243,3 +243,29 @@ def _rendered_problems() -> list[str]:
 )
 def test_the_nvue_example_renders_only_paths_the_twin_takes() -> None:
     assert _rendered_problems() == []
+
+
+def test_the_views_the_health_and_counter_readers_ask_for(nvue_lab: LabFabric) -> None:
+    from fabricctl.platforms.nvue import counters, health
+
+    leaf, spine = connect(nvue_lab, "leaf01"), connect(nvue_lab, "spine01")
+    _push(leaf, LEAF)
+    _push(spine, SPINE)
+    leaf.send_command("nv config apply -y")
+    spine.send_command("nv config apply -y")
+    nvue_lab.set_faults("leaf01", pfc_storm=["swp1"], congestion=["swp1"])
+    rows = {
+        probe.command: json.loads(leaf.send_command(probe.json_command)) for probe in health.HEALTH.probes
+    }
+    seen = health.parse(rows)
+    assert seen.lldp["swp1"] == ("spine01", "swp1") and seen.ports["swp1"] == (True, True)
+    assert set(seen.bgp.values()) == {"Established"}
+    clock = leaf.send_command("date -u +%s")
+    got = counters.parse(
+        {counters.SHOW_CLOCK: clock, counters.ROCE: json.loads(leaf.send_command(f"{counters.ROCE} -o json"))}
+    )
+    assert got.clock == float(clock)
+    port = got.ports["swp1"]
+    assert port.pfc[3][0] > 0 and port.ecn_marked[3] > 0
+    leaf.disconnect()
+    spine.disconnect()

@@ -14,6 +14,7 @@ import asyncio
 import json
 import re
 import shlex
+import time
 from typing import Any
 
 import yaml
@@ -145,6 +146,14 @@ class NvueCli(CliSession):
 
     async def config_line(self, line: str) -> None:  # no config mode: `nv set` is a command
         raise CliError(f"-bash: {line.split()[0]}: command not found")
+
+    @command(r"date(?: -u)?(?: \+%s)?", "bash")
+    async def _date(self, m: re.Match[str], as_json: bool) -> Output:
+        """coreutils `date` of the Debian system under NVUE, on the lab's clock."""
+        now = self.dev.clock.calendar()
+        if m[0].endswith("+%s"):
+            return str(int(now))
+        return time.strftime("%a %b %d %H:%M:%S UTC %Y", time.gmtime(now))
 
     @command(r"exit|logout", "bash")
     async def _exit(self, m: re.Match[str], as_json: bool) -> Output:

@@ -6,7 +6,9 @@ function returns the JSON object (`-o json`); the CLI prints it as JSON or YAML.
 those NVIDIA's documents show (NVUE API: interface `link` admin-status / oper-status / mtu /
 state / stats with carrier-transitions, in-bytes, in-pkts ... out-errors; NVUE reference: LLDP
 neighbor columns, `counters qos pfc-stats` switch-priority rx-pause-frames rx-pause-duration
-tx-pause-frames tx-pause-duration). A path that names configuration (`nv show vrf default
+tx-pause-frames tx-pause-duration; RoCE page: `qos roce counters` rx-pfc-stats, tx-ecn-stats,
+tx-cnp-stats ...; NVUE CLI: the `lldp-detail` and `qos-roce-counters` views of `nv show
+interface`). A path that names configuration (`nv show vrf default
 router bgp`) answers with the applied subtree.
 """
 
@@ -182,12 +184,42 @@ def egress_queue_stats(view: View, name: str) -> dict[str, Any]:
     }
 
 
+def lldp_detail(view: View) -> dict[str, Any]:
+    """`nv show interface lldp-detail -o json`: every interface with its LLDP neighbors (the
+    `lldp neighbor` object of each, under `lldp`)."""
+    return {name: {"lldp": {"neighbor": lldp_neighbors(view, name)}} for name in view.facts.ports}
+
+
+def roce_counters(view: View, name: str) -> dict[str, Any]:
+    """`nv show interface <id> qos roce counters -o json` (RoCE page, "Verify RoCE Configuration"):
+    PFC pauses of the lossless priority, ECN marks, CNPs sent and the no-buffer discards."""
+    t = port_traffic(view.state, view.name, name, view.now)
+    pauses = view.state.pauses(view.name, name, view.now)
+    return {
+        "rx-stats": {
+            "rx-non-roce-stats": {"no-buffer-discard": 0},
+            "rx-pfc-stats": {"pause-packets": pauses.received if pauses else 0},
+            "rx-roce-stats": {"no-buffer-discard": 0},
+        },
+        "tx-stats": {
+            "tx-cnp-stats": {"cnp-packets": t.cnp_sent, "unicast-no-buffer-discard": 0},
+            "tx-ecn-stats": {"ecn-marked-packets": t.ecn_marked},
+            "tx-pfc-stats": {"pause-packets": pauses.sent if pauses else 0},
+            "tx-roce-stats": {"unicast-no-buffer-discard": t.lossless_dropped},
+        },
+    }
+
+
 def answer(view: View, words: list[str], source: Tree | None) -> Any:
     """What `nv show <words>` returns (None: no such object). `source`: the revision read
     (applied unless `--pending` / `--rev`)."""
     ports = view.facts.ports
     if words == ["interface"]:
         return interfaces(view)
+    if words == ["interface", "lldp-detail"] and source is None:  # a view of every interface
+        return lldp_detail(view)
+    if words == ["interface", "qos-roce-counters"] and source is None:
+        return {name: roce_counters(view, name) for name in view.facts.ports if name.startswith("swp")}
     if len(words) >= 2 and words[0] == "interface" and words[1] in ports and source is None:
         name, rest = words[1], words[2:]
         table: dict[tuple[str, ...], Callable[[], Any]] = {
@@ -198,6 +230,7 @@ def answer(view: View, words: list[str], source: Tree | None) -> Any:
             ("counters", "qos", "pfc-stats"): lambda: pfc_stats(view, name),
             ("counters", "qos", "port-stats"): lambda: port_stats(view, name),
             ("counters", "qos", "egress-queue-stats"): lambda: egress_queue_stats(view, name),
+            ("qos", "roce", "counters"): lambda: roce_counters(view, name),
         }
         fn = table.get(tuple(rest))
         if fn is not None:
