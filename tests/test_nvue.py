@@ -106,7 +106,7 @@ def test_rendered_config_is_yaml_nvue_reads_with_free_text_quoted(nvue_small: Co
     assert [next(iter(part)) for part in data] == ["header", "set"]
     swp = data[1]["set"]["interface"]["swp9s0"]
     assert swp["description"] == "node01 nic0 tenant team-llm"
-    assert data[1]["set"]["interface"]["swp9"]["link"]["breakout"] == "2x"
+    assert data[1]["set"]["interface"]["swp9"]["link"]["breakout"] == {"2x": {}}
 
 
 def test_not_yaml_is_a_clear_error() -> None:
@@ -229,7 +229,7 @@ def test_a_breakout_change_flaps_the_port(leaf1_text: str) -> None:
     running = _tree(leaf1_text)
     tree = running[1]["set"]
     assert isinstance(tree, dict)
-    tree["interface"]["swp9"]["link"]["breakout"] = "4x"
+    tree["interface"]["swp9"]["link"]["breakout"] = {"4x": {}}
     dialect = get_platform("nvue").dialect.for_fabric("nvue-small")
     plan = diff_device("leaf1", _text(running), leaf1_text, dialect)
     assert plan.commands == ["nv set interface swp9 link breakout 2x"]
