@@ -132,7 +132,8 @@ def _interfaces(cfg: SwitchConfig, root: Obj, roce: Src | None) -> None:
         link = body.obj("link")
         if (mtu := link.text("mtu")) and mtu.isdigit():
             intf.mtu = At(int(mtu), src(link, "mtu", *path, "link"))
-        if link.text("state") == "down":
+        # `state: down`, or as NVUE prints it, an object with one member (`state: {down: {}}`)
+        if link.text("state") == "down" or "down" in link.obj("state").values:
             intf.shutdown = src(link, "state", *path, "link")
         for acl in body.obj("acl").names():
             if "inbound" in body.obj("acl", acl).values:
