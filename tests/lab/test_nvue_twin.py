@@ -118,6 +118,8 @@ def test_state_follows_the_applied_config_of_both_ends(nvue_lab: LabFabric) -> N
     assert swp1["link"]["oper-status"] == "up" and swp1["link"]["mtu"] == 9216
     lldp = json.loads(leaf.send_command("nv show interface swp1 lldp neighbor -o json"))
     assert lldp["spine01"]["port"]["name"] == "swp1"
+    detail = json.loads(leaf.send_command("nv show interface lldp-detail -o json"))
+    assert detail["swp1"]["lldp"]["neighbor"] == lldp  # every interface's, as one object
     peers = json.loads(leaf.send_command("nv show vrf default router bgp neighbor -o json"))
     assert peers["10.0.0.1"]["state"] == "established" and peers["10.0.0.1"]["remote-as"] == 65001
     pfc = json.loads(leaf.send_command("nv show interface swp1 counters qos pfc-stats -o json"))

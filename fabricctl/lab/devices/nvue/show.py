@@ -99,6 +99,19 @@ def lldp_neighbors(view: View, name: str) -> dict[str, Any]:
     return out
 
 
+def lldp_detail(view: View) -> dict[str, Any]:
+    """`nv show interface lldp-detail -o json` (NVUE Command Reference, Show Commands > LLDP:
+    "detailed LLDP information for all configured interfaces", since Cumulus Linux 5.0.0): per
+    interface with a neighbor, its `lldp.neighbor` objects as `nv show interface <id> lldp
+    neighbor` gives them."""
+    out: dict[str, Any] = {}
+    for name in view.facts.ports:
+        found = lldp_neighbors(view, name)
+        if found:
+            out[name] = {"lldp": {"neighbor": found}}
+    return out
+
+
 def _far_mac(view: View, system: str) -> str:
     return colon_mac(f"1c34{chassis_digits(system)}")
 
@@ -188,6 +201,8 @@ def answer(view: View, words: list[str], source: Tree | None) -> Any:
     ports = view.facts.ports
     if words == ["interface"]:
         return interfaces(view)
+    if words == ["interface", "lldp-detail"] and source is None:
+        return lldp_detail(view)
     if len(words) >= 2 and words[0] == "interface" and words[1] in ports and source is None:
         name, rest = words[1], words[2:]
         table: dict[tuple[str, ...], Callable[[], Any]] = {
