@@ -132,12 +132,7 @@ def _interfaces(cfg: SwitchConfig, root: Obj, roce: Src | None) -> None:
         link = body.obj("link")
         if (mtu := link.text("mtu")) and mtu.isdigit():
             intf.mtu = At(int(mtu), src(link, "mtu", *path, "link"))
-<<<<<<< HEAD
-        # `state: down`, or as NVUE prints it, an object with one member (`state: {down: {}}`)
-        if link.text("state") == "down" or "down" in link.obj("state").values:
-=======
         if link.choice("state") == "down":
->>>>>>> 4829a8285255d46beddb8e2ea2adf023738c2443
             intf.shutdown = src(link, "state", *path, "link")
         for acl in body.obj("acl").names():
             if "inbound" in body.obj("acl", acl).values:
