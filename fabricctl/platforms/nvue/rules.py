@@ -56,7 +56,7 @@ DIALECT = Dialect(
     # Every scalar leaf holds one value: `nv set` of a new value replaces the old one.
     single_value=(r"\S+?: ",),
     never_remove=(r"interface swp",),
-    admin_down=r"state: down$",
+    admin_down=r"state: down$",  # `link state down` (a choice: the tree line of `state: {down: {}}`)
     # Switch Port Attributes > Configure a Breakout Port: changing `link breakout` re-creates the
     # port's interfaces (swp<n> becomes swp<n>s0.. or back), so every lane goes down and up.
     flaps=(r"breakout: ",),
