@@ -119,7 +119,7 @@ def _first_error(replies: str) -> str:
         if echo:
             command = line[echo.end() :].strip() or command
         elif ERROR.search(line):
-            return redact(f"{command!r} rejected: {line.strip()}" if command else line.strip())
+            return redact(f"{command!r}: {line.strip()}" if command else line.strip())
     return "error"
 
 
