@@ -76,8 +76,7 @@ def test_rendered_leaf_reads_back(nvue_small: Compiled) -> None:
         gpu.qos.no_drop.keys() == {3} and gpu.qos.watchdog is not None and gpu.qos.strict_queues.keys() == {6}
     )
     assert cfg.dscp_map[26].value == 3 and cfg.dscp_map[48].value == 6
-    assert cfg.dscp_map[26].src.text == "qos mapping default-global dscp 26 switch-priority 3"
-    assert cfg.dscp_map[27].src.text == "qos roce mode lossless"
+    assert cfg.dscp_map[26].src.text == "qos roce mode lossless"  # the profile maps 24-31 to 3
     assert cfg.queue_of(3) == 3 and cfg.queue_of(6) == 6 and cfg.queue_of(1) == 0
     assert cfg.interfaces["swp9s1"].shutdown is not None  # an unassigned lane is shut down
     acl = cfg.acls["tnt-team-llm-in"].ordered()
@@ -106,7 +105,7 @@ def test_rendered_config_is_yaml_nvue_reads_with_free_text_quoted(nvue_small: Co
     assert [next(iter(part)) for part in data] == ["header", "set"]
     swp = data[1]["set"]["interface"]["swp9s0"]
     assert swp["description"] == "node01 nic0 tenant team-llm"
-    assert data[1]["set"]["interface"]["swp9"]["link"]["breakout"] == "2x"
+    assert data[1]["set"]["interface"]["swp9"]["link"]["breakout"] == {"2x": {}}
 
 
 def test_not_yaml_is_a_clear_error() -> None:
@@ -229,10 +228,13 @@ def test_a_breakout_change_flaps_the_port(leaf1_text: str) -> None:
     running = _tree(leaf1_text)
     tree = running[1]["set"]
     assert isinstance(tree, dict)
-    tree["interface"]["swp9"]["link"]["breakout"] = "4x"
+    tree["interface"]["swp9"]["link"]["breakout"] = {"4x": {}}
     dialect = get_platform("nvue").dialect.for_fabric("nvue-small")
     plan = diff_device("leaf1", _text(running), leaf1_text, dialect)
-    assert plan.commands == ["nv set interface swp9 link breakout 2x"]
+    assert plan.commands == [
+        "nv unset interface swp9 link breakout 4x",
+        "nv set interface swp9 link breakout 2x",
+    ]
     assert _flapping_ports(plan.diff, dialect) == {"swp9"}
 
 

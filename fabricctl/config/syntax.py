@@ -117,6 +117,9 @@ class ObjectTree:
     Tree lines: each member of a top-level `collections` mapping is a top-level line of its own
     ("interface swp1", "vrf tnt-a"), so ownership rules judge one object per line as on a modal
     CLI; other keys are lines ("qos", "link", "10.0.0.1/31"); a scalar leaf is "key: value".
+    A key in `choices` whose value is an object of one empty member is a choice among named
+    members (NVUE writes a link's state `state: {up: {}}`): it is the leaf "state: up", so a new
+    member replaces the old one by `set`, as setting a choice does, instead of adding a second.
     Keys are sorted (an object's members have no order). Scalars are read as text (YAML's `on` stays "on"). A list is a set of members (each a key
     without value).
     """
@@ -124,6 +127,7 @@ class ObjectTree:
     collections: tuple[str, ...]
     set_command: str  # e.g. `nv set`
     unset_command: str  # e.g. `nv unset`
+    choices: tuple[str, ...] = ()
     indent: int = 2
 
     def tree(self, text: str) -> Node:
@@ -138,9 +142,9 @@ class ObjectTree:
             for key, value in sorted(part.items()):
                 if key in self.collections and isinstance(value, Mapping):
                     for name, body in sorted(value.items()):
-                        _add(root, f"{key} {name}", body)
+                        _add(root, f"{key} {name}", body, self.choices)
                 else:
-                    _add(root, key, value)
+                    _add(root, key, value, self.choices)
         return root
 
     def negate(self, line: str) -> str:
@@ -190,15 +194,19 @@ def _documents(data: object) -> list[Mapping[str, object]]:
     raise ConfigTextError("config is neither a mapping nor a list of `header`/`set` parts")
 
 
-def _add(into: Node, key: str, value: object) -> None:
+def _add(into: Node, key: str, value: object, choices: tuple[str, ...]) -> None:
+    if isinstance(value, Mapping) and key in choices and len(value) == 1:
+        ((member, body),) = value.items()
+        if body in ({}, ""):  # `state: {up: {}}` (or `up:` with nothing under it)
+            value = member
     if isinstance(value, Mapping):
         child = into.children.setdefault(key, Node(key))
         for name, body in sorted(value.items()):
-            _add(child, str(name), body)
+            _add(child, str(name), body, choices)
     elif isinstance(value, list):
         child = into.children.setdefault(key, Node(key))
         for member in sorted(map(str, value)):
-            _add(child, member, {})
+            _add(child, member, {}, ())
     else:
         line = f"{key}{VALUE_SEPARATOR}{value}"
         into.children.setdefault(line, Node(line))

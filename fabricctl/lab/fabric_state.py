@@ -20,9 +20,6 @@ from fabricctl.lab.facts import DeviceFacts, PeerFacts, PortFacts
 
 End = tuple[str, str]  # (device or server, port)
 
-#: The lab's switch ports are 400G (S9825-64D, 7060X5-64); a breakout divides one among its lanes.
-FABRIC_GBPS = 400
-
 #: Pause frames per second a stuck receiver sends in the lab's storm: far above any burst of
 #: incast (a storm is a receiver that never drains, so it pauses its sender without pause).
 STORM_PPS = 200_000
@@ -85,7 +82,7 @@ class Cabling:
     @classmethod
     def from_inventory(cls, root: Path) -> Cabling:
         """The cabling the inventory's rules describe (empty when the inventory does not compile)."""
-        from fabricctl.compile.topology import build_topology
+        from fabricctl.compile.topology import build_topology, switch_model
         from fabricctl.model.load import load_fabric
         from fabricctl.model.problems import ProblemLog
 
@@ -98,12 +95,17 @@ class Cabling:
             return cabling
         if topo is None or fabric is None:
             return cabling
-        for ln in topo.links:
-            cabling.add((ln.leaf, ln.leaf_port), (ln.spine, ln.spine_port), FABRIC_GBPS)
+        # A front-panel port's speed is its switch model's (the datasheet figure).
+        gbps = {sw.name: switch_model(sw).port_gbps for sw in fabric.switches}.__getitem__
+
+        for ln in topo.links:  # a fabric cable runs at the slower of its two ports
+            cabling.add(
+                (ln.leaf, ln.leaf_port), (ln.spine, ln.spine_port), min(gbps(ln.leaf), gbps(ln.spine))
+            )
         for leaf, ports in topo.gpu_ports.items():
             lanes = Counter(gp.port for gp in ports)  # a port split in N lanes carries N GPU ports
             for gp in ports:
-                speed = FABRIC_GBPS if gp.lane is None else FABRIC_GBPS // lanes[gp.port]
+                speed = gbps(leaf) if gp.lane is None else gbps(leaf) // lanes[gp.port]
                 cabling.add((leaf, gp.name), (gp.server, f"nic{gp.nic}"), speed)
         return cabling
 

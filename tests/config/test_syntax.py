@@ -130,3 +130,22 @@ def test_a_modal_cli_negates_and_leaves_each_block() -> None:
         " mtu 9216",
         " quit",
     ]
+
+
+def test_a_choice_is_a_value_set_by_naming_its_member() -> None:
+    chosen = Dialect(
+        syntax=ObjectTree(
+            collections=("interface",), set_command="nv set", unset_command="nv unset", choices=("state",)
+        ),
+        ports=r"interface swp",
+        single_value=(r"[^ ]+: ",),
+    )
+    running = "interface:\n  swp1:\n    link:\n      state: {up: {}}\n    ip: {address: {10.0.0.1/31: {}}}\n"
+    intended = "interface:\n  swp1:\n    link:\n      state: down\n    ip: {address: {10.0.0.3/31: {}}}\n"
+    tree = parse_config(running, chosen)
+    assert "state: up" in tree.children["interface swp1"].children["link"].children
+    assert diff_device("leaf1", running, intended, chosen).commands == [
+        "nv unset interface swp1 ip address 10.0.0.1/31",  # a set's member is no choice
+        "nv set interface swp1 ip address 10.0.0.3/31",
+        "nv set interface swp1 link state down",  # replaces `up`, never unsets it
+    ]

@@ -118,6 +118,8 @@ def test_state_follows_the_applied_config_of_both_ends(nvue_lab: LabFabric) -> N
     assert swp1["link"]["oper-status"] == "up" and swp1["link"]["mtu"] == 9216
     lldp = json.loads(leaf.send_command("nv show interface swp1 lldp neighbor -o json"))
     assert lldp["spine01"]["port"]["name"] == "swp1"
+    detail = json.loads(leaf.send_command("nv show interface lldp-detail -o json"))
+    assert detail["swp1"]["lldp"]["neighbor"] == lldp  # every interface's, as one object
     peers = json.loads(leaf.send_command("nv show vrf default router bgp neighbor -o json"))
     assert peers["10.0.0.1"]["state"] == "established" and peers["10.0.0.1"]["remote-as"] == 65001
     pfc = json.loads(leaf.send_command("nv show interface swp1 counters qos pfc-stats -o json"))
@@ -234,13 +236,6 @@ def _rendered_problems() -> list[str]:
     return sorted(problems)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="templates/nvue renders `qos pfc-watchdog state enabled` (NVIDIA's NVUE reference: "
-    "`state (enable|disable)`), `link state` / `ip vrr state` as scalars (NVIDIA's API guide and "
-    "border01 startup.yaml: `state: up: {}`), `router vrr state` and `vrf <vrf> table auto` (in no "
-    "NVIDIA document the reference cites); passes once templates and reference agree",
-)
 def test_the_nvue_example_renders_only_paths_the_twin_takes() -> None:
     assert _rendered_problems() == []
 

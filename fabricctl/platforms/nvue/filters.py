@@ -1,10 +1,13 @@
-"""Jinja filters of the NVUE templates: how NVUE spells a MAC address, a breakout, a YAML string."""
+"""Jinja filters of the NVUE templates: how NVUE spells a MAC address, a breakout, a YAML string,
+and which DSCP entries the RoCE profile does not already set."""
 
 from __future__ import annotations
 
 import json
+from collections.abc import Callable, Mapping
 
 from fabricctl.platforms.filters import mac_digits
+from fabricctl.platforms.nvue.qos import roce_switch_priority
 
 
 def mac(value: str) -> str:
@@ -26,4 +29,15 @@ def quote(value: str) -> str:
     return json.dumps(value, ensure_ascii=False)
 
 
-FILTERS = {"mac": mac, "breakout": breakout, "quote": quote}
+def beyond_roce(dscp_to_class: Mapping[int, int]) -> list[tuple[int, int]]:
+    """The (DSCP, switch priority) entries of the fabric's map the RoCE profile does not already
+    set (it maps DSCP 8p-8p+7 to priority p): only those need `qos mapping` lines."""
+    return [(d, p) for d, p in sorted(dscp_to_class.items()) if roce_switch_priority(d) != p]
+
+
+FILTERS: dict[str, Callable[..., object]] = {
+    "mac": mac,
+    "breakout": breakout,
+    "quote": quote,
+    "beyond_roce": beyond_roce,
+}

@@ -132,7 +132,7 @@ def _interfaces(cfg: SwitchConfig, root: Obj, roce: Src | None) -> None:
         link = body.obj("link")
         if (mtu := link.text("mtu")) and mtu.isdigit():
             intf.mtu = At(int(mtu), src(link, "mtu", *path, "link"))
-        if link.text("state") == "down":
+        if link.choice("state") == "down":
             intf.shutdown = src(link, "state", *path, "link")
         for acl in body.obj("acl").names():
             if "inbound" in body.obj("acl", acl).values:

@@ -13,7 +13,15 @@ from fabricctl.config.rules import Dialect, Provenance
 from fabricctl.config.syntax import ObjectTree
 
 #: Interfaces, VRFs and ACLs are collections: one top-level line per member.
-SYNTAX = ObjectTree(collections=("interface", "vrf", "acl"), set_command="nv set", unset_command="nv unset")
+# A link's state and a port's breakout are objects of one member, `state: {up: {}}` and
+# `breakout: {2x: {}}` (NVUE API: the interface PATCH payload; Switch Port Attributes), set by
+# naming the member (`nv set interface swp1 link state down` replaces `up`): choices.
+SYNTAX = ObjectTree(
+    collections=("interface", "vrf", "acl"),
+    set_command="nv set",
+    unset_command="nv unset",
+    choices=("state", "breakout"),
+)
 
 DIALECT = Dialect(
     syntax=SYNTAX,
@@ -48,7 +56,7 @@ DIALECT = Dialect(
     # Every scalar leaf holds one value: `nv set` of a new value replaces the old one.
     single_value=(r"\S+?: ",),
     never_remove=(r"interface swp",),
-    admin_down=r"state: down$",
+    admin_down=r"state: down$",  # `link state down` (a choice: the tree line of `state: {down: {}}`)
     # Switch Port Attributes > Configure a Breakout Port: changing `link breakout` re-creates the
     # port's interfaces (swp<n> becomes swp<n>s0.. or back), so every lane goes down and up.
     flaps=(r"breakout: ",),

@@ -32,6 +32,14 @@ class Obj:
         value = self.obj(*path[:-1]).values.get(path[-1])
         return value if isinstance(value, str) else None
 
+    def choice(self, *path: str) -> str | None:
+        """A choice at `path`: NVUE writes one as an object of one member (`state: {up: {}}`);
+        a scalar (`state: up`) reads the same."""
+        value = self.obj(*path[:-1]).values.get(path[-1])
+        if isinstance(value, Obj) and len(value.values) == 1:
+            return next(iter(value.values))
+        return value if isinstance(value, str) else None
+
     def names(self) -> list[str]:
         return list(self.values)
 

@@ -101,6 +101,19 @@ def lldp_neighbors(view: View, name: str) -> dict[str, Any]:
     return out
 
 
+def lldp_detail(view: View) -> dict[str, Any]:
+    """`nv show interface lldp-detail -o json` (NVUE Command Reference, Show Commands > LLDP:
+    "detailed LLDP information for all configured interfaces", since Cumulus Linux 5.0.0): per
+    interface with a neighbor, its `lldp.neighbor` objects as `nv show interface <id> lldp
+    neighbor` gives them."""
+    out: dict[str, Any] = {}
+    for name in view.facts.ports:
+        found = lldp_neighbors(view, name)
+        if found:
+            out[name] = {"lldp": {"neighbor": found}}
+    return out
+
+
 def _far_mac(view: View, system: str) -> str:
     return colon_mac(f"1c34{chassis_digits(system)}")
 
@@ -184,12 +197,6 @@ def egress_queue_stats(view: View, name: str) -> dict[str, Any]:
     }
 
 
-def lldp_detail(view: View) -> dict[str, Any]:
-    """`nv show interface lldp-detail -o json`: every interface with its LLDP neighbors (the
-    `lldp neighbor` object of each, under `lldp`)."""
-    return {name: {"lldp": {"neighbor": lldp_neighbors(view, name)}} for name in view.facts.ports}
-
-
 def roce_counters(view: View, name: str) -> dict[str, Any]:
     """`nv show interface <id> qos roce counters -o json` (RoCE page, "Verify RoCE Configuration"):
     PFC pauses of the lossless priority, ECN marks, CNPs sent and the no-buffer discards."""
@@ -216,7 +223,7 @@ def answer(view: View, words: list[str], source: Tree | None) -> Any:
     ports = view.facts.ports
     if words == ["interface"]:
         return interfaces(view)
-    if words == ["interface", "lldp-detail"] and source is None:  # a view of every interface
+    if words == ["interface", "lldp-detail"] and source is None:
         return lldp_detail(view)
     if words == ["interface", "qos-roce-counters"] and source is None:
         return {name: roce_counters(view, name) for name in view.facts.ports if name.startswith("swp")}
