@@ -236,12 +236,5 @@ def _rendered_problems() -> list[str]:
     return sorted(problems)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="templates/nvue renders `qos pfc-watchdog state enabled` (NVIDIA's NVUE reference: "
-    "`state (enable|disable)`), `link state` / `ip vrr state` as scalars (NVIDIA's API guide and "
-    "border01 startup.yaml: `state: up: {}`), `router vrr state` and `vrf <vrf> table auto` (in no "
-    "NVIDIA document the reference cites); passes once templates and reference agree",
-)
 def test_the_nvue_example_renders_only_paths_the_twin_takes() -> None:
     assert _rendered_problems() == []
