@@ -1,10 +1,11 @@
 """Deploy benchmarks, lab in a separate process, the CLI end to end (interpreter start included).
 
     python bench/bench_deploy.py [--runs 3]             # the 48-switch reference fabric
+    python bench/bench_deploy.py --example nvue-small   # an example fabric (examples/<name>)
     python bench/bench_deploy.py --multipod [--runs 3]  # one pod of examples/multipod-10k
 
-Reference fabric: plan, initial apply, re-plan, one-tenant-change apply; medians over --runs (lab
-reset to factory between runs).
+Reference fabric (or --example's): plan, initial apply, re-plan, one-tenant-change apply; medians
+over --runs (lab reset to factory between runs). The targets printed are the reference fabric's.
 
 --multipod: the lab of examples/multipod-10k (448 switches in one lab process) and
 `plan --lab --limit pod:1` (pod 1's 32 spines + 32 leaves; super-spines are in no pod), timed
@@ -128,14 +129,18 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--multipod", action="store_true", help="plan of one pod of examples/multipod-10k")
+    parser.add_argument(
+        "--example", default="", help="an example fabric under examples/ instead of the reference"
+    )
     args = parser.parse_args()
     runs = args.runs
     if args.multipod:
         multipod(runs)
         return
     root = Path(tempfile.mkdtemp(prefix="fabricctl-bench-"))
+    source = REPO / "examples" / args.example if args.example else REPO
     for folder in ("inventory", "tenants"):
-        shutil.copytree(REPO / folder, root / folder)
+        shutil.copytree(source / folder, root / folder)
     subprocess.run(
         [sys.executable, "-m", "fabricctl", "lab", "up", "--detach", "--root", str(root)], check=True
     )

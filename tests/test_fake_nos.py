@@ -424,6 +424,7 @@ def tinyos() -> Iterator[None]:
             mac_prefix="0002",
             system_description=lambda model: (f"TinyOS {model}",),
             cli=TinyCli,
+            front_panel=("port",),
             config_lines=_lines,
         )
     )

@@ -17,6 +17,7 @@ from ipaddress import IPv4Address
 from pathlib import Path
 
 from fabricctl.lab.facts import DeviceFacts, PeerFacts, PortFacts
+from fabricctl.lab.nos import lab_nos
 
 End = tuple[str, str]  # (device or server, port)
 
@@ -195,7 +196,7 @@ class FabricState:
         facts = self.facts[device].ports.get(port)
         if facts is None:
             return False
-        if self.far_end(device, port) is not None or _physical(port):
+        if self.far_end(device, port) is not None or self._physical(device, port):
             return self.link_up(device, port)
         return facts.admin_up
 
@@ -292,6 +293,10 @@ class FabricState:
                 return port.name
         return None
 
+    def _physical(self, device: str, port: str) -> bool:
+        """A front-panel port (or breakout lane) of the device's NOS, cabled or not."""
+        return port.startswith(lab_nos(self.facts[device].platform).front_panel)
+
     def _cabled_to(self, device: str, port: str, other: str) -> bool:
         far = self.far_end(device, port)
         return far is not None and far[0] == other and self.link_up(device, port)
@@ -324,7 +329,8 @@ class FabricState:
             (
                 p
                 for ip, p in other.peers.items()
-                if (port := facts.owns(ip)) is not None and (port == local if local else not _physical(port))
+                if (port := facts.owns(ip)) is not None
+                and (port == local if local else not self._physical(name, port))
             ),
             None,
         )
@@ -374,7 +380,3 @@ def _components(graph: dict[str, set[str]]) -> dict[str, str]:
 def _layer(kind: str) -> str:
     """A VRF's routes (type 5) are imported by VRFs, a segment's (types 2/3) by segments."""
     return "l3" if kind == "vrf" else "l2"
-
-
-def _physical(port: str) -> bool:
-    return port.startswith(("Ethernet", "FourHundredGigE", "TwoHundredGigE"))

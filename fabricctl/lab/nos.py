@@ -72,6 +72,9 @@ class LabNos:
     system_description: Callable[[str], tuple[str, ...]]
     #: The CLI session class (lab/dialect.CliSession) a login to it runs: called with the LabDevice.
     cli: Callable[[Any], Any]
+    #: Name prefixes of its front-panel ports and their breakout lanes: a cable plugs into one
+    #: (its line protocol is the link's), anything else is a logical interface (a loopback).
+    front_panel: tuple[str, ...]
     #: Serves one eAPI (HTTPS JSON-RPC) connection: (device, credentials, reader, writer); None: SSH only.
     eapi: Callable[..., Any] | None = None
     #: Config text as the NOS prints and stores it -> the lines its grammar loads, for a NOS whose

@@ -1,6 +1,7 @@
 """The NVUE example through every command, on the lab's NVUE twins: the same pipeline, proofs and
 safety as on the other two NOSes (plan, apply under `nv config apply --confirm` with the health
-gate, re-plan, check, drift, show, history, a tenant added)."""
+gate, re-plan, check, drift, history, a hand change set back); and the mixed fabric, an NVUE pod
+beside Comware pods under Comware super-spines, applied and healthy across vendors."""
 
 from __future__ import annotations
 
@@ -11,10 +12,17 @@ from pathlib import Path
 import pytest
 from netmiko import ConnectHandler
 
-from tests.conftest import NVUE_SMALL
+from tests.conftest import NVUE_SMALL, REPO
 from tests.lab.conftest import PASSWORD, USER
 
 from .conftest import LabRoot, _lab_root
+
+MIXED_PODS = REPO / "examples" / "mixed-pods"
+
+
+@pytest.fixture
+def mixed_lab(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[LabRoot]:
+    yield from _lab_root(MIXED_PODS, tmp_path, monkeypatch)
 
 
 @pytest.fixture
@@ -58,3 +66,21 @@ def test_nvue_small_through_every_command(nvue_lab: LabRoot, capsys: pytest.Capt
     assert code == 0 and "leaf1" in out, out
     code, out, _ = lab.run("plan", "--lab", "--detailed-exitcode", "--diff", capsys=capsys)
     assert code == 0, out
+
+
+def test_the_mixed_fabric_is_applied_and_healthy_across_vendors(
+    mixed_lab: LabRoot, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """EVPN between an NVUE pod's spines and Comware super-spines runs between loopbacks (`lo`
+    on one side, LoopBack0 on the other), ECMP spans the vendors' uplinks, GPU ports of both."""
+    lab = mixed_lab
+    code, out, _ = lab.run_apart("apply", "--lab", "--auto-approve")
+    assert code == 0 and "16 changed" in out, out
+    assert lab.run("plan", "--lab", "--detailed-exitcode", capsys=capsys)[0] == 0
+    code, out, _ = lab.run("check", "--lab", "--format", "json", capsys=capsys)
+    checks = json.loads(out)
+    assert code == 0 and checks["ok"], [c for c in checks["checks"] if not c["ok"]][:3]
+    names = {c["name"] for c in checks["checks"]}
+    assert {"bgp-evpn", "ecmp", "gpu-port", "pfc"} <= names
+    evpn = [c for c in checks["checks"] if c["name"] == "bgp-evpn" and c["switch"].startswith("p03-")]
+    assert evpn and all(c["ok"] for c in evpn)  # the NVUE spines' sessions to the super-spines

@@ -57,5 +57,6 @@ NOS = register(
         mac_prefix="0000",
         system_description=_system_description,
         cli=ComwareCli,
+        front_panel=("FourHundredGigE", "TwoHundredGigE"),
     )
 )

@@ -50,6 +50,7 @@ NOS = register(
         mac_prefix="001c",  # Arista's OUI, 00:1c:73
         system_description=_system_description,
         cli=EosCli,
+        front_panel=("Ethernet",),
         eapi=eapi.serve_connection,
     )
 )

@@ -63,6 +63,7 @@ NOS = register(
         mac_prefix="1c34",  # NVIDIA (Mellanox) OUI 1c:34:da
         system_description=_system_description,
         cli=NvueCli,
+        front_panel=("swp",),
         eapi=api.serve_connection,
         parse_config=render.parse,
     )
