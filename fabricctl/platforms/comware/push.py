@@ -35,11 +35,8 @@ import math
 import re
 import time
 from collections.abc import Callable
-from typing import Any
 
-from netmiko import ConnectHandler
 from netmiko.base_connection import BaseConnection
-from netmiko.exceptions import NetmikoAuthenticationException
 
 from fabricctl.config.diff import diff_device
 from fabricctl.platforms.comware.terminal import (
@@ -71,6 +68,7 @@ from fabricctl.platforms.push import (
     run_gate,
     underlying,
 )
+from fabricctl.platforms.ssh import open_session
 from fabricctl.platforms.timer import ConfirmTimer, read_estimate
 from fabricctl.secrets import describe_error, redact
 
@@ -89,21 +87,7 @@ _ERROR = re.compile(ERROR_PATTERN)
 
 def connect(target: Target) -> BaseConnection:
     """Open an SSH session; errors become connect/auth StageErrors."""
-    extras: dict[str, Any] = {"global_cmd_verify": True, **target.netmiko_extras}
-    try:
-        return ConnectHandler(
-            device_type=FETCH.netmiko_device_type,
-            host=target.hostname,
-            port=target.port,
-            username=target.username,
-            password=target.password,
-            read_timeout_override=target.timeout,
-            **extras,
-        )
-    except NetmikoAuthenticationException as exc:
-        raise StageError("auth", describe_error(exc)) from None
-    except Exception as exc:  # refused, timeout, banner: the switch is not reachable
-        raise StageError("connect", describe_error(exc)) from None
+    return open_session(target, FETCH.netmiko_device_type, global_cmd_verify=True)
 
 
 def _show(conn: BaseConnection, target: Target) -> str:

@@ -41,9 +41,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from netmiko import ConnectHandler
 from netmiko.base_connection import BaseConnection
-from netmiko.exceptions import NetmikoAuthenticationException
 
 from fabricctl.config.diff import diff_device
 from fabricctl.platforms.paste import paste
@@ -63,6 +61,7 @@ from fabricctl.platforms.push import (
     run_gate,
     underlying,
 )
+from fabricctl.platforms.ssh import open_session
 from fabricctl.platforms.timer import ConfirmTimer, read_estimate
 from fabricctl.secrets import describe_error, redact
 
@@ -82,20 +81,7 @@ _LEFT = re.compile(r"(\d+)\s*s\b")
 
 def connect(target: Target) -> BaseConnection:
     """Open an SSH session; errors become connect/auth StageErrors."""
-    try:
-        return ConnectHandler(
-            device_type=DEVICE_TYPE,
-            host=target.hostname,
-            port=target.port,
-            username=target.username,
-            password=target.password,
-            read_timeout_override=target.timeout,
-            **target.netmiko_extras,
-        )
-    except NetmikoAuthenticationException as exc:
-        raise StageError("auth", describe_error(exc)) from None
-    except Exception as exc:  # refused, timeout, banner: the switch is not reachable
-        raise StageError("connect", describe_error(exc)) from None
+    return open_session(target, DEVICE_TYPE)
 
 
 def _send(conn: BaseConnection, line: str, target: Target) -> str:
