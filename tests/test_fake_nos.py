@@ -285,8 +285,9 @@ def _render(tree: Node, hostname: str, model: str) -> str:
     return yaml.safe_dump(root, sort_keys=True)
 
 
-def _lines(text: str) -> str:
-    """The printed YAML tree as the `set` lines that make it (how the lab loads a stored config)."""
+def _load(text: str) -> Node:
+    """The printed YAML tree as the lab's tree of the `set` lines that make it (how the lab reads
+    a stored config)."""
 
     def walk(path: list[str], node: object) -> Iterator[str]:
         if isinstance(node, dict):
@@ -295,7 +296,10 @@ def _lines(text: str) -> str:
         else:
             yield " ".join(["set", *path[:-1], shlex.quote(path[-1]), shlex.quote(str(node))])
 
-    return "".join(f"{line}\n" for line in walk([], yaml.safe_load(text) or {}))
+    root = Node("", block=True)
+    for line in walk([], yaml.safe_load(text) or {}):
+        root.children[line] = Node(line)
+    return root
 
 
 def _connect(target: Target) -> BaseConnection:
@@ -425,7 +429,7 @@ def tinyos() -> Iterator[None]:
             system_description=lambda model: (f"TinyOS {model}",),
             cli=TinyCli,
             front_panel=("port",),
-            config_lines=_lines,
+            parse_config=_load,
         )
     )
     yield

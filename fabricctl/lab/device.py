@@ -138,8 +138,7 @@ class LabDevice:
         if self.nos.parse_config is not None and base is None:
             return self.nos.parse_config(text)
         root = base.copy() if base is not None else Node("", block=True)
-        lines = self.nos.config_lines
-        Editor(self.grammar, root).load(lines(text) if lines is not None else text)
+        Editor(self.grammar, root).load(text)
         return root
 
     def render(self, tree: Node) -> str:

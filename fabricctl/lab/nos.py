@@ -77,11 +77,9 @@ class LabNos:
     front_panel: tuple[str, ...]
     #: Serves one eAPI (HTTPS JSON-RPC) connection: (device, credentials, reader, writer); None: SSH only.
     eapi: Callable[..., Any] | None = None
-    #: Config text as the NOS prints and stores it -> the lines its grammar loads, for a NOS whose
-    #: printed config is not its command lines (an object tree printed as YAML); None: the same.
-    config_lines: Callable[[str], str] | None = None
-    #: Config text -> tree, for a NOS whose device model is its object tree itself (NVUE: the
-    #: YAML it prints, every path checked against its reference); None: the grammar builds it.
+    #: Config text as the NOS prints and stores it -> tree, for a NOS whose printed config is not
+    #: its command lines (NVUE: the YAML object tree, every path checked against its reference);
+    #: None: the grammar loads the text line by line.
     parse_config: Callable[[str], Node] | None = None
 
 

@@ -44,6 +44,7 @@ from typing import Any
 from netmiko.base_connection import BaseConnection
 
 from fabricctl.config.diff import diff_device
+from fabricctl.platforms.nvue.terminal import FETCH
 from fabricctl.platforms.paste import paste
 from fabricctl.platforms.push import (
     Pusher,
@@ -65,8 +66,6 @@ from fabricctl.platforms.ssh import open_session
 from fabricctl.platforms.timer import ConfirmTimer, read_estimate
 from fabricctl.secrets import describe_error, redact
 
-DEVICE_TYPE = "cumulus_linux"
-SHOW_RUNNING = "nv config show -o yaml"
 SHOW_CLOCK = "nv show system -o json"
 CONFIRM_STATUS = "nv config apply --confirm-status"
 PENDING_DIFF = "nv config diff"
@@ -81,7 +80,7 @@ _LEFT = re.compile(r"(\d+)\s*s\b")
 
 def connect(target: Target) -> BaseConnection:
     """Open an SSH session; errors become connect/auth StageErrors."""
-    return open_session(target, DEVICE_TYPE)
+    return open_session(target, FETCH.netmiko_device_type)
 
 
 def _send(conn: BaseConnection, line: str, target: Target) -> str:
@@ -110,9 +109,9 @@ def _first_error(replies: str) -> str:
 
 
 def _show(conn: BaseConnection, target: Target) -> str:
-    out = _command(conn, SHOW_RUNNING, target, "verify")
+    out = _command(conn, FETCH.show_running, target, "verify")
     if "- set:" not in out and "- header:" not in out:
-        raise StageError("verify", f"{SHOW_RUNNING!r} printed no configuration")
+        raise StageError("verify", f"{FETCH.show_running!r} printed no configuration")
     return normalize_running(out)
 
 
