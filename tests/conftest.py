@@ -186,8 +186,9 @@ def wait_until(predicate: Callable[[], object], what: str, timeout: float = 60.0
 
 #: The long lab scenarios, run with `pytest -n 4 -m slow` (README): the 48-switch reference apply
 #: and expansion (the README's main job applies and re-plans the reference fabric too), the
-#: 448-switch lab acceptance of the 10k example, and the Comware twin of a fault, interrupt or
-#: tenant-health scenario whose EOS twin runs in the default tier. Measured at 12-180 s each.
+#: 448-switch lab acceptance of the 10k example, the Comware twin of a fault, interrupt or
+#: tenant-health scenario whose EOS twin runs in the default tier, and the variants of an
+#: operator's pending change beyond one per NOS. Measured at 12-180 s each.
 SLOW = {
     "tests/deploy/test_expansion_lab.py::test_expanding_the_reference_fabric_keeps_every_gpu",
     "tests/deploy/test_reference.py::test_reference_first_apply_replan_and_comware_restore",
@@ -205,6 +206,16 @@ SLOW = {
     "tests/deploy/test_disruptive.py::test_each_class_is_named_and_apply_needs_consent[comware]",
     "tests/deploy/test_provenance.py::test_only_what_fabricctl_made_is_removed[comware]",
     "tests/deploy/test_provenance.py::test_a_fabric_deployed_without_marks_is_adopted[comware]",
+    *(
+        f"tests/deploy/test_foreign_changes.py::test_apply_refuses_an_operators_pending_change_and_leaves_it_whole[{case}]"
+        for case in (
+            "eos-session-open",
+            "eos-session-named-like-fabricctls",
+            "nvue-apply-messaged-like-fabricctls",
+            "nvue-staged-changes",
+            "comware-commit-delay-abbreviated",
+        )
+    ),
 }
 
 

@@ -20,7 +20,7 @@ from ntc_templates.parse import parse_output
 from fabricctl.config.diff import diff_device
 from fabricctl.platforms import get_platform
 from fabricctl.platforms.comware import health as cw_health
-from fabricctl.platforms.comware.terminal import MARK, mark_lines, marked_run, unmarked
+from fabricctl.platforms.comware.terminal import MARK, mark_lines, marked_run, proven, unmark_lines, unmarked
 from fabricctl.platforms.eos import health as eos_health
 from fabricctl.platforms.eos.terminal import pending as eos_pending
 from fabricctl.platforms.eos.terminal import sessions
@@ -201,11 +201,17 @@ def test_the_comware_pending_mark_on_a_real_config() -> None:
     assert marked_run(text) is None
     comware = get_platform("comware")
     assert comware.pending(text, text, None) is None
-    block = [line for line in mark_lines("run-42") if line.strip() != "quit"]  # as the switch lists it
+    block = [line for line in mark_lines("run-42-a1b2c3") if line.strip() != "quit"]  # as the switch lists it
     head, tail = text.split("#\nvlan 1\n", 1)
     marked = head + "#\n" + "\n".join(block) + "\n#\nvlan 1\n" + tail
-    assert MARK in marked and marked_run(marked) == "run-42"
+    assert f"{MARK}a1b2c3" in marked and marked_run(marked) == "run-42-a1b2c3"
+    assert proven("run-42-a1b2c3", frozenset({"run-42-a1b2c3"}))
+    assert not proven("run-42-a1b2c3", frozenset({"run-42-ffffff"}))
     assert unmarked(marked) == text
+    assert unmark_lines(marked) == [f"undo {MARK}a1b2c3"]
+    # Killed between the mark's first line and its description: the name alone proves it.
+    bare = head + "#\n" + block[0] + "\n#\nvlan 1\n" + tail
+    assert marked_run(bare) == "a1b2c3" and proven("a1b2c3", frozenset({"run-42-a1b2c3"}))
 
 
 def test_a_real_eos_config_reads_and_diffs_to_nothing() -> None:

@@ -83,6 +83,10 @@ class RunReport:
     #: leaves one), then "finished"; a later run that finds its process gone says "ended".
     state: str = "in progress"
     settled_runs: list[str] = field(default_factory=list)  # killed runs whose switches this one read again
+    #: switch -> the marks of what this run's pushes left on it while in flight (a configure
+    #: session's name, an apply's message, a commit-delay mark: platforms/push.py `new_mark`),
+    #: written before each is sent: a later apply settles only what a record proves fabricctl's.
+    marks: dict[str, list[str]] = field(default_factory=dict)
 
     def counts(self) -> dict[str, int]:
         out: dict[str, int] = {}
@@ -121,6 +125,7 @@ class RunReport:
             "disruptive": self.disruptive,
             "stages": self.stages,
             "switches": {n: asdict(s) for n, s in self.switches.items()},
+            **({"marks": self.marks} if self.marks else {}),
         }
 
 
@@ -154,9 +159,13 @@ class _Runner:
         lab: bool = False,
         abort: threading.Event | None = None,
         on_change: Callable[[RunReport], None] | None = None,
+        on_claim: Callable[[RunReport], None] | None = None,
+        claimed: dict[str, frozenset[str]] | None = None,
     ) -> None:
         self.abort = abort if abort is not None else threading.Event()
         self.on_change = on_change
+        self.on_claim = on_claim or on_change
+        self.claimed = claimed or {}
         self.started = started
         self.lab = lab
         self.plan = plan
@@ -182,6 +191,13 @@ class _Runner:
         """The record on disk follows the run (callers hold the lock)."""
         if self.on_change is not None:
             self.on_change(self.report)
+
+    def claim(self, name: str, mark: str) -> None:
+        """A push is about to leave `mark` on switch `name`: the record holds it before it is sent."""
+        with self.lock:
+            self.report.marks.setdefault(name, []).append(mark)
+            if self.on_claim is not None:
+                self.on_claim(self.report)
 
     def too_many_failures(self) -> bool:
         with self.lock:
@@ -213,6 +229,8 @@ class _Runner:
             run_id=self.report.run_id,
             gate=gate,
             cancelled=self.abort.is_set,
+            claim=lambda mark: self.claim(name, mark),
+            claimed=self.claimed.get(name, frozenset()),
         )
         pusher = get_platform(sp.platform).pusher()
         try:
@@ -281,7 +299,13 @@ class _Runner:
             res = pusher.push(
                 target,
                 PushRequest(
-                    back.commands, before, dialect, None, self.opts.confirm_timeout, self.report.run_id
+                    back.commands,
+                    before,
+                    dialect,
+                    None,
+                    self.opts.confirm_timeout,
+                    self.report.run_id,
+                    claim=lambda mark: self.claim(name, mark),
                 ),
             )
         except Exception as exc:
@@ -344,17 +368,26 @@ def apply_plan(
     lab: bool = False,
     abort: threading.Event | None = None,
     on_change: Callable[[RunReport], None] | None = None,
+    on_claim: Callable[[RunReport], None] | None = None,
 ) -> RunReport:
     """Push every changed switch of `plan` under the failure policy; the report says what happened.
 
     Once `stop` is set (SIGINT / SIGTERM) no switch starts; the ones in flight finish their push,
     each ending changed or exactly as before. Once `abort` is set too, each switch in flight stops
     at its next step and is restored (`rolled back`), unless it was committed already.
-    `report` is filled in place as switches finish.
+    `report` is filled in place as switches finish. `on_claim` writes the record at once when a
+    push is about to leave its mark on a switch (`on_change` may write it a moment later). A
+    switch the plan shows pending is settled only as far as the run records prove what it holds
+    fabricctl's (record.py `claimed_marks`).
     """
+    from fabricctl.deploy.record import claimed_marks
+
     report = report if report is not None else new_report(plan, opts)
     stop = stop if stop is not None else threading.Event()
-    run = _Runner(plan, prepared, opts, report, progress, stop, started, lab, abort, on_change)
+    claimed = claimed_marks(prepared.root, lab) if plan.pending else {}
+    run = _Runner(
+        plan, prepared, opts, report, progress, stop, started, lab, abort, on_change, on_claim, claimed
+    )
     for name in plan.changed:
         report.switches.setdefault(name, SwitchOutcome(name, NOT_STARTED))
     for name, sp in plan.switches.items():

@@ -37,6 +37,7 @@ HINTS: dict[str, str] = {
     "verify": "the switch does not run the intended config after the push: someone changed it meanwhile, or it reads lines back differently; run plan again",
     "stale": "the switch changed since the plan: run fabricctl plan again and review the new diff",
     "interrupted": "the run was interrupted twice: this switch was stopped before its commit and restored; apply again to push it",
+    "foreign": "a change fabricctl did not start waits on the switch (named above); fabricctl never confirms, rolls back or discards it: its owner settles it as shown, then run plan and apply again",
     "confirm-timer": "the push outlasts --confirm-timeout on this switch: raise it (the value above would have fit), or lower --parallelism so the switch answers faster",
     "health": "the change broke what worked and was undone: see the failed checks above (`fabricctl check` shows them all), fix the intent, or apply with --no-health-gate to keep such a change",
     "error": "unexpected: run again with -v (or --log-file FILE) for the full stage log",
@@ -60,6 +61,7 @@ CAUSE_WORDS: dict[str, str] = {
     "health": "health check failed",
     "confirm-timer": "confirm timer",
     "interrupted": "interrupted",
+    "foreign": "someone else's change",
     "error": "error",
 }
 
@@ -164,6 +166,7 @@ def _own_forms() -> tuple[tuple[re.Pattern[str], str], ...]:
     refusals = [p.refusal for p in PLATFORMS.values() if p.refusal]
     return (
         (re.compile(r"^interrupted .*\(a second interrupt\)"), "interrupted"),
+        (re.compile(r"it is not fabricctl's, so fabricctl left it untouched"), "foreign"),
         (re.compile(r"running config changed since the plan"), "stale"),
         (re.compile("|".join([r"\brejected\b", *refusals]), re.I), "rejected"),
         (re.compile(r"closed the session"), "disconnected"),

@@ -365,3 +365,36 @@ def _from_record(data: Any, stem: str, rel: str) -> RunSummary:
         run_group=_field(data, "run_group", str, "") or "",
         shards=[_field(data, "shard", str, "") or "all"] if data.get("run_group") else [],
     )
+
+
+def claimed_marks(root: Path, lab: bool = False) -> dict[str, frozenset[str]]:
+    """switch -> every mark the run records hold for it (what fabricctl's pushes left on it while
+    in flight: RunReport.marks), from the records under `root` and those shared on the fabric
+    repository's remote. Only these may `recover` settle; a remote that cannot be read leaves the
+    local records (a change the records do not prove fabricctl's is left alone)."""
+    from fabricctl.deploy.gitstate import StateError, read_records, shared_remote
+
+    texts: list[str] = []
+    try:
+        remote = shared_remote(Path(root), lab)
+        if remote is not None:
+            texts += read_records(remote).values()
+    except StateError:
+        pass
+    folder = runs_dir(root)
+    if folder.is_dir():
+        for path in sorted(folder.glob("*.json")):
+            try:
+                texts.append(path.read_text(encoding="utf-8"))
+            except OSError:
+                continue
+    out: dict[str, set[str]] = {}
+    for text in texts:
+        try:
+            marks = json.loads(text).get("marks")
+        except (ValueError, AttributeError):
+            continue
+        for switch, listed in marks.items() if isinstance(marks, dict) else ():
+            if isinstance(listed, list):
+                out.setdefault(str(switch), set()).update(m for m in listed if isinstance(m, str))
+    return {switch: frozenset(found) for switch, found in out.items()}

@@ -399,6 +399,7 @@ def apply_safely(
                 apply_plan(
                     plan, prepared, nr, opts, hooks.finished, signals.stop, report, hooks.started, lab,
                     abort=signals.abort, on_change=lambda r: writer.soon(r.to_dict),
+                    on_claim=lambda r: writer.write(r.to_dict()),
                 )  # fmt: skip
                 step.detail = ", ".join(f"{n} {k}" for k, n in report.counts().items()) or "nothing to do"
     except BaseException as exc:  # interrupted three times, a stale plan, a lost lab: still a record

@@ -163,6 +163,10 @@ class CliSession:
         self.gone: Callable[[], bool] = lambda: False
         #: True while the CLI asks for a password: the keys typed are read, not echoed.
         self.hide_input = False
+        #: Who is logged in, from where (the SSH login's user and address; "**" when unknown, as
+        #: Comware logs a console line), for what the NOS logs of a session.
+        self.login_user = ""
+        self.login_address = "**"
 
     @property
     def mode(self) -> str:

@@ -148,6 +148,9 @@ async def _shell(dev: LabDevice, process: asyncssh.SSHServerProcess[str]) -> Non
     """Drive one interactive CLI: echo each key, run each line, print its answer and the prompt."""
     cli = new_cli(dev)
     cli.gone = process.channel.is_closing
+    cli.login_user = str(process.get_extra_info("username") or "")
+    peer = process.get_extra_info("peername")
+    cli.login_address = str(peer[0]) if peer else "**"
     write = process.stdout.write
     if process.command:
         write((await _reply(cli, process.command)).replace("\n", "\r\n") + "\r\n")

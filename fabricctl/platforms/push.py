@@ -9,6 +9,7 @@ Failures are data (stage + message), never exceptions.
 from __future__ import annotations
 
 import hashlib
+import os
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -57,6 +58,13 @@ class PushRequest:
     expected_running_hash: str | None  # refuse if the switch changed since the plan
     confirm_timeout: int = 120  # seconds the device waits for the confirm before reverting
     run_id: str = ""  # names the run in what a push leaves on the switch while it is in flight
+    #: Called with the mark (`new_mark`) of what the push is about to leave on the switch (an EOS
+    #: session's name, an NVUE apply's message, Comware's commit-delay mark) before it sends it;
+    #: the caller records it durably (the run record), so a later `recover` can prove it is ours.
+    claim: Callable[[str], None] = field(default=lambda mark: None, repr=False, compare=False)
+    #: The marks fabricctl's run records hold for this switch: `recover` settles only a change
+    #: that carries one of them, and never touches any other (someone else's).
+    claimed: frozenset[str] = frozenset()
     #: Read before the change and again after it, before the confirm (see `HealthGate`).
     gate: HealthGate | None = field(default=None, repr=False, compare=False)
     #: True once the run is interrupted twice: the push stops at its next step and restores the
@@ -125,6 +133,19 @@ class Pusher(Protocol):
         """Settle what an interrupted push left armed: confirm it when the switch already runs
         `request.intended`, else restore what the switch ran before it (status `rolled back`)."""
         ...
+
+
+def new_mark(run_id: str) -> str:
+    """<run>-<random>: one push's mark (a run's second push to a switch, a rollback, gets its own),
+    made of letters, digits, `-` and `_` so every NOS takes it in a name or a description."""
+    run = "".join(c if c.isalnum() or c in "-_" else "-" for c in run_id or "unknown")
+    return f"{run}-{os.urandom(3).hex()}"
+
+
+def foreign(what: str, clear: str) -> StageError:
+    """A change on the switch that fabricctl did not start (or cannot prove it did): the push
+    stops before it touches anything, and says what waits there and how its owner clears it."""
+    return StageError("load", f"{what}: it is not fabricctl's, so fabricctl left it untouched; {clear}")
 
 
 def recover_failed(exc: Exception, started: float) -> PushResult:

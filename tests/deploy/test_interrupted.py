@@ -30,7 +30,7 @@ STEPS = {
         "loading": (r"^rule 10 permit", "rolled back"),
         "before commit": (r"^configuration commit$", "changed"),
         "committed, not saved": (r"^save force$", "changed"),
-        "saved, still marked": (r"^undo ip vpn-instance fabricctl-pending$", "changed"),
+        "saved, still marked": (r"^undo ip vpn-instance fabricctl-pending-", "changed"),
     },
     "eos": {
         "loading": (r"^ip access-list ", "changed"),  # abandoned session aborted, then the push

@@ -129,8 +129,11 @@ def test_someone_elses_staged_changes_are_never_applied_along(lab: LabFabric) ->
     conn.send_command("nv set interface swp7 description 'not ours'")
     conn.disconnect()
     result = push(_target(lab), _request(lab))
-    assert (result.status, result.stage) == ("failed", "load") and "staged changes" in result.message
+    assert (result.status, result.stage) == ("failed", "load")
+    assert "pending revision 1 holds changes staged by admin" in result.message
+    assert "it is not fabricctl's" in result.message and "`nv config detach`" in result.message
     assert "not ours" not in lab.device("leaf01").running_config()
+    assert "not ours" in _staged(lab)  # still staged: never detached
 
 
 def test_a_failed_health_gate_rolls_the_switch_back(lab: LabFabric) -> None:
@@ -149,23 +152,48 @@ def test_a_timer_that_fires_before_the_confirm_is_reported_rolled_back(lab: LabF
     assert PUSHER.fetch(_target(lab)) == before
 
 
-def test_recover_confirms_an_interrupted_apply_that_converged_else_rolls_it_back(lab: LabFabric) -> None:
-    request = _request(lab)
+def _interrupted_apply(lab: LabFabric, lines: list[str], message: str) -> None:
+    """What a killed push leaves: its lines applied under `--confirm`, waiting."""
     conn = connect(_target(lab))
-    for line in request.commands:
+    for line in lines:
         conn.send_command(line)
-    conn.send_command("nv config apply --confirm 600s -y")
+    conn.send_command(f"nv config apply --confirm 600s -y -m '{message}'")
     conn.disconnect()
+
+
+def test_recover_confirms_an_interrupted_apply_that_converged_else_rolls_it_back(lab: LabFabric) -> None:
+    request = _request(lab, claimed=frozenset({"run-1-a1b2c3", "run-2-d4e5f6"}))
+    _interrupted_apply(lab, request.commands, "fabricctl run-1-a1b2c3")
     settled = PUSHER.recover(_target(lab), request)
-    assert settled.status == "changed" and "confirmed" in settled.message
+    assert settled.status == "changed" and "confirmed revision" in settled.message
     assert "mtu: 9216" in lab.device("leaf01").startup_config()
-    conn = connect(_target(lab))
-    conn.send_command("nv set interface swp1 link mtu 9000")
-    conn.send_command("nv config apply --confirm 600s -y")
-    conn.disconnect()
+    _interrupted_apply(lab, ["nv set interface swp1 link mtu 9000"], "fabricctl run-2-d4e5f6")
     settled = PUSHER.recover(_target(lab), request)
     assert settled.status == "rolled back"
     assert not diff_device("leaf01", PUSHER.fetch(_target(lab)), INTENDED, DIALECT).changed
+
+
+@pytest.mark.parametrize("message", ["maintenance by alice", "fabricctl run-9-ffffff"])
+def test_recover_never_settles_an_apply_no_run_record_holds(lab: LabFabric, message: str) -> None:
+    """An operator's apply waiting for its confirm, even one whose message looks like fabricctl's,
+    is neither confirmed nor rolled back; the operator can still confirm it."""
+    request = _request(lab, claimed=frozenset({"run-1-a1b2c3"}))
+    _interrupted_apply(lab, ["nv set interface swp1 link mtu 9000"], message)
+    applied = lab.device("leaf01").running_config()
+    settled = PUSHER.recover(_target(lab), request)
+    assert (settled.status, settled.stage) == ("failed", "load")
+    assert "revision 1 (by admin, at " in settled.message and f"message {message!r}" in settled.message
+    assert "waits for its confirm: it is not fabricctl's" in settled.message
+    assert "`nv config apply --confirm-yes`" in settled.message
+    assert lab.device("leaf01").running_config() == applied
+    assert lab.device("leaf01").transactions() == {"1": "confirm"}
+    result = push(_target(lab), _request(lab))  # a push refuses it the same way
+    assert result.status == "failed" and "waits for its confirm: it is not fabricctl's" in result.message
+    conn = connect(_target(lab))
+    assert "applied [rev_id: 1]" in conn.send_command("nv config apply --confirm-yes")
+    conn.disconnect()
+    lab.advance(3600)
+    assert "mtu: 9000" in lab.device("leaf01").running_config()
 
 
 def test_unreachable_and_refused_login_fail_at_their_stage(lab: LabFabric) -> None:

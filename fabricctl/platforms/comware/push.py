@@ -5,19 +5,25 @@ checkpoint file, `configuration replace file` and `configuration commit delay N`
 rolls back to the config it had when the command was given unless `configuration commit`
 arrives within N minutes):
 
-1. connect; `display current-configuration`; refuse if it is not what the plan was made from;
+1. connect; `display current-configuration`; refuse if it is not what the plan was made from,
+   or if someone else's `configuration commit delay` is armed: H3C documents no display of an
+   armed delay, so the push reads the switch's log of the commands users ran (`display
+   logbuffer`, SHELL_CMD: terminal.py `armed_delay`); arming over it would move its deadline and
+   `configuration commit` would confirm it, so the push stops and touches nothing;
 2. `system-view`; `save flash:/fabricctl-rollback.cfg` (checkpoint of running; `save <file>`
    does not change the next-startup file); `configuration commit delay <ceil(confirm_timeout/60)>`;
-3. paste the mark (an empty VPN instance `fabricctl-pending` naming the run: Comware shows no
-   armed delay, so the push shows its own) and the remediation, in chunks, checking every reply
-   against the error pattern as it arrives (netmiko's per-line `cmd_verify` costs ~10 ms a line;
-   a 1,300-line first push would take 14 s);
+3. paste the mark (an empty VPN instance `fabricctl-pending-<random>` naming the push's mark,
+   which the run record holds before the delay is armed, its first line in the same write as the
+   arming: Comware shows no armed delay, so the push shows its own) and the remediation, in
+   chunks, checking every reply against the error pattern as it arrives (netmiko's per-line
+   `cmd_verify` costs ~10 ms a line; a 1,300-line first push would take 14 s);
 4. re-read the running config: the remediation must now be empty (the device's own verdict);
 5. `configuration commit` (confirm), `save force`, the mark removed, `save force`.
 
 A run killed anywhere in 3-5 leaves the mark: the next plan reports the switch `pending`, and
-apply settles it (`recover`): it confirms when the switch runs the intended config, else it
-restores the checkpoint. If the delay runs out first, its rollback removes the mark too.
+apply settles it (`recover`): once a run record proves the mark fabricctl's, it confirms when the
+switch runs the intended config, else it restores the checkpoint. If the delay runs out first,
+its rollback removes the mark too.
 
 On any error after step 2 the switch is restored at once, on a new connection (the old one
 may be dead or hung): `configuration replace file flash:/fabricctl-rollback.cfg` (the device
@@ -42,12 +48,16 @@ from fabricctl.config.diff import diff_device
 from fabricctl.platforms.comware.terminal import (
     ERROR_PATTERN,
     FETCH,
+    LOGBUFFER,
+    MARK,
     PROMPT_LINE,
     SHOW_CLOCK,
-    UNMARK_LINES,
+    armed_delay,
     mark_lines,
     marked_run,
+    proven,
     read_clock,
+    unmark_lines,
     unmarked,
 )
 from fabricctl.platforms.paste import CHUNK
@@ -61,6 +71,8 @@ from fabricctl.platforms.push import (
     Target,
     check_cancelled,
     failed_status,
+    foreign,
+    new_mark,
     normalize_running,
     nothing_to_send,
     recover_failed,
@@ -199,6 +211,42 @@ def switch_clock(conn: BaseConnection, target: Target) -> Callable[[], float]:
     return read
 
 
+def refuse_armed(conn: BaseConnection, target: Target, running: str, claimed: frozenset[str]) -> None:
+    """Stop unless no commit delay is armed but one fabricctl's run records prove its own (its
+    mark in running): someone else's armed delay is never re-armed, committed or replaced."""
+    run = marked_run(running)
+    if run is not None:
+        if proven(run, claimed):
+            raise StageError(
+                "load",
+                f"interrupted run {run} left its change under an armed commit delay: run plan again "
+                "(it shows the switch pending) and apply settles it",
+            )
+        raise foreign(
+            f"running holds a commit-delay mark ({MARK}..., {run}) that no fabricctl run record holds",
+            "whoever armed the delay keeps the change (`configuration commit`) or lets it roll back",
+        )
+    prompt = rf"[<\[]{re.escape(conn.base_prompt)}[^\]>\r\n]*[\]>]\s*$"  # a log line may end in `]`
+    try:
+        log = str(conn.send_command(LOGBUFFER, expect_string=prompt, read_timeout=target.timeout))
+        now = read_clock(
+            str(conn.send_command(SHOW_CLOCK, expect_string=prompt, read_timeout=target.timeout))
+        )
+    except Exception as exc:
+        raise StageError("load", f"the log buffer could not be read: {describe_error(exc)}") from None
+    armed = armed_delay(log, now)
+    if armed is not None:
+        by = (
+            f"; it rolls back by {time.strftime('%H:%M:%S', time.gmtime(armed.deadline))} on the switch's clock"
+            if armed.deadline is not None
+            else ""
+        )
+        raise foreign(
+            f"{armed.describe()} is still armed",
+            f"its owner keeps the change (`configuration commit`) or lets it roll back{by}",
+        )
+
+
 def push(target: Target, request: PushRequest) -> PushResult:
     """Apply one remediation with commit-delay protection (see the module docstring)."""
     started = time.monotonic()
@@ -217,6 +265,7 @@ def push(target: Target, request: PushRequest) -> PushResult:
             raise StageError("connect", describe_error(exc)) from None
         if nothing_to_send(before, request):
             return PushResult("unchanged", before=before, seconds=time.monotonic() - started)
+        refuse_armed(conn, target, before, request.claimed)
         minutes = max(1, math.ceil(request.confirm_timeout / 60))
         timer = ConfirmTimer(clock, minutes * 60, granularity=60)
         costs = timer.costs
@@ -232,12 +281,18 @@ def push(target: Target, request: PushRequest) -> PushResult:
             readback = read_estimate(costs, before, request.intended)
             after_paste = readback + costs.gate  # + the commit, measured once armed
             timer.require(after_paste, "the read-back and the health gate")  # the whole timer, before arming
+            mark = new_mark(request.run_id)
+            request.claim(mark)  # recorded before the delay is armed: its mark is provably ours
             armed_at = clock()
             timer.arm(armed_at)
-            _command(conn, f"configuration commit delay {minutes}", target)
+            marked = mark_lines(mark)
+            # One write: the switch never holds this push's delay without the mark's first line,
+            # whose name alone proves it (a run killed between two writes would leave a delay
+            # no record could be matched to, and the next run would have to leave it alone).
+            paste(conn, [f"configuration commit delay {minutes}", marked[0]], target.timeout)
             costs.command = max(timer.resolution, clock() - armed_at)
             after_paste += costs.command
-            lines = [*mark_lines(request.run_id), *request.commands]
+            lines = [*marked[1:], *request.commands]
             paste_from = timer.require(after_paste, "the read-back, the health gate and the commit")
 
             def keep_time(sent: int) -> None:
@@ -273,8 +328,8 @@ def push(target: Target, request: PushRequest) -> PushResult:
             if timer.ran_out():  # the switch was rolling back when the commit arrived
                 raise timer.expired("before the commit reached the switch") from None
             raise
-        _confirmed(conn, target, request, timer)
-        _save_and_unmark(conn, target)
+        after = _confirmed(conn, target, request, timer)
+        _save_and_unmark(conn, target, unmark_lines(after))
         return PushResult("changed", before=before, seconds=time.monotonic() - started)
     except StageError as exc:
         armed = timer is not None and timer.armed_at is not None
@@ -300,9 +355,10 @@ def _commit(conn: BaseConnection, target: Target) -> None:
         raise StageError("commit", describe_error(exc)) from None
 
 
-def _confirmed(conn: BaseConnection, target: Target, request: PushRequest, timer: ConfirmTimer) -> None:
-    """Read back after the commit: the switch must still run the change and its mark. A timer that
-    fired first rolled both away (the commit then found nothing to confirm): nothing is saved."""
+def _confirmed(conn: BaseConnection, target: Target, request: PushRequest, timer: ConfirmTimer) -> str:
+    """Read back after the commit: the switch must still run the change and its mark (returned).
+    A timer that fired first rolled both away (the commit then found nothing to confirm): nothing
+    is saved."""
     try:
         after = normalize_running(_show(conn, target))
     except Exception as exc:
@@ -311,15 +367,16 @@ def _confirmed(conn: BaseConnection, target: Target, request: PushRequest, timer
     if marked_run(after) is None:
         raise timer.expired("before the commit reached the switch")
     require_converged(target.name, unmarked(after), request, "after the commit")
+    return after
 
 
-def _save_and_unmark(conn: BaseConnection, target: Target) -> None:
+def _save_and_unmark(conn: BaseConnection, target: Target, unmark: list[str]) -> None:
     """`save force`, the mark removed, `save force`."""
     try:
         # Saved before the mark goes, then again: a run killed in between leaves the mark in running
         # and startup alike, so the next run still finds it (a committed change is never unsaved).
         conn.send_command("save force", expect_string=r"[\]>]\s*$", read_timeout=target.timeout)
-        paste(conn, UNMARK_LINES, target.timeout)
+        paste(conn, unmark, target.timeout)
         conn.send_command("save force", expect_string=r"[\]>]\s*$", read_timeout=target.timeout)
         conn.exit_config_mode()
     except Exception as exc:
@@ -328,7 +385,9 @@ def _save_and_unmark(conn: BaseConnection, target: Target) -> None:
 
 
 def recover(target: Target, request: PushRequest) -> PushResult:
-    """Settle an interrupted push (the mark is in running): confirm it, or restore the checkpoint."""
+    """Settle an interrupted push (the mark is in running, and a run record holds it): confirm
+    it, or restore the checkpoint. A mark no record holds, or a delay armed without a mark, is
+    someone else's: the switch is left untouched."""
     started = time.monotonic()
     conn: BaseConnection | None = None
     try:
@@ -336,6 +395,8 @@ def recover(target: Target, request: PushRequest) -> PushResult:
         running = normalize_running(_show(conn, target))
         run = marked_run(running)
         converged = not diff_device(target.name, unmarked(running), request.intended, request.dialect).changed
+        if run is None or not proven(run, request.claimed):
+            refuse_armed(conn, target, running, request.claimed)  # raises for a mark not ours
         conn.config_mode()
         if run is None:  # nothing armed (the delay ran out, or the change was committed)
             if not converged:
@@ -347,10 +408,10 @@ def recover(target: Target, request: PushRequest) -> PushResult:
             return PushResult("changed", message="saved the intended config it ran unsaved", before=running)
         if converged:
             _commit(conn, target)
-            _save_and_unmark(conn, target)
+            _save_and_unmark(conn, target, unmark_lines(running))
             return PushResult(
                 "changed",
-                message=f"confirmed the change interrupted run {run} had left under its commit delay",
+                message=f"confirmed the change interrupted push {run} had left under its commit delay",
                 before=running,
                 seconds=time.monotonic() - started,
             )
@@ -362,7 +423,7 @@ def recover(target: Target, request: PushRequest) -> PushResult:
         conn.exit_config_mode()
         return PushResult(
             "rolled back",
-            message=f"restored the checkpoint interrupted run {run} had left (its change was incomplete)",
+            message=f"restored the checkpoint interrupted push {run} had left (its change was incomplete)",
             before=running,
             seconds=time.monotonic() - started,
         )

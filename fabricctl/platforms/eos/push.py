@@ -1,8 +1,11 @@
 """Push protocol for Arista EOS: a named configure session with a commit timer, over eAPI
 (never over SSH, which hides errors), with Arista's own client (pyeapi).
 
-1. read the switch's clock and running config; refuse if it is not what the plan was made from;
-2. load the commands into a session named after the run (eAPI reports a rejected line);
+1. read the switch's clock and running config; refuse if it is not what the plan was made from,
+   or if a session holds a change (open, or committed on its timer) that is not this push's:
+   someone else's change is never committed, aborted or carried along;
+2. load the commands into a session named after the push's mark, which the run record holds
+   before the session exists (eAPI reports a rejected line);
 3. the session's own diff (`show session-config named S diffs`) adds only lines the plan sends;
 4. `configure session S commit timer hh:mm:ss`: EOS reverts unless confirmed in time;
 5. re-read the running config: the remediation must now be empty;
@@ -21,7 +24,7 @@ the same driver object loaded. Measured against the lab: a run killed while load
 use") and its `discard_config` cannot abort it, and nothing says which run left it, so `recover`
 could neither finish nor undo it. Its `rollback` and `confirm_commit` also send `write memory`
 on their own, and a failed run must leave startup as it was. The session therefore carries the
-run's name (platforms/eos/terminal.py `session_name`), which only eAPI itself can give it.
+push's mark (platforms/eos/terminal.py `session_name`), which only eAPI itself can give it.
 """
 
 from __future__ import annotations
@@ -35,7 +38,7 @@ from typing import Any
 import pyeapi
 
 from fabricctl.config.diff import diff_device
-from fabricctl.platforms.eos.terminal import SHOW_CLOCK, read_clock, session_name, sessions, unsettled
+from fabricctl.platforms.eos.terminal import SHOW_CLOCK, live, ours, read_clock, session_name, sessions
 from fabricctl.platforms.push import (
     Pusher,
     PushRequest,
@@ -47,6 +50,8 @@ from fabricctl.platforms.push import (
     TimerExpired,
     check_cancelled,
     failed_status,
+    foreign,
+    new_mark,
     normalize_running,
     nothing_to_send,
     recover_failed,
@@ -167,6 +172,48 @@ def _abort_session(target: Target, session: str) -> str:
         return f"could not abort session {session} ({describe_error(exc)}); its commit timer reverts it"
 
 
+def open_sessions(node: Any) -> dict[str, str]:
+    """The sessions that hold a change (terminal.py `live`), as the switch lists them."""
+    return live(json.dumps(node.run_commands(["show configuration sessions"])[0]))
+
+
+def refuse_foreign(states: dict[str, str], claimed: frozenset[str]) -> None:
+    """Stop when a session holds a change fabricctl cannot prove it opened (platforms/push.py `foreign`)."""
+    for name, state in sorted(states.items()):
+        if ours(name, claimed):
+            continue
+        if state == "pendingCommitTimer":
+            raise foreign(
+                f"session {name} is committed on its timer",
+                f"its owner confirms it (`configure session {name} commit`) or rolls it back "
+                f"(`configure session {name} abort`)",
+            )
+        raise foreign(
+            f"session {name} holds changes not committed",
+            f"its owner commits it (`configure session {name} commit`) or drops it "
+            f"(`configure session {name} abort`)",
+        )
+
+
+def refuse_waiting(node: Any, request: PushRequest) -> None:
+    """Before anything is staged: no session may hold a change, fabricctl's own abandoned one
+    included (the plan shows it pending and `recover` settles it)."""
+    try:
+        waiting = open_sessions(node)
+    except Exception as exc:
+        raise StageError(
+            "load", f"the configuration sessions could not be read: {describe_error(exc)}"
+        ) from None
+    left = sorted(n for n in waiting if ours(n, request.claimed))
+    if left:
+        raise StageError(
+            "load",
+            f"session {', '.join(left)} left by an interrupted apply: "
+            "run plan again (it shows the switch pending) and apply settles it",
+        )
+    refuse_foreign(waiting, request.claimed)
+
+
 def switch_clock(node: Any) -> Callable[[], float]:
     """The switch's clock (`show clock`); this machine's when the switch prints none we read."""
 
@@ -206,6 +253,7 @@ def push(target: Target, request: PushRequest) -> PushResult:
             raise StageError("connect", describe_error(exc)) from None
         if nothing_to_send(before, request):
             return PushResult("unchanged", before=before, seconds=time.monotonic() - started)
+        refuse_waiting(node, request)
         timer = ConfirmTimer(clock, max(1, int(request.confirm_timeout)))
         costs = timer.costs
         costs.command = max(timer.resolution, read_from - probed)  # one short command, until the commit shows
@@ -215,7 +263,9 @@ def push(target: Target, request: PushRequest) -> PushResult:
             if request.gate is not None:
                 request.gate.before()
                 costs.gate = clock() - read_done
-            session = session_name(request.run_id)  # an abandoned one is known as ours
+            mark = new_mark(request.run_id)
+            request.claim(mark)  # recorded before the session exists: an abandoned one is provably ours
+            session = session_name(mark)
             load(node, session, request.commands)
             device_diff = session_diff(node, session)
         except StageError:
@@ -292,19 +342,17 @@ def _confirm(node: Any, session: str, timer: ConfirmTimer) -> None:
 
 
 def recover(target: Target, request: PushRequest) -> PushResult:
-    """Settle sessions an interrupted push left: one on its commit timer is confirmed when the
-    switch runs the intended config, else aborted (EOS reverts it); one never committed is
-    aborted (running is untouched) and the plan's change is then pushed as usual."""
+    """Settle sessions an interrupted push left, once the run records prove them fabricctl's
+    (`request.claimed`): one on its commit timer is confirmed when the switch runs the intended
+    config, else aborted (EOS reverts it); one never committed is aborted (running is untouched)
+    and the plan's change is then pushed as usual. Any other session stops the switch untouched."""
     started = time.monotonic()
     try:
         node = connect(target)
-        output = json.dumps(node.run_commands(["show configuration sessions"])[0])
-        ours, theirs = unsettled(output)
-        if theirs:
-            raise StageError("load", f"session {', '.join(theirs)} is not fabricctl's and waits on its timer")
-        states = sessions(output)
-        timed = [n for n in ours if states[n] == "pendingCommitTimer"]
-        open_only = [n for n in ours if n not in timed]
+        states = open_sessions(node)
+        refuse_foreign(states, request.claimed)
+        timed = sorted(n for n, st in states.items() if st == "pendingCommitTimer")
+        open_only = sorted(n for n in states if n not in timed)
         if open_only:
             _run(node, [f"configure session {n} abort" for n in open_only])
         if not timed:

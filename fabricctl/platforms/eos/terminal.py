@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import calendar
 import json
-import os
 import re
 import time
 
@@ -42,14 +41,13 @@ def read_clock(text: str) -> float | None:
     return None
 
 
-#: Sessions fabricctl opens are named after the run, so an abandoned one is known as fabricctl's.
+#: Sessions fabricctl opens are named after the push's mark (platforms/push.py `new_mark`): the
+#: run record holds the mark, so an abandoned session is provably fabricctl's.
 SESSION_PREFIX = "fabricctl-"
 
 
-def session_name(run_id: str) -> str:
-    """fabricctl-<run>-<random>: a run's second push to a switch (a rollback) needs its own session."""
-    run = "".join(c if c.isalnum() or c in "-_" else "-" for c in run_id or "unknown")
-    return f"{SESSION_PREFIX}{run}-{os.urandom(3).hex()}"
+def session_name(mark: str) -> str:
+    return f"{SESSION_PREFIX}{mark}"
 
 
 def sessions(output: str | None) -> dict[str, str]:
@@ -61,21 +59,27 @@ def sessions(output: str | None) -> dict[str, str]:
     return {n: str(s.get("state", "")) for n, s in found.items() if isinstance(s, dict)}
 
 
-def unsettled(output: str | None) -> tuple[list[str], list[str]]:
-    """(fabricctl's sessions left pending or on a timer, other sessions committed on a timer)."""
-    states = sessions(output)
-    ours = sorted(n for n, st in states.items() if n.startswith(SESSION_PREFIX) and st.startswith("pending"))
-    theirs = sorted(
-        n for n, st in states.items() if not n.startswith(SESSION_PREFIX) and st == "pendingCommitTimer"
-    )
-    return ours, theirs
+def live(output: str | None) -> dict[str, str]:
+    """The sessions that hold a change: open (`pending`) or committed on a timer
+    (`pendingCommitTimer`); completed ones are history."""
+    return {n: st for n, st in sessions(output).items() if st.startswith("pending")}
+
+
+def ours(name: str, claimed: frozenset[str]) -> bool:
+    """A session fabricctl provably opened: its name carries a mark a run record holds."""
+    return name.startswith(SESSION_PREFIX) and name[len(SESSION_PREFIX) :] in claimed
 
 
 def pending(running: str, saved: str, extra: str | None) -> str | None:
-    ours, theirs = unsettled(extra)
-    states = sessions(extra)
-    parts = [f"session {n} ({states[n]}) left by an interrupted apply" for n in ours]
-    parts += [f"session {n} is committed on a timer and not confirmed" for n in theirs]
+    """What a plan shows: a session fabricctl left (settled by the next apply, which first proves
+    it is fabricctl's) and any other session committed on a timer (a change someone else has not
+    confirmed: the apply refuses the switch until its owner settles it)."""
+    parts = []
+    for name, state in live(extra).items():
+        if name.startswith(SESSION_PREFIX):
+            parts.append(f"session {name} ({state}) left by an interrupted apply")
+        elif state == "pendingCommitTimer":
+            parts.append(f"session {name} is committed on a timer and not confirmed (not fabricctl's)")
     return "; ".join(parts) or None
 
 

@@ -8,21 +8,25 @@ Commands"). The push:
 1. connect; read the switch's clock (`nv show system -o json`: its uptime) and the applied config
    (`nv config show -o yaml`); refuse if it moved since the plan, if another apply is waiting for
    its confirm, or if the pending revision already holds changes (someone else's, which an apply
-   would carry along);
+   would carry along): the refusal names the revision (`nv config revision`: who, when, its
+   message) and touches nothing of it;
 2. send the plan's `nv set` / `nv unset` lines, in chunks, each reply checked as it arrives (NVUE
    refuses a bad path or value on the line itself; platforms/paste.py); a refused line: `nv config
    detach`, nothing was applied;
-3. `nv config apply --confirm <N>s -y`; the time left is then followed on the switch
+3. `nv config apply --confirm <N>s -y -m 'fabricctl <mark>'`, the mark recorded in the run
+   record first (platforms/push.py `new_mark`); the time left is then followed on the switch
    (platforms/timer.py, with `--confirm-status` as the switch's own word);
 4. read back: the owned scope must equal the intent; run the health gate;
 5. `nv config apply --confirm-yes` (auto-save makes the applied config the startup one), then read
    back again: a timer that fired first rolled the change away and the push says so.
 
 On any failure after step 3 the switch is rolled back at once on a fresh session (`nv config
-apply --confirm-no`) and must then run exactly what it ran before; when that session cannot be
-had, the confirm timer rolls it back by itself. A switch is never reported changed unless the
-confirmed configuration was read back. An interrupted run leaves an apply waiting for its confirm:
-`recover` confirms it when the switch runs the intent, else rolls it back.
+apply --confirm-no`, only while the apply waiting is this push's: its revision and mark) and must
+then run exactly what it ran before; when that session cannot be had, the confirm timer rolls it
+back by itself. A switch is never reported changed unless the confirmed configuration was read
+back. An interrupted run leaves an apply waiting for its confirm: `recover` confirms it when the
+switch runs the intent, else rolls it back, and only when its message carries a mark the run
+records hold; staged lines nobody applied are never dropped (they cannot be proven fabricctl's).
 
 Why `nv set` over SSH and not the REST API: the API listens only on the switch itself until an
 operator opens it (NVUE API, "Secure the API": listening address), while SSH is how fabricctl
@@ -39,12 +43,20 @@ import json
 import re
 import time
 from collections.abc import Callable
-from typing import Any
+from typing import Any, NoReturn
 
 from netmiko.base_connection import BaseConnection
 
 from fabricctl.config.diff import diff_device
-from fabricctl.platforms.nvue.terminal import FETCH
+from fabricctl.platforms.nvue.terminal import (
+    FETCH,
+    MESSAGE_PREFIX,
+    REVISIONS,
+    WAITING,
+    describe,
+    mark_of,
+    revision_rows,
+)
 from fabricctl.platforms.paste import paste
 from fabricctl.platforms.push import (
     Pusher,
@@ -55,6 +67,8 @@ from fabricctl.platforms.push import (
     Target,
     check_cancelled,
     failed_status,
+    foreign,
+    new_mark,
     normalize_running,
     nothing_to_send,
     recover_failed,
@@ -152,6 +166,45 @@ def confirm_left(conn: BaseConnection, target: Target) -> int | None:
     return int(m[1]) if m else None
 
 
+def revisions(conn: BaseConnection, target: Target) -> list[dict[str, str]]:
+    return revision_rows(_command(conn, REVISIONS, target))
+
+
+def waiting_revision(rows: list[dict[str, str]]) -> dict[str, str] | None:
+    """The revision applied and waiting for its confirm (NVUE lets one wait at a time)."""
+    return next((r for r in reversed(rows) if r.get("State") == WAITING), None)
+
+
+def refuse_pending(conn: BaseConnection, target: Target, request: PushRequest) -> None:
+    """Before anything is staged: no apply may wait for its confirm and no change may be staged.
+    Either is someone else's unless the run records hold its mark (then the plan shows the switch
+    pending and `recover` settles it); nothing of it is touched."""
+    if confirm_left(conn, target) is not None:
+        row = waiting_revision(revisions(conn, target))
+        if row is not None and mark_of(row) in request.claimed:
+            raise StageError(
+                "load",
+                f"{describe(row)} left by an interrupted apply waits for its confirm: run plan "
+                "again (it shows the switch pending) and apply settles it",
+            )
+        refuse_waiting(row)
+    if _send(conn, PENDING_DIFF, target).strip():
+        rows = [r for r in revisions(conn, target) if r.get("State") == "pending"]
+        row = rows[-1] if rows else {}
+        by = f" staged by {row['User']}" if row.get("User") else ""
+        raise foreign(
+            f"pending revision {row.get('Rev ID', '?')} holds changes{by} and not applied (`nv config diff`)",
+            "their owner applies them (`nv config apply`) or drops them (`nv config detach`)",
+        )
+
+
+def refuse_waiting(row: dict[str, str] | None) -> NoReturn:
+    raise foreign(
+        f"{describe(row) if row is not None else 'an apply'} waits for its confirm",
+        "its owner keeps it (`nv config apply --confirm-yes`) or rolls it back (`nv config apply --confirm-no`)",
+    )
+
+
 def push(target: Target, request: PushRequest) -> PushResult:
     """Apply one remediation under NVUE's confirm timer (see the module docstring)."""
     started = time.monotonic()
@@ -159,6 +212,7 @@ def push(target: Target, request: PushRequest) -> PushResult:
     before: str | None = None
     timer: ConfirmTimer | None = None
     staged = False
+    mark = rev = ""  # what this push's apply is known by on the switch
     try:
         conn = connect(target)
         try:
@@ -176,15 +230,7 @@ def push(target: Target, request: PushRequest) -> PushResult:
         try:
             read_done = clock()
             costs.read = read_done - read_from
-            if confirm_left(conn, target) is not None:
-                raise StageError(
-                    "load", "another apply is waiting for its confirm on the switch; settle it first"
-                )
-            if _send(conn, PENDING_DIFF, target).strip():
-                raise StageError(
-                    "load",
-                    "the switch has staged changes nobody applied (nv config diff); apply or detach them first",
-                )
+            refuse_pending(conn, target, request)
             if request.gate is not None:
                 request.gate.before()
                 costs.gate = clock() - read_done
@@ -201,18 +247,21 @@ def push(target: Target, request: PushRequest) -> PushResult:
             )
             after_apply = read_estimate(costs, before, request.intended) + costs.gate
             timer.require(after_apply, "the read-back and the health gate")  # the whole timer, before arming
+            mark = new_mark(request.run_id)
+            request.claim(mark)  # recorded before the apply: a waiting apply is provably ours
             armed_at = clock()
             timer.arm(armed_at)
-            message = f"fabricctl {request.run_id}".strip()
             out = _command(
                 conn,
-                f"nv config apply --confirm {request.confirm_timeout}s -y -m '{message}'",
+                f"nv config apply --confirm {request.confirm_timeout}s -y -m '{MESSAGE_PREFIX}{mark}'",
                 target,
                 "commit",
             )
             staged = False
-            if _APPLIED.search(out) is None:
+            applied = _APPLIED.search(out)
+            if applied is None:
                 raise StageError("commit", f"nv config apply did not apply: {redact(out.strip()[:120])!r}")
+            rev = applied[1]
             costs.command = max(timer.resolution, clock() - armed_at)
             after_apply += costs.command
             timer.require(after_apply, "the read-back, the health gate and the confirm")
@@ -241,7 +290,7 @@ def push(target: Target, request: PushRequest) -> PushResult:
             result.message += "; " + _detach(conn, target)
             conn = None
         elif armed and before is not None:
-            result.message += "; " + restore(target, conn, before)
+            result.message += "; " + restore(target, conn, before, mark, rev)
             conn = None
         result.seconds = time.monotonic() - started
         return result
@@ -292,13 +341,18 @@ def _detach(conn: BaseConnection | None, target: Target) -> str:
         _close(fresh)
 
 
-def restore(target: Target, conn: BaseConnection | None, before: str) -> str:
-    """Roll the applied change back now, on a fresh session, and check the switch runs `before`."""
+def restore(target: Target, conn: BaseConnection | None, before: str, mark: str, rev: str) -> str:
+    """Roll this push's apply back now, on a fresh session, and check the switch runs `before`.
+    An apply waiting that is not this push's (its revision and mark differ) is left alone."""
     _close(conn)
     conn = None
     try:
         conn = connect(target)
         if confirm_left(conn, target) is not None:
+            row = waiting_revision(revisions(conn, target))
+            if row is None or (mark_of(row) != mark and row.get("Rev ID") != rev):
+                what = describe(row) if row is not None else "an apply"
+                return f"{what} waits for its confirm and is not this push's: left it; the confirm timer rolls this push back"
             _command(conn, "nv config apply --confirm-no", target)
         current = _show(conn, target)
         if current != before:
@@ -313,18 +367,17 @@ def restore(target: Target, conn: BaseConnection | None, before: str) -> str:
 
 
 def recover(target: Target, request: PushRequest) -> PushResult:
-    """Settle what an interrupted push left: confirm the waiting apply when the switch runs the
-    intent, else roll it back; staged lines nobody applied are detached (kept as a revision)."""
+    """Settle what an interrupted push left: the apply waiting for its confirm, once its message
+    carries a mark the run records hold (`request.claimed`), is confirmed when the switch runs the
+    intent, else rolled back. Any other waiting apply, or staged changes, stop the switch untouched."""
     started = time.monotonic()
     conn: BaseConnection | None = None
     try:
         conn = connect(target)
         running = _show(conn, target)
         converged = not diff_device(target.name, running, request.intended, request.dialect).changed
-        waiting = confirm_left(conn, target) is not None
-        if _send(conn, PENDING_DIFF, target).strip():
-            _command(conn, "nv config detach", target)
-        if not waiting:
+        if confirm_left(conn, target) is None:
+            refuse_pending(conn, target, request)  # staged changes are someone's: never dropped
             status: Status = "changed" if converged else "unchanged"
             why = (
                 "the switch runs the intended config"
@@ -332,19 +385,22 @@ def recover(target: Target, request: PushRequest) -> PushResult:
                 else "nothing to settle any more; plan again"
             )
             return PushResult(status, message=why, before=running, seconds=time.monotonic() - started)
+        row = waiting_revision(revisions(conn, target))
+        if row is None or mark_of(row) not in request.claimed:
+            refuse_waiting(row)
         if converged:
             _command(conn, "nv config apply --confirm-yes", target, "commit")
             require_converged(target.name, _show(conn, target), request, "after the confirm")
             return PushResult(
                 "changed",
-                message="confirmed the apply an interrupted run had left waiting",
+                message=f"confirmed {describe(row)}, which an interrupted run had left waiting",
                 before=running,
                 seconds=time.monotonic() - started,
             )
         _command(conn, "nv config apply --confirm-no", target)
         return PushResult(
             "rolled back",
-            message="rolled back the apply an interrupted run had left waiting (its change was incomplete)",
+            message=f"rolled back {describe(row)}, which an interrupted run had left waiting (its change was incomplete)",
             before=running,
             seconds=time.monotonic() - started,
         )

@@ -3,6 +3,7 @@ object tree fabricctl renders), the shell prompt, and what an interrupted push l
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 
 import yaml
@@ -37,3 +38,53 @@ def pending(running: str, saved: str, extra: str | None) -> str | None:
     if not running.strip() or not saved.strip() or _applied(running) == _applied(saved):
         return None
     return "the applied configuration differs from startup (an apply not confirmed or not saved)"
+
+
+#: `nv config revision` (Cumulus Linux 5.5 and later; NVUE command reference, "nv config
+#: revision"): one row per revision, columns Rev ID, State, Apply ID, Apply Date, Type, User,
+#: Reason, Message under a row of dashes that marks each column's width.
+REVISIONS = "nv config revision"
+#: The state of an applied revision that waits for `nv config apply --confirm-yes` (the NVUE
+#: API's revision states: `confirm`; `confirm_fail` once its timer rolled it back).
+WAITING = "confirm"
+#: An apply fabricctl makes carries `-m 'fabricctl <mark>'` (platforms/push.py `new_mark`).
+MESSAGE_PREFIX = "fabricctl "
+
+
+def revision_rows(text: str) -> list[dict[str, str]]:
+    """The rows of an NVUE table (`nv config revision`), each as column name -> value: the
+    dashes under the header give each column's start, so a value with spaces (a message) and an
+    empty one stay in their column."""
+    lines = text.splitlines()
+    for i, line in enumerate(lines[1:], 1):
+        if line.strip() and set(line.strip()) <= {"-", " "}:
+            starts = [m.start() for m in re.finditer(r"-+", line)]
+            header = lines[i - 1]
+            break
+    else:
+        return []
+    bounds = list(zip(starts, [*starts[1:], None], strict=True))
+    names = [header[a:b].strip() for a, b in bounds]
+    rows = []
+    for line in lines[i + 1 :]:
+        if line.strip():
+            rows.append({n: line[a:b].strip() for n, (a, b) in zip(names, bounds, strict=True)})
+    return rows
+
+
+def mark_of(row: dict[str, str]) -> str | None:
+    """The mark in a revision's apply message, when fabricctl made the apply."""
+    message = row.get("Message", "")
+    return message[len(MESSAGE_PREFIX) :].split()[0] if message.startswith(MESSAGE_PREFIX) else None
+
+
+def describe(row: dict[str, str]) -> str:
+    """`revision 7 (applied by alice at 2025-01-01 10:00:00, message 'mtu')`, as far as the row says."""
+    said = [
+        f"by {row['User']}" if row.get("User") else "",
+        f"at {row['Apply Date']}" if row.get("Apply Date") else "",
+    ]
+    if row.get("Message"):
+        said.append(f"message {row['Message']!r}")
+    told = ", ".join(s for s in said if s)
+    return f"revision {row.get('Rev ID', '?')}" + (f" ({told})" if told else "")

@@ -101,7 +101,12 @@ class ComwareCli(CliSession):
             return await self._answer(line.strip().lower())
         if line.strip().startswith("#"):
             return ""
-        return await super().execute(line, as_json)
+        out = await super().execute(line, as_json)
+        if line.strip():  # a command that ran (a refused one raised): SHELL_CMD logs it as typed
+            commit.log_command(
+                self.dev, line.strip(), self.login_user, self.login_address, "vty0", self.sysname()
+            )
+        return out
 
     def ask(self, text: str, on_answer: Callable[[bool], Awaitable[Output]]) -> Output:
         """Show `text` (ending in `[Y/N]:`) as the prompt; the next line is the answer."""
@@ -235,6 +240,10 @@ class ComwareCli(CliSession):
             return REPLACED.format(name=name)
 
         return self.ask("Current configuration will be lost, save current configuration? [Y/N]:", replace)
+
+    @command(r"display logbuffer", "user system")
+    async def _display_logbuffer(self, m: re.Match[str], as_json: bool) -> Output:
+        return commit.logbuffer(self.dev)
 
     @command(r"configuration commit delay (\d+)", "system")
     async def _commit_delay(self, m: re.Match[str], as_json: bool) -> Output:

@@ -238,7 +238,7 @@ def run_nv(dev: LabDevice, words: list[str], user: str, how: str) -> Output:
         raise NvueError("Error: Incomplete Command: nv <set|unset|show|config|action>")
     verb, rest = pos[0], pos[1:]
     if verb in ("set", "unset"):
-        rev = revisions.cli_pending(dev)
+        rev = revisions.cli_pending(dev, user=user)
         assert rev is not None
         stage(grammar, rev.config, words[1:], verb == "unset")
         return ""
@@ -322,8 +322,7 @@ def _config(
                 for h in st.history
             ]
             return "\n".join(["Rev ID  Apply Date           User        Type      Message", *rows])
-        rows = [f"{r.id:<6}  {r.state}" for r in st.revisions.values()]
-        return "\n".join(["Rev ID  State", *rows])
+        return revisions.revision_table(dev)
     raise NvueError(f"Error: Invalid Command: config {sub}")
 
 

@@ -51,6 +51,11 @@ class Revision:
     state: str = "pending"
     issue: dict[str, Any] = field(default_factory=dict)
     progress: str = ""
+    user: str = ""  # who staged it (a pending revision) or applied it
+    applies: int = 0  # how often it was applied (its Apply ID: rev_<id>_apply_<n>)
+    applied_at: str = ""  # the last apply's date and time, as `nv config revision` prints it
+    how: str = ""  # CLI or API
+    message: str = ""
 
     def as_json(self) -> dict[str, Any]:
         return {"state": self.state, "transition": {"issue": self.issue, "progress": self.progress}}
@@ -76,6 +81,14 @@ class NvueState:
     cli_pending: str | None = None  # the CLI's pending revision (all CLI sessions share it)
     confirm: Confirm | None = None
     history: list[dict[str, str]] = field(default_factory=list)
+
+    def transactions(self) -> dict[str, str]:
+        """Revision id -> state of what waits: the apply waiting for its confirm, staged changes."""
+        out = {self.confirm.rev: "confirm"} if self.confirm is not None else {}
+        staged = self.revisions.get(self.cli_pending or "")
+        if staged is not None and staged.state == "pending" and staged.config != staged.base:
+            out[staged.id] = "pending"
+        return out
 
     def cancel(self) -> None:
         """Reset / reboot: timers stop, staged changes go."""
@@ -109,11 +122,12 @@ def new_revision(dev: LabDevice) -> Revision:
     return rev
 
 
-def cli_pending(dev: LabDevice, create: bool = True) -> Revision | None:
+def cli_pending(dev: LabDevice, create: bool = True, user: str = "") -> Revision | None:
     st = state_of(dev)
     rev = st.revisions.get(st.cli_pending or "")
     if (rev is None or rev.state != "pending") and create:
         rev = new_revision(dev)
+        rev.user = user
         st.cli_pending = rev.id
     return rev if rev is not None and rev.state == "pending" else None
 
@@ -166,6 +180,8 @@ def apply(
     st.applied_rev = rev.id
     if st.cli_pending == rev.id:
         st.cli_pending = None
+    rev.applies += 1
+    rev.user, rev.applied_at, rev.how, rev.message = who, _stamp(dev), how, message
     st.history.append(
         {"rev": rev.id, "date": _stamp(dev), "user": who, "type": how, "message": message or "-"}
     )
@@ -227,6 +243,26 @@ def detach(dev: LabDevice) -> str | None:
     rev.state = "detached"
     state_of(dev).cli_pending = None
     return rev.id
+
+
+#: `nv config revision`'s columns (NVUE command reference, Cumulus Linux 5.5 and later).
+REVISION_COLUMNS = ("Rev ID", "State", "Apply ID", "Apply Date", "Type", "User", "Reason", "Message")
+
+
+def revision_table(dev: LabDevice) -> str:
+    """`nv config revision` in NVUE's table layout: each column as wide as its widest value, under
+    a row of dashes. An applied revision is saved too (auto-save is on: `applied_and_saved`)."""
+    rows = []
+    for rev in state_of(dev).revisions.values():
+        state = "applied_and_saved" if rev.state == "applied" else rev.state
+        apply_id = f"rev_{rev.id}_apply_{rev.applies}" if rev.applies else ""
+        reason = "Config update" if rev.applies else ""
+        rows.append((rev.id, state, apply_id, rev.applied_at, rev.how, rev.user, reason, rev.message))
+    widths = [max(len(c), *(len(r[i]) for r in rows)) for i, c in enumerate(REVISION_COLUMNS)]
+    lines = [REVISION_COLUMNS, tuple("-" * w for w in widths), *rows]
+    return "\n".join(
+        "  ".join(v.ljust(w) for v, w in zip(line, widths, strict=True)).rstrip() for line in lines
+    )
 
 
 def _stamp(dev: LabDevice) -> str:
