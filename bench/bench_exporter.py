@@ -1,8 +1,9 @@
 """The exporter at scale: how long one poll round of 448 lab switches takes (the shortest poll
-interval the defaults sustain), and how big and slow a scrape is at 4,160 switches.
+interval the defaults sustain), how big and slow a scrape is at 4,160 switches, and how long a
+scrape takes while hostile clients lean on the server.
 
-    python bench/bench_exporter.py [--rounds 5] [--concurrency 32]   # both parts
-    python bench/bench_exporter.py --part poll | --part scrape
+    python bench/bench_exporter.py [--rounds 5] [--concurrency 32]   # poll and scrape
+    python bench/bench_exporter.py --part poll | --part scrape | --part hostile
 
 poll: examples/multipod-10k in one lab process (448 switches, factory configs: every port's
 counters, no PFC or ECN queues yet) and `fabricctl exporter --lab --interval 1` in another;
@@ -16,6 +17,12 @@ scrape: the 49-pod fabric of bench/gen_100k.py (3,136 pod switches + 1,024 super
 switch reports for every cabled port (errors, PFC on the lossless priority, 8 queues of drops and
 sent packets, flap age, optic), then the collector's exposition: series count, bytes and the
 median seconds to produce it.
+
+hostile: examples/multipod-10k's 448 switches with the same synthetic counters behind the
+exporter's HTTP server (httpserve.py, its default limits); the median seconds of a scrape over a
+real socket, quiet, then while 300 silent sockets, 50 slowloris clients (a header byte every
+0.1 s), 50 idle keep-alive connections and a client sending 1 MB heads in a loop lean on it; and
+the server's threads (its loop and its workers) before and during the load.
 """
 
 from __future__ import annotations
@@ -160,9 +167,101 @@ def scrape(runs: int) -> None:
         shutil.rmtree(root, ignore_errors=True)
 
 
+def _synthetic(compiled: object) -> object:
+    """An exposition of `compiled` with every cabled port's counters (as `scrape` gives them)."""
+    from fabricctl.platforms.counters import Optic, PortCounters, SwitchCounters
+    from fabricctl.telemetry.exporter import Exposition, Snapshot
+    from fabricctl.telemetry.labels import port_labels
+
+    exposition = Exposition(compiled)  # type: ignore[arg-type]
+    by_switch: dict[str, list[str]] = {}
+    for switch, port in port_labels(compiled):  # type: ignore[arg-type]
+        by_switch.setdefault(switch, []).append(port)
+    for switch, ports in by_switch.items():
+        counters = SwitchCounters(clock=0.0)
+        for port in ports:
+            counters.ports[port] = PortCounters(
+                errors=12, pfc={3: (123456, 654321)}, queue_dropped=dict.fromkeys(range(8), 0),
+                queue_sent=dict.fromkeys(range(8), 987654321), up=True, last_flap_ago=86400.0,
+                optic=Optic(-2.31, None, -10.0),
+            )  # fmt: skip
+        exposition.update(switch, Snapshot(up=True, counters=counters, polled_at=time.time()))
+    return exposition
+
+
+def hostile(runs: int) -> None:
+    import contextlib
+    import http.client
+    import socket
+    import threading
+
+    from fabricctl.compile.build import compile_fabric
+    from fabricctl.telemetry.exporter import serve
+
+    compiled = compile_fabric(REPO / "examples" / "multipod-10k")
+    server = serve(_synthetic(compiled), "127.0.0.1", 0)  # type: ignore[arg-type]
+
+    def scrape_once() -> tuple[float, int]:
+        t = time.monotonic()
+        conn = http.client.HTTPConnection(*server.address, timeout=120)
+        try:
+            conn.request("GET", "/metrics")
+            body = conn.getresponse().read()
+        finally:
+            conn.close()
+        return time.monotonic() - t, len(body)
+
+    def threads() -> int:
+        return sum(1 for t in threading.enumerate() if t.name.startswith("fabricctl-http"))
+
+    stop = threading.Event()
+    sockets: list[socket.socket] = []
+    try:
+        quiet = [scrape_once() for _ in range(runs)]
+        size = quiet[0][1]
+        print(f"scrape of {len(compiled.fabric.switches)} switches ({size / 1e6:.1f} MB), quiet: median "
+              f"{statistics.median(t for t, _ in quiet):.3f} s over {runs} runs; server threads {threads()}")  # fmt: skip
+        sockets += [socket.create_connection(server.address) for _ in range(300)]
+        slow = [socket.create_connection(server.address) for _ in range(50)]
+        for sock in slow:
+            sock.sendall(b"GET /metrics HTTP/1.1\r\nHost: x\r\n")
+        sockets += slow
+        for _ in range(50):
+            keep = socket.create_connection(server.address)
+            keep.sendall(b"GET /nothing HTTP/1.1\r\nHost: x\r\n\r\n")  # answered, then idle
+            sockets.append(keep)
+
+        def drip() -> None:
+            while not stop.is_set():
+                for sock in slow:
+                    with contextlib.suppress(OSError):
+                        sock.send(b"X")
+                time.sleep(0.1)
+
+        def huge_heads() -> None:
+            while not stop.is_set():
+                with contextlib.suppress(OSError), socket.create_connection(server.address) as sock:
+                    sock.sendall(b"GET / HTTP/1.1\r\nX-Pad: " + b"a" * (1 << 20) + b"\r\n\r\n")
+                    sock.recv(4096)
+
+        load = [threading.Thread(target=f, daemon=True) for f in (drip, huge_heads)]
+        for t in load:
+            t.start()
+        time.sleep(1.0)
+        loaded = [scrape_once()[0] for _ in range(runs)]
+        print(f"scrape under hostile load (300 silent sockets, 50 slowloris, 50 idle keep-alive, 1 MB heads "
+              f"in a loop): median {statistics.median(loaded):.3f} s over {runs} runs; server threads "
+              f"{threads()}, connections open {server.open}, idle ones closed for room {server.evicted}")  # fmt: skip
+    finally:
+        stop.set()
+        for sock in sockets:
+            sock.close()
+        server.stop()
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
-    parser.add_argument("--part", choices=["poll", "scrape", "both"], default="both")
+    parser.add_argument("--part", choices=["poll", "scrape", "hostile", "both"], default="both")
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--concurrency", type=int, default=32)
     args = parser.parse_args()
@@ -170,6 +269,8 @@ def main() -> None:
         poll(args.rounds, args.concurrency)
     if args.part in ("scrape", "both"):
         scrape(args.rounds)
+    if args.part == "hostile":
+        hostile(args.rounds)
 
 
 if __name__ == "__main__":

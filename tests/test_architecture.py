@@ -24,6 +24,7 @@ LAYERS: list[tuple[str, ...]] = [
         "fabricctl.store",
         "fabricctl.logs",
         "fabricctl.gitinfo",
+        "fabricctl.httpserve",
     ),
     ("fabricctl.config",),  # config text as data: line tree, read-back model, remediation
     ("fabricctl.platforms",),  # one package per NOS

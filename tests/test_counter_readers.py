@@ -9,10 +9,11 @@ import math
 from pathlib import Path
 from typing import Any
 
+import pytest
 from ntc_templates.parse import parse_output
 
 from fabricctl.platforms.comware import counters as cw
-from fabricctl.platforms.counters import SwitchCounters
+from fabricctl.platforms.counters import CounterError, SwitchCounters
 from fabricctl.platforms.eos import counters as eos
 
 CAPTURES = Path(__file__).parent / "captures"
@@ -78,7 +79,7 @@ def test_comware_error_counters_from_the_capture() -> None:
     ).read_text()
     rows = parse_output(platform="hp_comware", command="display counters inbound interface", data=raw)
     out = SwitchCounters()
-    cw.read_errors(rows, out)
+    cw.read_errors(rows, "display counters inbound interface", out)
     assert out.ports["GigabitEthernet1/0/2"].errors == 30
     assert out.ports["Ten-GigabitEthernet1/0/50"].errors == 19
     assert out.ports["GigabitEthernet1/0/1"].errors == 0
@@ -127,3 +128,67 @@ def test_comware_optics_in_both_documented_forms() -> None:
     first, second = out.ports["FortyGigE1/0/1"].optic, out.ports["FortyGigE1/0/2"].optic
     assert first is not None and (first.rx_dbm, first.rx_low_alarm) == (-3.10, -11.90)
     assert second is not None and second.rx_dbm == -7.25 and second.rx_low_alarm is None
+
+
+NOT_COUNTS = [("lots", "'lots'"), (-3, "-3"), (True, "True"), (1.5, "1.5"), (12.0, "12.0"), (None, "None")]
+
+
+@pytest.mark.parametrize(("value", "shown"), NOT_COUNTS, ids=[s for _, s in NOT_COUNTS])
+def test_eos_readers_refuse_what_is_not_a_count_and_say_where(value: object, shown: str) -> None:
+    """A real reply (ANTA's capture) with one count spoiled: the read fails, naming the command,
+    the port and the field, never a zero."""
+    data = anta("show_interfaces_counters_errors.failure-multiple-intfs-multiple-errors.json")
+    data["interfaceErrorCounters"]["Ethernet1"]["inErrors"] = value
+    with pytest.raises(CounterError) as caught:
+        eos.read_errors(data, SwitchCounters())
+    assert str(caught.value) == (
+        f"'show interfaces counters errors': Ethernet1 inErrors: {shown} is not a count (a non-negative integer)"
+    )
+    pfc = anta("show_priority-flow-control_counters.failure.json")
+    port = next(iter(pfc["interfaceCounters"]))
+    pfc["interfaceCounters"][port]["rxFrames"] = value
+    with pytest.raises(CounterError, match=rf"'show priority-flow-control counters': {port} rxFrames"):
+        eos.read_pfc(pfc, SwitchCounters())
+
+
+def test_eos_a_reply_in_no_documented_form_is_no_read() -> None:
+    with pytest.raises(CounterError, match="no 'interfaceErrorCounters' mapping"):
+        eos.read_errors({"garbage": True}, SwitchCounters())
+    with pytest.raises(CounterError, match="'show qos interfaces ecn counters queue': Ethernet1 queue 3"):
+        eos.read_ecn(
+            {"intfQueueCounters": {"Ethernet1": {"queueCounters": {"3": "lots", "2": "-"}}}}, SwitchCounters()
+        )
+    out = SwitchCounters()
+    eos.read_ecn({"intfQueueCounters": {"Ethernet1": {"queueCounters": {"3": "12", "2": "-"}}}}, out)
+    assert out.ports["Ethernet1"].ecn_marked == {3: 12}  # `-`: the queue does not mark
+
+
+def test_comware_readers_refuse_what_is_not_a_count_and_say_where() -> None:
+    rows = [{"interface": "GE1/0/1", "packets_error": "lots"}]
+    with pytest.raises(CounterError, match=r"'display counters inbound interface': GE1/0/1 Err: 'lots'"):
+        cw.read_errors(rows, "display counters inbound interface", SwitchCounters())
+    out = SwitchCounters()
+    cw.read_errors(
+        [{"interface": "GE1/0/1", "packets_error": "--"}], "display counters inbound interface", out
+    )
+    assert out.ports == {}  # `--`: not supported (the table's own legend): not read, never 0
+    queues = (
+        "Interface: FourHundredGigE1/0/1\n Direction: outbound\n Queue 3\n  Forwarded: -7 packets, 0 bytes\n"
+    )
+    with pytest.raises(CounterError, match=r"FourHundredGigE1/0/1 queue 3 Forwarded: '-7'"):
+        cw.read_queues(queues, SwitchCounters())
+    with pytest.raises(
+        CounterError,
+        match=r"'display qos queue-statistics interface outbound': the reply is in no documented layout",
+    ):
+        cw.parse({cw.QUEUES: "%@! agent restarting\nrx=lots"})
+
+
+def test_nvue_reader_refuses_what_is_not_a_count() -> None:
+    from fabricctl.platforms.nvue import counters as nvue
+
+    body = {"swp1": {"rx-stats": {"rx-pfc-stats": {"pause-packets": True}}, "tx-stats": {}}}
+    with pytest.raises(
+        CounterError, match="'nv show interface qos-roce-counters': pause-packets: True is not a count"
+    ):
+        nvue.read_roce(body, SwitchCounters())

@@ -223,13 +223,12 @@ def serve(root: Path, folder: Path | None, host: str | None, port: int | None, l
         )
     except OSError as exc:
         raise CliError(f"cannot listen on {where}:{port or settings.port}: {exc.strerror or exc}") from None
-    server.write_serve_file()
     echo(
         f"serving {len(server.switches)} switches' day-0 files on http://{server.address[0]}:{server.address[1]}/ (Ctrl-C stops)\n",
         err=True,
     )
     try:
-        server.httpd.serve_forever()
+        server.serve_forever()
     except KeyboardInterrupt:
         pass
     finally:

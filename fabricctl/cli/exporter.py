@@ -68,7 +68,7 @@ def exporter_cmd(
             exposition.update(name, Snapshot())
         poller = Poller(names, read, interval, concurrency, on_update=exposition.update)
         server = serve(exposition, listen, port)
-        bound = server.server_address[1]
+        bound = server.address[1]
         click.echo(f"serving http://{listen}:{bound}/metrics for {len(names)} switches", err=True)
         sys.stderr.flush()
         poller.start()
@@ -76,4 +76,4 @@ def exporter_cmd(
             stop.wait()
         finally:
             poller.stop()
-            server.shutdown()
+            server.stop()

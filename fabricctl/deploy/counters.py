@@ -14,9 +14,17 @@ from dataclasses import dataclass, field
 from nornir.core import Nornir
 from nornir.core.task import Result, Task
 
+from fabricctl.deploy.failures import chain, classify
 from fabricctl.deploy.health import _read_task
 from fabricctl.deploy.nornir_inv import fabric_platform
-from fabricctl.platforms.counters import CounterReader, PortCounters, SwitchCounters, counter_reader
+from fabricctl.platforms.counters import (
+    CounterError,
+    CounterReader,
+    PortCounters,
+    SwitchCounters,
+    Unread,
+    counter_reader,
+)
 from fabricctl.secrets import describe_error
 
 
@@ -39,7 +47,7 @@ def read_counters(
         multi = results[name]
         if multi.failed:
             exc = next((r.exception for r in multi if r.exception is not None), None)
-            out[name] = describe_error(exc) if exc is not None else "read failed"
+            out[name] = unread(exc)
             if keep_open:
                 with contextlib.suppress(Exception):  # a session that broke may not close cleanly
                     nr.inventory.hosts[name].close_connections()
@@ -47,6 +55,17 @@ def read_counters(
             out[name] = multi[0].result
     nr.data.reset_failed_hosts()
     return out
+
+
+def unread(exc: BaseException | None) -> Unread:
+    """Why a read failed, with one word for it: `unparsable` for an answer in no documented form
+    (platforms/counters.py CounterError), else the failure's cause (deploy/failures.py)."""
+    if exc is None:
+        return Unread("read failed")
+    found = next((e for e in chain(exc) if isinstance(e, CounterError)), None)
+    if found is not None:
+        return Unread(str(found), "unparsable")
+    return Unread(describe_error(exc), classify("connect", "", exc).cause)
 
 
 def grown(before: int | None, after: int | None) -> int | None:

@@ -17,6 +17,7 @@ its two ends, the switch and its neighbor, counted by the links LLDP shows up be
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, replace
 from importlib import resources
 from typing import Any
@@ -28,6 +29,7 @@ from nornir_netmiko.tasks import netmiko_send_command
 from fabricctl.compile.build import Compiled
 from fabricctl.deploy.nornir_inv import fabric_platform
 from fabricctl.platforms import get_platform
+from fabricctl.platforms.counters import CounterError, CounterReader
 from fabricctl.platforms.health import PauseSeen, SwitchHealth
 from fabricctl.secrets import describe_error
 
@@ -70,10 +72,20 @@ def _json(text: str) -> Any:
         return {}
 
 
+def _strict_json(command: str, text: str) -> Any:
+    """A counters probe's JSON; a reply that is none is no read (CounterError), never no ports."""
+    try:
+        return json.loads(text)
+    except ValueError:
+        raise CounterError(f"{command!r}: the reply is not JSON ({text.strip()[:80]!r})") from None
+
+
 def _read_task(task: Task, read_timeout: float, close: bool = True, reader: Any = None) -> Result:
     """Run every probe of `reader` (the platform's health reader unless another is given, e.g.
-    its counters reader) on the task's switch; the result is what the reader parses out."""
+    its counters reader) on the task's switch; the result is what the reader parses out. A
+    counters reader is strict: a reply in no form its probe documents fails the read."""
     reader = reader or get_platform(fabric_platform(task.host)).health
+    strict = isinstance(reader, CounterReader)
     rows: dict[str, Any] = {}
     try:
         for probe in reader.probes:
@@ -89,7 +101,9 @@ def _read_task(task: Task, read_timeout: float, close: bool = True, reader: Any 
                     command_string=probe.json_command,
                     read_timeout=read_timeout,
                 ).result
-                rows[probe.command] = _json(str(text))
+                rows[probe.command] = (
+                    _strict_json(probe.json_command, str(text)) if strict else _json(str(text))
+                )
                 continue
             extra = {"textfsm_template": _template(probe.template)} if probe.template else {}
             out = task.run(
@@ -99,6 +113,11 @@ def _read_task(task: Task, read_timeout: float, close: bool = True, reader: Any 
                 read_timeout=read_timeout,
                 **extra,
             ).result
+            if strict and not isinstance(out, list) and str(out).strip():
+                first = str(out).strip().splitlines()[0][:80]
+                raise CounterError(
+                    f"{probe.command!r}: the reply is not the table its template reads ({first!r})"
+                )
             rows[probe.command] = out if isinstance(out, list) else []  # text: nothing parsed
     finally:
         if close:
@@ -108,10 +127,15 @@ def _read_task(task: Task, read_timeout: float, close: bool = True, reader: Any 
 
 def read_health(nr: Nornir, read_timeout: float = 30.0) -> dict[str, SwitchHealth | str]:
     """name -> its state, or the error that kept it from being read."""
+    return read_each(nr, _read_task, read_timeout)
+
+
+def read_each(nr: Nornir, task: Callable[..., Result], read_timeout: float) -> dict[str, Any]:
+    """name -> what `task` read from the switch, or the error that kept it from being read."""
     if not nr.inventory.hosts:
         return {}
-    results = nr.run(task=_read_task, read_timeout=read_timeout, on_failed=True)
-    out: dict[str, SwitchHealth | str] = {}
+    results = nr.run(task=task, read_timeout=read_timeout, on_failed=True)
+    out: dict[str, Any] = {}
     for name in nr.inventory.hosts:
         multi = results[name]
         if multi.failed:

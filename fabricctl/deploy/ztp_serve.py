@@ -5,9 +5,12 @@ no TFTP server is needed. A request is answered only when it comes from an addre
 reservations gave a rack switch, and only with that switch's own files: the address stands for
 the MAC (Kea hands it to that MAC alone), and where the kernel knows the MAC behind the address
 (an on-link client in the neighbour table) it must be the reserved one. Everything else is
-refused with 403 and logged. Every request is logged, to stderr and as one JSON line in
+refused with 403 and logged: an unknown client (a MAC without a reservation has no address
+it could ask from) gets nothing. Every request is logged, to stderr and as one JSON line in
 `fetches.jsonl` next to the files: time, client address, switch, MAC, path, status, bytes and
-the file's sha256, so the record shows which switch fetched what.
+the file's sha256, so the record shows which switch fetched what. The HTTP server is
+httpserve.py's: a client that is slow, idle or sends huge heads is cut off and never holds a
+thread (the management network a factory-default switch boots on is anyone's).
 
 In the lab (`--lab`) switches fetch from their lab address (127.x.y.z: lab/ztp.py), which the
 running lab's lab.json maps to the switch; the checks are the same.
@@ -19,12 +22,13 @@ import datetime as dt
 import hashlib
 import json
 import threading
+import time
 from collections.abc import Callable
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
 from fabricctl.deploy.ztp import read_manifest
+from fabricctl.httpserve import BoundedHttpServer, Request, Response
 from fabricctl.outputs import write_output
 
 FETCH_LOG, SERVE_FILE = "fetches.jsonl", "serve.json"
@@ -63,22 +67,11 @@ class ZtpServer:
         self.lab = set((lab_addresses or {}).values())
         self.echo = echo
         self._lock = threading.Lock()
-        server = self
+        self.http = BoundedHttpServer(self.answer, host, port)
+        self.address = self.http.address
 
-        class Handler(BaseHTTPRequestHandler):
-            def do_GET(self) -> None:
-                server.handle(self)
-
-            def log_message(self, format: str, *args: Any) -> None:
-                return  # every request is logged once, by handle()
-
-        self.httpd = ThreadingHTTPServer((host, port), Handler)
-        self.httpd.daemon_threads = True
-        bound_host, bound_port = self.httpd.server_address[:2]
-        self.address = (bound_host if isinstance(bound_host, str) else bound_host.decode(), bound_port)
-
-    def handle(self, req: BaseHTTPRequestHandler) -> None:
-        client = req.client_address[0]
+    def answer(self, req: Request) -> Response:
+        client = req.client
         switch = self.by_address.get(client)
         entry = self.switches.get(switch or "", {})
         parts = req.path.split("?")[0].strip("/").split("/")
@@ -103,15 +96,10 @@ class ZtpServer:
             body = (self.folder / file).read_bytes()
             if hashlib.sha256(body).hexdigest() != entry["files"][file]:
                 status, body, why = 409, b"", f"{file} changed since ztp render (render again)"
-        payload = body if status == 200 else (why + "\n").encode()
         self._log(
             client, switch, entry.get("mac"), req.path, status, len(body), body, why
         )  # before the answer
-        req.send_response(status)
-        req.send_header("Content-Type", "text/plain; charset=utf-8")
-        req.send_header("Content-Length", str(len(payload)))
-        req.end_headers()
-        req.wfile.write(payload)
+        return Response(status, body if status == 200 else (why + "\n").encode())
 
     def _log(
         self,
@@ -146,10 +134,16 @@ class ZtpServer:
         )
 
     def start(self) -> ZtpServer:
-        """Serve on a background thread (tests, the lab bench); `serve_forever` for the CLI."""
+        """Serve from a thread of its own (tests, the lab bench); `serve_forever` for the CLI."""
         self.write_serve_file()
-        threading.Thread(target=self.httpd.serve_forever, name="ztp-serve", daemon=True).start()
+        self.http.start()
         return self
+
+    def serve_forever(self) -> None:
+        """Serve until interrupted (KeyboardInterrupt reaches the caller)."""
+        self.start()
+        while True:
+            time.sleep(3600)
 
     def write_serve_file(self) -> None:
         host, port = self.address
@@ -158,8 +152,7 @@ class ZtpServer:
         write_output(self.folder / SERVE_FILE, json.dumps({"host": shown, "port": port}) + "\n")
 
     def stop(self) -> None:
-        self.httpd.shutdown()
-        self.httpd.server_close()
+        self.http.stop()
         (self.folder / SERVE_FILE).unlink(missing_ok=True)
 
 

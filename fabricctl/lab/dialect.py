@@ -126,6 +126,11 @@ def _show_handler(fn: ShowFn) -> Handler:
     return handler
 
 
+#: What a command the `garble` fault matches answers: no layout any NOS documents, counts that
+#: are none (a broken agent, a corrupted buffer, the wrong command's output).
+GARBAGE = '\x1b[0m#@! agent restarting ...\nEthernet? rx=lots tx=-7 {"broken": [\nqueue 3: 12.5 packets, true'
+
+
 class CliSession:
     """One interactive CLI (an SSH channel or one eAPI request)."""
 
@@ -199,6 +204,9 @@ class CliSession:
         hold = self.dev.faults.hold
         if hold and re.search(hold, stripped):
             await self.dev.held(stripped)
+        garble = self.dev.faults.garble
+        if garble and re.search(garble, stripped):
+            return GARBAGE
         found = self._command(stripped) or self._abbreviated(stripped)
         if found is not None:
             cmd, m = found

@@ -32,7 +32,8 @@ class Faults:
     rejected with the platform error. commit_failure: commits fail, running untouched.
     hang_on_commit: commits never answer. hold: a command matching this regex waits, unanswered,
     until the test releases it (`LabFabric.release`): a push frozen at a chosen step, to kill
-    the client there. links_down: ports whose link is down (a pulled cable or a dead optic; the
+    the client there. garble: a command matching this regex answers garbage over SSH (neither
+    the NOS's table nor its JSON, counts such as `lots` and `-7`): a broken agent. links_down: ports whose link is down (a pulled cable or a dead optic; the
     far end goes down too). bgp_down: BGP peer addresses whose sessions stay Idle. pfc_storm:
     ports that receive a PFC pause storm from the far end (a stuck NIC or switch queue), counted
     from the moment the fault is set; the far switch's port counts the pauses it sends.
@@ -54,6 +55,7 @@ class Faults:
     commit_failure: bool = False
     hang_on_commit: bool = False
     hold: str | None = None
+    garble: str | None = None
     links_down: list[str] = field(default_factory=list)
     bgp_down: list[str] = field(default_factory=list)
     pfc_storm: list[str] = field(default_factory=list)
@@ -75,7 +77,7 @@ class Faults:
             if f.name in data:
                 _check_value(device, f.name, data[f.name])
         faults = cls(**data)
-        for key in ("reject", "hold"):
+        for key in ("reject", "hold", "garble"):
             pattern = getattr(faults, key)
             if pattern is not None:
                 import re
@@ -112,7 +114,7 @@ def _check_value(device: str, key: str, value: Any) -> None:
         )
     if key in _LISTS and (not isinstance(value, list) or not all(isinstance(v, str) for v in value)):
         raise FaultFileError(f"{device}: {key}: {value!r} is not a list of names")
-    if key in ("reject", "hold") and value is not None and not isinstance(value, str):
+    if key in ("reject", "hold", "garble") and value is not None and not isinstance(value, str):
         raise FaultFileError(f"{device}: {key}: {value!r} is not a regular expression")
 
 

@@ -65,8 +65,36 @@ def counter_reader(platform: str) -> CounterReader:
     return reader
 
 
-def number(text: str) -> int | None:
-    return int(text) if text.isdigit() else None
+class CounterError(ValueError):
+    """A switch's answer that is not what its platform documents (a count that is no count, a
+    reply in no documented form): the switch is not read, never read as zeros."""
+
+
+class Unread(str):
+    """Why a switch's counters were not read (the text), and `reason`: one word for it, as the
+    exporter labels it (`unparsable`, `timeout`, `refused`, `auth`, ... deploy/failures.py)."""
+
+    reason: str
+
+    def __new__(cls, text: str, reason: str = "error") -> Unread:
+        made = super().__new__(cls, text)
+        made.reason = reason
+        return made
+
+
+def count(value: Any, where: str) -> int:
+    """A counter's value: a non-negative integer (JSON's, or digits in text); anything else, a
+    boolean, a float, a negative number, `lots`, is a CounterError that says where it was read."""
+    if isinstance(value, int) and not isinstance(value, bool) and value >= 0:
+        return value
+    if isinstance(value, str) and value.isascii() and value.isdigit():
+        return int(value)
+    raise CounterError(f"{where}: {value!r} is not a count (a non-negative integer)")
+
+
+def number(text: str, where: str) -> int:
+    """A count printed in a text table (`display ...`): digits, else a CounterError."""
+    return count(text.strip(), where)
 
 
 def range_keys(key: str, prefix: str) -> list[int]:

@@ -4,7 +4,11 @@ A poller reads every switch on an interval with bounded concurrency (one worker 
 time, at most `concurrency` switches at once; a switch still being read when its turn comes again
 is not read twice). Each read replaces that switch's series, formatted once (Exposition). A
 scrape joins the switches' texts: it never waits on a switch, however slow or dead. A switch that
-cannot be read drops its port series and reports `fabricctl_switch_up 0`.
+cannot be read, or whose answer is in no documented form or holds a count that is none (the
+platforms' counter readers are strict), drops its port series (none is exported stale as if
+fresh) and reports `fabricctl_switch_up 0` with a `reason` label; each failed read counts in
+`fabricctl_switch_read_errors_total` by reason. Clients are served by httpserve.py's bounded
+server: read timeouts, a capped number of connections, a fixed pool of workers.
 """
 
 from __future__ import annotations
@@ -13,17 +17,16 @@ import threading
 import time
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
-from typing import Any
-from wsgiref.simple_server import WSGIRequestHandler, WSGIServer, make_server
+from dataclasses import dataclass, field
 
 from prometheus_client import CollectorRegistry, generate_latest
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metric
-from prometheus_client.exposition import CONTENT_TYPE_LATEST, ThreadingWSGIServer
+from prometheus_client.exposition import CONTENT_TYPE_LATEST
 from prometheus_client.registry import Collector
 
 from fabricctl.compile.build import Compiled
-from fabricctl.platforms.counters import SwitchCounters
+from fabricctl.httpserve import BoundedHttpServer, Limits, Request, Response
+from fabricctl.platforms.counters import SwitchCounters, Unread
 from fabricctl.telemetry.labels import LABELS, port_labels
 
 #: Reads one switch's counters (deploy.counters over Nornir in the CLI; anything in tests).
@@ -35,8 +38,10 @@ class Snapshot:
     up: bool = False
     counters: SwitchCounters | None = None
     error: str = ""
+    reason: str = ""  # why the last read failed, one word (platforms/counters.py Unread); "" when up
     polled_at: float = 0.0  # this machine's time of the last read (success or not)
     duration: float = 0.0
+    errors: dict[str, int] = field(default_factory=dict)  # failed reads since start, by reason
 
 
 class Poller:
@@ -55,6 +60,7 @@ class Poller:
         self.snapshots = {name: Snapshot() for name in self.switches}
         self._lock = threading.Lock()
         self._busy: set[str] = set()
+        self._errors: dict[str, dict[str, int]] = {name: {} for name in self.switches}
         self._pool = ThreadPoolExecutor(max_workers=max(1, concurrency), thread_name_prefix="fabricctl-poll")
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
@@ -69,12 +75,17 @@ class Poller:
         try:
             got = self.read(name)
         except Exception as exc:  # a reader that raises is an unreadable switch, never a dead poller
-            got = f"{type(exc).__name__}: {exc}"
+            got = Unread(f"{type(exc).__name__}: {exc}")
         snap = Snapshot(polled_at=time.time(), duration=time.monotonic() - started)
         if isinstance(got, SwitchCounters):
             snap.up, snap.counters = True, got
         else:
-            snap.error = got
+            snap.error, snap.reason = str(got), getattr(got, "reason", "error")
+            with self._lock:
+                errors = self._errors[name]
+                errors[snap.reason] = errors.get(snap.reason, 0) + 1
+        with self._lock:
+            snap.errors = dict(self._errors[name])
         try:
             self.on_update(name, snap)
         finally:
@@ -181,7 +192,14 @@ class Exposition:
         """One switch's series: whether it was read, then its ports' counters."""
         on = ["switch"]
         up = GaugeMetricFamily(
-            "fabricctl_switch_up", "1 when the last poll read the switch, else 0", labels=on
+            "fabricctl_switch_up",
+            "1 when the last poll read the switch, else 0 with why (reason: unparsable, timeout, auth, ...)",
+            labels=["switch", "reason"],
+        )
+        failed = CounterMetricFamily(
+            "fabricctl_switch_read_errors",
+            "Polls that did not read the switch, by reason",
+            labels=["switch", "reason"],
         )
         polled = GaugeMetricFamily(
             "fabricctl_switch_last_poll_timestamp_seconds", "When the switch was last polled", labels=on
@@ -189,10 +207,12 @@ class Exposition:
         took = GaugeMetricFamily(
             "fabricctl_switch_poll_duration_seconds", "How long the last poll of the switch took", labels=on
         )
-        up.add_metric([switch], 1.0 if snap.up else 0.0)
+        up.add_metric([switch, "" if snap.up else snap.reason or "not read yet"], 1.0 if snap.up else 0.0)
+        for reason, n in sorted(snap.errors.items()):
+            failed.add_metric([switch, reason], n)
         polled.add_metric([switch], snap.polled_at)
         took.add_metric([switch], snap.duration)
-        yield from (up, polled, took)
+        yield from (up, failed, polled, took)
         yield from self._port_families(switch, snap)
 
     def _port_families(self, switch: str, snap: Snapshot) -> Iterator[Metric]:
@@ -263,23 +283,13 @@ class Exposition:
         yield from families
 
 
-class _Quiet(WSGIRequestHandler):
-    def log_message(self, format: str, *args: Any) -> None:
-        """Scrapes are not worth a log line each."""
+def serve(exposition: Exposition, listen: str, port: int, limits: Limits | None = None) -> BoundedHttpServer:
+    """Serve `exposition` on http://listen:port/metrics (text format 0.0.4), started; the caller
+    stops it. The server bounds what clients can take (httpserve.py)."""
 
+    def metrics(request: Request) -> Response:
+        if request.path.split("?")[0] not in ("/", "/metrics"):
+            return Response(404, b"not found: /metrics serves the metrics\n")
+        return Response(200, exposition.render(), {"Content-Type": CONTENT_TYPE_LATEST})
 
-def serve(exposition: Exposition, listen: str, port: int) -> WSGIServer:
-    """Serve `exposition` on http://listen:port/metrics (prometheus-client's threading WSGI
-    server, text format 0.0.4) in a daemon thread; the caller shuts it down."""
-
-    def app(environ: dict[str, Any], start_response: Callable[..., Any]) -> list[bytes]:
-        if environ.get("PATH_INFO", "/") not in ("/", "/metrics"):
-            start_response("404 Not Found", [("Content-Type", "text/plain")])
-            return [b"not found: /metrics serves the metrics\n"]
-        body = exposition.render()
-        start_response("200 OK", [("Content-Type", CONTENT_TYPE_LATEST), ("Content-Length", str(len(body)))])
-        return [body]
-
-    server = make_server(listen, port, app, ThreadingWSGIServer, handler_class=_Quiet)
-    threading.Thread(target=server.serve_forever, name="fabricctl-metrics", daemon=True).start()
-    return server
+    return BoundedHttpServer(metrics, listen, port, limits).start()

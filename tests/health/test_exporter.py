@@ -9,7 +9,7 @@ import time
 from prometheus_client.parser import text_string_to_metric_families
 
 from fabricctl.compile.build import compile_fabric
-from fabricctl.platforms.counters import PortCounters, SwitchCounters
+from fabricctl.platforms.counters import PortCounters, SwitchCounters, Unread
 from fabricctl.telemetry.exporter import Exposition, Poller
 from tests.conftest import EOS_SMALL
 
@@ -68,3 +68,77 @@ def test_a_hung_switch_never_blocks_a_scrape_and_is_not_read_twice() -> None:
         if s.name == "fabricctl_queue_dropped_packets_total" and s.labels["switch"] == "leaf1"
     }
     assert drops == {"lossless": 5.0}  # only the lossless and CNP queues are exported
+
+
+def _poll_once(poller: Poller, names: set[str]) -> None:
+    before = {n: poller.snapshot()[n].polled_at for n in names}
+    poller.poll_round()
+    while not all(poller.snapshot()[n].polled_at > before[n] for n in names):
+        time.sleep(0.02)
+
+
+def test_an_unparsable_switch_is_down_with_its_reason_and_its_ports_are_not_exported_stale() -> None:
+    """A switch that answered well, then garbage: `up 0` with reason `unparsable`, its error
+    counter grows each failed poll, and none of its port series stays behind as if fresh."""
+    compiled = compile_fabric(EOS_SMALL)
+    answers: dict[str, SwitchCounters | str] = {}
+
+    def read(name: str) -> SwitchCounters | str:
+        if name in answers:
+            return answers[name]
+        counters = SwitchCounters(clock=0.0)
+        counters.ports["Ethernet9"] = PortCounters(errors=3, pfc={None: (7, 0)}, up=True)
+        return counters
+
+    exposition = Exposition(compiled)
+    names = {s.name for s in compiled.fabric.switches}
+    poller = Poller(names, read, interval=3600, concurrency=2, on_update=exposition.update)
+    try:
+        _poll_once(poller, names)
+        assert any(
+            s.labels["switch"] == "leaf1" and s.name.startswith("fabricctl_port")
+            for s in _samples(exposition)
+        )
+        answers["leaf1"] = Unread(
+            "'show interfaces counters errors | json': Ethernet9 inErrors: 'lots' is not a count",
+            "unparsable",
+        )
+        answers["leaf2"] = Unread("no answer in 30 s", "timeout")
+        for _ in range(2):
+            _poll_once(poller, names)
+    finally:
+        poller.stop()
+    samples = _samples(exposition)
+    up = {
+        (s.labels["switch"], s.labels["reason"]): s.value for s in samples if s.name == "fabricctl_switch_up"
+    }
+    assert up[("leaf1", "unparsable")] == 0 and up[("leaf2", "timeout")] == 0 and up[("leaf3", "")] == 1
+    errors = {
+        (s.labels["switch"], s.labels["reason"]): s.value
+        for s in samples
+        if s.name == "fabricctl_switch_read_errors_total"
+    }
+    assert errors == {("leaf1", "unparsable"): 2.0, ("leaf2", "timeout"): 2.0}
+    stale = [
+        s
+        for s in samples
+        if s.labels.get("switch") == "leaf1" and s.name.startswith(("fabricctl_port", "fabricctl_pfc"))
+    ]
+    assert stale == []
+    assert poller.snapshot()["leaf1"].error.startswith("'show interfaces counters errors | json'")
+
+
+def test_a_reader_that_raises_is_a_failed_poll_never_a_dead_poller() -> None:
+    compiled = compile_fabric(EOS_SMALL)
+
+    def read(name: str) -> SwitchCounters | str:
+        raise RuntimeError("reader bug")
+
+    exposition = Exposition(compiled)
+    poller = Poller(["leaf1"], read, interval=3600, concurrency=1, on_update=exposition.update)
+    try:
+        _poll_once(poller, {"leaf1"})
+    finally:
+        poller.stop()
+    up = [s for s in _samples(exposition) if s.name == "fabricctl_switch_up"]
+    assert [(s.labels["reason"], s.value) for s in up] == [("error", 0.0)]

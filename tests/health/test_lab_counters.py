@@ -67,3 +67,52 @@ def test_cnps_come_back_through_the_far_end_on_comware(converged: Converged) -> 
     w = window(before, _read(c, {far[0]})[far[0]], 0)
     sent = w.ports[far[1]].queue_sent
     assert sent is not None and (w.rate(sent[6]) or 0) > 0
+
+
+#: A counters command of each platform, answered with garbage by the `garble` fault.
+GARBLED = {"eos": "show interfaces counters errors", "comware": "display qos queue-statistics"}
+
+
+def test_a_switch_that_answers_garbage_is_down_with_reason_unparsable(converged: Converged) -> None:
+    """Through the exporter's own reader (one SSH session per switch, kept open) and collector:
+    garbage in one reply takes the switch to `up 0`, reason `unparsable`, no port series; once it
+    answers well again it is up with its ports."""
+    from prometheus_client.parser import text_string_to_metric_families
+
+    from fabricctl.compile.build import compile_fabric
+    from fabricctl.deploy.service import counter_reader
+    from fabricctl.telemetry.exporter import Exposition, Poller
+
+    c = converged
+    exposition = Exposition(compile_fabric(c.root))
+
+    def series() -> dict[str, float]:
+        text = exposition.render().decode()
+        out = {}
+        for family in text_string_to_metric_families(text):
+            for s in family.samples:
+                if s.labels.get("switch") == "leaf1" and (
+                    s.name.startswith("fabricctl_switch_up") or s.name.endswith("errors_total")
+                ):
+                    out[f"{s.name}{{{s.labels.get('reason', '')}}}"] = s.value
+                elif s.labels.get("switch") == "leaf1" and "port" in s.labels:
+                    out.setdefault("port series", 0)
+                    out["port series"] += 1
+        return out
+
+    with counter_reader(c.root, True, {"leaf1"}, 1, 60) as read:
+        poller = Poller({"leaf1"}, read, interval=3600, concurrency=1, on_update=exposition.update)
+        try:
+            poller._poll("leaf1")
+            assert series()["fabricctl_switch_up{}"] == 1 and series()["port series"] > 0
+            c.lab.set_faults("leaf1", garble=GARBLED[c.platform])
+            poller._poll("leaf1")
+            down = series()
+            assert down["fabricctl_switch_up{unparsable}"] == 0, down
+            assert down["fabricctl_switch_read_errors_total{unparsable}"] == 1 and "port series" not in down
+            assert poller.snapshot()["leaf1"].error.startswith(f"'{GARBLED[c.platform]}")
+            c.lab.clear_faults()
+            poller._poll("leaf1")
+            assert series()["fabricctl_switch_up{}"] == 1 and series()["port series"] > 0
+        finally:
+            poller.stop()

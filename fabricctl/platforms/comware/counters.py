@@ -25,7 +25,7 @@ from typing import Any
 
 from fabricctl.platforms.comware.health import PFC, long_name, pauses_by_priority
 from fabricctl.platforms.comware.terminal import SHOW_CLOCK, read_clock
-from fabricctl.platforms.counters import CounterReader, Optic, SwitchCounters, number
+from fabricctl.platforms.counters import CounterError, CounterReader, Optic, SwitchCounters, number
 from fabricctl.platforms.health import Probe
 
 INBOUND = "display counters inbound interface"
@@ -48,37 +48,46 @@ def flap_age(words: str) -> float | None:
     return float(sum(int(n) * _UNITS[unit] for n, unit in parts)) if parts else None
 
 
-def read_errors(rows: Any, out: SwitchCounters) -> None:
+#: What `display counters` prints in a cell it cannot fill (its own legend, under the table):
+#: `--` not supported, `Overflow` more digits than the column holds. Not read: never a zero.
+_NO_COUNT = ("--", "Overflow")
+
+
+def read_errors(rows: Any, command: str, out: SwitchCounters) -> None:
     for r in rows if isinstance(rows, list) else []:
-        errors = number(r.get("packets_error", ""))
-        if errors is not None:
-            port = out.port(long_name(r["interface"]))
-            port.errors = (port.errors or 0) + errors
+        cell = str(r.get("packets_error", "")).strip()
+        if cell in _NO_COUNT:
+            continue
+        errors = number(cell, f"{command!r}: {r.get('interface')} Err")
+        port = out.port(long_name(r["interface"]))
+        port.errors = (port.errors or 0) + errors
 
 
-def read_queues(text: str, out: SwitchCounters) -> None:
+def read_queues(text: str, out: SwitchCounters) -> int:
+    """Per port block: packets forwarded and dropped per queue; returns the blocks read."""
     port: str | None = None
     queue: int | None = None
+    blocks = 0
     for line in text.splitlines():
         words = line.split()
         if line.startswith("Interface:") and len(words) >= 2:
             port, queue = long_name(words[1]), None
+            blocks += 1
             out.port(port).queue_sent, out.port(port).queue_dropped = {}, {}
-        elif port and len(words) == 2 and words[0] == "Queue" and words[1].isdigit():
-            queue = int(words[1])
+        elif port and len(words) == 2 and words[0] == "Queue":
+            queue = number(words[1], f"{QUEUES!r}: {port} queue")
         elif port and queue is not None and len(words) >= 3 and words[0] in ("Forwarded:", "Dropped:"):
-            count = number(words[1])
-            if count is None:
-                continue
+            counted = number(words[1], f"{QUEUES!r}: {port} queue {queue} {words[0].rstrip(':')}")
             into = out.port(port).queue_sent if words[0] == "Forwarded:" else out.port(port).queue_dropped
             assert into is not None
-            into[queue] = count
+            into[queue] = counted
+    return blocks
 
 
 _FLOAT = r"-?\d+(?:\.\d+)?"
 
 
-def read_optics(text: str, out: SwitchCounters) -> None:
+def read_optics(text: str, out: SwitchCounters) -> int:
     """Per port: RX power from the rows under `Current diagnostic parameters` (5 values, or a
     channel number and 3 lane values: Bias, RX, TX), the low alarm from the `Low` row under
     `Alarm thresholds` (its 4th value)."""
@@ -86,10 +95,12 @@ def read_optics(text: str, out: SwitchCounters) -> None:
     section = ""
     rx: list[float] = []
     alarm: float | None = None
+    read: list[str] = []
 
     def done() -> None:
         if port is not None and rx:
             out.port(port).optic = Optic(min(rx), None, alarm)
+            read.append(port)
 
     for line in text.splitlines():
         m = re.match(r"^(\S+) transceiver diagnostic information:", line)
@@ -113,12 +124,15 @@ def read_optics(text: str, out: SwitchCounters) -> None:
         elif section == "alarm" and stripped.startswith("Low") and len(values) >= 4:
             alarm = float(values[3])
     done()
+    return len(read)
 
 
-def read_flaps(text: str, out: SwitchCounters) -> None:
-    """Per port block: `Current state:` (UP, DOWN, Administratively DOWN) and the last flap."""
+def read_flaps(text: str, out: SwitchCounters) -> int:
+    """Per port block: `Current state:` (UP, DOWN, Administratively DOWN) and the last flap;
+    returns the blocks read."""
     port: str | None = None
     previous = ""
+    seen: set[str] = set()
     for line in text.splitlines():
         m = re.match(r"^(\S+) current state:", line)
         if m:
@@ -127,22 +141,30 @@ def read_flaps(text: str, out: SwitchCounters) -> None:
             port = long_name(previous.strip())
         if port and re.match(r"^(?:\S+ )?[Cc]urrent state:", line):
             out.port(port).up = line.split(":", 1)[1].strip().upper() == "UP"
+            seen.add(port)
         elif port and line.startswith("Last link flapping:"):
             out.port(port).last_flap_ago = flap_age(line.split(":", 1)[1])
         previous = line
+    return len(seen)
 
 
 def parse(rows: dict[str, Any]) -> SwitchCounters:
     clock = rows.get(SHOW_CLOCK)
     out = SwitchCounters(clock=read_clock(clock) if isinstance(clock, str) else None)
     for command in (INBOUND, OUTBOUND):
-        read_errors(rows.get(command), out)
+        read_errors(rows.get(command), command, out)
     if isinstance(rows.get(PFC), str):
         for port, by_priority in pauses_by_priority(rows[PFC]).items():
             out.port(port).pfc = dict(by_priority)
     for command, read in ((QUEUES, read_queues), (OPTICS, read_optics), (INTERFACES, read_flaps)):
-        if isinstance(rows.get(command), str):
-            read(rows[command], out)
+        text = rows.get(command)
+        if not isinstance(text, str):
+            continue
+        blocks = read(text, out)
+        if command != OPTICS and text.strip() and not blocks:
+            # Every port has a block in these: a reply with none is in no documented layout.
+            first = text.strip().splitlines()[0][:80]
+            raise CounterError(f"{command!r}: the reply is in no documented layout ({first!r})")
     return out
 
 

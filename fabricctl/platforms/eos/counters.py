@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from fabricctl.platforms.counters import CounterReader, Optic, SwitchCounters, range_keys
+from fabricctl.platforms.counters import CounterError, CounterReader, Optic, SwitchCounters, count, range_keys
 from fabricctl.platforms.eos.terminal import SHOW_CLOCK, read_clock
 from fabricctl.platforms.health import Probe
 
@@ -35,72 +35,105 @@ def _mapping(value: Any) -> dict[str, Any]:
     return value if isinstance(value, dict) else {}
 
 
-def _int(value: Any) -> int:
-    try:
-        return int(value)
-    except (TypeError, ValueError):
-        return 0
+def _entries(data: Any, key: str, command: str) -> dict[str, Any]:
+    """The reply's `key` mapping (port -> its counters): a reply without it is not the one the
+    command documents, so the switch is not read (never read as no ports)."""
+    found = data.get(key) if isinstance(data, dict) else None
+    if not isinstance(found, dict):
+        raise CounterError(f"{command!r}: the reply has no {key!r} mapping (not EOS's JSON for it)")
+    return found
+
+
+def _counts(entry: Any, keys: tuple[str, ...], where: str) -> int | None:
+    """The sum of an entry's `keys`, each a count; None when the switch prints none of them."""
+    present = [k for k in keys if k in _mapping(entry)]
+    return sum(count(_mapping(entry)[k], f"{where} {k}") for k in present) if present else None
 
 
 def read_errors(data: Any, out: SwitchCounters) -> None:
-    for port, c in _mapping(_mapping(data).get("interfaceErrorCounters")).items():
-        out.port(port).errors = _int(c.get("inErrors")) + _int(c.get("outErrors"))
+    for port, c in _entries(data, "interfaceErrorCounters", ERRORS).items():
+        out.port(port).errors = _counts(c, ("inErrors", "outErrors"), f"{ERRORS!r}: {port}")
 
 
 def read_discards(data: Any, out: SwitchCounters) -> None:
-    for port, c in _mapping(_mapping(data).get("interfaces")).items():
-        out.port(port).discards = _int(c.get("inDiscards")) + _int(c.get("outDiscards"))
+    for port, c in _entries(data, "interfaces", DISCARDS).items():
+        out.port(port).discards = _counts(c, ("inDiscards", "outDiscards"), f"{DISCARDS!r}: {port}")
 
 
 def read_pfc(data: Any, out: SwitchCounters) -> None:
-    for port, c in _mapping(_mapping(data).get("interfaceCounters")).items():
-        out.port(port).pfc = {None: (_int(c.get("rxFrames")), _int(c.get("txFrames")))}
+    for port, c in _entries(data, "interfaceCounters", PFC).items():
+        where = f"{PFC!r}: {port}"
+        rx, tx = _counts(c, ("rxFrames",), where), _counts(c, ("txFrames",), where)
+        if rx is not None and tx is not None:
+            out.port(port).pfc = {None: (rx, tx)}
 
 
 def read_ecn(data: Any, out: SwitchCounters) -> None:
-    for port, c in _mapping(_mapping(data).get("intfQueueCounters")).items():
+    """Marked packets per queue; `-` is a queue that does not mark (absent, never a zero)."""
+    for port, c in _entries(data, "intfQueueCounters", ECN).items():
         queues = _mapping(_mapping(c).get("queueCounters"))
-        out.port(port).ecn_marked = {int(q): int(n) for q, n in queues.items() if str(n).isdigit()}
+        out.port(port).ecn_marked = {
+            count(q, f"{ECN!r}: {port} queue"): count(n, f"{ECN!r}: {port} queue {q}")
+            for q, n in queues.items()
+            if n != "-"
+        }
 
 
 def read_queue_drops(data: Any, out: SwitchCounters) -> None:
     """Drops per traffic class, unicast and multicast queues and every drop precedence summed;
     a class the switch reports inside a range counts the range's drops (it cannot tell them apart)."""
-    ports = _mapping(_mapping(_mapping(data).get("egressQueueCounters")).get("interfaces"))
+    ports = _entries(_mapping(data).get("egressQueueCounters"), "interfaces", QUEUES)
     for port, detail in ports.items():
         dropped: dict[int, int] = {}
         for kind in ("ucastQueues", "mcastQueues"):
             classes = _mapping(_mapping(_mapping(detail).get(kind)).get("trafficClasses"))
             for key, tc in classes.items():
+                numbers = range_keys(key, "TC")
+                if not numbers:
+                    raise CounterError(f"{QUEUES!r}: {port} {kind}: {key!r} is not a traffic class")
                 n = sum(
-                    _int(_mapping(dp).get("droppedPackets"))
-                    for dp in _mapping(_mapping(tc).get("dropPrecedences")).values()
+                    _counts(dp, ("droppedPackets",), f"{QUEUES!r}: {port} {key} {name}") or 0
+                    for name, dp in _mapping(_mapping(tc).get("dropPrecedences")).items()
                 )
-                for number in range_keys(key, "TC"):
+                for number in numbers:
                     dropped[number] = dropped.get(number, 0) + n
         out.port(port).queue_dropped = dropped
+
+
+def _dbm(value: Any, where: str) -> float:
+    """A power in dBm: a JSON number (never a boolean)."""
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return float(value)
+    raise CounterError(f"{where}: {value!r} is not a power in dBm")
 
 
 def read_optics(data: Any, out: SwitchCounters) -> None:
     """The weakest lane's receive power against the module's thresholds; a port whose optic has
     no DOM (no `parameters`) is not read."""
-    for port, entry in _mapping(_mapping(data).get("interfaces")).items():
+    for port, entry in _entries(data, "interfaces", OPTICS).items():
         rx = _mapping(_mapping(_mapping(entry).get("parameters")).get("rxPower"))
-        lanes = [float(v) for v in _mapping(rx.get("channels")).values() if isinstance(v, (int, float))]
+        where = f"{OPTICS!r}: {port} rxPower"
+        lanes = [_dbm(v, f"{where} channel {ch}") for ch, v in _mapping(rx.get("channels")).items()]
         if not lanes:
             continue
         limits = _mapping(rx.get("threshold"))
-        out.port(port).optic = Optic(min(lanes), limits.get("lowWarn"), limits.get("lowAlarm"))
+        warn, alarm = (
+            _dbm(limits[k], f"{where} {k}") if limits.get(k) is not None else None
+            for k in ("lowWarn", "lowAlarm")
+        )
+        out.port(port).optic = Optic(min(lanes), warn, alarm)
 
 
 def read_link_changes(data: Any, out: SwitchCounters) -> None:
     """Line protocol and link changes of every physical port (one with interface counters)."""
-    for port, entry in _mapping(_mapping(data).get("interfaces")).items():
+    for port, entry in _entries(data, "interfaces", INTERFACES).items():
         counters = _mapping(_mapping(entry).get("interfaceCounters"))
         if counters:
             out.port(port).up = _mapping(entry).get("lineProtocolStatus") == "up"
         if "linkStatusChanges" in counters:
-            out.port(port).link_changes = _int(counters["linkStatusChanges"])
+            out.port(port).link_changes = count(
+                counters["linkStatusChanges"], f"{INTERFACES!r}: {port} linkStatusChanges"
+            )
 
 
 READERS = {

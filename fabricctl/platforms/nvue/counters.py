@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from fabricctl.platforms.counters import CounterReader, SwitchCounters
+from fabricctl.platforms.counters import CounterReader, SwitchCounters, count
 from fabricctl.platforms.health import Probe
 from fabricctl.platforms.nvue.qos import ROCE_CNP_PRIORITY, ROCE_LOSSLESS_PRIORITY
 
@@ -34,11 +34,10 @@ def _mapping(value: Any) -> dict[str, Any]:
 
 
 def _count(section: Any, key: str) -> int | None:
-    """A packet count; None where the switch does not print it (never a guessed 0)."""
-    value = _mapping(section).get(key)
-    if isinstance(value, int):
-        return value
-    return int(value) if isinstance(value, str) and value.isdigit() else None
+    """A packet count; None where the switch does not print it (never a guessed 0); anything
+    printed that is no count is a CounterError (platforms/counters.py `count`)."""
+    values = _mapping(section)
+    return count(values[key], f"{ROCE!r}: {key}") if key in values else None
 
 
 def read_roce(data: Any, out: SwitchCounters) -> None:
