@@ -198,6 +198,14 @@ def check_racks(
                         )
         servers = group_servers(topo, members) if members else []
         for i, server in enumerate(rack.servers):
+            key = f"serial:{server.serial}"  # one namespace with the switches': a serial is one unit's
+            if key in owner:
+                add(
+                    ("servers", i, "serial"),
+                    f"{server.serial} is also in {owner[key]}: a unit is in one rack only",
+                    "a serial no other rack server or switch has",
+                )
+            owner[key] = f"{file} ({server.name})"
             for j, mac in enumerate(server.nics):
                 key = f"mac:{mac}"
                 if key in owner:

@@ -4,6 +4,14 @@ The scope is the rack's switches and the far end of every cable the rack brings:
 each fabric link (the rack's leaves to their spines, or the rack's spines to every leaf and
 super-spine they serve) and the GPU ports of the rack's leaves. On it:
 
+- identity, before anything else: each of the rack's switches says who it is (its serial number
+  and model, as its vendor documents them: `show version`, `display device manuinfo`, `nv show
+  platform`; platforms/<nos>/identity.py), and that must be what the rack file names for its
+  slot. The wrong switch in a slot (a swap, a unit from another rack) fails the rack, named with
+  the slot, the serial the rack file expects and the one found. A server is known by its serial
+  and NIC MACs in the rack file; one that another rack (or a switch) already claims is refused
+  when the racks are loaded (compile/racks.py), before any switch is read;
+
 - cabling: every fabric link up, LLDP at both ends naming the planned neighbour and port (a
   swapped cable is named with where it belongs: deploy/health.py);
 - ports: every planned port present under its planned name (the breakout as planned) and, where
@@ -32,19 +40,23 @@ import shlex
 import subprocess
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
+from pathlib import Path
 from typing import Any
 
 from nornir.core import Nornir
+from nornir.core.task import Result, Task
 
 from fabricctl.compile.build import Compiled
 from fabricctl.compile.topology import switch_model
 from fabricctl.deploy.counters import Window
 from fabricctl.deploy.health import Check, check_health
+from fabricctl.deploy.nornir_inv import fabric_platform
 from fabricctl.deploy.tenant_health import PortRole, Scope, counter_checks
 from fabricctl.model.rack import RackDoc, acceptance_path
 from fabricctl.platforms.base import SwitchModel
 from fabricctl.platforms.counters import SwitchCounters
 from fabricctl.platforms.health import SwitchHealth
+from fabricctl.platforms.identity import SwitchIdentity, identity_reader, same_model
 
 #: At idle a healthy port counts none of these over the soak: any is a finding.
 IDLE_QUIET = ("errors", "pfc-rate", "congestion", "lossless-drops")
@@ -173,6 +185,36 @@ def cabling_checks(
     return out
 
 
+def identity_checks(
+    rd: RackDoc, found: dict[str, SwitchIdentity | str], serials: dict[str, str]
+) -> list[Check]:
+    """Each rack switch's serial and model, as the switch says them, against its slot in the rack
+    file. `serials`: serial -> the rack switch the rack files give it (to name a swapped unit)."""
+    out: list[Check] = []
+    where = f"racks/{rd.rack.name}.yaml"
+    for sw in rd.rack.switches:
+        got = found.get(sw.name, "not read")
+        if not isinstance(got, SwitchIdentity):
+            hint = "the switch did not say who it is; it stays untrusted until it does"
+            out.append(Check("identity", sw.name, "serial", sw.serial, f"unknown ({got})", False, hint))
+            continue
+        ok = got.serial == sw.serial
+        hint = ""
+        if not ok:
+            owner = serials.get(got.serial)
+            hint = (
+                f"slot {sw.name} holds {got.serial}, which the rack files give {owner}: are the two swapped?"
+                if owner
+                else f"slot {sw.name} holds a switch {where} does not name: put the delivered {sw.serial} "
+                f"there, or correct {where} if the factory list was wrong"
+            )
+        out.append(Check("identity", sw.name, "serial", sw.serial, got.serial, ok, hint))
+        fits = same_model(sw.model, got.model)
+        hint = "" if fits else f"slot {sw.name} holds a {got.model}, not the {sw.model} {where} names"
+        out.append(Check("identity", sw.name, "model", sw.model, got.model, fits, hint))
+    return out
+
+
 def first_clock(reads: dict[str, SwitchCounters | str]) -> float | None:
     """The clock of the first switch that printed one we read (the soak runs on it)."""
     return next(
@@ -293,12 +335,18 @@ def accept(
     wait: Callable[[float | None, float], None],
     soak: float,
     hook: str | None = None,
+    read_identity: Callable[[list[str]], dict[str, SwitchIdentity | str]] | None = None,
+    serials: dict[str, str] | None = None,
 ) -> Acceptance:
-    """Run every check of the rack; the readers and `wait` reach the switches (CLI: Nornir)."""
+    """Run every check of the rack; the readers and `wait` reach the switches (CLI: Nornir).
+    Without `read_identity` no switch is trusted: every identity check fails."""
     from fabricctl.deploy.counters import window
 
     scope = rack_scope(compiled, rd)
     result = Acceptance(rd.rack.name, rd.rack.identity(), now(), switches=scope.switches)
+    own = [s.name for s in rd.rack.switches]
+    found = read_identity(own) if read_identity is not None else {}
+    result.checks += identity_checks(rd, found, serials or {})
     states = read_health(scope.switches)
     result.checks += cabling_checks(compiled, scope, states)
     before = read_counters(scope.switches)
@@ -389,4 +437,31 @@ def run_acceptance(
             wait or clock_wait,
             soak,
             hook,
+            lambda names: read_identities(only(names), read_timeout),
+            rack_serials(root),
         )
+
+
+def _identity_task(task: Task, read_timeout: float) -> Result:
+    from fabricctl.deploy.health import _read_task
+
+    return _read_task(task, read_timeout, reader=identity_reader(fabric_platform(task.host)))
+
+
+def read_identities(nr: Nornir, read_timeout: float = 30.0) -> dict[str, SwitchIdentity | str]:
+    """name -> who the switch says it is, or why it did not say."""
+    from fabricctl.deploy.health import read_each
+
+    return read_each(nr, _identity_task, read_timeout)
+
+
+def rack_serials(root: Path) -> dict[str, str]:
+    """serial -> `<rack switch> (racks/<rack>.yaml)` for every switch the rack files name."""
+    from fabricctl.model.problems import ProblemLog
+    from fabricctl.model.rack import load_racks
+
+    return {
+        s.serial: f"{s.name} (racks/{other.rack.name}.yaml)"
+        for other in load_racks(root, ProblemLog(root))
+        for s in other.rack.switches
+    }

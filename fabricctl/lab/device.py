@@ -126,7 +126,10 @@ class LabDevice:
         return {kind: dict(ports) for kind, ports in self._onsets.items()}
 
     def serial(self) -> str:
-        """A serial number stable across lab restarts (derived from the name)."""
+        """The serial number the switch reports: its rack file's, else one derived from its name
+        (stable across lab restarts)."""
+        if self.spec.serial:
+            return self.spec.serial
         return f"LAB{int(hashlib.sha256(self.name.encode()).hexdigest()[:8], 16) % 10**8:08d}"
 
     def uptime(self) -> float:

@@ -21,6 +21,7 @@ class DeviceSpec:
     model: str = ""
     ports: int = 64
     mac: str = ""  # the management port's MAC (racks/<rack>.yaml): what DHCP knows the switch by
+    serial: str = ""  # the serial number the switch reports (its rack file's; else one derived from its name)
     ztp: bool = False  # delivered factory-default: no config until it boots by ZTP (lab/ztp.py)
 
     def __post_init__(self) -> None:

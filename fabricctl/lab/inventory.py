@@ -12,24 +12,26 @@ def specs_from_inventory(root: Path) -> list[DeviceSpec]:
     """One DeviceSpec per Nornir host; platform is fabricctl's (`eos` / `comware`)."""
     if not (Path(root) / "inventory" / "hosts.yaml").is_file():
         raise FileNotFoundError(f"no Nornir inventory at {Path(root) / 'inventory'}")
-    racked = rack_macs(Path(root))
+    racked = rack_switches(Path(root))
     return [
         DeviceSpec(
             name=name,
             platform=str(host.platform),
             mgmt_ip=str(host.hostname or "192.0.2.10"),
             model=str(host.get("model") or ""),
-            mac=racked.get(name, ""),
+            mac=racked[name][0] if name in racked else "",
+            serial=racked[name][1] if name in racked else "",
             ztp=name in racked,
         )
         for name, host in load_inventory(Path(root)).hosts.items()
     ]
 
 
-def rack_macs(root: Path) -> dict[str, str]:
-    """Switch -> management MAC for the switches of racks/: they arrive factory-default (a lab
-    that already holds a switch's state keeps it: only a new or reset switch boots by ZTP)."""
+def rack_switches(root: Path) -> dict[str, tuple[str, str]]:
+    """Switch -> (management MAC, serial number) for the switches of racks/: they arrive
+    factory-default (a lab that already holds a switch's state keeps it: only a new or reset
+    switch boots by ZTP) and report the serial their rack file names when the lab starts."""
     from fabricctl.model.problems import ProblemLog
     from fabricctl.model.rack import load_racks
 
-    return {s.name: s.mac for rd in load_racks(root, ProblemLog(root)) for s in rd.rack.switches}
+    return {s.name: (s.mac, s.serial) for rd in load_racks(root, ProblemLog(root)) for s in rd.rack.switches}

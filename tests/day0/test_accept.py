@@ -45,7 +45,21 @@ def test_an_accepted_rack_frees_its_gpus_and_only_those(
     assert result.ok, failed(result)
     assert result.soak_seconds == SOAK
     kinds = {c.name for c in result.checks}
-    assert {"link", "lldp", "port", "speed", "bgp-underlay", "bgp-evpn", "flap", "errors", "proof"} <= kinds
+    assert {
+        "identity",
+        "link",
+        "lldp",
+        "port",
+        "speed",
+        "bgp-underlay",
+        "bgp-evpn",
+        "flap",
+        "errors",
+        "proof",
+    } <= kinds
+    identity = {(c.switch, c.subject): (c.expected, c.seen) for c in result.checks if c.name == "identity"}
+    assert identity[("leaf5", "serial")] == ("JPE2210LF01", "JPE2210LF01")  # read from the switch
+    assert identity[("leaf5", "model")] == ("7060X5-64", "DCS-7060X5-64")
     lldp = [c for c in result.checks if c.name == "lldp"]
     assert {c.switch for c in lldp} == {"spine1", "spine2", "leaf5", "leaf6", "leaf7", "leaf8"}  # both ends
     record = read_acceptance(pod.root, "r02")
@@ -135,3 +149,56 @@ def test_comware_rack_accepted_then_a_swapped_cable_named(tmp_path: Path) -> Non
         lldp = {(c.switch, c.subject) for c in result.failures if c.name == "lldp"}
         assert ("leaf6", "FourHundredGigE1/0/1") in lldp and ("spine1", "FourHundredGigE1/0/21") in lldp
         assert read_acceptance(pod.root, "r02")["result"] == "fail"  # type: ignore[index]
+
+
+def test_the_wrong_switch_in_a_slot_keeps_the_rack_out_of_service(
+    pod: BootedPod, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Each switch says who it is (`show version`): the serial the rack file names for its slot,
+    or the rack is not accepted, the slot, the expected and the found serial named."""
+    rack = pod.root / "racks" / "r02.yaml"
+    delivered = rack.read_text(encoding="utf-8")
+    rack.write_text(
+        delivered.replace("JPE2210LF01", "JPE2290LF09"), encoding="utf-8"
+    )  # not the unit in leaf5
+    result = accept(pod, "r02")
+    assert failed(result) == [("identity", "leaf5", "serial")]
+    check = result.failures[0]
+    assert (check.expected, check.seen) == ("JPE2290LF09", "JPE2210LF01")
+    assert "slot leaf5 holds a switch racks/r02.yaml does not name" in check.hint
+    record = read_acceptance(pod.root, "r02")
+    assert record is not None and record["result"] == "fail"
+    assert record["failures"][0].startswith("identity leaf5 serial: expected JPE2290LF09, saw JPE2210LF01")
+    code, out, _ = pod.run("show", "free", capsys=capsys)
+    assert code == 0 and "Free GPU ports: 0 of 64" in out  # nothing released
+    swapped = (
+        delivered.replace("JPE2210LF01", "SWAP")
+        .replace("JPE2211LF02", "JPE2210LF01")
+        .replace("SWAP", "JPE2211LF02")
+    )
+    rack.write_text(swapped, encoding="utf-8")  # leaf5's and leaf6's units in each other's slot
+    result = accept(pod, "r02")
+    hints = {c.switch: c.hint for c in result.failures if c.name == "identity"}
+    assert set(hints) == {"leaf5", "leaf6"}
+    assert (
+        "slot leaf5 holds JPE2210LF01, which the rack files give leaf6 (racks/r02.yaml): are the two swapped?"
+        in hints["leaf5"]
+    )
+
+
+def test_a_server_whose_serial_is_another_racks_is_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Refused when the racks are read, located, before any switch is contacted: nothing released."""
+    from tests.conftest import run_cli
+    from tests.day0.helpers import day0_pod
+
+    root = day0_pod(tmp_path / "pod")
+    rack = root / "racks" / "r02.yaml"
+    rack.write_text(rack.read_text(encoding="utf-8").replace("SRV020000", "SRV010000"), encoding="utf-8")
+    code, _, err = run_cli(["rack", "accept", "r02", "--lab", "--root", str(root)], capsys)
+    assert code == 1 and "Traceback" not in err
+    assert (
+        "racks/r02.yaml:" in err and "servers[0].serial: SRV010000 is also in racks/r01.yaml (node01)" in err
+    )
+    assert read_acceptance(root, "r02") is None

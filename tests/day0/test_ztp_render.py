@@ -53,6 +53,9 @@ def test_reservations_carry_each_vendors_boot_options(
     ]
     assert eos["host-reservation-identifiers"] == ["hw-address"]
     assert "pools" not in eos["subnet4"][0]  # an unknown MAC gets no address, so no boot file
+    for dhcp in (eos, cw):  # boot options live in the reservations only: no class, subnet or global one
+        assert "option-data" not in dhcp and "client-classes" not in dhcp
+        assert [o["name"] for o in dhcp["subnet4"][0]["option-data"]] == ["routers"]
     leaf5 = next(r for r in eos["subnet4"][0]["reservations"] if r["hostname"] == "leaf5")
     assert leaf5["hw-address"] == "02:1c:73:02:02:00" and leaf5["ip-address"] == "192.0.2.106"
     assert leaf5["option-data"] == [

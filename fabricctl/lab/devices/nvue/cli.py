@@ -253,6 +253,8 @@ def run_nv(dev: LabDevice, words: list[str], user: str, how: str) -> Output:
         data = show.answer(View(dev), rest, source)
         if data is None:
             raise NvueError(f"Error: The requested item does not exist: {' '.join(rest)}")
+        if rest == ["platform"] and opts.get("-o", opts.get("--output", "auto")) == "auto":
+            return show.operational_table(data)  # NVIDIA's example layout
         return _format(data, opts)
     if verb == "config" and rest:
         return _config(dev, rest[0], rest[1:], opts, user, how)

@@ -217,6 +217,36 @@ def roce_counters(view: View, name: str) -> dict[str, Any]:
     }
 
 
+def platform(view: View) -> dict[str, str]:
+    """`nv show platform` (Cumulus Linux 5.9 and later: the platform's hardware), with the keys
+    of NVIDIA's example (user guide 5.17, Monitoring System Hardware); the serial number is the
+    one the switch's rack file names (lab/inventory.py), the values besides are the lab's."""
+    mdl = view.model
+    digits = view.mac_digits()
+    return {
+        "system-mac": colon_mac(digits),
+        "manufacturer": "Nvidia",
+        "cpu": "x86_64 Intel(R) Xeon(R) CPU D-1734NT x16",
+        "memory": f"{mdl.mem_total_kb / 1024 / 1024:.2f} GB",
+        "disk-size": "n/a",
+        "port-layout": "64x800G",
+        "part-number": f"{mdl.name}-NS2F",
+        "serial-number": view.dev.serial(),
+        "asic-model": "Spectrum-4",
+        "system-uuid": f"{digits[:8]}-{digits[8:12]}-4000-8000-{digits:0>12}"[:36],
+        "system-type": mdl.name,
+    }
+
+
+def operational_table(data: dict[str, str]) -> str:
+    """A flat object as NVUE's CLI prints it: its keys, and their values under `operational`,
+    each column under a row of dashes (the layout of NVIDIA's `nv show platform` example)."""
+    key_w, value_w = max(map(len, data)), max(map(len, data.values()))
+    lines = [" " * (key_w + 2) + "operational".ljust(value_w), "-" * key_w + "  " + "-" * value_w]
+    lines += [f"{k.ljust(key_w)}  {v.ljust(value_w)}" for k, v in data.items()]
+    return "\n".join(lines)
+
+
 def answer(view: View, words: list[str], source: Tree | None) -> Any:
     """What `nv show <words>` returns (None: no such object). `source`: the revision read
     (applied unless `--pending` / `--rev`)."""
@@ -251,6 +281,8 @@ def answer(view: View, words: list[str], source: Tree | None) -> Any:
         return bgp_neighbors(view, words[1])
     if words == ["evpn", "vni"] and source is None:
         return evpn_vnis(view)
+    if words == ["platform"] and source is None:
+        return platform(view)
     if words == ["system"] and source is None:
         return {"hostname": view.hostname, "build": "Cumulus Linux 5.15.0", "uptime": int(view.uptime)}
     tree = source if source is not None else revisions.applied(view.dev)
