@@ -9,6 +9,7 @@ lab's spelling would pass the lab and fail a real S9825 or 7060X5: abbreviated p
 
 from __future__ import annotations
 
+import calendar
 import json
 from pathlib import Path
 from typing import Any
@@ -20,10 +21,19 @@ from ntc_templates.parse import parse_output
 from fabricctl.config.diff import diff_device
 from fabricctl.platforms import get_platform
 from fabricctl.platforms.comware import health as cw_health
-from fabricctl.platforms.comware.terminal import MARK, mark_lines, marked_run, proven, unmark_lines, unmarked
+from fabricctl.platforms.comware.terminal import (
+    MARK,
+    armed_delay,
+    mark_lines,
+    marked_run,
+    proven,
+    unmark_lines,
+    unmarked,
+)
 from fabricctl.platforms.eos import health as eos_health
 from fabricctl.platforms.eos.terminal import pending as eos_pending
 from fabricctl.platforms.eos.terminal import sessions
+from fabricctl.platforms.nvue.terminal import describe, mark_of, revision_rows
 from fabricctl.platforms.push import normalize_running
 
 CAPTURES = Path(__file__).parent / "captures"
@@ -252,3 +262,55 @@ def test_ecmp_next_hops_from_real_routing_tables() -> None:
     table = cw_health.parse({cw_health.ROUTES: comware["hp_comware_display_ip_routing-table.raw"]}).routes
     assert table is not None
     assert (table["1.1.1.0/24"], table["0.0.0.0/0"], table["10.211.0.0/16"]) == (3, 1, 1)
+
+
+def test_nvue_revisions_from_nvidias_example() -> None:
+    """`nv config revision` as NVIDIA's command reference prints it: columns found by their dashes,
+    a message with spaces kept whole, a mark found only in fabricctl's own apply message."""
+    text = "".join(
+        line
+        for line in (CAPTURES / "nvue" / "nv-config-revision.txt").read_text().splitlines(keepends=True)
+        if not line.startswith("#")
+    )
+    rows = revision_rows(text)
+    assert [r["Rev ID"] for r in rows] == ["1", "2", "3", "4"]
+    assert rows[0]["Message"] == "Password sync for user: cumulus" and rows[1]["User"] == "cumulus"
+    assert (
+        describe(rows[3])
+        == "revision 4 (by cumulus, at 2024-04-26 16:34:04, message 'Config update by cumulus')"
+    )
+    assert (
+        mark_of(rows[3]) is None
+        and mark_of({"Message": "fabricctl 20250101T0-1-a1b2c3"}) == "20250101T0-1-a1b2c3"
+    )
+
+
+#: SHELL_CMD lines as public Comware logs show them: a log file's (with a sequence number; DISA's
+#: HP FlexFabric Switch NDM STIG quotes it) and the log buffer's layout (H3C's log format table).
+SHELL = (
+    "%@9377%Jan 20 23:31:03:567 2011 HP5930_SUT SHELL/6/SHELL_CMD: -Line=vty0-IPAddr=16.123.122.155-User=admin; Command is dis info-center",
+    "%Jan 20 23:31:09:342 2011 HP5930_SUT SHELL/6/SHELL_CMD: -Line=vty0-IPAddr=16.123.122.155-User=admin; Command is qui",
+)
+
+
+def test_comware_armed_delay_from_the_switchs_own_command_log() -> None:
+    armed_at = calendar.timegm((2011, 1, 20, 23, 32, 0, 0, 0, 0))
+
+    def line(command: str, minute: int = 32, user: str = "alice") -> str:
+        return f"%Jan 20 23:{minute}:00:000 2011 HP5930_SUT SHELL/6/SHELL_CMD: -Line=vty1-IPAddr=192.0.2.7-User={user}; Command is {command}"
+
+    log = "\n".join(["Log buffer: Enabled", *SHELL, line("con com del 5")])
+    armed = armed_delay(log, armed_at + 60)
+    assert armed is not None and (armed.minutes, armed.user, armed.address, armed.line) == (
+        5,
+        "alice",
+        "192.0.2.7",
+        "vty1",
+    )
+    assert armed.deadline == armed_at + 300
+    assert armed_delay(log, armed_at + 300) is None  # run out: the switch rolled back by itself
+    assert armed_delay(log, None) is not None  # no clock: never assumed gone
+    assert armed_delay(log + "\n" + line("configuration commit", 33), armed_at + 60) is None
+    again = log + "\n" + line("configuration commit delay 10", 34, "bob")
+    assert armed_delay(again, armed_at + 400) is not None  # armed again: the deadline moved
+    assert armed_delay("\n".join(SHELL), armed_at) is None  # commands, none of them a delay

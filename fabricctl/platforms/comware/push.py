@@ -212,14 +212,15 @@ def switch_clock(conn: BaseConnection, target: Target) -> Callable[[], float]:
 
 
 def refuse_armed(conn: BaseConnection, target: Target, running: str, claimed: frozenset[str]) -> None:
-    """Stop unless no commit delay is armed but one fabricctl's run records prove its own (its
-    mark in running): someone else's armed delay is never re-armed, committed or replaced."""
+    """Stop when a commit delay is armed: one whose mark in running a run record proves
+    fabricctl's is `recover`'s to settle; any other is someone else's, never re-armed, committed
+    or replaced."""
     run = marked_run(running)
     if run is not None:
         if proven(run, claimed):
             raise StageError(
                 "load",
-                f"interrupted run {run} left its change under an armed commit delay: run plan again "
+                f"interrupted push {run} left its change under an armed commit delay: run plan again "
                 "(it shows the switch pending) and apply settles it",
             )
         raise foreign(

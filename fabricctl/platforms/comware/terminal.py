@@ -131,9 +131,10 @@ def pending(running: str, saved: str, extra: str | None) -> str | None:
 LOGBUFFER = "display logbuffer"
 #: SHELL/6/SHELL_CMD, "A command was successfully executed" (H3C System Log Messages Reference),
 #: in the log buffer's layout: `%Jan 20 23:31:03:567 2011 HP5930 SHELL/6/SHELL_CMD:
-#: -Line=vty0-IPAddr=16.123.122.155-User=admin; Command is dis info-center` (the command as typed).
+#: -Line=vty0-IPAddr=16.123.122.155-User=admin; Command is dis info-center` (the command as typed;
+#: a sequence number, `%@9377%`, where the switch numbers its messages).
 _SHELL_CMD = re.compile(
-    r"^[%*#]?(?P<when>\w{3}\s+\d{1,2} \d{1,2}:\d{2}:\d{2}(?::\d{1,3})? \d{4}) \S+ "
+    r"^[%*#]?(?:@\d+[%*#])?(?P<when>\w{3}\s+\d{1,2} \d{1,2}:\d{2}:\d{2}(?::\d{1,3})? \d{4}) \S+ "
     r"SHELL/\d/SHELL_CMD: ?-Line=(?P<line>.*?)-IPAddr=(?P<address>.*?)-User=(?P<user>.*?); "
     r"Command is (?P<command>.+?)\s*$"
 )

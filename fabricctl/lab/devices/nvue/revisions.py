@@ -258,7 +258,7 @@ def revision_table(dev: LabDevice) -> str:
         apply_id = f"rev_{rev.id}_apply_{rev.applies}" if rev.applies else ""
         reason = "Config update" if rev.applies else ""
         rows.append((rev.id, state, apply_id, rev.applied_at, rev.how, rev.user, reason, rev.message))
-    widths = [max(len(c), *(len(r[i]) for r in rows)) for i, c in enumerate(REVISION_COLUMNS)]
+    widths = [max([len(c), *(len(r[i]) for r in rows)]) for i, c in enumerate(REVISION_COLUMNS)]
     lines = [REVISION_COLUMNS, tuple("-" * w for w in widths), *rows]
     return "\n".join(
         "  ".join(v.ljust(w) for v, w in zip(line, widths, strict=True)).rstrip() for line in lines
