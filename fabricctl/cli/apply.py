@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import re
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -118,6 +119,11 @@ if TYPE_CHECKING:
     metavar="ID",
     help="Change ticket id (repeatable) [also read from FABRICCTL_PR_TITLE / FABRICCTL_PR_LABELS / a 'Ticket:' trailer of HEAD].",
 )
+@click.option(
+    "--digest",
+    metavar="SHA256",
+    help="Apply PLAN only if its digest is this one (the reviewed plan comment shows it).",
+)
 @prune_option
 @tenant_options
 @diff_options
@@ -144,6 +150,7 @@ def apply_cmd(
     run_group: str | None,
     reason: str | None,
     tickets: tuple[str, ...],
+    digest: str | None,
     prune: bool,
     tenant: str | None,
     tenant_base: str,
@@ -164,6 +171,12 @@ def apply_cmd(
         one_line_flag(flag, value)
     one_line_flag("--tenant", tenant)
     one_line_flag("--tenant-base", tenant_base)
+    if digest is not None and not re.fullmatch(r"[0-9a-f]{64}", digest):
+        raise CliError(
+            f"--digest {digest[:80]!r}: not a plan digest (allowed: 64 hex digits, as the plan comment shows)"
+        )
+    if digest is not None and plan_file is None:
+        raise CliError("--digest checks a reviewed plan file: give the PLAN file")
     if (shard or run_group) and plan_file is None:
         raise CliError(
             "--shard and --run-group apply one failure domain of a reviewed plan: give the PLAN file"
@@ -192,6 +205,7 @@ def apply_cmd(
         run_group=run_group,
         reason=reason or "",
         tickets=tickets,
+        digest=digest,
         report_file=report_file,
         argv=(click.get_current_context().find_root().obj or {}).get("argv"),
     )
