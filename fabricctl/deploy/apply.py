@@ -83,6 +83,8 @@ class RunReport:
     #: leaves one), then "finished"; a later run that finds its process gone says "ended".
     state: str = "in progress"
     settled_runs: list[str] = field(default_factory=list)  # killed runs whose switches this one read again
+    #: A finished record's link to the one before it in its store (record.py, chain.py).
+    chain: dict[str, Any] = field(default_factory=dict)
 
     def counts(self) -> dict[str, int]:
         out: dict[str, int] = {}
@@ -121,6 +123,7 @@ class RunReport:
             "disruptive": self.disruptive,
             "stages": self.stages,
             "switches": {n: asdict(s) for n, s in self.switches.items()},
+            **({"chain": self.chain} if self.chain else {}),
         }
 
 
@@ -416,14 +419,15 @@ def apply_plan(
 
 
 def write_report(root: Path, report: RunReport, copy: Path | None = None) -> Path:
-    """`<root>/.fabricctl/runs/<run id>.json` (redacted), and the same record at `copy` if given."""
-    from fabricctl.deploy.record import record_path, share_record, write_record
+    """The finished record, chained to the one before it in its store (the remote's runs ref
+    where records are shared, else `<root>/.fabricctl/runs/`), redacted; the same record at
+    `copy` if given. A record the remote refused (it says why) is chained locally."""
+    from fabricctl.deploy.record import finish_record, write_record
 
-    path = record_path(root, report.run_id)
-    if share_record(root, report.context, report.to_dict):
-        write_record(path, report.to_dict())  # with the reason it is not on the remote
-    data = report.to_dict()
-    path = write_record(path, data)
+    def link(chain: dict[str, Any]) -> None:
+        report.chain = chain
+
+    path = finish_record(root, report.to_dict, report.context, link)
     if copy is not None:
-        write_record(copy, data)
+        write_record(copy, report.to_dict())
     return path

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import os
 import re
 from collections.abc import Callable
 from contextlib import AbstractContextManager
@@ -53,6 +54,8 @@ class ApplyRequest:
     reason: str = ""
     tickets: tuple[str, ...] = ()
     digest: str | None = None  # `--digest`: the reviewed plan file's (the PR comment shows it)
+    allow_dirty: bool = False  # apply inputs that differ from the commit (the record says so)
+    approved_by: tuple[str, ...] = ()  # who approved the change (GitOps: the PR's reviewers)
     report_file: Path | None = None  # a copy of the run record
     argv: list[str] | None = None  # the command line, for the record
 
@@ -112,6 +115,7 @@ def run_apply(request: ApplyRequest, ui: ApplyUi) -> ApplyOutcome:
     wave) raise before any switch is pushed; a third interrupt raises `ApplyInterrupted`.
     """
     from fabricctl.deploy.audit import tenants_by_switch, tickets_of
+    from fabricctl.deploy.plan import INPUT_DIRS
     from fabricctl.deploy.record import record_path
     from fabricctl.deploy.scope import tenant_change
     from fabricctl.deploy.service import (
@@ -122,8 +126,17 @@ def run_apply(request: ApplyRequest, ui: ApplyUi) -> ApplyOutcome:
         refuse_disruptive,
         start_report,
     )
+    from fabricctl.gitinfo import uncommitted
 
     root, opts = request.root, request.options
+    dirty = uncommitted(root, INPUT_DIRS)
+    if dirty and not request.allow_dirty:
+        shown = ", ".join(dirty[:5]) + (f" and {len(dirty) - 5} more" if len(dirty) > 5 else "")
+        raise ApplyRefused(
+            f"uncommitted changes under inventory/, tenants/ or templates/ ({shown}): nothing applied; "
+            "commit them (the run record names the commit applied), or apply with --allow-dirty "
+            "(the record then lists them)"
+        )
     group = run_group(request)
     sharded = (group, request.shard or "all") if group is not None else None
     stages = ui.stages
@@ -136,7 +149,11 @@ def run_apply(request: ApplyRequest, ui: ApplyUi) -> ApplyOutcome:
             reason=request.reason,
             tickets=tickets_of(root, request.tickets),
             tenants=tenants_by_switch(plan.changes, plan.changed),
+            actor=printable(os.environ.get("FABRICCTL_ACTOR", ""))[:100],
+            approved_by=list(request.approved_by),
+            allow_dirty=request.allow_dirty,
         )
+        report.context["git"] = {**report.context.get("git", {}), "uncommitted": dirty[:100]}
 
     with (
         locked(root, ui.notify, request.lab, sharded),  # also with nothing to change
