@@ -55,7 +55,14 @@ def add(
             f"rack name {name!r} is not allowed (allowed: a lower-case letter, then a-z 0-9 -, 1-32)"
         )
     made = new_rack(
-        root, name, load_template(template, root), read_serials(serials), str(serials), rail_group, pod
+        root,
+        name,
+        load_template(template, root),
+        read_serials(serials),
+        str(serials),
+        rail_group,
+        pod,
+        str(template),
     )
     if dry_run:
         echo(

@@ -330,7 +330,9 @@ def locked(
     from fabricctl.deploy.lock import fabric_lock
 
     def took_over(held: LockInfo) -> None:
-        notify(f"warning: took over a stale lock ({held.describe()}): its process is gone or it is too old\n")
+        notify(
+            f"warning: took over a stale lock ({held.describe()}): {held.why_stale() or 'it no longer holds'}\n"
+        )
 
     with fabric_lock(root, "apply", on_takeover=took_over, remote=shared_remote(root, lab), shard=shard):
         yield
