@@ -423,11 +423,12 @@ def write_report(root: Path, report: RunReport, copy: Path | None = None) -> Pat
     where records are shared, else `<root>/.fabricctl/runs/`), redacted; the same record at
     `copy` if given. A record the remote refused (it says why) is chained locally."""
     from fabricctl.deploy.record import finish_record, write_record
+    from fabricctl.outputs import named_output
 
     def link(chain: dict[str, Any]) -> None:
         report.chain = chain
 
     path = finish_record(root, report.to_dict, report.context, link)
     if copy is not None:
-        write_record(copy, report.to_dict())
+        write_record(copy, report.to_dict(), named_output(copy, root))
     return path

@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING
 
 from fabricctl.errors import StageError
 from fabricctl.model.text import printable
+from fabricctl.outputs import write_file
 from fabricctl.procs import pid_alive
 
 if TYPE_CHECKING:
@@ -131,25 +132,15 @@ def remove_lock(root: Path) -> None:
     lock_path(root).unlink(missing_ok=True)
 
 
-def _create(path: Path, info: LockInfo) -> bool:
-    """Publish a complete lock file atomically: write a private temp file, hard-link it into place.
-
-    `os.link` fails when the lock exists (like O_EXCL), and a reader never sees a half-written
-    lock (which it would take for a crashed, stale one and replace).
-    """
-    tmp = path.with_name(f".lock.{os.getpid()}.{time.monotonic_ns()}.tmp")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+def _create(root: Path, info: LockInfo) -> bool:
+    """Publish a complete lock file atomically (outputs.write_file, exclusive: a temporary file
+    hard-linked into place, which fails when the lock exists, like O_EXCL), so a reader never
+    sees a half-written lock (which it would take for a crashed, stale one and replace)."""
     try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            json.dump({"format": FORMAT_NAME, "version": FORMAT, **asdict(info)}, fh, indent=2)
-            fh.write("\n")
-        try:
-            os.link(tmp, path)
-        except FileExistsError:
-            return False
-        return True
-    finally:
-        tmp.unlink(missing_ok=True)
+        write_file(lock_path(root), _lock_text(info), within=Path(root), exclusive=True)
+    except FileExistsError:
+        return False
+    return True
 
 
 def _take_over(path: Path, stale: LockInfo) -> None:
@@ -283,10 +274,9 @@ def acquire(
 ) -> LockInfo:
     """Take the lock or raise LockHeld naming the holder; a stale lock is replaced (and said so)."""
     path = lock_path(root)
-    path.parent.mkdir(parents=True, exist_ok=True)
     info = _this_holder(plan_hash)
     for _ in range(3):
-        if _create(path, info):
+        if _create(root, info):
             return info
         held = read_lock(root)
         if held is None:

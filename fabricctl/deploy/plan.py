@@ -21,7 +21,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from fabricctl.config.diff import DeviceDiff, diff_device, owned_hash, parse_config
 from fabricctl.errors import StageError
 from fabricctl.model.text import printable
-from fabricctl.outputs import write_output
+from fabricctl.outputs import named_output, write_file
 from fabricctl.platforms import get_platform
 from fabricctl.platforms.push import normalize_running, running_hash
 
@@ -283,9 +283,10 @@ def _unsaved(saved: str, running: str, intended: str, dd: DeviceDiff, dialect: D
     return owned_hash(saved, tree, dialect) != owned_hash(running, tree, dialect)
 
 
-def save_plan(plan: Plan, path: Path) -> None:
-    """The plan file, whole or not at all (outputs.py: through a symlink, never over a device)."""
-    write_output(Path(path), plan.to_json())
+def save_plan(plan: Plan, path: Path, root: Path | None = None) -> None:
+    """The plan file, whole or not at all (outputs.py: never through a symlink below the fabric
+    `root` or the folder it names, never over a device)."""
+    write_file(Path(path), plan.to_json(), within=named_output(Path(path), root))
 
 
 class _PlanFile(BaseModel):

@@ -30,7 +30,7 @@ from typing import Any
 
 from fabricctl.deploy.hostkeys import checking
 from fabricctl.gitinfo import repo_state
-from fabricctl.outputs import write_output
+from fabricctl.outputs import write_file
 from fabricctl.procs import user_name
 from fabricctl.secrets import redact, redacted_json
 
@@ -105,11 +105,10 @@ def share_record(
     return ""
 
 
-def write_record(path: Path, data: dict[str, Any]) -> Path:
-    """Atomic, redacted JSON (a reader never sees half a record; outputs.py: through a symlink,
-    never over a device)."""
-    write_output(Path(path), redacted_json(data))
-    return Path(path)
+def write_record(path: Path, data: dict[str, Any], within: Path) -> Path:
+    """Atomic, redacted JSON below `within` (a reader never sees half a record; outputs.py:
+    never through a symlink, never over a device)."""
+    return write_file(Path(path), redacted_json(data), within=within)
 
 
 def finish_record(
@@ -125,7 +124,7 @@ def finish_record(
     if share_record(root, context, data_of, set_link) or not isinstance(context.get("shared"), dict):
         seal_local(root, data_of, set_link)
     else:
-        write_record(path, data_of())
+        write_record(path, data_of(), root)
     return path
 
 
@@ -144,8 +143,8 @@ def seal_local(
     set_link(next_link(LOCAL, tip))
     data = data_of()
     text = redacted_json(data)
-    write_output(record_path(root, str(data["run_id"])), text)
-    write_output(tip_file, json.dumps(tip_of(text, data)) + "\n")
+    write_file(record_path(root, str(data["run_id"])), text, within=root)
+    write_file(tip_file, json.dumps(tip_of(text, data)) + "\n", within=root)
 
 
 class RecordWriter:
@@ -153,8 +152,9 @@ class RecordWriter:
     last write is a second old, else a second after it, so a run killed at any moment leaves a
     record at most a second behind (the last word is the caller's final `write`)."""
 
-    def __init__(self, path: Path, interval: float = 1.0) -> None:
+    def __init__(self, path: Path, within: Path, interval: float = 1.0) -> None:
         self.path = path
+        self.within = within
         self.interval = interval
         self.last = 0.0
         self.lock = threading.Lock()
@@ -166,7 +166,7 @@ class RecordWriter:
             if self.timer is not None:
                 self.timer.cancel()
             self.timer, self.pending = None, None
-            write_record(self.path, data)
+            write_record(self.path, data, self.within)
             self.last = time.monotonic()
 
     def close(self) -> None:
@@ -195,7 +195,7 @@ class RecordWriter:
 
     def _flush_locked(self) -> None:
         if self.pending is not None:
-            write_record(self.path, self.pending())
+            write_record(self.path, self.pending(), self.within)
             self.pending = None
             self.last = time.monotonic()
 

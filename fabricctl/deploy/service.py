@@ -442,7 +442,7 @@ def apply_safely(
     hooks = hooks or ApplyHooks(finished=progress)
     stages = stages or quiet()
     report = report if report is not None else start_report(root, plan, prepared, opts, lab=lab)
-    writer = RecordWriter(record_path(root, report.run_id))
+    writer = RecordWriter(record_path(root, report.run_id), root)
     writer.write(report.to_dict())  # opened at once: even a killed run leaves its record
     if share_record(root, report.context, report.to_dict):  # runners and shards see it in progress
         writer.write(report.to_dict())
