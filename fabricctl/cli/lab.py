@@ -185,10 +185,15 @@ def recable(limit: tuple[str, ...], root: Path) -> None:
     """Re-cable the racks as the inventory's cabling rules say now (after a breakout: a breakout
     cable in each split port, a 200G leg per lane). The ports whose cable changes flap."""
     from fabricctl.lab.runtime import recable_request
+    from fabricctl.lab.server import LabFabric
 
     root = root.resolve()
     data = running_lab(root)
     if data is None:
+        known = LabFabric.from_inventory(root).devices  # an unknown --limit is named first
+        for name in (n for item in limit for n in item.split(",")):
+            if name not in known:
+                _fail(f"--limit {name!r}: no lab switch of that name (allowed: {', '.join(known)})")
         _fail(f"no lab is running for {root}; start one with `fabricctl lab up --detach --root {root}`")
     now = _ask_running_lab(root, data, limit, recable_request(root), signal.SIGUSR1, "recables", "re-cabling")
     ports = now.get("recabled", [])
