@@ -179,11 +179,11 @@ def check_output_file(path: Path, root: Path | None = None) -> None:
     own input files (inventory/, tenants/)."""
     from fabricctl.outputs import OutputError, check_output, named_output
 
+    _check_writable(path, want_dir=False)
     try:
         check_output(path, named_output(path, root))
     except OutputError as exc:
         raise CliError(str(exc)) from None
-    _check_writable(path, want_dir=False)
     if root is not None:
         target = Path(os.path.abspath(path))
         for inputs in ("inventory", "tenants"):
