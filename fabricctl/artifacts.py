@@ -20,7 +20,7 @@ from typing import Any
 import yaml
 
 from fabricctl.compile.intent import DeviceIntent, intent_digest
-from fabricctl.outputs import write_output
+from fabricctl.outputs import make_folder, write_file
 from fabricctl.render import Renderer
 from fabricctl.stamps import now_ns, stamp, trusted
 
@@ -181,12 +181,12 @@ def _sha(text: str) -> str:
     return hashlib.sha256(text.encode()).hexdigest()
 
 
-def _write_if_changed(path: Path, text: str) -> bool:
-    """Write `text` at `path` unless it holds it already (through a symlink; never over a
-    device, FIFO or folder: outputs.py)."""
-    if path.is_file() and path.read_text(encoding="utf-8") == text:
+def _write_if_changed(path: Path, text: str, within: Path) -> bool:
+    """Write `text` at `path` unless it holds it already (never through a symlink below
+    `within`, never over a device, FIFO or folder: outputs.py)."""
+    if not path.is_symlink() and path.is_file() and path.read_text(encoding="utf-8") == text:
         return False
-    write_output(path, text)
+    write_file(path, text, within=within)
     return True
 
 
@@ -242,6 +242,7 @@ def write_artifacts(
     out: Path,
     force: bool = False,
     known: Mapping[str, tuple[str, str]] | None = None,
+    within: Path | None = None,
 ) -> RenderStats:
     """Render into `out` the switches whose inputs or files changed; skip the rest.
 
@@ -278,12 +279,13 @@ def write_artifacts(
         else:
             todo[name] = intent
     texts = renderer.render_all(todo, stats.digests)  # before anything is written (above)
-    out.mkdir(parents=True, exist_ok=True)
+    within = within if within is not None else out
+    make_folder(out, within=within)
     for name, intent in todo.items():
         text, intent_text = texts[name], intent_yaml(intent)
         paths = (out / f"{name}.cfg", out / f"{name}.intent.yaml")
-        _write_if_changed(paths[0], text)
-        _write_if_changed(paths[1], intent_text)
+        _write_if_changed(paths[0], text, within)
+        _write_if_changed(paths[1], intent_text, within)
         manifest[name] = {
             "inputs": made_from[name],
             "cfg": _sha(text),
@@ -294,5 +296,7 @@ def write_artifacts(
         stats.rendered.append(name)
         stats.lines += text.count("\n")
     # One line, no indent: the C encoder, 4,160 switches in 10 ms instead of 130.
-    _write_if_changed(out / MANIFEST, json.dumps(manifest, sort_keys=True, separators=(",", ":")) + "\n")
+    _write_if_changed(
+        out / MANIFEST, json.dumps(manifest, sort_keys=True, separators=(",", ":")) + "\n", within
+    )
     return stats

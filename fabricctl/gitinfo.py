@@ -84,6 +84,15 @@ def changed_files(root: Path, folder: str) -> frozenset[str] | None:
     return frozenset(files)
 
 
+def uncommitted(root: Path, folders: tuple[str, ...]) -> list[str]:
+    """Files under `folders` of `root` that differ from HEAD (edited, new, deleted), sorted;
+    [] when there are none or git cannot tell (the record's `git.note` says why)."""
+    found: set[str] = set()
+    for folder in folders:
+        found |= changed_files(root, folder) or frozenset()
+    return sorted(found)
+
+
 def differs_from(root: Path, commit: str, folder: str) -> bool | None:
     """True when `root/folder` differs from `commit` in the working tree (edits, new files,
     deletions), False when it is the same, None when git cannot tell."""

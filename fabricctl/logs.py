@@ -57,6 +57,17 @@ class RedactingFormatter(logging.Formatter):
         return redact(super().format(record))
 
 
+class _LogFile(logging.StreamHandler):  # type: ignore[type-arg]
+    """--log-file: the stream outputs.open_append opened, closed with the handler."""
+
+    def close(self) -> None:
+        try:
+            self.flush()
+            self.stream.close()
+        finally:
+            super().close()
+
+
 class _StderrHandler(logging.StreamHandler):  # type: ignore[type-arg]  # StreamHandler is generic only in typeshed; at run time it takes no parameter
     """Writes to whatever sys.stderr is at emit time (a live display may have redirected it)."""
 
@@ -101,12 +112,13 @@ def setup_logging(verbose: int = 0, log_file: Path | str | None = None) -> Path 
         levels.append(handler.level)
     path = None
     if log_file:
-        from fabricctl.outputs import output_target
+        import io
+
+        from fabricctl.outputs import open_append
 
         path = Path(log_file)
-        target = output_target(path)  # appended to through a symlink, never a device or FIFO
-        target.parent.mkdir(parents=True, exist_ok=True)
-        fh = logging.FileHandler(target, encoding="utf-8")
+        stream = io.TextIOWrapper(open_append(path), encoding="utf-8", line_buffering=True)
+        fh = _LogFile(stream)  # never through a symlink, a device or a FIFO
         fh.setLevel(logging.DEBUG)
         fh.setFormatter(RedactingFormatter(FILE_FORMAT, datefmt="%Y-%m-%dT%H:%M:%S"))
         fh.addFilter(RedactFilter())

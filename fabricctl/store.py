@@ -35,6 +35,7 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 
 from fabricctl import __version__
+from fabricctl.outputs import write_file
 from fabricctl.secrets import redact
 
 log = logging.getLogger(__name__)
@@ -125,9 +126,9 @@ def trusted_file(path: Path) -> bool:
 
 def create_private(path: Path) -> None:
     """Make an empty file only the user can read and write (SQLite gives its companions the same
-    mode), unless it exists."""
+    mode), unless it exists (outputs.write_file: never through a symlink)."""
     with contextlib.suppress(FileExistsError):
-        os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0), 0o600))
+        write_file(path, b"", within=path.parent, mode=0o600, exclusive=True)
 
 
 @functools.lru_cache(maxsize=1)

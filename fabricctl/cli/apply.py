@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import re
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -118,6 +119,24 @@ if TYPE_CHECKING:
     metavar="ID",
     help="Change ticket id (repeatable) [also read from FABRICCTL_PR_TITLE / FABRICCTL_PR_LABELS / a 'Ticket:' trailer of HEAD].",
 )
+@click.option(
+    "--allow-dirty",
+    is_flag=True,
+    help="Apply inputs (inventory/, tenants/, templates/) that differ from the commit; the record lists them.",
+)
+@click.option(
+    "--approved-by",
+    "approved_by",
+    multiple=True,
+    envvar="FABRICCTL_APPROVED_BY",
+    metavar="LOGIN",
+    help="Who approved the change (repeatable or comma-separated; GitOps: the PR's approving reviewers) [env FABRICCTL_APPROVED_BY].",
+)
+@click.option(
+    "--digest",
+    metavar="SHA256",
+    help="Apply PLAN only if its digest is this one (the reviewed plan comment shows it).",
+)
 @prune_option
 @tenant_options
 @diff_options
@@ -144,6 +163,9 @@ def apply_cmd(
     run_group: str | None,
     reason: str | None,
     tickets: tuple[str, ...],
+    allow_dirty: bool,
+    approved_by: tuple[str, ...],
+    digest: str | None,
     prune: bool,
     tenant: str | None,
     tenant_base: str,
@@ -164,6 +186,12 @@ def apply_cmd(
         one_line_flag(flag, value)
     one_line_flag("--tenant", tenant)
     one_line_flag("--tenant-base", tenant_base)
+    if digest is not None and not re.fullmatch(r"[0-9a-f]{64}", digest):
+        raise CliError(
+            f"--digest {digest[:80]!r}: not a plan digest (allowed: 64 hex digits, as the plan comment shows)"
+        )
+    if digest is not None and plan_file is None:
+        raise CliError("--digest checks a reviewed plan file: give the PLAN file")
     if (shard or run_group) and plan_file is None:
         raise CliError(
             "--shard and --run-group apply one failure domain of a reviewed plan: give the PLAN file"
@@ -192,6 +220,9 @@ def apply_cmd(
         run_group=run_group,
         reason=reason or "",
         tickets=tickets,
+        digest=digest,
+        allow_dirty=allow_dirty,
+        approved_by=_logins(approved_by),
         report_file=report_file,
         argv=(click.get_current_context().find_root().obj or {}).get("argv"),
     )
@@ -230,6 +261,22 @@ def apply_cmd(
             if names:
                 said.append(f"{len(names)} switch(es) {word}: {', '.join(shown)}")
         raise CliError("; ".join(said))
+
+
+LOGIN = re.compile(r"[A-Za-z0-9][A-Za-z0-9._@+-]{0,99}")
+
+
+def _logins(given: tuple[str, ...]) -> tuple[str, ...]:
+    """--approved-by values (each may list several, comma-separated): account names only."""
+    out: list[str] = []
+    for item in given:
+        for login in filter(None, (x.strip() for x in item.split(","))):
+            if not LOGIN.fullmatch(login):
+                raise CliError(
+                    f"--approved-by {login[:80]!r}: not an account name (allowed: letters, digits, . _ @ + -)"
+                )
+            out.append(login)
+    return tuple(dict.fromkeys(out))
 
 
 def _terminal(as_json: bool, auto_approve: bool, diff: str | None) -> ApplyUi:

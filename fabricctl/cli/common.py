@@ -174,15 +174,16 @@ def one_line_flag(flag: str, value: str | None) -> None:
 
 def check_output_file(path: Path, root: Path | None = None) -> None:
     """Refuse, before anything is read or contacted, an output file that cannot be written: a
-    folder, a device, FIFO or socket (also behind a symlink: outputs.py), a path under a file, a
-    folder without write permission, or one of the fabric's own input files (inventory/, tenants/)."""
-    from fabricctl.outputs import OutputError, output_target
+    folder, a device, FIFO, socket or symlink (outputs.py: no symlink below the fabric root or the
+    folder named), a path under a file, a folder without write permission, or one of the fabric's
+    own input files (inventory/, tenants/)."""
+    from fabricctl.outputs import OutputError, check_output, named_output
 
+    _check_writable(path, want_dir=False)
     try:
-        path = output_target(path) if os.path.lexists(path) else path
+        check_output(path, named_output(path, root))
     except OutputError as exc:
         raise CliError(str(exc)) from None
-    _check_writable(path, want_dir=False)
     if root is not None:
         target = Path(os.path.abspath(path))
         for inputs in ("inventory", "tenants"):

@@ -55,28 +55,35 @@ def add(
             f"rack name {name!r} is not allowed (allowed: a lower-case letter, then a-z 0-9 -, 1-32)"
         )
     made = new_rack(
-        root, name, load_template(template, root), read_serials(serials), str(serials), rail_group, pod
+        root,
+        name,
+        load_template(template, root),
+        read_serials(serials),
+        str(serials),
+        rail_group,
+        pod,
+        str(template),
     )
     if dry_run:
         echo(
             f"dry run: racks/{name}.yaml would be\n{made.rack_yaml}\ninventory/hosts.yaml would gain\n{made.hosts_yaml}"
         )
         return
+    from fabricctl.outputs import write_file
+
     hosts = root / "inventory" / "hosts.yaml"
     before = hosts.read_text(encoding="utf-8")
     target = root / "racks" / f"{name}.yaml"
-    target.parent.mkdir(exist_ok=True)
-    with open(target, "x", encoding="utf-8") as out:  # never over a file that appeared meanwhile
-        out.write(made.rack_yaml)
+    write_file(target, made.rack_yaml, within=root, exclusive=True)  # never over one that appeared
     import yaml
 
     kept = before if yaml.safe_load(before) else before.replace("{}", "")  # a pod's first rack
-    hosts.write_text(kept.rstrip("\n") + "\n" + made.hosts_yaml, encoding="utf-8")
+    write_file(hosts, kept.rstrip("\n") + "\n" + made.hosts_yaml, within=root)
     try:
         load_and_check(root)
     except BaseException:  # the fabric does not validate with the rack: leave it as it was
         target.unlink()
-        hosts.write_text(before, encoding="utf-8")
+        write_file(hosts, before, within=root)
         raise
     echo(
         f"wrote racks/{name}.yaml ({len(made.switches)} switches, {len(made.servers)} servers) and "

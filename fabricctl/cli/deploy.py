@@ -137,17 +137,20 @@ def render_plan(
 OUT_FORMATS = {".html": "html", ".htm": "html", ".md": "markdown", ".txt": "text"}
 
 
-def write_outputs(plan: Plan, paths: tuple[Path, ...], prepared: Any, artifact: str | None) -> None:
-    """Write every `-o` file: the plan file (JSON) unless the suffix names a report format."""
+def write_outputs(
+    plan: Plan, paths: tuple[Path, ...], prepared: Any, artifact: str | None, root: Path
+) -> None:
+    """Write every `-o` file: the plan file (JSON) unless the suffix names a report format; no
+    symlink under the fabric `root` (or the folder named) is followed."""
     from fabricctl.deploy.plan import save_plan
-    from fabricctl.outputs import write_output
+    from fabricctl.outputs import named_output, write_file
 
     for path in paths:
         fmt = OUT_FORMATS.get(path.suffix.lower())
         if fmt is None:
-            save_plan(plan, path)
+            save_plan(plan, path, root)
         else:
-            write_output(path, render_plan(plan, fmt, prepared, artifact))
+            write_file(path, render_plan(plan, fmt, prepared, artifact), within=named_output(path, root))
 
 
 @click.command("plan")
@@ -230,7 +233,7 @@ def plan_cmd(
     color = fmt == "text" and color_enabled(sys.stdout)
     echo(render_plan(plan, fmt, prepared, artifact_url, diff=diff, color=color))
     if out_paths:
-        write_outputs(plan, out_paths, prepared, artifact_url)
+        write_outputs(plan, out_paths, prepared, artifact_url, root)
         if fmt not in ("json", "html", "markdown"):
             echo(f"plan saved to {', '.join(map(str, out_paths))}\n", err=True)
     if plan.unreachable:

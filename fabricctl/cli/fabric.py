@@ -64,22 +64,30 @@ def render(root: Path, out_dir: Path | None, limit: tuple[str, ...], force: bool
     """Compile and write <switch>.intent.yaml + <switch>.cfg for each switch."""
     from fabricctl.artifacts import write_artifacts
     from fabricctl.compile import cache
+    from fabricctl.outputs import named_output
     from fabricctl.render import Renderer
 
     path = fabric_root(root)
     target = out_dir if out_dir is not None else path / "out"
     check_output_folder(target)  # before compiling: nothing is read for a render that cannot land
+    within = named_output(target, path, folder=True)
     renderer = Renderer(root)
     # A whole-fabric render keeps the compile cache's snapshot; unforced, the cache may answer
     # for every switch the change does not touch.
     found = cache.scan(path) if not limit else None
     known = cache.changes(found) if found is not None and not force else None
-    stats = write_artifacts(known.intents, renderer, target, known=known.unchanged) if known else None
+    stats = (
+        write_artifacts(known.intents, renderer, target, known=known.unchanged, within=within)
+        if known
+        else None
+    )
     if found is not None and known is not None and stats is not None and not stats.stale:
         cache.save(found, known, stats.digests)  # the switches no change touched were up to date
     else:
         compiled = compile_root(root)
-        stats = write_artifacts(select_switches(compiled, limit), renderer, target, force=force)
+        stats = write_artifacts(
+            select_switches(compiled, limit), renderer, target, force=force, within=within
+        )
         if found is not None:
             cache.remember(found, compiled, stats.digests)
     click.echo(

@@ -72,9 +72,10 @@ def up(detach: bool, faults: Path | None, root: Path) -> None:
         cmd += ["--faults", str(faults.resolve())]
     if not detach:
         os.execv(sys.executable, cmd)
-    lab_dir(root).mkdir(parents=True, exist_ok=True)
+    from fabricctl.outputs import open_append
+
     lab_json(root).unlink(missing_ok=True)
-    with open(lab_dir(root) / "lab.log", "ab") as log:
+    with open_append(lab_dir(root) / "lab.log", within=root) as log:
         proc = subprocess.Popen(cmd, stdout=log, stderr=log, stdin=subprocess.DEVNULL, start_new_session=True)
     deadline = time.monotonic() + START_TIMEOUT
     while time.monotonic() < deadline:
@@ -184,10 +185,15 @@ def recable(limit: tuple[str, ...], root: Path) -> None:
     """Re-cable the racks as the inventory's cabling rules say now (after a breakout: a breakout
     cable in each split port, a 200G leg per lane). The ports whose cable changes flap."""
     from fabricctl.lab.runtime import recable_request
+    from fabricctl.lab.server import LabFabric
 
     root = root.resolve()
     data = running_lab(root)
     if data is None:
+        known = LabFabric.from_inventory(root).devices  # an unknown --limit is named first
+        for name in (n for item in limit for n in item.split(",")):
+            if name not in known:
+                _fail(f"--limit {name!r}: no lab switch of that name (allowed: {', '.join(known)})")
         _fail(f"no lab is running for {root}; start one with `fabricctl lab up --detach --root {root}`")
     now = _ask_running_lab(root, data, limit, recable_request(root), signal.SIGUSR1, "recables", "re-cabling")
     ports = now.get("recabled", [])
@@ -210,7 +216,7 @@ def _ask_running_lab(
 ) -> dict[str, Any]:
     """Write the switches `limit` names (None: all) to `request`, signal the detached lab and wait
     until it counts one more `counter`; its lab.json then. Unknown names are refused first."""
-    from fabricctl.lab.state import atomic_write
+    from fabricctl.outputs import write_file
 
     known = [d["name"] for d in data["devices"]]
     names = [n for item in limit for n in item.split(",")] or None
@@ -218,7 +224,7 @@ def _ask_running_lab(
         if name not in known:
             _fail(f"--limit {name!r}: no lab switch of that name (allowed: {', '.join(known)})")
     before = data.get(counter, 0)
-    atomic_write(request, json.dumps({"switches": names}) + "\n")
+    write_file(request, json.dumps({"switches": names}) + "\n", within=root)
     os.kill(int(data["pid"]), sig)
     deadline = time.monotonic() + 30
     while time.monotonic() < deadline:

@@ -91,9 +91,9 @@ def new(
     if dry_run:
         echo(f"dry run: tenants/{name}.yaml would be\n{content}")
         return
-    folder.mkdir(exist_ok=True)
-    with open(target, "x", encoding="utf-8") as out:  # never over a file that appeared meanwhile
-        out.write(content)
+    from fabricctl.outputs import write_file
+
+    write_file(target, content, within=folder.parent, exclusive=True)  # never over one that appeared
     echo(f"wrote tenants/{name}.yaml (next: fabricctl validate, fabricctl plan)\n")
 
 

@@ -43,13 +43,15 @@ from fabricctl.compile.build import Compiled, device_intent
 from fabricctl.compile.capabilities import check_capabilities
 from fabricctl.compile.intent import DeviceIntent
 from fabricctl.compile.topology import FabricLink, GpuPort, Topology
+from fabricctl.errors import StageError
 from fabricctl.model.bounds import MAX_TENANT_FILES
 from fabricctl.model.fabric import FabricSettings, Switch
 from fabricctl.model.load import TENANT_SUFFIXES, Fabric, TenantDoc, read_tenant
 from fabricctl.model.problems import ProblemLog
+from fabricctl.outputs import write_file
 from fabricctl.procs import paused_gc
 from fabricctl.stamps import RACY_NS, Stamp, now_ns
-from fabricctl.store import code_fingerprint, create_private, trusted_file, trusted_folder
+from fabricctl.store import code_fingerprint, trusted_file, trusted_folder
 
 log = logging.getLogger(__name__)
 
@@ -197,13 +199,9 @@ def _write(found: Scan, compiled: Compiled, digests: dict[str, str] | None) -> N
     ):
         log.debug("compile cache: not written (the fabric does not split into pods, or tenants/ changed)")
         return
-    tmp = found.db_file.with_name(f"{found.db_file.name}.{os.getpid()}.tmp")
     try:  # a cache that cannot be written is one the next run does without, never an error
-        with contextlib.suppress(FileNotFoundError):
-            tmp.unlink()
-        create_private(tmp)
-        with contextlib.closing(sqlite3.connect(tmp)) as db:
-            # A new file, moved into place only once whole: no journal, no syncs while it is built.
+        with contextlib.closing(sqlite3.connect(":memory:")) as db:
+            # Built in memory, written whole (outputs.write_file, private): no journal, no syncs.
             db.executescript("PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF;" + _TABLES)
             record = _FabricRecord(
                 settings=fabric.settings,
@@ -229,12 +227,10 @@ def _write(found: Scan, compiled: Compiled, digests: dict[str, str] | None) -> N
                     "INSERT INTO digest VALUES (?, ?, ?)", ((n, platform[n], d) for n, d in digests.items())
                 )
             db.commit()
-        os.replace(tmp, found.db_file)
-    except (OSError, sqlite3.Error, ValueError) as exc:
+            image = db.serialize()
+        write_file(found.db_file, image, within=found.db_file.parent, mode=0o600)
+    except (OSError, sqlite3.Error, ValueError, StageError) as exc:
         log.debug("compile cache: not written: %s", exc)
-    finally:  # also on Ctrl-C: no half-built file is left behind
-        with contextlib.suppress(OSError):
-            tmp.unlink()  # gone already once moved into place
 
 
 def _stamps_meta(found: Scan, stamps: dict[str, Stamp], fresh: Iterable[str]) -> dict[str, Any]:

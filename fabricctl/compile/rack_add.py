@@ -30,10 +30,14 @@ from fabricctl.model.fabric import Role, Strict, Switch
 from fabricctl.model.load import Fabric, load_fabric
 from fabricctl.model.problems import ProblemLog
 from fabricctl.model.yamlsource import load_yaml
+from fabricctl.platforms import get_platform
 
 
 class RackAddError(StageError):
     """The template, the serial list or the request does not fit the fabric (one line, what is allowed)."""
+
+
+MAX_INDEX = 4096  # a switch's index (model/fabric.py Switch.index)
 
 
 class TemplateSwitch(Strict):
@@ -95,6 +99,7 @@ def new_rack(
     serials_file: str,
     rail_group: int | None,
     pod: int | None,
+    template_file: str = "the rack template",
 ) -> NewRack:
     log = ProblemLog(root)
     fabric = load_fabric(root, log)
@@ -111,6 +116,13 @@ def new_rack(
         raise RackAddError(
             f"--pod is needed in a multi-pod fabric (allowed: 1-{fabric.settings.pods.max_pods if fabric.settings.pods else 1})"
         )
+    for i, t in enumerate(template.switches):
+        platform = get_platform(_platform(fabric, t.groups))
+        if t.model not in platform.model_names:
+            raise RackAddError(
+                f"{template_file}: switches[{i}].model: {t.model!r} is not a model of {platform.title} "
+                f"(allowed: {', '.join(platform.model_names)})"
+            )
     n = fabric.settings.cabling.nics_per_server
     leaves_wanted = any(t.role == "leaf" for t in template.switches)
     groups = rail_groups(fabric)
@@ -122,9 +134,15 @@ def new_rack(
         if t.role == "leaf":
             assert rail_group is not None
             planned += [(t, (rail_group - 1) * n + r + 1) for r in range(t.count or n)]
+            if planned[-1][1] > MAX_INDEX:
+                raise RackAddError(
+                    f"--rail-group {rail_group}: its leaves would be indexes {(rail_group - 1) * n + 1}-"
+                    f"{planned[-1][1]}, past the last switch index {MAX_INDEX} "
+                    f"(allowed: rail groups 1-{MAX_INDEX // n} with {n} leaves each)"
+                )
         else:
             used = {s.index for s in fabric.switches if s.role == t.role and s.pod == pod}
-            free = [i for i in range(1, 4097) if i not in used][: t.count or 1]
+            free = [i for i in range(1, MAX_INDEX + 1) if i not in used][: t.count or 1]
             planned += [(t, i) for i in free]
     items = iter(serials)
     switch_rows: list[tuple[str, TemplateSwitch, int, str, str, IPv4Address]] = []

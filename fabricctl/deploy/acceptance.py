@@ -388,10 +388,11 @@ def accept(
 
 def write_record(compiled: Compiled, result: Acceptance) -> str:
     """racks/<rack>.acceptance.json, written whole; returns its path relative to the root."""
-    from fabricctl.outputs import write_output
+    from fabricctl.outputs import write_file
 
     path = acceptance_path(compiled.fabric.root, result.rack)
-    write_output(path, json.dumps(result.record(compiled.fabric.settings.name), indent=2) + "\n")
+    text = json.dumps(result.record(compiled.fabric.settings.name), indent=2) + "\n"
+    write_file(path, text, within=compiled.fabric.root)
     return str(path.relative_to(compiled.fabric.root))
 
 

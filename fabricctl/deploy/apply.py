@@ -87,6 +87,8 @@ class RunReport:
     #: session's name, an apply's message, a commit-delay mark: platforms/push.py `new_mark`),
     #: written before each is sent: a later apply settles only what a record proves fabricctl's.
     marks: dict[str, list[str]] = field(default_factory=dict)
+    #: A finished record's link to the one before it in its store (record.py, chain.py).
+    chain: dict[str, Any] = field(default_factory=dict)
 
     def counts(self) -> dict[str, int]:
         out: dict[str, int] = {}
@@ -126,6 +128,7 @@ class RunReport:
             "stages": self.stages,
             "switches": {n: asdict(s) for n, s in self.switches.items()},
             **({"marks": self.marks} if self.marks else {}),
+            **({"chain": self.chain} if self.chain else {}),
         }
 
 
@@ -449,14 +452,16 @@ def apply_plan(
 
 
 def write_report(root: Path, report: RunReport, copy: Path | None = None) -> Path:
-    """`<root>/.fabricctl/runs/<run id>.json` (redacted), and the same record at `copy` if given."""
-    from fabricctl.deploy.record import record_path, share_record, write_record
+    """The finished record, chained to the one before it in its store (the remote's runs ref
+    where records are shared, else `<root>/.fabricctl/runs/`), redacted; the same record at
+    `copy` if given. A record the remote refused (it says why) is chained locally."""
+    from fabricctl.deploy.record import finish_record, write_record
+    from fabricctl.outputs import named_output
 
-    path = record_path(root, report.run_id)
-    if share_record(root, report.context, report.to_dict):
-        write_record(path, report.to_dict())  # with the reason it is not on the remote
-    data = report.to_dict()
-    path = write_record(path, data)
+    def link(chain: dict[str, Any]) -> None:
+        report.chain = chain
+
+    path = finish_record(root, report.to_dict, report.context, link)
     if copy is not None:
-        write_record(copy, data)
+        write_record(copy, report.to_dict(), named_output(copy, root))
     return path

@@ -7,19 +7,22 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import os
+import re
 from collections.abc import Callable
 from contextlib import AbstractContextManager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from fabricctl.errors import StageError
+from fabricctl.model.text import printable
 
 if TYPE_CHECKING:
     from fabricctl.compile.build import Compiled
     from fabricctl.deploy.apply import ApplyOptions, RunReport
     from fabricctl.deploy.plan import Plan, Prepared
-    from fabricctl.deploy.service import ApplyHooks, Notify, PlanOptions, Select
+    from fabricctl.deploy.service import ApplyHooks, Claim, Notify, PlanOptions, Select
     from fabricctl.deploy.stages import Stages
 
 
@@ -50,6 +53,9 @@ class ApplyRequest:
     run_group: str | None = None
     reason: str = ""
     tickets: tuple[str, ...] = ()
+    digest: str | None = None  # `--digest`: the reviewed plan file's (the PR comment shows it)
+    allow_dirty: bool = False  # apply inputs that differ from the commit (the record says so)
+    approved_by: tuple[str, ...] = ()  # who approved the change (GitOps: the PR's reviewers)
     report_file: Path | None = None  # a copy of the run record
     argv: list[str] | None = None  # the command line, for the record
 
@@ -109,6 +115,7 @@ def run_apply(request: ApplyRequest, ui: ApplyUi) -> ApplyOutcome:
     wave) raise before any switch is pushed; a third interrupt raises `ApplyInterrupted`.
     """
     from fabricctl.deploy.audit import tenants_by_switch, tickets_of
+    from fabricctl.deploy.plan import INPUT_DIRS
     from fabricctl.deploy.record import record_path
     from fabricctl.deploy.scope import tenant_change
     from fabricctl.deploy.service import (
@@ -119,8 +126,17 @@ def run_apply(request: ApplyRequest, ui: ApplyUi) -> ApplyOutcome:
         refuse_disruptive,
         start_report,
     )
+    from fabricctl.gitinfo import uncommitted
 
     root, opts = request.root, request.options
+    dirty = uncommitted(root, INPUT_DIRS)
+    if dirty and not request.allow_dirty:
+        shown = ", ".join(dirty[:5]) + (f" and {len(dirty) - 5} more" if len(dirty) > 5 else "")
+        raise ApplyRefused(
+            f"uncommitted changes under inventory/, tenants/ or templates/ ({shown}): nothing applied; "
+            "commit them (the run record names the commit applied), or apply with --allow-dirty "
+            "(the record then lists them)"
+        )
     group = run_group(request)
     sharded = (group, request.shard or "all") if group is not None else None
     stages = ui.stages
@@ -133,7 +149,11 @@ def run_apply(request: ApplyRequest, ui: ApplyUi) -> ApplyOutcome:
             reason=request.reason,
             tickets=tickets_of(root, request.tickets),
             tenants=tenants_by_switch(plan.changes, plan.changed),
+            actor=printable(os.environ.get("FABRICCTL_ACTOR", ""))[:100],
+            approved_by=list(request.approved_by),
+            allow_dirty=request.allow_dirty,
         )
+        report.context["git"] = {**report.context.get("git", {}), "uncommitted": dirty[:100]}
 
     with (
         locked(root, ui.notify, request.lab, sharded),  # also with nothing to change
@@ -141,8 +161,9 @@ def run_apply(request: ApplyRequest, ui: ApplyUi) -> ApplyOutcome:
     ):
         if sharded is not None:
             refuse_after_a_failed_wave(root, request.lab, *sharded)
+        claim = None
         if request.plan_file is not None:
-            plan, prepared = _reviewed(request, request.plan_file, ui, scopes)
+            plan, prepared, claim = _reviewed(request, request.plan_file, ui, scopes)
         else:
             scope = scopes.enter_context(tenant_change(root, request.tenant, request.tenant_base))
             plan, prepared = plan_fabric(
@@ -157,12 +178,14 @@ def run_apply(request: ApplyRequest, ui: ApplyUi) -> ApplyOutcome:
             refuse_disruptive(plan, opts)  # before anyone is asked to approve
             ui.approve()
         report = start_report(root, plan, prepared, opts, request.argv, request.lab)
+        if claim is not None:
+            report.plan_hash = claim.file.digest
         audit(report, plan)
         path = record_path(root, report.run_id)
         try:
             with ui.watch(plan) as hooks:
                 report, path = apply_safely(
-                    root, plan, prepared, request.lab, opts, request.plan_file is not None,
+                    root, plan, prepared, request.lab, opts, claim,
                     hooks=hooks, report=report, stages=stages, copy_to=request.report_file,
                 )  # fmt: skip
         except KeyboardInterrupt:
@@ -172,55 +195,125 @@ def run_apply(request: ApplyRequest, ui: ApplyUi) -> ApplyOutcome:
 
 def _reviewed(
     request: ApplyRequest, plan_file: Path, ui: ApplyUi, scopes: contextlib.ExitStack
-) -> tuple[Plan, Prepared]:
-    """The reviewed PLAN, refused when a flag contradicts it (a plan is applied as reviewed), and
-    the inputs as they are now (rendered and verified again)."""
-    from fabricctl.deploy.plan import check_fabric, load_plan
+) -> tuple[Plan, Prepared, Claim]:
+    """The reviewed PLAN, refused when a flag contradicts it (a plan is applied as reviewed) or
+    when it needs a flag the command line does not give (nothing a file says widens what apply
+    may do), and the inputs as they are now (rendered and verified again), for the switches the
+    plan's selection gives now. The switches are read and the plan derived again at the push
+    (service.recheck)."""
+    from fabricctl.deploy.changed import load_ref, select_changed
+    from fabricctl.deploy.plan import check_fabric, prepare, read_plan
     from fabricctl.deploy.scope import tenant_change
-    from fabricctl.deploy.service import compile_stage, load_reviewed, refuse_disruptive
+    from fabricctl.deploy.service import Claim, compile_stage, disruptive
     from fabricctl.deploy.shards import shard_members
 
     limit = request.plan.limit
-    reviewed = load_plan(plan_file)
+    file = read_plan(plan_file)
+    reviewed = file.plan
+    if request.digest is not None and file.digest != request.digest:
+        raise ApplyRefused(
+            f"{plan_file}: its digest is {file.digest}, not the reviewed plan's {request.digest} "
+            "(--digest): nothing applied (allowed: the plan file the reviewed comment was made from)"
+        )
     if limit and sorted(limit) != sorted(reviewed.limit):
         made = f"--limit {','.join(reviewed.limit)}" if reviewed.limit else "no --limit"
         raise ApplyRefused(
             f"--limit {','.join(limit)}: {plan_file} was made with {made}, and a plan is applied "
             "as reviewed (allowed: no --limit, or a new plan made with this --limit)"
         )
-    if request.plan.prune and not reviewed.prune:
+    if request.plan.prune != reviewed.prune:
         raise ApplyRefused(
             f"--prune: {plan_file} was made without it, so it removes no look-alike "
             "(allowed: a plan made with 'fabricctl plan --prune')"
+            if request.plan.prune
+            else f"{plan_file}: prune: it removes look-alikes (made with --prune): apply it with --prune"
         )
     moves = reviewed.changes.get("gpu_moves") or []
     if moves and not request.plan.allow_gpu_moves:
         raise ApplyRefused(
-            f"{plan_file} moves {len(moves)} held GPU(s) (listed in the plan): apply it with --allow-gpu-moves"
+            f"{plan_file}: changes.gpu_moves: it moves {len(moves) if isinstance(moves, list) else 'some'} "
+            "held GPU(s) (listed in the plan): apply it with --allow-gpu-moves"
         )
-    shard = request.shard
-
-    def pick(c: Compiled) -> list[str]:  # a plan of this fabric, whose --limit still names switches
-        check_fabric(reviewed, c, plan_file)
-        names = list(ui.select(c, tuple(reviewed.limit)))
-        if shard:  # one failure domain: the rest of the plan is other shards' work
-            members = shard_members(c, shard)
-            reviewed.switches = {n: s for n, s in reviewed.switches.items() if n in members}
-            names = [n for n in names if n in members]
-        return names
-
-    scoped = reviewed.changes.get("scope") or {}
+    found = disruptive(reviewed) if isinstance(reviewed.changes.get("tenants", []), list) else {}
+    opts = request.options
+    if found and not (opts.allow_disruptive or opts.canary > 0):
+        shown = "; ".join(f"{name} ({', '.join(classes)})" for name, classes in list(found.items())[:8])
+        raise ApplyRefused(
+            f"{plan_file}: changes.tenants: it affects {len(found)} running tenant(s): {shown}; nothing applied; "
+            "apply it with --allow-disruptive (or --canary N to push N switches first)"
+        )
+    scoped = _scope_of(reviewed, plan_file)
     tenant = request.tenant
     if tenant is not None and scoped.get("tenant") != tenant:
         raise ApplyRefused(
             f"--tenant {tenant}: {plan_file} is not a plan of that tenant's change "
             f"(allowed: a plan made with 'fabricctl plan --tenant {tenant}')"
         )
+    shard = request.shard
+    members: set[str] | None = None
+
+    def pick(c: Compiled) -> list[str]:  # a plan of this fabric, whose --limit still names switches
+        nonlocal members
+        check_fabric(reviewed, c, plan_file)
+        try:
+            names = list(ui.select(c, tuple(reviewed.limit)))
+        except Exception as exc:  # the caller's --limit parser: its message names what exists
+            said = getattr(exc, "message", None) or str(exc)
+            raise ApplyRefused(f"{plan_file}: limit: {said}") from None
+        if shard:  # one failure domain: the rest of the plan is other shards' work
+            members = shard_members(c, shard)
+            reviewed.switches = {n: s for n, s in reviewed.switches.items() if n in members}
+            names = [n for n in names if n in members]
+        return names
+
     scope = scopes.enter_context(
         tenant_change(request.root, scoped.get("tenant"), scoped.get("base", "HEAD"))
     )
     inputs = scope.inputs if scope is not None else request.root
-    compiled, _, configs = compile_stage(inputs, ui.stages, pick)
-    plan, prepared = load_reviewed(compiled, inputs, plan_file, ui.stages, configs, reviewed)
-    refuse_disruptive(plan, request.options)
-    return plan, prepared
+    compiled, names, configs = compile_stage(inputs, ui.stages, pick)
+    ref = None
+    commit = reviewed.changed_since_commit
+    if commit is not None:  # the selection and tenant changes it was made with, at that commit
+        if not re.fullmatch(r"[0-9a-f]{40}|[0-9a-f]{64}", commit):
+            raise ApplyRefused(
+                f"{plan_file}: changed_since_commit: {printable(commit)[:80]!r} is not a commit id"
+            )
+        try:
+            ref = load_ref(request.root, commit)
+        except StageError as exc:
+            raise ApplyRefused(f"{plan_file}: changed_since_commit: {exc}") from None
+        if ref.problem:
+            raise ApplyRefused(
+                f"{plan_file}: changed_since_commit: cannot derive the plan again: {ref.problem}"
+            )
+        ref = replace(ref, ref=reviewed.changed_since or ref.ref)
+    prepared = prepare(inputs, compiled, names, ui.stages, configs)
+    if ref is not None:
+        from fabricctl.deploy.changed import fingerprints
+
+        prepared.names = select_changed(ref, fingerprints(compiled, configs), prepared.names)
+    if scope is not None:
+        from fabricctl.deploy.changed import fingerprints
+        from fabricctl.deploy.scope import tenant_switches
+
+        prepared.names = tenant_switches(
+            request.root, scope.commit, fingerprints(compiled, configs), prepared.names
+        )
+    claim = Claim(file, ref, members, request.plan.allow_gpu_moves)
+    return reviewed, prepared, claim
+
+
+def _scope_of(plan: Plan, plan_file: Path) -> dict[str, str]:
+    """The plan's `changes.scope` ({"tenant", "base"} of `plan --tenant`), checked for its shape."""
+    scope = plan.changes.get("scope")
+    if scope is None:
+        return {}
+    if (
+        not isinstance(scope, dict)
+        or set(scope) != {"tenant", "base"}
+        or not all(isinstance(v, str) for v in scope.values())
+    ):
+        raise ApplyRefused(
+            f'{plan_file}: changes.scope is not {{"tenant": NAME, "base": COMMIT}}: nothing applied'
+        )
+    return scope

@@ -58,10 +58,15 @@ def tenants_by_switch(changes: Mapping[str, Any], switches: Iterable[str]) -> di
     names = list(switches)
     by_switch = changes.get("tenants_by_switch")
     if isinstance(by_switch, dict):
-        return {n: sorted(map(str, by_switch.get(n) or [])) for n in names}
+        return {n: sorted(map(str, _listed(by_switch.get(n)))) for n in names}
     out: dict[str, list[str]] = {n: [] for n in names}
-    for row in changes.get("tenants") or []:
-        for leaf in row.get("leaves") or []:
-            if leaf in out:
+    for row in _listed(changes.get("tenants")):
+        for leaf in _listed(row.get("leaves")) if isinstance(row, dict) else []:
+            if isinstance(leaf, str) and leaf in out:
                 out[leaf].append(str(row.get("name")))
     return {n: sorted(set(t)) for n, t in out.items()}
+
+
+def _listed(value: Any) -> list[Any]:
+    """A list read from a plan file, or none (the file is checked whole later: service.recheck)."""
+    return value if isinstance(value, list) else []

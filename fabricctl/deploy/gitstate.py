@@ -17,11 +17,13 @@ Without a remote, lock.py's file lock and `.fabricctl/runs/` are the state, as b
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import socket
 import subprocess
 import tempfile
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -33,6 +35,7 @@ TIMEOUT = 60.0
 RETRIES = 8
 _ABSENT = ""  # --force-with-lease=REF: with nothing after the colon: the ref must not exist
 _NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
+CHAIN_FILE = "chain.json"  # the runs ref's chain tip (chain.py)
 
 
 class StateError(StageError):
@@ -256,18 +259,45 @@ def delete_lock(remote: Remote, expected: str) -> None:
 # --- the run records ----------------------------------------------------------------------------
 
 
-def push_record(remote: Remote, run_id: str, data: dict[str, Any], text: str) -> None:
-    """Add or replace `runs/<run id>.json` on the remote's runs ref (retried when others append)."""
+def push_record(
+    remote: Remote,
+    data_of: Callable[[], dict[str, Any]],
+    set_link: Callable[[dict[str, Any]], None] | None = None,
+) -> None:
+    """Add or replace `runs/<run id>.json` on the remote's runs ref (retried when others append).
+    With `set_link`, the record is a finished one: appended to the ref's chain, its link made
+    from the tip the attempt read (`set_link` hears it before `data_of` is taken), and the tip
+    (`chain.json`) moved to it in the same commit."""
+    from fabricctl.deploy.chain import next_link, read_tip, tip_of
+    from fabricctl.secrets import redacted_json
+
+    run_id = ""
     for _ in range(RETRIES):
         tip = remote_tip(remote, remote.runs_ref)
-        state = data.get("state", "")
-        sha = _commit(remote, {f"runs/{run_id}.json": text}, f"fabricctl run {run_id}: {state}", tip)
+        if set_link is not None:
+            code, text = _run(remote.top, "show", f"{tip}:{CHAIN_FILE}") if tip else (1, "")
+            set_link(next_link(remote.runs_ref, read_tip(text) if code == 0 else None))
+        data = data_of()
+        run_id, text = str(data["run_id"]), redacted_json(data)
+        files = {f"runs/{run_id}.json": text}
+        if set_link is not None:
+            files[CHAIN_FILE] = json.dumps(tip_of(text, data)) + "\n"
+        sha = _commit(remote, files, f"fabricctl run {run_id}: {data.get('state', '')}", tip)
         try:
             _push(remote, remote.runs_ref, sha, tip)
             return
         except LeaseLost:
             continue
     raise StateError(f"could not append run {run_id} to {remote.runs_ref}: {RETRIES} other writes in between")
+
+
+def read_chain_tip(remote: Remote) -> str | None:
+    """The text of the runs ref's chain tip (None: none)."""
+    tip = remote_tip(remote, remote.runs_ref)
+    if not tip:
+        return None
+    code, text = _run(remote.top, "show", f"{tip}:{CHAIN_FILE}")
+    return text if code == 0 else None
 
 
 def read_records(remote: Remote) -> dict[str, str]:

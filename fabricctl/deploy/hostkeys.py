@@ -60,7 +60,8 @@ def known_hosts_file() -> Path:
 
 def lab_known_hosts(root: Path, endpoints: Mapping[str, Endpoint]) -> Path:
     """A known_hosts file of the lab's own keys (`[address]:port key` per device)."""
-    from fabricctl.lab.state import atomic_write, lab_dir
+    from fabricctl.lab.state import lab_dir
+    from fabricctl.outputs import write_file
 
     lines = [
         f"[{ep.host}]:{ep.ssh_port} {ep.host_key}" if ep.ssh_port != 22 else f"{ep.host} {ep.host_key}"
@@ -68,7 +69,7 @@ def lab_known_hosts(root: Path, endpoints: Mapping[str, Endpoint]) -> Path:
         if ep.host_key
     ]
     path = lab_dir(Path(root)) / "known_hosts"
-    atomic_write(path, "".join(f"{line}\n" for line in lines))
+    write_file(path, "".join(f"{line}\n" for line in lines), within=Path(root))
     return path
 
 

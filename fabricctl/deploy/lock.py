@@ -3,8 +3,9 @@
 `<root>/.fabricctl/lock.json`, published atomically (link).
 
 The lock says who holds it (user, host, pid, since when, which plan), in a format with a version
-(`FORMAT`). A lock is stale when its pid is dead on this host or it is older than the TTL; a stale
-lock is taken over, a live one is a clear refusal. A lock that cannot be read, or is of a format
+(`FORMAT`). A lock is stale when its pid is dead on this host, it is older than the lease
+(`TTL_SECONDS`) or dated in the future (more than `MAX_SKEW`); a stale lock is taken over, aloud,
+a live one is a clear refusal. A lock that cannot be read, or is of a format
 this fabricctl does not know, proves nothing about its holder: it is a refusal too (fail closed),
 naming the file and `fabricctl force-unlock`, which removes any lock by hand.
 """
@@ -26,12 +27,15 @@ from typing import TYPE_CHECKING
 
 from fabricctl.errors import StageError
 from fabricctl.model.text import printable
+from fabricctl.outputs import write_file
 from fabricctl.procs import pid_alive
 
 if TYPE_CHECKING:
     from fabricctl.deploy.gitstate import Remote
 
 TTL_SECONDS = 6 * 3600
+#: How far ahead of this host's clock another host's may be (NTP keeps them within a second).
+MAX_SKEW = 300.0
 #: What a lock file says it is: `{"format": FORMAT_NAME, "version": FORMAT, ...LockInfo}`.
 FORMAT_NAME = "fabricctl-lock"
 FORMAT = 1
@@ -54,10 +58,21 @@ class LockInfo:
         who = printable(f"{self.user}@{self.host}")  # read from a file anyone may have written
         return f"{who} pid {self.pid} since {when} (plan {printable(self.plan_hash[:12])})"
 
-    def stale(self, ttl: float = TTL_SECONDS) -> bool:
-        if time.time() - self.created > ttl:
-            return True
-        return self.host == socket.gethostname() and not pid_alive(self.pid)
+    def stale(self, ttl: float = TTL_SECONDS, now: float | None = None) -> bool:
+        return bool(self.why_stale(ttl, now))
+
+    def why_stale(self, ttl: float = TTL_SECONDS, now: float | None = None) -> str:
+        """Why the lock no longer holds ('' while it does): its lease ran out, it is dated in the
+        future (past the clock skew two hosts may have: no live apply wrote that), or its process
+        is gone from this host."""
+        age = (time.time() if now is None else now) - self.created
+        if age > ttl:
+            return f"its lease of {ttl / 3600:g} h ran out"
+        if age < -MAX_SKEW:
+            return f"it is dated {-age:,.0f} s in the future"
+        if self.host == socket.gethostname() and not pid_alive(self.pid):
+            return "its process is gone"
+        return ""
 
 
 def lock_path(root: Path) -> Path:
@@ -117,25 +132,15 @@ def remove_lock(root: Path) -> None:
     lock_path(root).unlink(missing_ok=True)
 
 
-def _create(path: Path, info: LockInfo) -> bool:
-    """Publish a complete lock file atomically: write a private temp file, hard-link it into place.
-
-    `os.link` fails when the lock exists (like O_EXCL), and a reader never sees a half-written
-    lock (which it would take for a crashed, stale one and replace).
-    """
-    tmp = path.with_name(f".lock.{os.getpid()}.{time.monotonic_ns()}.tmp")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+def _create(root: Path, info: LockInfo) -> bool:
+    """Publish a complete lock file atomically (outputs.write_file, exclusive: a temporary file
+    hard-linked into place, which fails when the lock exists, like O_EXCL), so a reader never
+    sees a half-written lock (which it would take for a crashed, stale one and replace)."""
     try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            json.dump({"format": FORMAT_NAME, "version": FORMAT, **asdict(info)}, fh, indent=2)
-            fh.write("\n")
-        try:
-            os.link(tmp, path)
-        except FileExistsError:
-            return False
-        return True
-    finally:
-        tmp.unlink(missing_ok=True)
+        write_file(lock_path(root), _lock_text(info), within=Path(root), exclusive=True)
+    except FileExistsError:
+        return False
+    return True
 
 
 def _take_over(path: Path, stale: LockInfo) -> None:
@@ -269,10 +274,9 @@ def acquire(
 ) -> LockInfo:
     """Take the lock or raise LockHeld naming the holder; a stale lock is replaced (and said so)."""
     path = lock_path(root)
-    path.parent.mkdir(parents=True, exist_ok=True)
     info = _this_holder(plan_hash)
     for _ in range(3):
-        if _create(path, info):
+        if _create(root, info):
             return info
         held = read_lock(root)
         if held is None:

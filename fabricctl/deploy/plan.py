@@ -21,7 +21,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from fabricctl.config.diff import DeviceDiff, diff_device, owned_hash, parse_config
 from fabricctl.errors import StageError
 from fabricctl.model.text import printable
-from fabricctl.outputs import write_output
+from fabricctl.outputs import named_output, write_file
 from fabricctl.platforms import get_platform
 from fabricctl.platforms.push import normalize_running, running_hash
 
@@ -207,8 +207,20 @@ class Plan:
         return json.dumps(self.to_dict(), indent=2, sort_keys=False) + "\n"
 
     def digest(self) -> str:
-        """Identifies the reviewed plan (in the lock and the run report)."""
-        return hashlib.sha256(self.to_json().encode()).hexdigest()
+        """The digest of the plan file this plan saves as (`digest_of`): in the PR comment, the
+        lock and the run record."""
+        return digest_of(json.loads(self.to_json()))
+
+
+def canonical_json(data: Any) -> bytes:
+    """One spelling of a JSON document: keys sorted, no spaces, UTF-8. A plan file reformatted
+    or re-indented keeps its digest; any change of a value or a key changes it."""
+    return json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
+
+
+def digest_of(data: Any) -> str:
+    """sha256 of the canonical form of a plan file's JSON (64 hex digits)."""
+    return hashlib.sha256(canonical_json(data)).hexdigest()
 
 
 def make_plan(
@@ -271,15 +283,18 @@ def _unsaved(saved: str, running: str, intended: str, dd: DeviceDiff, dialect: D
     return owned_hash(saved, tree, dialect) != owned_hash(running, tree, dialect)
 
 
-def save_plan(plan: Plan, path: Path) -> None:
-    """The plan file, whole or not at all (outputs.py: through a symlink, never over a device)."""
-    write_output(Path(path), plan.to_json())
+def save_plan(plan: Plan, path: Path, root: Path | None = None) -> None:
+    """The plan file, whole or not at all (outputs.py: never through a symlink below the fabric
+    `root` or the folder it names, never over a device)."""
+    write_file(Path(path), plan.to_json(), within=named_output(Path(path), root))
 
 
 class _PlanFile(BaseModel):
     """The plan file as `Plan.to_dict` writes it, checked field by field on reading."""
 
-    model_config = ConfigDict(extra="forbid", strict=True)
+    #: A field this model does not name is no error here: apply compares the whole file with the
+    #: plan it derives again (`differences`), so an added field is refused there, by name.
+    model_config = ConfigDict(extra="ignore", strict=True)
 
     format_version: int
     fabric: str
@@ -295,8 +310,27 @@ class _PlanFile(BaseModel):
     switches: dict[str, SwitchPlan]
 
 
+@dataclass
+class PlanFile:
+    """A saved plan as read: the JSON it holds (what apply compares with the plan it derives
+    again), the plan built from it, and its digest."""
+
+    path: Path
+    data: dict[str, Any]
+    plan: Plan
+
+    @property
+    def digest(self) -> str:
+        return digest_of(self.data)
+
+
 def load_plan(path: Path) -> Plan:
     """A saved plan, or PlanError naming the file and, for a file that is not a plan, the field."""
+    return read_plan(path).plan
+
+
+def read_plan(path: Path) -> PlanFile:
+    """A saved plan file (`load_plan`), with the JSON it holds."""
     try:
         text = Path(path).read_text(encoding="utf-8")
         data = json.loads(text)
@@ -306,15 +340,17 @@ def load_plan(path: Path) -> Plan:
         ) from None
     if not isinstance(data, dict) or data.get("format_version") != FORMAT_VERSION:
         got = data.get("format_version") if isinstance(data, dict) else None
-        raise PlanError(f"{path}: plan format version {got!r} (this fabricctl reads {FORMAT_VERSION})")
+        raise PlanError(
+            f"{path}: format_version: plan format version {got!r} (this fabricctl reads {FORMAT_VERSION})"
+        )
     try:
         doc = _PlanFile.model_validate_json(text)  # JSON mode: strict types, objects for dataclasses
     except ValidationError as exc:
         err = exc.errors(include_url=False, include_input=False)[0]
-        where = ".".join(printable(str(p)) for p in err["loc"])
+        where = json_path(tuple(err["loc"]))
         more = f" (and {exc.error_count() - 1} more)" if exc.error_count() > 1 else ""
         raise PlanError(f"{path}: not a fabricctl plan: {where}: {err['msg']}{more}") from None
-    return Plan(
+    plan = Plan(
         doc.fabric,
         doc.inputs_hash,
         doc.switches,
@@ -325,6 +361,97 @@ def load_plan(path: Path) -> Plan:
         changes=doc.changes,
         prune=doc.prune,
     )
+    return PlanFile(Path(path), data, plan)
+
+
+#: What a plan file says that apply cannot derive again: when it was made. (The name of the git
+#: REF it was compared with is taken from the file with the commit it names, which is derived.)
+NOT_DERIVED = frozenset({"created_at"})
+_KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_-]*")
+
+
+def json_path(parts: tuple[str | int, ...]) -> str:
+    """`changes.tenants[2].classes`: where a value sits in a plan file."""
+    out = ""
+    for part in parts:
+        if isinstance(part, int):
+            out += f"[{part}]"
+        elif _KEY.fullmatch(str(part)):
+            out += f".{part}" if out else str(part)
+        else:
+            out += f"[{json.dumps(printable(str(part)))}]"
+    return out or "(the whole file)"
+
+
+def _shown(value: Any) -> str:
+    text = printable(json.dumps(value, sort_keys=True, ensure_ascii=False))
+    return text if len(text) <= 80 else text[:77] + "..."
+
+
+def differences(claimed: Any, derived: Any, at: tuple[str | int, ...] = ()) -> list[str]:
+    """Every place where a plan file (`claimed`) says something else than the plan derived
+    again from the inputs and the switches, as `path: what`: a value edited (its type included:
+    "12" is not 12, true is not 1), a field removed, a field added. Generic over the whole
+    document, so a field a later fabricctl adds to plans is compared without being named here."""
+    where = json_path(at)
+    if isinstance(claimed, dict) and isinstance(derived, dict):
+        out: list[str] = []
+        for key in list(derived) + [k for k in claimed if k not in derived]:
+            sub = json_path((*at, key))
+            if not at and key in NOT_DERIVED and key in claimed:
+                continue  # present (its type is checked on reading), its value not derivable
+            if key not in claimed:
+                out.append(f"{sub}: missing from the file (fabricctl derives {_shown(derived[key])})")
+            elif key not in derived:
+                out.append(f"{sub}: not something fabricctl derives (the file adds {_shown(claimed[key])})")
+            else:
+                out += differences(claimed[key], derived[key], (*at, key))
+        return out
+    if isinstance(claimed, list) and isinstance(derived, list):
+        out = []
+        for i, (c, d) in enumerate(zip(claimed, derived, strict=False)):
+            out += differences(c, d, (*at, i))
+        if len(claimed) != len(derived):
+            out.append(f"{where}: the file lists {len(claimed)} item(s), fabricctl derives {len(derived)}")
+        return out
+    if type(claimed) is not type(derived) or claimed != derived:
+        return [f"{where}: the file says {_shown(claimed)}, fabricctl derives {_shown(derived)}"]
+    return []
+
+
+def shard_differences(claimed: dict[str, Any], derived: dict[str, Any], members: set[str]) -> list[str]:
+    """When only some switches can be derived again (a shard's, or those that answer now), the
+    plan-wide account (`changes`, `summary`, `selected`) cannot be compared whole: each of those
+    switches is compared field by field, every other top-level field exactly, and what they do to
+    tenants must be claimed by the file (each service-affecting class, each held GPU move)."""
+    skip = {"selected", "summary", "changes", "switches"}
+    out = differences(
+        {k: v for k, v in claimed.items() if k not in skip},
+        {k: v for k, v in derived.items() if k not in skip},
+    )
+    theirs = claimed.get("switches")
+    if not isinstance(theirs, dict):
+        return [*out, "switches: not an object"]
+    mine = {n: s for n, s in theirs.items() if n in members}
+    ours = {n: s for n, s in derived.get("switches", {}).items() if n in members}
+    out += differences({"switches": mine}, {"switches": ours})
+    said, now = claimed.get("changes"), derived.get("changes", {})
+    said = said if isinstance(said, dict) else {}
+    rows = {r.get("name"): r for r in said.get("tenants") or [] if isinstance(r, dict)}
+    for row in now.get("tenants") or []:
+        classes = (rows.get(row["name"]) or {}).get("classes") or []
+        missing = [c for c in row.get("classes") or [] if c not in classes]
+        if missing:
+            out.append(
+                f"changes.tenants: {row['name']} is {', '.join(missing)} on this shard's switches, "
+                "which the file does not say"
+            )
+    for key in ("disruptive", "gpu_moves"):
+        listed = said.get(key) or []
+        unsaid = [item for item in now.get(key) or [] if item not in listed]
+        if unsaid:
+            out.append(f"changes.{key}: the file does not list {_shown(unsaid)}")
+    return out
 
 
 def check_fabric(plan: Plan, compiled: Compiled, plan_file: Path) -> None:
@@ -332,35 +459,27 @@ def check_fabric(plan: Plan, compiled: Compiled, plan_file: Path) -> None:
     here = compiled.fabric.settings.name
     if plan.fabric != here:
         raise PlanError(
-            f"{plan_file} is a plan for fabric {plan.fabric!r}, but the fabric at "
+            f"{plan_file} is a plan for fabric {plan.fabric!r} (its fabric field), but the fabric at "
             f"{compiled.fabric.root} is {here!r}: nothing applied (allowed: a plan made for {here!r})"
         )
 
 
 def stale_reasons(plan: Plan, prepared: Prepared, fetched: dict[str, Fetched]) -> list[str]:
-    """Why `plan` no longer describes what apply would do (empty list: still fresh)."""
+    """Why `plan` no longer describes what apply would do because the world moved since it was
+    made (the inputs, a running config); empty: what it rests on is as it was. Everything else a
+    plan file says is compared with the plan derived again (`differences`)."""
     reasons: list[str] = []
     if plan.inputs_hash != prepared.inputs_hash:
-        reasons.append("the inputs changed since the plan (inventory/, tenants/ or templates)")
-    changed, edited = [], []
-    for name, sp in plan.switches.items():
-        got = fetched.get(name)
-        if sp.status == "unreachable" or got is None or got.text is None:
-            continue
-        if running_hash(got.text) != sp.running_hash:
-            changed.append(name)
-        elif name in prepared.configs:
-            # Same inputs, same running config: the commands must be exactly what they give, so
-            # a plan file edited after review (hashes intact) is never pushed.
-            fresh = diff_device(
-                name, normalize_running(got.text), prepared.configs[name], prepared.dialect(name), plan.prune
-            )
-            if fresh.commands != sp.commands:
-                edited.append(name)
+        reasons.append("inputs_hash: the inputs changed since the plan (inventory/, tenants/ or templates)")
+    changed = [
+        name
+        for name, sp in plan.switches.items()
+        if sp.status != "unreachable"
+        and (got := fetched.get(name)) is not None
+        and got.text is not None
+        and running_hash(got.text) != sp.running_hash
+    ]
     if changed:
-        reasons.append(f"running config changed on {', '.join(changed)} since the plan")
-    if edited:
-        reasons.append(
-            f"the plan's commands for {', '.join(edited)} are not what the inputs give (edited after review?)"
-        )
+        where = f"switches.{changed[0]}.running_hash" + (" and others" if len(changed) > 1 else "")
+        reasons.append(f"{where}: running config changed on {', '.join(changed)} since the plan")
     return reasons

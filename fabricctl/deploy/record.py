@@ -4,6 +4,15 @@ Every apply writes `<root>/.fabricctl/runs/<run id>.json` (interrupted and refus
 deploy/service.py `apply_safely`); `--report FILE` writes the same record again elsewhere (a CI
 artifact). `history` reads them back, newest first. Run ids start with a UTC timestamp, so file
 names sort by time.
+
+Records are chained: a run's final record carries `chain` = {store, seq, previous,
+previous_digest}, the digest (sha256 of its canonical JSON) of the record finished before it in
+the same store, and the store keeps its tip (seq, run id, digest of the newest). The store is the
+remote's runs ref where records are shared (gitstate.py, appended by compare-and-swap, so the
+shards of one run chain in the order their pushes land), else `.fabricctl/runs/` (appended under
+the fabric lock). `history --verify` walks every store and names the first broken link: a record
+removed (a seq missing, the tip not the newest), edited (its digest not the one its successor
+recorded) or moved (its file not named after its run id, two records on one seq).
 """
 
 from __future__ import annotations
@@ -21,11 +30,13 @@ from typing import Any
 
 from fabricctl.deploy.hostkeys import checking
 from fabricctl.gitinfo import repo_state
-from fabricctl.outputs import write_output
+from fabricctl.outputs import write_file
 from fabricctl.procs import user_name
 from fabricctl.secrets import redact, redacted_json
 
 RUNS = Path(".fabricctl") / "runs"
+#: The local store's tip: {"store", "seq", "run_id", "digest"} of the newest chained record.
+TIP = Path(".fabricctl") / "runs-chain.json"
 
 
 def runs_dir(root: Path) -> Path:
@@ -65,21 +76,27 @@ def run_context(root: Path, argv: list[str] | None = None, lab: bool = False) ->
     }
 
 
-def share_record(root: Path, context: dict[str, Any], data_of: Callable[[], dict[str, Any]]) -> str:
-    """Push the record to the remote its context names (`shared`), if any. A push that fails
-    does not fail the run: the reason goes into `context["shared"]["problem"]` (the record on
-    disk says it) and is returned; '' when pushed or when the state is local."""
+def share_record(
+    root: Path,
+    context: dict[str, Any],
+    data_of: Callable[[], dict[str, Any]],
+    set_link: Callable[[dict[str, Any]], None] | None = None,
+) -> str:
+    """Push the record to the remote its context names (`shared`), if any; with `set_link`, a
+    finished record, appended to the remote's chain (`set_link` hears its link before each
+    attempt). A push that fails does not fail the run: the reason goes into
+    `context["shared"]["problem"]` (the record on disk says it) and is returned; '' when pushed
+    or when the state is local."""
     from fabricctl.deploy.gitstate import StateError, push_record, remote_of
 
     shared = context.get("shared")
     if not isinstance(shared, dict):
         return ""
     remote = remote_of(root, shared)
-    data = data_of()
     try:
         if remote is None:
             raise StateError("the fabric is no longer in its git repository")
-        push_record(remote, str(data["run_id"]), data, redacted_json(data))
+        push_record(remote, data_of, set_link)
     except StateError as exc:
         problem = f"not on the remote: {exc}"
         shared["problem"] = problem
@@ -88,11 +105,46 @@ def share_record(root: Path, context: dict[str, Any], data_of: Callable[[], dict
     return ""
 
 
-def write_record(path: Path, data: dict[str, Any]) -> Path:
-    """Atomic, redacted JSON (a reader never sees half a record; outputs.py: through a symlink,
-    never over a device)."""
-    write_output(Path(path), redacted_json(data))
-    return Path(path)
+def write_record(path: Path, data: dict[str, Any], within: Path) -> Path:
+    """Atomic, redacted JSON below `within` (a reader never sees half a record; outputs.py:
+    never through a symlink, never over a device)."""
+    return write_file(Path(path), redacted_json(data), within=within)
+
+
+def finish_record(
+    root: Path,
+    data_of: Callable[[], dict[str, Any]],
+    context: dict[str, Any],
+    set_link: Callable[[dict[str, Any]], None],
+) -> Path:
+    """Write a finished record, appended to its store's chain: the remote's runs ref when the
+    record is shared (the local copy is the same record), else the local store; a record the
+    remote refused (it says why) is chained locally."""
+    path = record_path(root, str(data_of()["run_id"]))
+    if share_record(root, context, data_of, set_link) or not isinstance(context.get("shared"), dict):
+        seal_local(root, data_of, set_link)
+    else:
+        write_record(path, data_of(), root)
+    return path
+
+
+def seal_local(
+    root: Path, data_of: Callable[[], dict[str, Any]], set_link: Callable[[dict[str, Any]], None]
+) -> None:
+    """Append a finished record to the local store's chain: its link to the tip, the record
+    written, the tip moved to it (the caller holds the fabric lock)."""
+    from fabricctl.deploy.chain import LOCAL, next_link, read_tip, tip_of
+
+    tip_file = Path(root) / TIP
+    try:
+        tip = read_tip(tip_file.read_text(encoding="utf-8"))
+    except OSError:
+        tip = None
+    set_link(next_link(LOCAL, tip))
+    data = data_of()
+    text = redacted_json(data)
+    write_file(record_path(root, str(data["run_id"])), text, within=root)
+    write_file(tip_file, json.dumps(tip_of(text, data)) + "\n", within=root)
 
 
 class RecordWriter:
@@ -100,8 +152,9 @@ class RecordWriter:
     last write is a second old, else a second after it, so a run killed at any moment leaves a
     record at most a second behind (the last word is the caller's final `write`)."""
 
-    def __init__(self, path: Path, interval: float = 1.0) -> None:
+    def __init__(self, path: Path, within: Path, interval: float = 1.0) -> None:
         self.path = path
+        self.within = within
         self.interval = interval
         self.last = 0.0
         self.lock = threading.Lock()
@@ -113,7 +166,7 @@ class RecordWriter:
             if self.timer is not None:
                 self.timer.cancel()
             self.timer, self.pending = None, None
-            write_record(self.path, data)
+            write_record(self.path, data, self.within)
             self.last = time.monotonic()
 
     def close(self) -> None:
@@ -142,7 +195,7 @@ class RecordWriter:
 
     def _flush_locked(self) -> None:
         if self.pending is not None:
-            write_record(self.path, self.pending())
+            write_record(self.path, self.pending(), self.within)
             self.pending = None
             self.last = time.monotonic()
 
@@ -185,9 +238,17 @@ def settle_orphans(root: Path, run_id: str, outcomes: dict[str, dict[str, Any]])
             f"the process ended without finishing (killed or crashed); run {run_id} settled its switches"
         )
         data["counts"] = _counts(switches)
-        write_record(path, data)
+        data.pop("chain", None)
+        _finish(root, data)
         settled.append(str(data.get("run_id", path.stem)))
     return settled
+
+
+def _finish(root: Path, data: dict[str, Any]) -> None:
+    def link(chain: dict[str, Any]) -> None:
+        data["chain"] = chain
+
+    finish_record(root, lambda: data, data, link)
 
 
 def _counts(switches: dict[str, Any]) -> dict[str, int]:

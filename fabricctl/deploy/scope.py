@@ -11,7 +11,6 @@ keeps its scope (`changes.scope`: tenant and base commit) and apply rebuilds the
 from __future__ import annotations
 
 import contextlib
-import shutil
 import tempfile
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -21,6 +20,7 @@ import yaml
 
 from fabricctl.errors import StageError
 from fabricctl.model.load import tenant_files
+from fabricctl.outputs import write_file
 
 
 class ScopeError(StageError):
@@ -92,7 +92,7 @@ def tenant_inputs(root: Path, tenant: str, base: str) -> Iterator[tuple[Path, st
                     f"--tenant {tenant}: {path.relative_to(root)} holds another tenant at {commit[:12]} "
                     f"({_declared(target)}): give {tenant} a file of its own"
                 )
-            shutil.copyfile(path, target)
+            write_file(target, path.read_bytes(), within=inputs, exclusive=True)
         yield inputs, commit
 
 

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from fabricctl.deploy.plan import Plan, PlanError, Prepared, load_plan, make_plan, prepare, stale_reasons
+from fabricctl.deploy.plan import Plan, PlanError, PlanFile, Prepared, make_plan, prepare, stale_reasons
 from fabricctl.deploy.rack_expansion import expansion_proof
 from fabricctl.deploy.stages import Stages, quiet
 from fabricctl.platforms.push import normalize_running
@@ -93,9 +93,10 @@ def build_plan(
     allow_gpu_moves: bool = False,
     *,
     prune: bool = False,
+    scope: dict[str, str] | None = None,
 ) -> tuple[Plan, Prepared]:
-    """Verify the whole fabric, pick the switches, read them with `fetch`, diff and annotate
-    (with `prune`, look-alikes are removed too: plan.make_plan).
+    """Verify the whole fabric, pick the switches, read them with `fetch`, and derive the plan
+    (`derive_plan`; with `prune`, look-alikes are removed too: plan.make_plan).
 
     With `changed_since`, only switches whose intent differs from the fabric at that git REF
     are read and diffed. Tests pass a fetcher of saved configs; the CLI passes Nornir's.
@@ -103,8 +104,6 @@ def build_plan(
     A held GPU the intent would move from where the leaves read say it is refuses the plan
     (GpuMovesError) unless `allow_gpu_moves`; the plan lists every move (changes["gpu_moves"]).
     """
-    from fabricctl.deploy.impact import annotate
-
     stages = stages or quiet()
     prepared = prepare(root, compiled, names, stages, configs)
     ref = None
@@ -116,21 +115,48 @@ def build_plan(
     fetched = fetch(list(prepared.names)) if prepared.names else {}
     prepared.fetch_seconds = {n: f.seconds for n, f in fetched.items() if f.seconds}
     with stages.stage("diff") as step, paused_gc():
-        plan = make_plan(prepared, fetched, limit, prune)
-        running = {n: normalize_running(fetched[n].text or "") for n in plan.changed}
-        moves = gpu_moves_of(prepared, fetched)
-        annotate(plan, prepared.compiled, ref, running, moves)
-        racks = expansion_proof(prepared.compiled, plan)
-        if racks is not None:  # racks wait for acceptance: what changes on switches in service
-            plan.changes["racks"] = racks.to_dict()
-        refuse_gpu_moves(plan, moves, allow_gpu_moves)
-        s = plan.summary()
-        step.detail = (
-            f"{s['changed']} to change, {s['unchanged']} unchanged"
-            + (f", {s['unreachable']} unreachable" if s["unreachable"] else "")
-            + f" (+{s['added']:,} -{s['removed']:,} lines)"
-        )
+        plan, moves = derive_plan(prepared, fetched, limit, prune, ref, scope)
+        refuse_gpu_moves(moves, allow_gpu_moves)
+        step.detail = _diff_line(plan)
     return plan, prepared
+
+
+def derive_plan(
+    prepared: Prepared,
+    fetched: dict[str, Fetched],
+    limit: list[str] | tuple[str, ...],
+    prune: bool,
+    ref: RefFabric | None = None,
+    scope: dict[str, str] | None = None,
+) -> tuple[Plan, list[GpuMove]]:
+    """The plan of the prepared inputs against the running configs `fetched`, with everything
+    it says about the change: per switch the commands, per tenant what happens to its service,
+    the held GPUs that move, the racks, the scope. `plan` makes it; `apply PLAN` makes it again
+    on the configs it reads before pushing and compares it whole with the file, so what is added
+    to a plan here is checked by apply without more code."""
+    from fabricctl.deploy.impact import annotate
+
+    plan = make_plan(prepared, fetched, list(limit), prune)
+    running = {n: normalize_running(fetched[n].text or "") for n in plan.changed}
+    moves = gpu_moves_of(prepared, fetched)
+    annotate(plan, prepared.compiled, ref, running, moves)
+    racks = expansion_proof(prepared.compiled, plan)
+    if racks is not None:  # racks wait for acceptance: what changes on switches in service
+        plan.changes["racks"] = racks.to_dict()
+    if moves:
+        plan.changes["gpu_moves"] = [m.to_dict() for m in moves]
+    if scope is not None:
+        plan.changes["scope"] = dict(scope)
+    return plan, moves
+
+
+def _diff_line(plan: Plan) -> str:
+    s = plan.summary()
+    return (
+        f"{s['changed']} to change, {s['unchanged']} unchanged"
+        + (f", {s['unreachable']} unreachable" if s["unreachable"] else "")
+        + f" (+{s['added']:,} -{s['removed']:,} lines)"
+    )
 
 
 class GpuMovesError(PlanError):
@@ -150,20 +176,18 @@ def gpu_moves_of(prepared: Prepared, fetched: dict[str, Fetched]) -> list[GpuMov
     return moves_on_leaves(prepared.compiled.allocation, running)
 
 
-def refuse_gpu_moves(plan: Plan, moves: list[GpuMove], allow: bool) -> None:
-    """List the moves in the plan; refuse them unless allowed."""
-    if not moves:
+def refuse_gpu_moves(moves: list[GpuMove], allow: bool) -> None:
+    """A change that moves held GPUs, unless allowed (--allow-gpu-moves on this command line)."""
+    if not moves or allow:
         return
-    plan.changes["gpu_moves"] = [m.to_dict() for m in moves]
-    if not allow:
-        lines = [f"  {m.tenant}: {m.text()}" for m in moves]
-        raise GpuMovesError(
-            f"{len(moves)} held GPU(s) would move from where their leaves say they are cabled "
-            "(each port's description names its server, NIC and tenant):\n"
-            + "\n".join(lines)
-            + "\nnothing was planned: keep every held GPU on its leaf and port, or plan with "
-            "--allow-gpu-moves to move them (the plan then lists each move)"
-        )
+    lines = [f"  {m.tenant}: {m.text()}" for m in moves]
+    raise GpuMovesError(
+        f"{len(moves)} held GPU(s) would move from where their leaves say they are cabled "
+        "(each port's description names its server, NIC and tenant):\n"
+        + "\n".join(lines)
+        + "\nnothing was planned or pushed: keep every held GPU on its leaf and port, or run with "
+        "--allow-gpu-moves to move them (the plan then lists each move)"
+    )
 
 
 def plan_fabric(
@@ -201,9 +225,8 @@ def plan_fabric(
         configs,
         options.allow_gpu_moves,
         prune=options.prune,
+        scope={"tenant": scope.tenant, "base": scope.commit} if scope is not None else None,
     )
-    if scope is not None:
-        plan.changes["scope"] = {"tenant": scope.tenant, "base": scope.commit}
     return plan, prepared
 
 
@@ -247,18 +270,54 @@ def select_since(root: Path, prepared: Prepared, ref: str, notify: Notify = _qui
     return before
 
 
-def load_reviewed(
-    compiled: Compiled,
-    root: Path,
-    plan_file: Path,
-    stages: Stages | None = None,
-    configs: dict[str, str] | None = None,
-    plan: Plan | None = None,
-) -> tuple[Plan, Prepared]:
-    """A saved plan (`plan`: already read from `plan_file`) and the inputs as they are now
-    (rendered and verified again)."""
-    plan = plan if plan is not None else load_plan(plan_file)
-    return plan, prepare(root, compiled, list(plan.switches), stages, configs)
+@dataclass
+class Claim:
+    """A reviewed plan file as apply holds it: a claim about the change, derived again from the
+    inputs and the configs read just before the push and compared whole (`recheck`). What is
+    pushed is the plan derived; what it may do is decided by apply's own flags."""
+
+    file: PlanFile
+    ref: RefFabric | None = None  # the fabric at the commit the plan was compared with
+    members: set[str] | None = None  # a shard: only its switches are derived and compared
+    allow_gpu_moves: bool = False  # --allow-gpu-moves on the apply command line
+
+
+def recheck(claim: Claim, prepared: Prepared, fetched: dict[str, Fetched]) -> Plan:
+    """The plan derived again from `prepared` and `fetched`, when the plan file says exactly
+    that; else PlanError naming the first fields that differ (their JSON paths)."""
+    from fabricctl.deploy.plan import differences, shard_differences
+
+    file, claimed = claim.file, claim.file.plan
+    reasons = stale_reasons(claimed, prepared, fetched)
+    if reasons:
+        raise PlanError("stale plan, not applied: " + "; ".join(reasons) + "; run 'fabricctl plan' again")
+    # A switch the file says was read and that cannot be read now is not pushed (it fails at
+    # connect, as one unreachable at plan time): the rest of the plan is compared as a shard's.
+    unread = {
+        n
+        for n in prepared.names
+        if ((got := fetched.get(n)) is None or got.text is None)
+        and (sp := claimed.switches.get(n)) is not None
+        and sp.status != "unreachable"
+    }
+    members = claim.members
+    if unread:
+        members = (members if members is not None else set(prepared.names)) - unread
+    scope = claimed.changes.get("scope")
+    derived, moves = derive_plan(prepared, fetched, claimed.limit, claimed.prune, claim.ref, scope)
+    if derived.changed_since_commit is not None:  # the REF's name then (it may have moved since)
+        derived.changed_since = claimed.changed_since
+    now = derived.to_dict()
+    found = differences(file.data, now) if members is None else shard_differences(file.data, now, members)
+    if found:
+        more = f" (and {len(found) - 5} more)" if len(found) > 5 else ""
+        raise PlanError(
+            f"{file.path} is not what fabricctl derives from the inputs and the switches now, "
+            f"so nothing was applied: {'; '.join(found[:5])}{more}. A plan file is applied only as "
+            "fabricctl made it: run 'fabricctl plan' again"
+        )
+    refuse_gpu_moves(moves, claim.allow_gpu_moves)
+    return derived
 
 
 @contextlib.contextmanager
@@ -271,7 +330,9 @@ def locked(
     from fabricctl.deploy.lock import fabric_lock
 
     def took_over(held: LockInfo) -> None:
-        notify(f"warning: took over a stale lock ({held.describe()}): its process is gone or it is too old\n")
+        notify(
+            f"warning: took over a stale lock ({held.describe()}): {held.why_stale() or 'it no longer holds'}\n"
+        )
 
     with fabric_lock(root, "apply", on_takeover=took_over, remote=shared_remote(root, lab), shard=shard):
         yield
@@ -327,8 +388,12 @@ def disruptive(plan: Plan) -> dict[str, list[str]]:
     """Tenants whose running service the plan affects -> their service-affecting classes."""
     from fabricctl.deploy.disruption import DISRUPTIVE
 
-    rows = plan.changes.get("tenants", [])
-    out = {r["name"]: [c for c in DISRUPTIVE if c in r.get("classes", ())] for r in rows}
+    rows = plan.changes.get("tenants")  # a plan file's: any shape until apply derives it again
+    out = {
+        r["name"]: [c for c in DISRUPTIVE if c in r["classes"]]
+        for r in (rows if isinstance(rows, list) else [])
+        if isinstance(r, dict) and isinstance(r.get("name"), str) and isinstance(r.get("classes"), list)
+    }
     return {name: classes for name, classes in sorted(out.items()) if classes}
 
 
@@ -353,7 +418,7 @@ def apply_safely(
     prepared: Prepared,
     lab: bool,
     opts: ApplyOptions,
-    reviewed: bool,
+    claim: Claim | None = None,
     progress: Progress | None = None,
     *,
     hooks: ApplyHooks | None = None,
@@ -361,7 +426,9 @@ def apply_safely(
     stages: Stages | None = None,
     copy_to: Path | None = None,
 ) -> tuple[RunReport, Path]:
-    """Refuse a stale reviewed plan, push, and write the run record, whatever happens.
+    """Push, and write the run record, whatever happens. A reviewed plan (`claim`) is first
+    derived again from the configs read now and refused unless the file says exactly that
+    (`recheck`); the plan pushed is the one derived.
 
     The caller holds the fabric lock (`locked`). The record is written even when the run is
     interrupted or fails outright, with what each switch reached; `copy_to` gets a copy.
@@ -375,26 +442,31 @@ def apply_safely(
     hooks = hooks or ApplyHooks(finished=progress)
     stages = stages or quiet()
     report = report if report is not None else start_report(root, plan, prepared, opts, lab=lab)
-    writer = RecordWriter(record_path(root, report.run_id))
+    writer = RecordWriter(record_path(root, report.run_id), root)
     writer.write(report.to_dict())  # opened at once: even a killed run leaves its record
     if share_record(root, report.context, report.to_dict):  # runners and shards see it in progress
         writer.write(report.to_dict())
+    names = set(prepared.names) if claim is not None else set(plan.switches)
     try:
-        refuse_disruptive(plan, opts)
+        if claim is None:
+            refuse_disruptive(plan, opts)
         with (
             interruptible(hooks.interrupted) as signals,
-            open_fabric(root, lab, set(plan.switches), opts.parallelism, stages=stages, access="write") as nr,
+            open_fabric(root, lab, names, opts.parallelism, stages=stages, access="write") as nr,
         ):
-            if reviewed:
+            if claim is not None:
                 with stages.stage("recheck") as step:
                     fetched = fetch_running(nr, opts.timeout, lab=lab)
                     prepared.fetch_seconds = {n: f.seconds for n, f in fetched.items() if f.seconds}
-                    reasons = stale_reasons(plan, prepared, fetched)
-                    step.detail = "stale" if reasons else f"{len(plan.switches)} switches as planned"
-                if reasons:
-                    raise PlanError(
-                        "stale plan, not applied: " + "; ".join(reasons) + "; run 'fabricctl plan' again"
-                    )
+                    step.detail = "refused"
+                    plan = recheck(claim, prepared, fetched)
+                    step.detail = f"{len(plan.switches)} switches as planned"
+                report.disruptive = disruptive(plan)
+                if "tenants" in report.context:  # the audit trail of the plan pushed
+                    from fabricctl.deploy.audit import tenants_by_switch
+
+                    report.context["tenants"] = tenants_by_switch(plan.changes, plan.changed)
+                refuse_disruptive(plan, opts)
             with stages.stage("push") as step:
                 apply_plan(
                     plan, prepared, nr, opts, hooks.finished, signals.stop, report, hooks.started, lab,

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 from dataclasses import dataclass, field
 from ipaddress import IPv4Network
 from pathlib import Path
@@ -29,10 +28,12 @@ from fabricctl.deploy.credentials import login
 from fabricctl.errors import StageError
 from fabricctl.model.problems import ProblemLog
 from fabricctl.model.rack import load_racks
+from fabricctl.outputs import make_folder, named_output, write_file
 from fabricctl.platforms import get_platform
 from fabricctl.render import Renderer
 
 ZTP_DIR = Path(".fabricctl") / "ztp"
+PRIVATE = 0o600  # the day-0 files hold the login: owner read/write only
 KEA_FILE = "kea-dhcp4.json"
 MANIFEST = "ztp.json"
 
@@ -77,8 +78,8 @@ def render_ztp(root: Path, lab: bool = False, out: Path | None = None) -> ZtpRen
     empty = allocate(fabric, topo, [], ProblemLog(root))  # the fabric as it is before any tenant
     renderer = Renderer(root)
     folder = Path(out) if out is not None else ztp_dir(root)
-    folder.mkdir(parents=True, exist_ok=True)
-    os.chmod(folder, 0o700)
+    within = named_output(folder, root, folder=True)  # no symlink under it is followed
+    make_folder(folder, within=within, mode=0o700)
     net = IPv4Network(ztp.management)
     result = ZtpRender(folder)
     reservations = []
@@ -105,7 +106,7 @@ def render_ztp(root: Path, lab: bool = False, out: Path | None = None) -> ZtpRen
             digests = {}
             for name, text in sorted(made.items()):
                 path = folder / name
-                _write_private(path, text)
+                write_file(path, text, within=within, mode=PRIVATE)
                 result.files.append(path)
                 digests[name] = hashlib.sha256(text.encode()).hexdigest()
             url = f"{base}/{boot}"
@@ -129,13 +130,15 @@ def render_ztp(root: Path, lab: bool = False, out: Path | None = None) -> ZtpRen
                 "files": digests,
             }
     kea = kea_config(ztp.interface, net, str(ztp.gateway), reservations)
-    _write_private(folder / KEA_FILE, json.dumps(kea, indent=2) + "\n")
+    write_file(folder / KEA_FILE, json.dumps(kea, indent=2) + "\n", within=within, mode=PRIVATE)
     manifest = {
         "fabric": fabric.settings.name,
         "server": f"{ztp.server}:{ztp.port}",
         "switches": result.switches,
     }
-    _write_private(folder / MANIFEST, json.dumps(manifest, indent=2, sort_keys=True) + "\n")
+    write_file(
+        folder / MANIFEST, json.dumps(manifest, indent=2, sort_keys=True) + "\n", within=within, mode=PRIVATE
+    )
     result.files += [folder / KEA_FILE, folder / MANIFEST]
     return result
 
@@ -163,14 +166,6 @@ def kea_config(
             "loggers": [{"name": "kea-dhcp4", "output_options": [{"output": "stdout"}], "severity": "INFO"}],
         }
     }
-
-
-def _write_private(path: Path, text: str) -> None:
-    """Owner read/write only: the day-0 files hold the login."""
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    with os.fdopen(fd, "w", encoding="utf-8") as fh:
-        fh.write(text)
-    os.chmod(path, 0o600)
 
 
 def read_manifest(folder: Path) -> dict[str, Any]:

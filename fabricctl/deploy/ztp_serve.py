@@ -29,7 +29,7 @@ from typing import Any
 
 from fabricctl.deploy.ztp import read_manifest
 from fabricctl.httpserve import BoundedHttpServer, Request, Response
-from fabricctl.outputs import write_output
+from fabricctl.outputs import open_append, write_file
 
 FETCH_LOG, SERVE_FILE = "fetches.jsonl", "serve.json"
 
@@ -124,8 +124,8 @@ class ZtpServer:
             "sha256": hashlib.sha256(body).hexdigest() if status == 200 else None,
             "refused": why or None,
         }
-        with self._lock, (self.folder / FETCH_LOG).open("a", encoding="utf-8") as fh:
-            fh.write(json.dumps(record, sort_keys=True) + "\n")
+        with self._lock, open_append(self.folder / FETCH_LOG, within=self.folder) as fh:
+            fh.write((json.dumps(record, sort_keys=True) + "\n").encode())
         who = f"{switch} ({mac}, {client})" if switch else client
         self.echo(
             f"{now} {who} fetched {path} ({size} bytes)"
@@ -149,7 +149,9 @@ class ZtpServer:
         host, port = self.address
         shown = "127.0.0.1" if host == "0.0.0.0" else host
         # Whole or not at all: a reader that polls for the file never sees it half written.
-        write_output(self.folder / SERVE_FILE, json.dumps({"host": shown, "port": port}) + "\n")
+        write_file(
+            self.folder / SERVE_FILE, json.dumps({"host": shown, "port": port}) + "\n", within=self.folder
+        )
 
     def stop(self) -> None:
         self.http.stop()

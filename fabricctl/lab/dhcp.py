@@ -25,6 +25,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from fabricctl.outputs import write_file
+
 #: DHCP options read from an ACK: 1 mask, 3 routers, 66 TFTP server name, 67 boot file name.
 OPTION_NAMES = {1: "subnet-mask", 3: "routers", 66: "tftp-server-name", 67: "boot-file-name"}
 _CODES = {"subnet-mask": 1, "routers": 3, "tftp-server-name": 66, "boot-file-name": 67}
@@ -117,7 +119,7 @@ def _serve(config: Path, macs: list[str]) -> dict[str, Any]:
             {"name": "kea-dhcp4", "output_options": [{"output": f"{tmp}/kea.log"}], "severity": "INFO"}
         ]
         path = Path(tmp) / "kea-dhcp4.json"
-        path.write_text(json.dumps(data), encoding="utf-8")
+        write_file(path, json.dumps(data), within=Path(tmp))
         env = {**os.environ, "KEA_PIDFILE_DIR": tmp, "KEA_LOCKFILE_DIR": tmp}
         kea = subprocess.Popen(
             ["kea-dhcp4", "-c", str(path)], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL

@@ -11,7 +11,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from fabricctl.lab.state import atomic_write, lab_dir
+from fabricctl.lab.state import lab_dir
+from fabricctl.outputs import write_file
 from fabricctl.procs import pid_alive
 
 
@@ -73,7 +74,7 @@ def write_lab_json(root: Path, fabric: Any, extra: dict[str, Any] | None = None)
         "devices": [ep.as_dict() for ep in fabric.endpoints().values()],
         **(extra or {}),
     }
-    atomic_write(lab_json(root), json.dumps(data, indent=2) + "\n")
+    write_file(lab_json(root), json.dumps(data, indent=2) + "\n", within=Path(root))
 
 
 def running_lab(root: Path) -> dict[str, Any] | None:

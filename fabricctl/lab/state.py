@@ -6,10 +6,10 @@ a crash (or a fault-injected disconnect) leaves either the old or the new file, 
 
 from __future__ import annotations
 
-import os
 import shutil
-import tempfile
 from pathlib import Path
+
+from fabricctl.outputs import write_file
 
 LAB_DIR = Path(".fabricctl") / "lab"
 
@@ -17,19 +17,6 @@ LAB_DIR = Path(".fabricctl") / "lab"
 def lab_dir(root: Path) -> Path:
     """`<fabric root>/.fabricctl/lab` (git-ignored)."""
     return Path(root) / LAB_DIR
-
-
-def atomic_write(path: Path, text: str) -> None:
-    """Write `text` to `path` via temp file + rename."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
 
 
 class StateStore:
@@ -52,7 +39,8 @@ class StateStore:
         """Persist atomically (no-op in memory mode)."""
         path = self._path(device, name)
         if path is not None:
-            atomic_write(path, text)
+            assert self.directory is not None
+            write_file(path, text, within=self.directory)
 
     def files(self, device: str) -> dict[str, str]:
         """Stored flash files (e.g. `rollback-0`) of a device."""

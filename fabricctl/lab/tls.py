@@ -17,6 +17,8 @@ from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import NameOID
 
+from fabricctl.outputs import write_file
+
 
 @functools.cache
 def server_context() -> ssl.SSLContext:
@@ -37,11 +39,10 @@ def server_context() -> ssl.SSLContext:
     context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
     with tempfile.TemporaryDirectory(prefix="fabricctl-lab-tls-") as tmp:  # ssl loads only from files
         cert_file, key_file = Path(tmp) / "cert.pem", Path(tmp) / "key.pem"
-        cert_file.write_bytes(cert.public_bytes(serialization.Encoding.PEM))
-        key_file.write_bytes(
-            key.private_bytes(
-                serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()
-            )
+        write_file(cert_file, cert.public_bytes(serialization.Encoding.PEM), within=Path(tmp))
+        key_pem = key.private_bytes(
+            serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()
         )
+        write_file(key_file, key_pem, within=Path(tmp), mode=0o600)
         context.load_cert_chain(cert_file, key_file)
     return context

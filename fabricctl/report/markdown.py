@@ -314,7 +314,7 @@ def plan_markdown(
     footer = [
         "",
         f"Full plan: {pointer}.",
-        f"<sub>inputs {code(plan.inputs_hash[:12])} · fabricctl plan"
+        f"<sub>plan digest {code('sha256:' + plan.digest())} · inputs {code(plan.inputs_hash[:12])} · fabricctl plan"
         + (f" --changed-since {html.escape(plan.changed_since)}" if plan.changed_since else "")
         + "</sub>",
     ]

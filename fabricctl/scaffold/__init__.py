@@ -86,6 +86,8 @@ def check_owners(owners: tuple[str, ...]) -> str:
 
 
 def scaffold(dest: Path, pin: Pin, owners: str) -> list[Path]:
+    from fabricctl.outputs import write_file
+
     """Write the repository's files under `dest` (created if needed); refuses, before writing
     anything, when one of them exists. Returns the files written, in LAYOUT order."""
     targets = {src: dest / rel for src, rel in LAYOUT.items()}
@@ -99,6 +101,5 @@ def scaffold(dest: Path, pin: Pin, owners: str) -> list[Path]:
     for src, target in targets.items():
         text = (files / src).read_text(encoding="utf-8")
         text = text.replace("@FABRICCTL_INSTALL@", pin.requirement).replace("@OWNERS@", owners)
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_text(text, encoding="utf-8")
+        write_file(target, text, within=dest, exclusive=True)  # never through a symlink under dest
     return list(targets.values())

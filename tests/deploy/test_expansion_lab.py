@@ -58,6 +58,9 @@ def expand(lab: LabRoot, capsys: pytest.CaptureFixture[str], first: str) -> None
     split(lab.root)
     code, out, err = lab.run("validate", capsys=capsys)
     assert (code, err) == (0, ""), err
+    subprocess.run(
+        ["git", "-C", str(lab.root), "commit", "-qam", "split"], check=True
+    )  # applied as committed
     code, out, err = lab.run("plan", "--lab", "--format", "json", capsys=capsys)
     assert code == 0, err
     plan = json.loads(out)

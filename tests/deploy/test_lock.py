@@ -90,6 +90,23 @@ def test_live_pid_elsewhere_is_held_until_the_ttl(tmp_path: Path) -> None:
     assert read_lock(tmp_path) == info
 
 
+def test_a_lock_dated_in_the_future_is_stale(tmp_path: Path) -> None:
+    """No live apply wrote a lock dated past the clock skew hosts may have (2036, say): it is
+    taken over, aloud; one a few seconds ahead (another host's clock) still holds."""
+    _write(tmp_path, host="other-host", created=time.time() + 60)
+    with pytest.raises(LockHeld):
+        acquire(tmp_path, PLAN)
+    far = time.time() + 10 * 365 * 86400
+    _write(tmp_path, host="other-host", pid=1, created=far)
+    heard: list[str] = []
+    assert acquire(tmp_path, PLAN, on_takeover=lambda held: heard.append(held.why_stale())).pid == os.getpid()
+    assert heard and heard[0].startswith("it is dated ") and heard[0].endswith(" s in the future")
+    info = LockInfo("a", "h", 1, 1000.0, PLAN)
+    assert info.why_stale(now=1000.0 + lock.TTL_SECONDS + 1) == "its lease of 6 h ran out"
+    assert info.why_stale(now=1000.0 - lock.MAX_SKEW - 1) == "it is dated 301 s in the future"
+    assert info.why_stale(now=1000.0 - lock.MAX_SKEW + 1) == ""
+
+
 def test_default_ttl_is_six_hours(tmp_path: Path) -> None:
     _write(tmp_path, host="other-host", created=time.time() - lock.TTL_SECONDS + 60)
     with pytest.raises(LockHeld):

@@ -169,7 +169,9 @@ def test_only_what_fabricctl_made_is_removed(small_lab: LabRoot, capsys: pytest.
     code, out, _ = lab.run("plan", "--lab", "--prune", "-o", str(plan_file), capsys=capsys)
     assert code == 0 and "removed (--prune)" in out
     assert (
-        lab.run("apply", str(plan_file), "--lab", "--auto-approve", "--allow-disruptive", capsys=capsys)[0]
+        lab.run(
+            "apply", str(plan_file), "--lab", "--prune", "--auto-approve", "--allow-disruptive", capsys=capsys
+        )[0]
         == 0
     )
     pruned = lab.running(VICTIM)
@@ -235,7 +237,9 @@ def test_a_fabric_deployed_without_marks_is_adopted(
     plan_file = lab.root / "prune.json"
     assert lab.run("plan", "--lab", "--prune", "-o", str(plan_file), capsys=capsys)[0] == 0
     assert (
-        lab.run("apply", str(plan_file), "--lab", "--auto-approve", "--allow-disruptive", capsys=capsys)[0]
+        lab.run(
+            "apply", str(plan_file), "--lab", "--prune", "--auto-approve", "--allow-disruptive", capsys=capsys
+        )[0]
         == 0
     )
     assert "tnt-intern-01" not in lab.running(VICTIM)

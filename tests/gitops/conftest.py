@@ -86,7 +86,9 @@ def rendered_fetch(root: Path) -> Fetcher:
 def offline_plan(root: Path, fetch: Fetcher, changed_since: str | None = None) -> tuple[Plan, object]:
     """`fabricctl plan [--changed-since REF]` without SSH: (plan, prepared)."""
     compiled = compile_fabric(root)
-    return build_plan(compiled, root, list(compiled.intents), [], fetch, changed_since)
+    plan, prepared = build_plan(compiled, root, list(compiled.intents), [], fetch, changed_since)
+    plan.created_at = "2026-12-01T12:00:00+00:00"  # the plan digest in goldens: one time, every run
+    return plan, prepared
 
 
 def write_tenant(root: Path, data: dict[str, object]) -> Path:

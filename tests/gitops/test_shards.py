@@ -92,7 +92,7 @@ def test_a_shard_does_not_start_after_a_failed_wave(fabric: Path, capsys: pytest
         "shard": "pod:1",
         "switches": {"p01-leaf01": {"status": "failed"}, "p01-leaf02": {"status": "changed"}},
     }
-    gitstate.push_record(remote, failed["run_id"], failed, json.dumps(failed))
+    gitstate.push_record(remote, lambda: failed)
     code, _, err = _apply(root, capsys, "--shard", "superspine", "--run-group", "gh-2-1")
     assert code == 1
     assert (

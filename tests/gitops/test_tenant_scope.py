@@ -73,7 +73,17 @@ def test_one_tenants_change_while_another_waits(applied: Path, capsys: pytest.Ca
     assert scoped["changes"]["freed_ports"] == [], "team-hpc's pending change is not in it"
 
     code, _, err = run_cli(
-        ["apply", str(plan_file), "--lab", "--auto-approve", "--reason", "intern GPU", "--root", str(root)],
+        [
+            "apply",
+            str(plan_file),
+            "--lab",
+            "--auto-approve",
+            "--allow-dirty",
+            "--reason",
+            "intern GPU",
+            "--root",
+            str(root),
+        ],
         capsys,
     )
     assert code == 0, err
@@ -101,6 +111,7 @@ def test_tenant_scope_errors(applied: Path, capsys: pytest.CaptureFixture[str]) 
     plan_file = root.parent / "all.json"
     assert _plan(root, capsys, "-o", str(plan_file))[0] == 0
     code, _, err = run_cli(
-        ["apply", str(plan_file), "--lab", "--tenant", "storage", "--root", str(root)], capsys
+        ["apply", str(plan_file), "--lab", "--allow-dirty", "--tenant", "storage", "--root", str(root)],
+        capsys,
     )
     assert code == 1 and "is not a plan of that tenant's change" in err
