@@ -488,15 +488,18 @@ def read_running(root: Path, lab: bool, names: set[str]) -> dict[str, str]:
 def counter_reader(
     root: Path, lab: bool, names: set[str], workers: int, timeout: float
 ) -> Iterator[Callable[[str], SwitchCounters | str]]:
-    """For the block, a reader of one switch's port counters (or why it was not read), its SSH
-    session kept open between reads (a login per poll costs more than the read): the exporter's."""
+    """For the block, a reader of one switch's port counters and BGP sessions (or why it was not
+    read), its SSH session kept open between reads (a login per poll costs more than the read):
+    the exporter's."""
     from fabricctl.deploy.context import open_fabric
     from fabricctl.deploy.counters import read_counters
 
     with open_fabric(root, lab, names, workers=workers) as nr:
 
         def read(name: str) -> SwitchCounters | str:
-            return read_counters(nr.filter(name=name), timeout, keep_open=True).get(name, "not read")
+            return read_counters(nr.filter(name=name), timeout, keep_open=True, sessions=True).get(
+                name, "not read"
+            )
 
         try:
             yield read

@@ -54,6 +54,8 @@ class SwitchHealth:
 class HealthReader:
     probes: tuple[Probe, ...]
     parse: Callable[[dict[str, Any]], SwitchHealth]  # probe command -> parsed rows (or JSON)
+    #: The probes whose rows alone give `SwitchHealth.bgp` (the exporter reads just these).
+    sessions: tuple[str, ...] = ()
 
 
 def next_hops(rows: Rows, count: Callable[[dict[str, Any]], int]) -> dict[str, int]:

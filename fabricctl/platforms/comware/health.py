@@ -135,4 +135,5 @@ HEALTH = HealthReader(
         Probe(ROUTES),
     ),
     parse=parse,
+    sessions=(BGP, EVPN),
 )

@@ -98,4 +98,5 @@ HEALTH = HealthReader(
         Probe(ROUTES),
     ),
     parse=parse,
+    sessions=(BGP, EVPN),
 )
