@@ -182,17 +182,21 @@ def annotate(
             known = [t.name for t in tenants]
     found = impact_of(compiled, plan, known)
     rows = tenants + found.tenants
+    readdressed: list[dict[str, str]] = []
     if running is not None:
         effects = classify(compiled, plan, running)
         for move in moves or ():
             effects.setdefault(move.tenant, TenantEffect(move.tenant)).add(MOVED, move.text())
         _classes(rows, effects, known is None)
+        readdressed = [{"tenant": t, **nic} for t, e in sorted(effects.items()) for nic in e.readdressed]
     plan.changes = {
         "tenants": [t.to_dict() for t in rows],
         "tenants_by_switch": found.by_switch,
         "fabric_wide": found.fabric_wide,
         "freed_ports": found.freed_ports,
         "disruptive": sorted(t.name for t in rows if any(c in DISRUPTIVE for c in t.classes)),
+        #: Every server NIC to re-address: tenant, nic ("gpu079 nic0"), switch, port, old, new, note.
+        "readdressed": readdressed,
     }
 
 

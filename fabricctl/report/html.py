@@ -17,6 +17,7 @@ from fabricctl.report.summary import (
     basis,
     diff_groups,
     gpu_text,
+    readdressed,
     service_classes,
     service_rows,
     span,
@@ -156,7 +157,22 @@ def _service(plan: Plan) -> list[str]:
             f'<tr class="tenant-service"><td><code>{_e(r["name"])}</code></td>'
             f"<td>{_e(', '.join(service_classes(r)))}</td><td>{where}</td></tr>"
         )
-    out += ["</table>", "</section>"]
+    out.append("</table>")
+    nics = readdressed(plan)
+    if nics:
+        out += [
+            f"<h3>{len(nics)} server NIC(s) to re-address</h3>",
+            '<table class="readdress"><tr><th>tenant</th><th>server NIC</th><th>switch port</th>'
+            "<th>now</th><th>after the change</th><th>note</th></tr>",
+        ]
+        out += [
+            f"<tr><td><code>{_e(r['tenant'])}</code></td><td>{_e(r['nic'])}</td>"
+            f"<td><code>{_e(r['switch'])} {_e(r['port'])}</code></td><td><code>{_e(r['old'])}</code></td>"
+            f"<td><code>{_e(r['new'])}</code></td><td>{_e(r.get('note') or '')}</td></tr>"
+            for r in nics
+        ]
+        out.append("</table>")
+    out.append("</section>")
     return out
 
 

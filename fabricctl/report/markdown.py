@@ -24,6 +24,7 @@ from fabricctl.report.summary import (
     object_changes,
     plural,
     pod_rows,
+    readdressed,
     service_classes,
     service_detail,
     service_rows,
@@ -136,6 +137,26 @@ def _moves(plan: Plan, budget: _Budget, limit: int) -> list[str]:
     budget.take(out, "|---|---|---|---|")
     rows = [f"| {tenant} | {gpu} | {code(old)} | {code(new)} |" for tenant, gpu, old, new in moves]
     budget.take_rows(out, rows, start, limit, "| ... | {} more in the full plan | | |")
+    out.append("")
+    return out
+
+
+def _readdressed(plan: Plan, budget: _Budget, limit: int) -> list[str]:
+    """Every server NIC to re-address, right after the tenants whose service it affects."""
+    rows = readdressed(plan)
+    out: list[str] = []
+    if not rows:
+        return out
+    start = budget.used
+    budget.take(out, f"#### :warning: {len(rows)} server NIC(s) to re-address")
+    budget.take(out, "| tenant | server NIC | switch port | now | after the change | note |")
+    budget.take(out, "|---|---|---|---|---|---|")
+    lines = [
+        f"| {code(r['tenant'])} | {r['nic']} | {code(r['switch'] + ' ' + r['port'])} | {code(r['old'])} | "
+        f"{code(r['new'])} | {html.escape(r.get('note') or '')} |"
+        for r in rows
+    ]
+    budget.take_rows(out, lines, start, limit, "| ... | {} more in the full plan | | | | |")
     out.append("")
     return out
 
@@ -324,6 +345,7 @@ def plan_markdown(
     for line in _header(plan):
         budget.take(out, line)
     out += _service(plan, budget, limit=max_chars // 6)
+    out += _readdressed(plan, budget, limit=max_chars // 6)
     out += _moves(plan, budget, limit=max_chars // 6)
     out += _pods(plan, fabric, budget, limit=max_chars // 6)
     out += _tenants(plan, budget, limit=max_chars // 4)

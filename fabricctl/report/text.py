@@ -15,6 +15,8 @@ from fabricctl.report.summary import (
     at_boot_lines,
     gpu_moves,
     gpu_text,
+    readdress_text,
+    readdressed,
     service_classes,
     service_detail,
     service_rows,
@@ -113,6 +115,17 @@ def service_section(plan: Plan, paint: Paint) -> list[str]:
         detail = service_detail(r)
         out.append(paint("warn", f"  ! {r['name']:<{width}}  {classes}") + (f": {detail}" if detail else ""))
     return [*out, ""]
+
+
+def readdress_section(plan: Plan, paint: Paint) -> list[str]:
+    """Every server NIC whose address or gateway changes: the servers must follow."""
+    rows = readdressed(plan)
+    if not rows:
+        return []
+    head = paint(
+        "warn", f"! {len(rows)} server NIC(s) to re-address (their switch port's address or gateway changes):"
+    )
+    return [head, *(f"  {readdress_text(r)}" for r in rows), ""]
 
 
 def moves_section(plan: Plan, paint: Paint) -> list[str]:
@@ -259,6 +272,7 @@ def plan_text(
         "",
     ]
     out += service_section(plan, paint)
+    out += readdress_section(plan, paint)
     out += moves_section(plan, paint)
     out += tenant_section(plan, paint)
     out += proof_section(verify, compiled, paint)
