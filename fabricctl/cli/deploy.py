@@ -373,10 +373,10 @@ def _seconds(text: str) -> float:
 def check_cmd(
     root: Path, lab: bool, limit: tuple[str, ...], fmt: str, tenant: str | None, window: float, timeout: float
 ) -> None:
-    """Health checks from the switches' own state (links, LLDP cabling, BGP/EVPN, GPU ports); exit 1 on a failure."""
+    """Health checks from the switches' own state (links, LLDP cabling, BGP/EVPN, GPU ports); exit 1 on a failure, 2 when nothing failed but a switch waits for a reboot."""
     from fabricctl.deploy.health import check_health
     from fabricctl.deploy.service import read_switch_health
-    from fabricctl.report.health import health_json, health_markdown, health_text
+    from fabricctl.report.health import health_json, health_markdown, health_state, health_text
 
     compiled = compile_root(root)
     if tenant is not None and limit:
@@ -392,5 +392,6 @@ def check_cmd(
         states = read_switch_health(root, lab, set(select_switches(compiled, limit)), timeout)
         checks = check_health(compiled, states)
     echo({"json": health_json, "markdown": health_markdown}.get(fmt, health_text)(checks))
-    if not all(c.ok for c in checks):
-        sys.exit(1)
+    state = health_state(checks)
+    if state != "healthy":
+        sys.exit(1 if state == "failed" else 2)  # 2: nothing failed, a switch waits for a reboot

@@ -11,7 +11,6 @@ from __future__ import annotations
 import datetime as dt
 import hashlib
 import json
-import re
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -23,6 +22,7 @@ from fabricctl.errors import StageError
 from fabricctl.model.text import printable
 from fabricctl.outputs import write_output
 from fabricctl.platforms import get_platform
+from fabricctl.platforms.boot import pending_lines
 from fabricctl.platforms.push import normalize_running, running_hash
 
 if TYPE_CHECKING:
@@ -141,7 +141,8 @@ class SwitchPlan:
     #: Objects that look like fabricctl's but carry no proof it made them (config/diff.py): kept,
     #: or removed when the plan was made with --prune.
     lookalikes: list[str] = field(default_factory=list)
-    #: Lines of this change the switch applies only at its next boot (Dialect.at_boot).
+    #: Lines of this change the switch applies only at its next boot: `pending reboot`
+    #: (platforms/boot.py; derived from the commands and the running config).
     at_boot: list[str] = field(default_factory=list)
 
 
@@ -255,7 +256,7 @@ def make_plan(
             role=role,
             pending=pending,
             lookalikes=dd.lookalikes,
-            at_boot=[c for c in dd.commands if any(re.match(p, c) for p in dialect.at_boot)],
+            at_boot=pending_lines(get_platform(platform).boot_settings, dd.commands, running),
         )
     now = dt.datetime.now(dt.UTC).replace(microsecond=0).isoformat()
     fabric = prepared.compiled.fabric.settings.name

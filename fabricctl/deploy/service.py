@@ -442,6 +442,7 @@ def start_report(
     report.context = run_context(root, argv, lab)
     report.verify = proofs_line(prepared.verify) if prepared.verify is not None else ""
     report.disruptive = disruptive(plan)
+    report.reboot = {n: list(sp.at_boot) for n, sp in plan.switches.items() if sp.at_boot}
     return report
 
 

@@ -14,6 +14,7 @@ import html
 from typing import TYPE_CHECKING, Any
 
 from fabricctl.report.summary import (
+    at_boot_lines,
     basis,
     diff_groups,
     gpu_text,
@@ -129,6 +130,8 @@ def _summary(plan: Plan) -> list[str]:
             for change, names in by.items()
         ]
         out.append(f"<p><b>Tenants:</b> {'; '.join(parts)}</p>")
+    for line in at_boot_lines(plan):
+        out.append(f'<p class="pending-reboot">{_e(line)}</p>')
     for key, what in (
         ("fabric_wide", "Fabric-wide lines change on"),
         ("freed_ports", "Free GPU ports (secure default: shut down) change on"),

@@ -264,7 +264,7 @@ def at_boot_lines(plan: Plan) -> list[str]:
         for line in sp.at_boot:
             by_line.setdefault(line, []).append(name)
     return [
-        f"{printable(line)} on {len(names)} switch(es) ({span(names)}) takes effect at their "
-        "next reboot; until then they keep the value they booted with"
+        f"pending reboot: {printable(line)} on {len(names)} switch(es) ({span(names)}) takes effect at "
+        "their next reboot; until then they keep the value they booted with"
         for line, names in by_line.items()
     ]

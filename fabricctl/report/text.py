@@ -386,9 +386,31 @@ def run_text(report: RunReport, color: bool = False, record: str | None = None) 
     )
     if report.stopped_reason:
         out.append(f"Stopped: {report.stopped_reason}")
+    out += reboot_lines(report, paint)
     if record:
         out.append(f"Record: {record}")
     return redact("\n".join(out) + "\n")
+
+
+def reboot_lines(report: RunReport, paint: Paint) -> list[str]:
+    """The switches this run changed whose change takes effect at their next boot, by line."""
+    waiting = report.needs_reboot
+    if not waiting:
+        return []
+    by_line: dict[str, list[str]] = {}
+    for name, lines in waiting.items():
+        for line in lines:
+            by_line.setdefault(line, []).append(name)
+    out = [paint("warn", f"Reboot needed: {len(waiting)} switch(es): {span(list(waiting), 12)}")]
+    out += [
+        f"  {printable(line)} takes effect at the next boot of {span(names, 8)}"
+        for line, names in by_line.items()
+    ]
+    out.append(
+        "  until then `fabricctl check` reports them `pending reboot` (exit 2); the procedure: "
+        "docs/plan-apply.md, 'Settings that wait for a reboot'"
+    )
+    return out
 
 
 def interrupted_text(report: RunReport, record: str) -> str:
