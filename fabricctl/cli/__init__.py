@@ -39,7 +39,11 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
         "Print the JSON Schema of tenant files (or fabric.yaml) for editors.",
     ),
     "show": ("fabricctl.cli.fabric", "show", "Tables of what the fabric holds."),
-    "tenant": ("fabricctl.cli.tenant", "tenant", "Tenant files: place a new tenant on free GPUs."),
+    "tenant": (
+        "fabricctl.cli.tenant",
+        "tenant",
+        "Tenant files: place a new tenant on free GPUs, remove one.",
+    ),
     "verify": (
         "fabricctl.cli.verify",
         "verify_command",

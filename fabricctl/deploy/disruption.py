@@ -116,6 +116,8 @@ class TenantEffect:
     #: Every server NIC whose address or gateway the change gives another value (all of them,
     #: where `evidence` keeps the first few): what the server team must change on each server.
     readdressed: list[dict[str, str]] = field(default_factory=list)
+    #: What the switches hold of it differs before and after (not only: it sits on a changed switch).
+    differs: bool = False
 
     def add(self, cls: str, why: str) -> None:
         if cls not in self.classes:
@@ -299,6 +301,7 @@ def classify(compiled: Compiled, plan: Plan, running: dict[str, str]) -> dict[st
         if not old.runs and tenant not in on_unchanged:
             effect.add(ADDED, f"{len(new.ports)} GPU port(s) on {len(touched.get(tenant, ()))} switch(es)")
             continue
+        effect.differs = old != new
         _readdressed(effect, old, new, servers, held)
         _compare(effect, old, new, flapping)
         if not effect.classes and (old != new or tenant in touched):

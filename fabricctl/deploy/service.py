@@ -104,6 +104,7 @@ def build_plan(
     (GpuMovesError) unless `allow_gpu_moves`; the plan lists every move (changes["gpu_moves"]).
     """
     from fabricctl.deploy.impact import annotate
+    from fabricctl.verify.proofs import proof_record
 
     stages = stages or quiet()
     prepared = prepare(root, compiled, names, stages, configs)
@@ -120,6 +121,9 @@ def build_plan(
         running = {n: normalize_running(fetched[n].text or "") for n in plan.changed}
         moves = gpu_moves_of(prepared, fetched)
         annotate(plan, prepared.compiled, ref, running, moves)
+        if prepared.verify is not None:
+            touched = [t["name"] for t in plan.changes.get("tenants", [])]
+            plan.proofs = proof_record(prepared.verify, prepared.compiled, touched).model_dump(mode="json")
         racks = expansion_proof(prepared.compiled, plan)
         if racks is not None:  # racks wait for acceptance: what changes on switches in service
             plan.changes["racks"] = racks.to_dict()

@@ -180,14 +180,15 @@ def tenant_section(plan: Plan, paint: Paint) -> list[str]:
     return [*out, ""]
 
 
-def proof_section(verify: VerifyReport | None, compiled: Compiled | None, paint: Paint) -> list[str]:
+def proof_section(plan: Plan, paint: Paint) -> list[str]:
     """What verify proved on the intended configs before any switch was read."""
-    if verify is None:
-        return []
-    from fabricctl.report.proofs import proofs
+    from fabricctl.report.proofs import load, summary
 
+    record = load(plan.proofs)
+    if record is None:
+        return []
     out = [paint("head", "Proofs") + " (on the intended configs, before any switch was read)"]
-    for proof in proofs(verify, compiled):
+    for proof in summary(record):
         mark = paint("good", "✓") if proof.ok else paint("bad", "✗")
         out.append(f"  {mark} {proof.name:<9} {proof.detail}")
     return [*out, ""]
@@ -275,7 +276,7 @@ def plan_text(
     out += readdress_section(plan, paint)
     out += moves_section(plan, paint)
     out += tenant_section(plan, paint)
-    out += proof_section(verify, compiled, paint)
+    out += proof_section(plan, paint)
     out += rack_section(plan, paint)
     out += switch_section(plan, paint)
     diffs = [sp for sp in plan.switches.values() if sp.status in ("changed", "pending") and sp.diff]

@@ -14,6 +14,7 @@ from fabricctl.verify.facts import Facts
 from fabricctl.verify.isolation import check_isolation
 from fabricctl.verify.lossless import check_lossless
 from fabricctl.verify.parse import parse_config
+from fabricctl.verify.proofs import link_proofs
 from fabricctl.verify.report import VerifyReport, Violation
 
 Fetch = Callable[[list[str]], dict[str, str]]
@@ -61,12 +62,15 @@ def _verify(compiled: Compiled, configs: dict[str, str], max_oversubscription: f
     ecmp, widths = check_ecmp(compiled, parsed)
     lossless, assumptions = check_lossless(compiled, parsed)
     violations += iso + lossless + ecmp + cap
+    links, gpu_ports = link_proofs(compiled, parsed)
     return VerifyReport(
         violations=sorted(set(violations)),
         exceptions=sorted(set(exceptions)),
         capacity=rows,
         ecmp=widths,
         assumptions=assumptions,
+        links=links,
+        gpu_ports=gpu_ports,
         switches=len(parsed),
         tenants=len(compiled.allocation.tenants),
     )

@@ -134,3 +134,23 @@ def test_settings_that_wait_for_a_boot_are_in_the_day0_files(
                 found += 1
                 assert s.value_in(day0) == value, (name, s.name)
     assert found >= 10, "every switch of the pod carries one"
+
+
+def test_render_holds_the_login_apply_uses_and_says_which_to_set(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The day-0 user is an administrator: the write login, never the read-only one."""
+    for var in ("FABRICCTL_USERNAME", "FABRICCTL_PASSWORD", "FABRICCTL_SECRETS_FILE"):
+        monkeypatch.delenv(var, raising=False)
+    monkeypatch.setenv("FABRICCTL_READ_USERNAME", "reader")
+    monkeypatch.setenv("FABRICCTL_READ_PASSWORD", "read-only-secret")
+    root = day0_pod(tmp_path / "pod")
+    code, _, err = run_cli(["ztp", "render", "--root", str(root)], capsys)
+    assert code == 1 and "FABRICCTL_USERNAME and FABRICCTL_PASSWORD" in err and "READ" not in err
+    assert not (root / ".fabricctl" / "ztp").exists()
+    monkeypatch.setenv("FABRICCTL_USERNAME", "fabricctl")
+    monkeypatch.setenv("FABRICCTL_PASSWORD", "day0-secret")
+    code, _, err = run_cli(["ztp", "render", "--root", str(root)], capsys)
+    assert code == 0, err
+    day0 = (root / ".fabricctl" / "ztp" / "leaf1.startup-config").read_text(encoding="utf-8")
+    assert "username fabricctl " in day0 and "reader" not in day0

@@ -392,3 +392,26 @@ def test_lab_ssh_logs_in_with_the_lab_login(eos_lab: LabRoot) -> None:
     )
     assert bad.returncode == 1 and b"no lab switch named 'leaf9' (allowed: spine1" in bad.stderr
     assert b"Traceback" not in bad.stderr
+
+
+def test_the_first_apply_on_a_factory_fabric_names_the_switches_that_wait_for_a_reboot(
+    tmp_path, monkeypatch, capsys: pytest.CaptureFixture[str]
+) -> None:  # type: ignore[no-untyped-def]
+    """A Comware fabric set for 16 paths (max-ecmp-num 16, above the default 8): apply names every
+    switch that needs a reboot, check reports exactly those `pending reboot` (exit 2), and after
+    the reboot exits 0."""
+    from .conftest import EOS_SMALL, _lab_root
+
+    for lab in _lab_root(EOS_SMALL, tmp_path, monkeypatch, "comware"):
+        fabric = lab.root / "inventory" / "fabric.yaml"
+        text = fabric.read_text(encoding="utf-8")
+        assert "max_paths: 8" in text
+        fabric.write_text(text.replace("max_paths: 8", "max_paths: 16"), encoding="utf-8")
+        code, out, _ = lab.run("apply", "--lab", "--auto-approve", capsys=capsys)
+        assert code == 0 and "Reboot needed: 6 switch(es): spine1, spine2, leaf1..leaf4" in out, out
+        code, report = _check(lab, capsys)
+        assert code == 2 and report["state"] == "pending reboot" and not _failed(report)
+        assert sorted(report["pending_reboot"]) == sorted(lab.lab.devices)
+        lab.lab.reboot()
+        code, report = _check(lab, capsys)
+        assert code == 0 and report["pending_reboot"] == []
