@@ -88,11 +88,11 @@ def check_synopsis(text: str) -> None:
         if w.startswith(("[", "-", "<")) or not re.fullmatch(r"[a-z0-9|-]+", w):
             break
         head.append(w)
-    alternatives = [[]] if not head else [[]]
+    alternatives: list[list[str]] = [[]]
     for w in head:
         alternatives = [[*a, choice] for a in alternatives for choice in w.split("|")]
     for path in alternatives:
-        cmd, rest, chain = resolve(path)
+        chain = resolve(path)[2]
         known = options_of(chain)
         for opt in re.findall(r"(?<![\w-])(--?[a-z][a-z0-9-]*)", text.split(" ", 1)[1]):
             assert opt in known, f"{' '.join(path)}: no option {opt} (has {sorted(known)})"

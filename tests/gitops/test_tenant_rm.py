@@ -44,7 +44,7 @@ def test_rm_refuses_what_would_break_the_inputs_or_lose_work(
     assert code == 1 and "changes git has not committed" in err and team.is_file()
     code, _, err = run_cli(["tenant", "rm", "nobody", "--root", str(root)], capsys)
     assert code == 1 and "no such tenant (allowed: intern-01, storage, team-hpc, team-llm)" in err
-    code, out, _ = run_cli(["tenant", "rm", "intern-01", "--root", str(root), "--force"], capsys)
+    code, _, _ = run_cli(["tenant", "rm", "intern-01", "--root", str(root), "--force"], capsys)
     assert code == 0 and not team.exists()
 
 
