@@ -223,11 +223,12 @@ def test_nvue_link_state_errors_discards_and_changes() -> None:
 def test_nvue_pfc_ecn_cnp_and_drops_from_the_roce_counters() -> None:
     from fabricctl.platforms.nvue import counters as nv
 
-    out = SwitchCounters()
-    nv.read_roce(NVUE_ROCE, out)
+    out = nv.parse({nv.SHOW_CLOCK: "1764648000\n", nv.ROCE: {**NVUE_ROCE, "lo": {}}})
+    assert out.clock == 1764648000.0 and nv.parse({}).clock is None
     c = out.ports["swp16"]
     assert c.pfc == {3: (0, 0)} and c.ecn_marked == {3: 693777677344} and c.queue_sent == {6: 0}
     assert c.queue_dropped == {3: 663060754115, 6: 0}
+    assert "lo" not in out.ports and c.errors is None  # not read here: None, never 0
 
 
 def test_nvue_optics_weakest_lane_against_the_modules_own_thresholds() -> None:

@@ -129,8 +129,7 @@ def render_plan(
         return plan_html(plan, compiled)
     if plan.changed_since and not plan.switches:
         return selected_nothing_text(plan)
-    verify = prepared.verify if prepared is not None else None
-    return plan_text(plan, verify, compiled, diff=diff or "auto", color=color)
+    return plan_text(plan, diff=diff or "auto", color=color)
 
 
 def refused_document(refused: Any, fmt: str) -> str:

@@ -27,11 +27,9 @@ from fabricctl.report.summary import (
 from fabricctl.secrets import redact
 
 if TYPE_CHECKING:
-    from fabricctl.compile.build import Compiled
     from fabricctl.deploy.apply import RunReport, SwitchOutcome
     from fabricctl.deploy.plan import Plan
     from fabricctl.deploy.record import RunSummary
-    from fabricctl.verify.report import VerifyReport
 
 RESET = "\x1b[0m"
 STYLES = {
@@ -254,8 +252,6 @@ def failure_lines(name: str, what: str, detail: str, hint: str | None, paint: Pa
 
 def plan_text(
     plan: Plan,
-    verify: VerifyReport | None = None,
-    compiled: Compiled | None = None,
     *,
     compact: bool = False,
     color: bool = False,

@@ -12,13 +12,9 @@ rate-based rule sees its fault clearly, whatever the machine's speed. Waits poll
 
 from __future__ import annotations
 
-import json
 import re
 import shutil
-import subprocess
-import sys
 import time
-import urllib.parse
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -32,7 +28,7 @@ from fabricctl.lab.traffic import FLAP_PERIOD
 from tests.conftest import EOS_SMALL, NVUE_SMALL
 from tests.deploy.conftest import LabRoot, _lab_root
 
-from .test_prometheus import RULES, Prometheus, free_port, get
+from .test_prometheus import RULES, Prometheus, get, running_exporter, running_prometheus
 
 pytestmark = pytest.mark.skipif(
     shutil.which("prometheus") is None, reason="Debian's prometheus package is not installed here"
@@ -148,52 +144,17 @@ def watched(applied: tuple[LabRoot, str], tmp_path: Path) -> Iterator[tuple[LabR
     """The exporter (polling every second) and Prometheus (scraping and evaluating every
     second, the scaled rules) watching the applied lab."""
     lab, nos = applied
-    exporter = subprocess.Popen(
-        [sys.executable, "-m", "fabricctl", "exporter", "--lab", "--root", str(lab.root),
-         "--port", "0", "--interval", "1", "--concurrency", "6"],
-        stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True,
-    )  # fmt: skip
-    server = None
-    try:
-        assert exporter.stderr is not None
-        line = ""
-        for line in exporter.stderr:
-            if line.startswith("serving http://"):
-                break
-        assert line.startswith("serving http://"), line
-        target = urllib.parse.urlparse(line.split()[1]).netloc
-        config = tmp_path / "prometheus.yml"
-        config.write_text(
-            json.dumps(
-                {
-                    "global": {"scrape_interval": "1s", "evaluation_interval": "1s"},
-                    "rule_files": [str(scaled_rules(tmp_path / "rules.yml"))],
-                    "scrape_configs": [{"job_name": "fabricctl", "static_configs": [{"targets": [target]}]}],
-                }
-            )
-        )
-        port = free_port()
-        server = subprocess.Popen(
-            ["prometheus", f"--config.file={config}", f"--storage.tsdb.path={tmp_path / 'tsdb'}",
-             f"--web.listen-address=127.0.0.1:{port}"],
-            stdout=subprocess.DEVNULL, stderr=(tmp_path / "prometheus.log").open("w"),
-        )  # fmt: skip
-        prometheus = Prometheus(f"http://127.0.0.1:{port}")
+    rules = scaled_rules(tmp_path / "rules.yml")
+    with (
+        running_exporter(lab.root, concurrency=6) as url,
+        running_prometheus(tmp_path, url, rules) as prometheus,
+    ):
         watch = Watch(prometheus, lambda: lab.lab.advance(LAB_SECONDS_PER_TICK))
         switches = len(lab.lab.devices)
         watch.until(
             lambda: len(prometheus.query("fabricctl_switch_up == 1") or []) == switches, "every switch read"
         )
         yield lab, nos, watch
-    finally:
-        for proc in (server, exporter):
-            if proc is not None:
-                proc.terminate()
-                try:
-                    proc.wait(timeout=5)
-                except subprocess.TimeoutExpired:  # a read of the unreachable switch still waits
-                    proc.kill()
-                    proc.wait(timeout=60)
 
 
 def test_the_shipped_alerts_are_silent_on_a_healthy_fabric_and_fire_on_each_fault(
