@@ -34,7 +34,8 @@ from fabricctl.report.summary import (
     tenant_rows,
 )
 from fabricctl.secrets import redact
-from fabricctl.verify.proofs import GpuPortsProof, LinkEnd, Proofs
+from fabricctl.verify.link_ends import GpuPortsProof, LinkEnd
+from fabricctl.verify.proofs import Proofs
 
 if TYPE_CHECKING:
     from fabricctl.deploy.plan import Plan

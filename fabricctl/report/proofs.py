@@ -9,14 +9,11 @@ a plan is made only when every proof held, so a failed proof is shown by `plan` 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from fabricctl.report.summary import plural
-from fabricctl.verify.proofs import ORDER, LinkProof, Proofs, proof_record
-
-if TYPE_CHECKING:
-    from fabricctl.compile.build import Compiled
-    from fabricctl.verify.report import VerifyReport
+from fabricctl.verify.link_ends import LinkProof
+from fabricctl.verify.proofs import ORDER, Proofs
 
 #: What each proof checks, in a few words (the reviewer's "checked how").
 HOW = {
@@ -105,7 +102,7 @@ def summary(p: Proofs) -> list[Proof]:
     for b in p.capacity.budgets:
         if b.limit and b.metric in ("VRFs", "ACL entries", "GPUs held"):
             parts.append(f"{b.metric} {int(b.used):,}/{int(b.limit):,} ({b.scope})")
-        elif b.metric.startswith("oversubscription") and b.metric == "oversubscription":
+        elif b.metric == "oversubscription":
             parts.append(f"{b.used:.2f}:1 ({b.scope})")
     capacity = "within budget" + (f": {', '.join(parts)}" if parts else "")
     placement = "; ".join(
@@ -145,11 +142,6 @@ def _rails(rails: list[int]) -> str:
     if rails and rails == list(range(rails[0], rails[-1] + 1)) and len(rails) > 2:
         return f"{rails[0]}-{rails[-1]}"
     return ",".join(map(str, rails))
-
-
-def proofs(report: VerifyReport, compiled: Compiled, tenants: list[str] | None = None) -> list[Proof]:
-    """One line per proof, straight from a verify report."""
-    return summary(proof_record(report, compiled, tenants or []))
 
 
 def failures(p: Proofs) -> list[tuple[str, Any]]:

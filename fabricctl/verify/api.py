@@ -12,9 +12,9 @@ from fabricctl.verify.capacity import check_capacity
 from fabricctl.verify.ecmp import check_ecmp
 from fabricctl.verify.facts import Facts
 from fabricctl.verify.isolation import check_isolation
+from fabricctl.verify.link_ends import link_proofs
 from fabricctl.verify.lossless import check_lossless
 from fabricctl.verify.parse import parse_config
-from fabricctl.verify.proofs import link_proofs
 from fabricctl.verify.report import VerifyReport, Violation
 
 Fetch = Callable[[list[str]], dict[str, str]]

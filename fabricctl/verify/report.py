@@ -13,7 +13,7 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
-from fabricctl.verify.proofs import GpuPortsProof, LinkProof
+from fabricctl.verify.link_ends import GpuPortsProof, LinkProof
 
 
 @dataclass(frozen=True, order=True)
