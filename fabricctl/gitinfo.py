@@ -109,3 +109,12 @@ def head_commit(root: Path) -> str | None:
     """HEAD's commit id, or None (no git, not a repository, no commit yet)."""
     code, out = _git(root, "rev-parse", "--verify", "--quiet", "HEAD^{commit}")
     return out.strip() or None if code == 0 else None
+
+
+def file_status(root: Path, path: Path) -> tuple[bool, bool]:
+    """(git tracks the file, it has changes git has not committed); (False, False) outside git."""
+    code, _ = _git(root, "ls-files", "--error-unmatch", "--", str(path))
+    if code != 0:
+        return False, False
+    code, out = _git(root, "status", "--porcelain", "--", str(path))
+    return True, code == 0 and bool(out.strip())

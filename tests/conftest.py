@@ -204,6 +204,7 @@ SLOW = {
     "tests/deploy/test_expansion_lab.py::test_expanding_the_small_fabric_keeps_every_gpu[comware]",
     "tests/deploy/test_multipod.py::test_apply_one_pod_at_a_time[comware]",
     "tests/deploy/test_disruptive.py::test_each_class_is_named_and_apply_needs_consent[comware]",
+    "tests/deploy/test_disruptive.py::test_l3_to_l2_re_addresses_every_server_nic_and_names_the_one_whose_address_the_gateway_takes[comware]",
     "tests/deploy/test_provenance.py::test_only_what_fabricctl_made_is_removed[comware]",
     "tests/deploy/test_provenance.py::test_a_fabric_deployed_without_marks_is_adopted[comware]",
     *(

@@ -13,7 +13,7 @@ import pytest
 from ntc_templates.parse import parse_output
 
 from fabricctl.platforms.comware import counters as cw
-from fabricctl.platforms.counters import CounterError, SwitchCounters
+from fabricctl.platforms.counters import CounterError, Optic, SwitchCounters
 from fabricctl.platforms.eos import counters as eos
 
 CAPTURES = Path(__file__).parent / "captures"
@@ -192,3 +192,149 @@ def test_nvue_reader_refuses_what_is_not_a_count() -> None:
         CounterError, match="'nv show interface qos-roce-counters': pause-packets: True is not a count"
     ):
         nvue.read_roce(body, SwitchCounters())
+
+
+# --- NVUE: the shapes NVIDIA's documents print (CumulusNetworks/docs) ----------------------------
+#
+# NVUE's `-o json` is the object the NVUE API returns for the same path, the keys its tables
+# print. The values below are NVIDIA's own examples, transcribed from:
+# - the NVUE API page (`curl .../nvue_v1/interface`: eth0's `link` object with `stats`),
+# - content/cumulus-linux-517/Layer-1-and-Switch-Ports/Quality-of-Service/
+#   RDMA-over-Converged-Ethernet-RoCE.md at 429fe7bdb6a4 (`nv show interface swp16 qos roce counters`),
+# - the NVUE Command Reference, Show Commands > Platform (`nv show platform transceiver swp2`,
+#   and the dark lane of its Power_Budget_Exceeded example: `0.0000 mW / -inf dBm`).
+
+NVUE_INTERFACES = {
+    "eth0": {
+        "type": "eth",
+        "link": {"mtu": 1500, "state": {"up": {}}, "stats": {"carrier-transitions": 2, "in-errors": 0}},
+    },
+    "swp1": {
+        "type": "swp",
+        "link": {
+            "admin-status": "up",
+            "oper-status": "up",
+            "mtu": 9216,
+            "stats": {
+                "carrier-transitions": 4,
+                "in-bytes": 300,
+                "in-drops": 5,
+                "in-errors": 0,
+                "in-pkts": 5,
+                "out-bytes": 9730000,
+                "out-drops": 0,
+                "out-errors": 0,
+                "out-pkts": 140188,
+            },
+        },
+    },
+    "swp2": {"type": "swp", "link": {"admin-status": "down", "oper-status": "down"}},
+}
+
+NVUE_ROCE = {
+    "swp16": {
+        "rx-stats": {
+            "rx-non-roce-stats": {"no-buffer-discard": 55, "non-roce-packets": 462975},
+            "rx-pfc-stats": {"pause-duration": 0, "pause-packets": 0},
+            "rx-roce-stats": {"no-buffer-discard": 0, "roce-packets": 0},
+        },
+        "tx-stats": {
+            "tx-cnp-stats": {"cnp-packets": 0, "unicast-no-buffer-discard": 0},
+            "tx-ecn-stats": {"ecn-marked-packets": 693777677344},
+            "tx-pfc-stats": {"pause-duration": 0, "pause-packets": 0},
+            "tx-roce-stats": {"roce-packets": 803785675319, "unicast-no-buffer-discard": 663060754115},
+        },
+    }
+}
+
+
+def _lane(power: str) -> dict[str, Any]:
+    return {
+        "rx-power": {
+            "power": power,
+            "high-alarm-threshold": "5.40 dBm",
+            "low-alarm-threshold": "-13.31 dBm",
+            "high-warning-threshold": "2.40 dBm",
+            "low-warning-threshold": "-10.30 dBm",
+            "alarm": "Off",
+        },
+        "tx-power": {"power": "0.8988 mW / -0.46 dBm"},
+    }
+
+
+NVUE_TRANSCEIVERS = {
+    "swp2": {
+        "identifier": "QSFP28",
+        "vendor-name": "Mellanox",
+        "channel": {"channel-1": _lane("0.8625 mW / -0.64 dBm"), "channel-2": _lane("0.8385 mW / -0.76 dBm")},
+    },
+    "swp3": {"identifier": "QSFP28", "channel": {"channel-1": _lane("0.0000 mW / -inf dBm")}},
+    "swp31": {"identifier": "QSFP28", "cable-type": "Passive copper cable"},  # no DOM: no channel data
+}
+
+
+def test_nvue_link_state_errors_discards_and_changes() -> None:
+    from fabricctl.platforms.nvue import counters as nv
+
+    out = SwitchCounters()
+    nv.read_interfaces(NVUE_INTERFACES, out)
+    assert "eth0" not in out.ports  # management: not a switch port
+    one = out.ports["swp1"]
+    assert (one.up, one.admin_up, one.errors, one.discards, one.link_changes) == (True, True, 0, 5, 4)
+    two = out.ports["swp2"]
+    assert (two.up, two.admin_up) == (False, False) and two.errors is None  # no stats: not read
+
+
+def test_nvue_pfc_ecn_cnp_and_drops_from_the_roce_counters() -> None:
+    from fabricctl.platforms.nvue import counters as nv
+
+    out = nv.parse({nv.SHOW_CLOCK: "1764648000\n", nv.ROCE: {**NVUE_ROCE, "lo": {}}})
+    assert out.clock == 1764648000.0 and nv.parse({}).clock is None
+    c = out.ports["swp16"]
+    assert c.pfc == {3: (0, 0)} and c.ecn_marked == {3: 693777677344} and c.queue_sent == {6: 0}
+    assert c.queue_dropped == {3: 663060754115, 6: 0}
+    assert "lo" not in out.ports and c.errors is None  # not read here: None, never 0
+
+
+def test_nvue_optics_weakest_lane_against_the_modules_own_thresholds() -> None:
+    from fabricctl.platforms.nvue import counters as nv
+
+    out = SwitchCounters()
+    nv.read_transceivers(NVUE_TRANSCEIVERS, out)
+    assert out.ports["swp2"].optic == Optic(-0.76, -10.30, -13.31)
+    dark = out.ports["swp3"].optic
+    assert dark is not None and dark.rx_dbm == -math.inf
+    assert "swp31" not in out.ports  # a cable without DOM: not read, never "fine"
+
+
+def test_nvue_garbage_is_an_error_never_a_zero() -> None:
+    import pytest
+
+    from fabricctl.platforms.nvue import counters as nv
+
+    bad = {"swp16": {"tx-stats": {"tx-ecn-stats": {"ecn-marked-packets": "n/a"}}}}
+    with pytest.raises(nv.CounterFormatError, match="swp16 tx-ecn-stats ecn-marked-packets"):
+        nv.read_roce(bad, SwitchCounters())
+    with pytest.raises(nv.CounterFormatError, match="not a power in dBm"):
+        nv.read_transceivers({"swp2": {"channel": {"channel-1": _lane("bright")}}}, SwitchCounters())
+    with pytest.raises(nv.CounterFormatError, match="expected an object"):
+        nv.read_interfaces(["swp1"], SwitchCounters())
+
+
+def test_admin_state_from_eos_and_comware_captures() -> None:
+    """A shut port is dark on purpose: EOS `interfaceStatus` `disabled` (NAPALM's reading),
+    Comware `Administratively DOWN` and the older `DOWN ( Administratively )`."""
+    out = SwitchCounters()
+    data = json.loads((CAPTURES / "napalm/eos/test_get_interfaces/normal/show_interfaces.json").read_text())
+    data["interfaces"]["Ethernet1"]["interfaceStatus"] = "disabled"  # shut, as EOS prints it
+    eos.read_link_changes(data, out)
+    assert out.ports["Ethernet1"].admin_up is False
+    assert {c.admin_up for p, c in out.ports.items() if p != "Ethernet1"} == {True}
+    folder = CAPTURES / "ntc-templates/hp_comware/display_interface"
+    shut = {}
+    for raw in sorted(folder.glob("*.raw")):
+        found = SwitchCounters()
+        cw.read_flaps(raw.read_text(), found)
+        shut.update({p: c for p, c in found.ports.items() if c.admin_up is False})
+    assert shut and all(c.up is False for c in shut.values()), shut
+    assert "GigabitEthernet12/0/17" in shut  # `current state: DOWN ( Administratively )`

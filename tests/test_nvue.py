@@ -235,34 +235,6 @@ def test_a_breakout_change_flaps_the_port(leaf1_text: str) -> None:
     assert _flapping_ports(plan.diff, dialect) == {"swp9"}
 
 
-def test_counters_read_the_roce_counters() -> None:
-    """NVIDIA's `nv show interface swp16 qos roce counters` example (RoCE page, Verify RoCE
-    Configuration), its numbers under the keys of its table, for one port of the all-port form."""
-    from fabricctl.platforms.nvue.counters import ROCE, SHOW_CLOCK
-    from fabricctl.platforms.nvue.counters import parse as counters
-
-    swp16 = {
-        "rx-stats": {
-            "rx-non-roce-stats": {"no-buffer-discard": 55, "non-roce-packets": 462975},
-            "rx-pfc-stats": {"pause-duration": 0, "pause-packets": 0},
-            "rx-roce-stats": {"no-buffer-discard": 0, "roce-packets": 0},
-        },
-        "tx-stats": {
-            "tx-cnp-stats": {"cnp-packets": 0, "unicast-no-buffer-discard": 0},
-            "tx-ecn-stats": {"ecn-marked-packets": 693777677344},
-            "tx-pfc-stats": {"pause-duration": 0, "pause-packets": 0},
-            "tx-roce-stats": {"roce-packets": 803785675319, "unicast-no-buffer-discard": 663060754115},
-        },
-    }
-    out = counters({SHOW_CLOCK: "1764648000\n", ROCE: {"swp16": swp16, "lo": {}}})
-    assert out.clock == 1764648000.0
-    c = out.ports["swp16"]
-    assert c.pfc == {3: (0, 0)} and c.ecn_marked == {3: 693777677344} and c.queue_sent == {6: 0}
-    assert c.queue_dropped == {3: 663060754115, 6: 0} and c.discards == 55 + 663060754115
-    assert "lo" not in out.ports and c.errors is None  # not read: None, never 0
-    assert counters({}).clock is None
-
-
 @pytest.mark.parametrize("example", ["nvue-small", "mixed-pods"])
 def test_examples_validate_render_and_verify(
     example: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]

@@ -36,10 +36,14 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
     "schema": (
         "fabricctl.cli.fabric",
         "schema",
-        "Print the JSON Schema of tenant files (or fabric.yaml) for editors.",
+        "Print the JSON Schema of tenant files, fabric.yaml (for editors) or the plan file (for machines).",
     ),
     "show": ("fabricctl.cli.fabric", "show", "Tables of what the fabric holds."),
-    "tenant": ("fabricctl.cli.tenant", "tenant", "Tenant files: place a new tenant on free GPUs."),
+    "tenant": (
+        "fabricctl.cli.tenant",
+        "tenant",
+        "Tenant files: place a new tenant on free GPUs, remove one.",
+    ),
     "verify": (
         "fabricctl.cli.verify",
         "verify_command",
@@ -53,7 +57,7 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
     "check": (
         "fabricctl.cli.deploy",
         "check_cmd",
-        "Health checks from the switches' own state (links, LLDP cabling, BGP/EVPN, GPU ports); exit 1 on a failure.",
+        "Health checks from the switches' own state (links, LLDP cabling, BGP/EVPN, GPU ports); exit 1 on a failure, 2 when nothing failed but a switch waits for a reboot.",
     ),
     "exporter": (
         "fabricctl.cli.exporter",

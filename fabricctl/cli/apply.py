@@ -291,9 +291,7 @@ def _terminal(as_json: bool, auto_approve: bool, diff: str | None) -> ApplyUi:
 
     def show_plan(plan: Plan, prepared: Prepared) -> None:
         stream = sys.stderr if as_json else sys.stdout
-        text = plan_text(
-            plan, prepared.verify, prepared.compiled, diff=diff or "auto", color=color_enabled(stream)
-        )
+        text = plan_text(plan, diff=diff or "auto", color=color_enabled(stream))
         echo(text, err=as_json)
 
     def approve() -> None:

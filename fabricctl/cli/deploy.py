@@ -129,8 +129,24 @@ def render_plan(
         return plan_html(plan, compiled)
     if plan.changed_since and not plan.switches:
         return selected_nothing_text(plan)
-    verify = prepared.verify if prepared is not None else None
-    return plan_text(plan, verify, compiled, diff=diff or "auto", color=color)
+    return plan_text(plan, diff=diff or "auto", color=color)
+
+
+def refused_document(refused: Any, fmt: str) -> str:
+    """What `plan --format markdown|html|json` prints when a proof fails: the proofs, failed first
+    (not a plan: nothing was read, and apply takes no such file)."""
+    from fabricctl.report.html import refused_html
+    from fabricctl.report.markdown import refused_markdown
+    from fabricctl.secrets import redacted_json
+    from fabricctl.verify.proofs import proof_record
+
+    record = proof_record(refused.report, refused.compiled)
+    fabric = refused.compiled.fabric.settings.name
+    if fmt == "markdown":
+        return refused_markdown(fabric, record)
+    if fmt == "html":
+        return refused_html(fabric, record)
+    return redacted_json({"fabric": fabric, "refused": "verify", "proofs": record.model_dump(mode="json")})
 
 
 #: `-o FILE`: what each file suffix receives (anything else gets the plan file, JSON).
@@ -228,8 +244,15 @@ def plan_cmd(
         allow_gpu_moves=allow_gpu_moves,
         prune=prune,
     )
-    with tenant_scope(root, tenant, tenant_base) as scope:
-        plan, prepared = compute_plan(root, lab, options, scope)
+    from fabricctl.deploy.plan import VerifyRefused
+
+    try:
+        with tenant_scope(root, tenant, tenant_base) as scope:
+            plan, prepared = compute_plan(root, lab, options, scope)
+    except VerifyRefused as refused:  # the review shows the failed proofs first, then the error
+        if fmt != "text":
+            echo(refused_document(refused, fmt))
+        raise
     color = fmt == "text" and color_enabled(sys.stdout)
     echo(render_plan(plan, fmt, prepared, artifact_url, diff=diff, color=color))
     if out_paths:
@@ -363,7 +386,8 @@ def _seconds(text: str) -> float:
 @click.option(
     "--tenant",
     default=None,
-    help="Check only this tenant's GPU ports and the fabric links its paths use, with counters over --window.",
+    help="Check only this tenant's GPU ports and the fabric links its paths use, with counters over --window "
+    "(with --limit: only those switches' part of it).",
 )
 @click.option(
     "--window",
@@ -376,24 +400,33 @@ def _seconds(text: str) -> float:
 def check_cmd(
     root: Path, lab: bool, limit: tuple[str, ...], fmt: str, tenant: str | None, window: float, timeout: float
 ) -> None:
-    """Health checks from the switches' own state (links, LLDP cabling, BGP/EVPN, GPU ports); exit 1 on a failure."""
+    """Health checks from the switches' own state (links, LLDP cabling, BGP/EVPN, GPU ports); exit 1 on a failure, 2 when nothing failed but a switch waits for a reboot."""
     from fabricctl.deploy.health import check_health
     from fabricctl.deploy.service import read_switch_health
-    from fabricctl.report.health import health_json, health_markdown, health_text
+    from fabricctl.report.health import health_json, health_markdown, health_state, health_text
 
     compiled = compile_root(root)
-    if tenant is not None and limit:
-        raise CliError("use either --tenant or --limit: --tenant chooses its own switches")
     if tenant is not None:
         from fabricctl.deploy.tenant_health import UnknownTenant, tenant_checks
 
+        only = set(select_switches(compiled, limit)) if limit else None
         try:
-            checks = tenant_checks(root, lab, compiled, tenant, window, timeout)
+            checks = tenant_checks(
+                root,
+                lab,
+                compiled,
+                tenant,
+                window,
+                timeout,
+                only,
+                progress=lambda line: echo(line + "\n", err=True),
+            )
         except UnknownTenant as exc:
             raise CliError(str(exc)) from None
     else:
         states = read_switch_health(root, lab, set(select_switches(compiled, limit)), timeout)
         checks = check_health(compiled, states)
     echo({"json": health_json, "markdown": health_markdown}.get(fmt, health_text)(checks))
-    if not all(c.ok for c in checks):
-        sys.exit(1)
+    state = health_state(checks)
+    if state != "healthy":
+        sys.exit(1 if state == "failed" else 2)  # 2: nothing failed, a switch waits for a reboot

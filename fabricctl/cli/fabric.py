@@ -97,12 +97,17 @@ def render(root: Path, out_dir: Path | None, limit: tuple[str, ...], force: bool
 
 
 @click.command()
-@click.argument("kind", type=click.Choice(["tenant", "fabric"]), default="tenant")
+@click.argument("kind", type=click.Choice(["tenant", "fabric", "plan"]), default="tenant")
 def schema(kind: str) -> None:
-    """Print the JSON Schema of tenant files (or fabric.yaml) for editors."""
+    """Print the JSON Schema of tenant files, fabric.yaml (for editors) or the plan file (for machines)."""
     from fabricctl.model.fabric import FabricSettings
     from fabricctl.model.tenant import Tenant
 
+    if kind == "plan":
+        from fabricctl.deploy.plan import plan_schema
+
+        click.echo(json.dumps(plan_schema(), indent=2))
+        return
     model = Tenant if kind == "tenant" else FabricSettings
     click.echo(json.dumps(model.model_json_schema(), indent=2))
 

@@ -15,7 +15,7 @@ if TYPE_CHECKING:
 
 @click.group()
 def tenant() -> None:
-    """Tenant files: place a new tenant on free GPUs."""
+    """Tenant files: place a new tenant on free GPUs, remove one."""
 
 
 @tenant.command("new")
@@ -116,3 +116,64 @@ def _summary(p: Placement) -> str:
     for i, reason in enumerate(p.reasons):
         lines.append(f"  {'why' if i == 0 else '':<8} {reason}")
     return "\n".join(lines) + "\n"
+
+
+@tenant.command("rm")
+@click.argument("name")
+@root_option
+@click.option("--force", is_flag=True, help="Also remove a tenant file with changes git has not committed.")
+@click.option("--dry-run", is_flag=True, help="Say what would be removed; remove nothing.")
+def rm(name: str, root: Path, force: bool, dry_run: bool) -> None:
+    """Remove the tenant file of NAME (`git rm` when git tracks it): the next plan shows the tenant
+    removed and its GPU ports returned to the secure default (shut down)."""
+    import shutil
+    import tempfile
+
+    from fabricctl.compile.build import load_and_check
+    from fabricctl.gitinfo import file_status
+    from fabricctl.model.problems import InputError
+
+    root = fabric_root(root)
+    _fabric, docs, _topo, alloc = load_and_check(root)
+    doc = next((d for d in docs if d.tenant.name == name), None)
+    if doc is None:
+        known = ", ".join(sorted(d.tenant.name for d in docs)) or "none"
+        raise CliError(f"tenant rm {name!r}: no such tenant (allowed: {known})")
+    path = root / doc.file
+    if path.is_symlink() or path.resolve().parent != (root / "tenants").resolve():
+        raise CliError(
+            f"{doc.file} is not a tenant file of this fabric (a link, or outside tenants/): nothing removed"
+        )
+    with tempfile.TemporaryDirectory(prefix="fabricctl-rm-") as tmp:  # the rest must still validate
+        for folder in ("inventory", "tenants"):
+            if (root / folder).is_dir():
+                shutil.copytree(root / folder, Path(tmp) / folder, symlinks=True)
+        (Path(tmp) / doc.file).unlink()
+        try:
+            load_and_check(Path(tmp))
+        except InputError as exc:
+            raise CliError(
+                f"removing {doc.file} would leave the inputs invalid, nothing removed:\n{exc.render()}"
+            ) from None
+    tracked, changed = file_status(root, path)
+    if changed and not force:
+        raise CliError(
+            f"{doc.file} has changes git has not committed: commit or discard them first, or --force (nothing removed)"
+        )
+    held = next(a for a in alloc.tenants if a.name == name)
+    what = f"{len(held.ports)} GPU port(s) on {len(held.leaves)} leaf/leaves return to the secure default at the next apply"
+    if dry_run:
+        echo(f"dry run: would remove {doc.file} ({'git rm' if tracked else 'delete'}): {what}\n")
+        return
+    if tracked:
+        import subprocess
+
+        argv = ["git", "-C", str(root), "rm", "-q", *(["-f"] if force else []), "--", doc.file]
+        done = subprocess.run(argv, capture_output=True, text=True, check=False)
+        if done.returncode != 0:
+            raise CliError(f"git rm {doc.file} failed: {done.stderr.strip()} (nothing removed)")
+    else:
+        path.unlink()
+    echo(
+        f"removed {doc.file} ({'git rm: staged' if tracked else 'deleted'}): {what} (next: fabricctl plan)\n"
+    )

@@ -106,9 +106,6 @@ class Dialect:
     #: Port lines whose change takes the port down and up (a mode change that resets the port,
     #: a breakout): a tenant keeping that port sees its link flap.
     flaps: tuple[str, ...] = ()
-    #: Top-level settings the switch applies only at its next boot: the plan says so, and until
-    #: the reboot the switch keeps the value it booted with.
-    at_boot: tuple[str, ...] = ()
     removal_order: tuple[str, ...] = field(default_factory=tuple)  # top-level removals, in this order
     # How tenant objects are spelled, so a plan's diff lines can be traced back to their tenant:
     vrf_header: str = r"$^"  # a tenant VRF's top-level line; group 1 is the VRF's name

@@ -79,6 +79,8 @@ class RunReport:
     verify: str = ""  # the proofs that held before anything was pushed
     #: Tenants whose running service the plan affects -> their classes (deploy/disruption.py).
     disruptive: dict[str, list[str]] = field(default_factory=dict)
+    #: Switch -> the lines of its change it applies only at its next boot (`pending reboot`).
+    reboot: dict[str, list[str]] = field(default_factory=dict)
     #: "in progress" while the run works (the record is written as it goes, so a killed run
     #: leaves one), then "finished"; a later run that finds its process gone says "ended".
     state: str = "in progress"
@@ -107,6 +109,15 @@ class RunReport:
         return [n for n, s in self.switches.items() if s.status in ("failed", "rolled back")]
 
     @property
+    def needs_reboot(self) -> dict[str, list[str]]:
+        """The switches this run changed whose change waits for their next boot."""
+        return {
+            n: lines
+            for n, lines in self.reboot.items()
+            if self.switches.get(n) and self.switches[n].status == "changed"
+        }
+
+    @property
     def interrupted(self) -> bool:
         return self.stopped_reason.startswith("interrupted")
 
@@ -125,6 +136,7 @@ class RunReport:
             "stopped_reason": self.stopped_reason,
             "verify": self.verify,
             "disruptive": self.disruptive,
+            "reboot": self.reboot,
             "stages": self.stages,
             "switches": {n: asdict(s) for n, s in self.switches.items()},
             **({"marks": self.marks} if self.marks else {}),

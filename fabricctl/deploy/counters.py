@@ -17,6 +17,7 @@ from nornir.core.task import Result, Task
 from fabricctl.deploy.failures import chain, classify
 from fabricctl.deploy.health import _read_task
 from fabricctl.deploy.nornir_inv import fabric_platform
+from fabricctl.platforms import get_platform
 from fabricctl.platforms.counters import (
     CounterError,
     CounterReader,
@@ -24,24 +25,30 @@ from fabricctl.platforms.counters import (
     SwitchCounters,
     Unread,
     counter_reader,
+    with_sessions,
 )
 from fabricctl.secrets import describe_error
 
 
-def _counters_task(task: Task, read_timeout: float, keep_open: bool) -> Result:
-    reader = counter_reader(fabric_platform(task.host))
+def _counters_task(task: Task, read_timeout: float, keep_open: bool, sessions: bool) -> Result:
+    platform = fabric_platform(task.host)
+    reader = counter_reader(platform)
+    if sessions:
+        reader = with_sessions(reader, get_platform(platform).health)
     return _read_task(task, read_timeout, close=not keep_open, reader=reader)
 
 
 def read_counters(
-    nr: Nornir, read_timeout: float = 30.0, keep_open: bool = False
+    nr: Nornir, read_timeout: float = 30.0, keep_open: bool = False, sessions: bool = False
 ) -> dict[str, SwitchCounters | str]:
     """name -> its counters now, or the error that kept them from being read. With `keep_open`
     the SSH session stays up for the next read (a poller's), and is closed after a failed read
-    so the next one logs in afresh."""
+    so the next one logs in afresh; with `sessions` the BGP sessions are read too (the exporter's)."""
     if not nr.inventory.hosts:
         return {}
-    results = nr.run(task=_counters_task, read_timeout=read_timeout, keep_open=keep_open, on_failed=True)
+    results = nr.run(
+        task=_counters_task, read_timeout=read_timeout, keep_open=keep_open, sessions=sessions, on_failed=True
+    )
     out: dict[str, SwitchCounters | str] = {}
     for name in nr.inventory.hosts:
         multi = results[name]

@@ -6,7 +6,9 @@ its GPU ports (mode, addresses, admin state), its gateways and its ACL's permitt
 
 Classes, per tenant:
 - `added`: nothing of it runs anywhere yet; `removed`: it runs, and no tenant file defines it;
-- `re-addressed`: a port or gateway it keeps gets another address (its hosts must follow);
+- `re-addressed`: a server NIC it keeps is given another address or gateway (l3 -> l2, l2 -> l3,
+  a new address block, a gateway moved), or a gateway or switch port takes an address a server
+  NIC holds now: the servers must follow, and the plan lists every NIC with old -> new;
 - `isolation changed`: a port it keeps changes mode (routed <-> bridged), or the blocks its
   ACL lets in change (who can reach it);
 - `ports flapped`: a port it keeps goes down and up (a mode change, a breakout, a shutdown);
@@ -42,6 +44,34 @@ DISRUPTIVE = (REMOVED, MOVED, READDRESSED, ISOLATION, FLAPPED)
 
 
 @dataclass(frozen=True)
+class NicAddress:
+    """What a GPU port gives the server NIC cabled to it: an l3 port its /31's other end, with
+    the port's own address as its gateway; an l2 port any host of its segment's subnet but the
+    gateway (the server team's choice, `address` None), with the segment's anycast gateway."""
+
+    subnet: str  # "10.31.0.0/31", "10.31.0.0/24"
+    gateway: str  # "10.31.0.0"
+    address: str | None = None  # "10.31.0.1/31"; None: a host of `subnet` the server team picks
+
+    def text(self) -> str:
+        own = self.address or f"a host of {self.subnet}"
+        return f"{own} via {self.gateway}"
+
+    @classmethod
+    def routed(cls, port: str) -> NicAddress:
+        """The NIC behind a routed port whose address (a /31) is `port`."""
+        at = ip_interface(port)
+        other = next((h for h in at.network if h != at.ip), at.ip)
+        return cls(str(at.network), str(at.ip), f"{other}/{at.network.prefixlen}")
+
+    @classmethod
+    def bridged(cls, gateway: str) -> NicAddress:
+        """The NIC behind a bridged port whose segment's gateway is `gateway` (CIDR)."""
+        at = ip_interface(gateway)
+        return cls(str(at.network), str(at.ip))
+
+
+@dataclass(frozen=True)
 class PortState:
     """One tenant port as a config has it (`name`: what the config calls it)."""
 
@@ -49,6 +79,7 @@ class PortState:
     routed: bool
     addresses: frozenset[str]
     down: bool
+    nic: NicAddress | None = None  # what the server NIC behind it is given (None: nothing yet)
 
 
 #: Where a port is: its front-panel position and lane (a whole port and its first lane are one
@@ -82,6 +113,11 @@ class TenantEffect:
     name: str
     classes: list[str] = field(default_factory=list)
     evidence: dict[str, list[str]] = field(default_factory=dict)
+    #: Every server NIC whose address or gateway the change gives another value (all of them,
+    #: where `evidence` keeps the first few): what the server team must change on each server.
+    readdressed: list[dict[str, str]] = field(default_factory=list)
+    #: What the switches hold of it differs before and after (not only: it sits on a changed switch).
+    differs: bool = False
 
     def add(self, cls: str, why: str) -> None:
         if cls not in self.classes:
@@ -125,6 +161,11 @@ def footprints(cfg: SwitchConfig, names: _Names, gpu_places: set[Place]) -> dict
         if tenant is not None:
             out.setdefault(tenant, Footprint()).vrf = True
     gateways = {seg.gateway.value: key for key, seg in cfg.segments.items() if seg.gateway is not None}
+    svi_address = {
+        name: str(intf.ipv4[0].value)
+        for name, intf in cfg.interfaces.items()
+        if name in gateways and intf.ipv4
+    }
     for name, intf in cfg.interfaces.items():
         tenant = None
         if intf.vrf is not None:
@@ -141,8 +182,15 @@ def footprints(cfg: SwitchConfig, names: _Names, gpu_places: set[Place]) -> dict
                 out.setdefault(tenant, Footprint()).gateways[(cfg.name, name)] = addresses
             continue
         routed = intf.segment is None
+        nic = None
+        if routed and addresses:
+            nic = NicAddress.routed(min(addresses))
+        elif not routed and intf.segment is not None:
+            seg = cfg.segments.get(intf.segment.value)
+            svi = seg.gateway.value if seg is not None and seg.gateway is not None else None
+            nic = NicAddress.bridged(svi_address[svi]) if svi in svi_address else None
         out.setdefault(tenant, Footprint()).ports[(cfg.name, place)] = PortState(
-            name, routed, addresses, intf.shutdown is not None
+            name, routed, addresses, intf.shutdown is not None, nic
         )
     for acl in cfg.acls.values():
         tenant = names.acl.get(acl.name)
@@ -188,13 +236,19 @@ def intended_footprints(intent: DeviceIntent) -> dict[str, Footprint]:
         gateway = next((f.format(id=vlan.id) for f in svi if not f.startswith("vlan ")), str(vlan.id))
         fp = out.setdefault(vlan.tenant, Footprint())
         fp.gateways[(intent.name, gateway)] = frozenset({str(ip_interface(vlan.gateway))})
+    vlan_gateway = {v.id: v.gateway for v in intent.vlans}
     for intf in intent.interfaces:
         if intf.role != "gpu" or not intf.tenant:
             continue
         addresses = frozenset({str(ip_interface(intf.ipv4))} if intf.ipv4 else ())
+        nic = None
+        if intf.routed and intf.ipv4:
+            nic = NicAddress.routed(intf.ipv4)
+        elif not intf.routed and intf.access_vlan in vlan_gateway:
+            nic = NicAddress.bridged(vlan_gateway[intf.access_vlan])
         out.setdefault(intf.tenant, Footprint()).ports[
             (intent.name, place_of(intent.platform, intf.name))
-        ] = PortState(intf.name, intf.routed, addresses, not intf.enabled)
+        ] = PortState(intf.name, intf.routed, addresses, not intf.enabled, nic)
     for acl in intent.acls:
         out.setdefault(acl.tenant, Footprint()).permits |= {
             str(ip_network(e.destination))
@@ -228,6 +282,14 @@ def classify(compiled: Compiled, plan: Plan, running: dict[str, str]) -> dict[st
     on_unchanged = {
         t for n, sp in plan.switches.items() if sp.status == "unchanged" for t in _tenants_on(compiled, n)
     }
+    servers = _servers(compiled)
+    #: Every address a server NIC holds now (l3: its /31 end), and whose it is.
+    held = {
+        nic.address.split("/")[0]: servers.get(key, f"{port.name} ({key[0]})")
+        for fp in before.values()
+        for key, port in fp.ports.items()
+        if (nic := port.nic) is not None and nic.address
+    }
     effects: dict[str, TenantEffect] = {}
     for tenant in sorted(before.keys() | after.keys()):
         old, new = before.get(tenant, Footprint()), after.get(tenant, Footprint())
@@ -239,10 +301,72 @@ def classify(compiled: Compiled, plan: Plan, running: dict[str, str]) -> dict[st
         if not old.runs and tenant not in on_unchanged:
             effect.add(ADDED, f"{len(new.ports)} GPU port(s) on {len(touched.get(tenant, ()))} switch(es)")
             continue
+        effect.differs = old != new
+        _readdressed(effect, old, new, servers, held)
         _compare(effect, old, new, flapping)
         if not effect.classes and (old != new or tenant in touched):
             effect.add(CHANGED, "its objects change")
     return effects
+
+
+def _servers(compiled: Compiled) -> dict[tuple[str, Place], str]:
+    """(leaf, place) -> "gpu079 nic0": the server NIC cabled to each GPU port."""
+    out = {}
+    for leaf, ports in compiled.topology.gpu_ports.items():
+        switch = compiled.fabric.switch(leaf)
+        platform = switch.platform if switch is not None else ""
+        for gp in ports:
+            out[(leaf, place_of(platform, gp.name) if platform else gp.name)] = f"{gp.server} nic{gp.nic}"
+    return out
+
+
+def _readdressed(
+    effect: TenantEffect,
+    old: Footprint,
+    new: Footprint,
+    servers: dict[tuple[str, Place], str],
+    held: dict[str, str],
+) -> None:
+    """Every server NIC the tenant keeps whose address or gateway changes, and every new
+    gateway or switch address that takes an address a server NIC holds now."""
+    taken: dict[str, str] = {}  # an address -> what holds it after the change
+    for (switch, _), port in new.ports.items():
+        for address in port.addresses:
+            taken[address.split("/")[0]] = f"{switch} {port.name}"
+        if port.nic is not None and not port.routed:
+            taken[port.nic.gateway] = f"the tenant's gateway ({port.nic.gateway})"
+    for key in sorted(old.ports.keys() & new.ports.keys(), key=lambda k: _natural(servers.get(k, str(k)))):
+        was, now = old.ports[key].nic, new.ports[key].nic
+        if was is None or now is None or was == now:
+            continue
+        nic = servers.get(key, f"{new.ports[key].name} ({key[0]})")
+        where = f"{key[0]} {new.ports[key].name}"
+        note = ""
+        if was.address and was.address.split("/")[0] in taken:
+            note = f"{taken[was.address.split('/')[0]]} takes its address"
+        effect.readdressed.append(
+            {
+                "nic": nic,
+                "switch": key[0],
+                "port": new.ports[key].name,
+                "old": was.text(),
+                "new": now.text(),
+                "note": note,
+            }
+        )
+        effect.add(
+            READDRESSED, f"{nic} ({where}): {was.text()} -> {now.text()}" + (f"; {note}" if note else "")
+        )
+    mine = {e["nic"] for e in effect.readdressed}
+    for address, what in sorted(taken.items()):
+        owner = held.get(address)
+        if owner is not None and owner not in mine:  # another tenant's server keeps its address
+            effect.add(READDRESSED, f"{what} takes {address}, held by {owner}")
+
+
+def _natural(text: str) -> list[object]:
+    """'gpu079 nic10' after 'gpu079 nic9': numbers compared as numbers."""
+    return [int(part) if part.isdigit() else part for part in re.split(r"(\d+)", text)]
 
 
 def _tenants_on(compiled: Compiled, switch: str) -> set[str]:
@@ -263,7 +387,7 @@ def _compare(effect: TenantEffect, old: Footprint, new: Footprint, flapping: set
     for key in sorted(old.ports.keys() & new.ports.keys(), key=str):
         was, now = old.ports[key], new.ports[key]
         where = f"{key[0]} {was.name}" + (f" (now {now.name})" if now.name != was.name else "")
-        if was.addresses and now.addresses and was.addresses != now.addresses:
+        if was.nic is None and was.addresses and now.addresses and was.addresses != now.addresses:
             effect.add(READDRESSED, f"{where}: {_addr(was.addresses)} -> {_addr(now.addresses)}")
         if was.routed != now.routed:
             effect.add(ISOLATION, f"{where}: {_mode(was.routed)} -> {_mode(now.routed)}")

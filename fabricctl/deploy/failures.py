@@ -39,9 +39,16 @@ HINTS: dict[str, str] = {
     "interrupted": "the run was interrupted twice: this switch was stopped before its commit and restored; apply again to push it",
     "foreign": "a change fabricctl did not start waits on the switch (named above); fabricctl never confirms, rolls back or discards it: its owner settles it as shown, then run plan and apply again",
     "confirm-timer": "the push outlasts --confirm-timeout on this switch: raise it (the value above would have fit), or lower --parallelism so the switch answers faster",
-    "health": "the change broke what worked and was undone: see the failed checks above (`fabricctl check` shows them all), fix the intent, or apply with --no-health-gate to keep such a change",
+    "health": "the change broke what worked and was undone: see the failed checks above (`fabricctl check` shows them all) and fix the intent; --no-health-gate keeps a change only when you expect what it breaks",
     "error": "unexpected: run again with -v (or --log-file FILE) for the full stage log",
 }
+#: A health gate that failed on cabling (a fabric link down, an LLDP neighbor not the planned one):
+#: the fix is at the cables, and keeping the change without the gate would keep it broken.
+HEALTH_CABLING_HINT = (
+    "a fabric link is down or cabled elsewhere after the change: re-cable as the failed checks say "
+    "(each names the port, and a swapped cable where the plan puts it; a breakout needs its "
+    "breakout cables), check `fabricctl check --limit` shows the links up, then apply again"
+)
 LAB_AUTH_HINT = (
     "check FABRICCTL_LAB_USERNAME / FABRICCTL_LAB_PASSWORD: they must match the running lab's login"
 )
@@ -228,4 +235,6 @@ def classify(
         n = sum(1 for ln in rest.splitlines() if ln[:1] in "+-" and not ln.startswith(("+++", "---")))
         detail = f"{first} ({n} diff line(s); the run record has them)" if n else first
     hint = LAB_AUTH_HINT if cause == "auth" and lab else HINTS[cause]
+    if cause == "health" and re.search(r"(?:: |; )(?:link|lldp) ", first):
+        hint = HEALTH_CABLING_HINT
     return Failure(cause, stage, redact(detail), hint)

@@ -29,6 +29,7 @@ from nornir_netmiko.tasks import netmiko_send_command
 from fabricctl.compile.build import Compiled
 from fabricctl.deploy.nornir_inv import fabric_platform
 from fabricctl.platforms import get_platform
+from fabricctl.platforms.boot import BootState
 from fabricctl.platforms.counters import CounterError, CounterReader
 from fabricctl.platforms.health import PauseSeen, SwitchHealth
 from fabricctl.secrets import describe_error
@@ -43,7 +44,9 @@ PAUSE_FRAMES_MAX = 1_000_000
 
 @dataclass(frozen=True)
 class Check:
-    name: str  # link | lldp | bgp-underlay | bgp-evpn | vrf | vni | vtep | ecmp | gpu-port | pfc | read
+    name: (
+        str  # link | lldp | bgp-underlay | bgp-evpn | vrf | vni | vtep | ecmp | gpu-port | pfc | boot | read
+    )
     switch: str
     subject: str  # the port or peer
     expected: str
@@ -53,6 +56,17 @@ class Check:
     #: What the check is about, where a name can change under it: "<tenant> <server> nic<n>" for
     #: a tenant's GPU port (empty: the subject says what it is about).
     key: str = ""
+    #: `pending reboot`: the switch runs as it should for the settings in use, and a setting it
+    #: applies only at boot waits for one (what, and its value now and after). Neither healthy
+    #: nor failed: `ok` stays True, `state` says which.
+    pending: str = ""
+
+    @property
+    def state(self) -> str:
+        """ok | failed | pending reboot."""
+        if not self.ok:
+            return "failed"
+        return "pending reboot" if self.pending else "ok"
 
     @property
     def identity(self) -> tuple[str, str]:
@@ -176,6 +190,7 @@ def check_health(
             out.append(Check(kind, name, n.ip, "Established", seen, seen == "Established", hint))
         out += _vrf_checks(compiled, name, state)
         out += _vxlan_checks(compiled, name, state)
+        out += _boot_checks(name, state)
         out += _ecmp_checks(compiled, name, state, planned)
         gpu_ports = {}
         for (leaf, port), (alloc, pa) in sorted(compiled.allocation.port_owner.items()):
@@ -335,11 +350,28 @@ def _vxlan_checks(compiled: Compiled, name: str, state: SwitchHealth) -> list[Ch
     return out
 
 
+REBOOT_HINT = "reboot the switch to apply it (docs/plan-apply.md, 'Settings that wait for a reboot')"
+
+
+def _boot_checks(name: str, state: SwitchHealth) -> list[Check]:
+    """Each boot-time setting the switch prints: in use as its config says, or `pending reboot`."""
+    out = []
+    for setting, boot in sorted((state.boot or {}).items()):
+        seen = f"{boot.in_use} in use" + (f", {boot.next_boot} at the next reboot" if boot.pending else "")
+        pending = f"{setting} {boot.next_boot} takes effect at the next reboot" if boot.pending else ""
+        hint = REBOOT_HINT if boot.pending else ""
+        out.append(
+            Check("boot", name, setting, f"{boot.next_boot} in use", seen, True, hint, pending=pending)
+        )
+    return out
+
+
 def _ecmp_checks(
     compiled: Compiled, name: str, state: SwitchHealth, planned: dict[tuple[str, str], tuple[str, str]]
 ) -> list[Check]:
     """A leaf reaches every other VTEP over each of its up uplinks: the routes the switch installed,
-    the width `verify` proves from the configs (a cap the switch applies at boot shows here first)."""
+    the width `verify` proves from the configs. Where an ECMP cap the switch applies at boot waits
+    for one, the width its cap in use allows is `pending reboot`, not a failure."""
     intent = compiled.intents.get(name)
     if state.routes is None or intent is None or intent.role != "leaf" or intent.vtep is None:
         return []
@@ -355,13 +387,31 @@ def _ecmp_checks(
     short = sum(1 for w in widths.values() if w < uplinks)
     ok = short == 0
     seen = f"{width} path(s) to {far}" + (f"; {short} of {len(widths)} VTEPs short" if short else "")
+    expected = f"{uplinks} path(s) each"
+    cap = _pending_cap(compiled, name, state)
+    if not ok and cap is not None and width >= min(uplinks, int(cap.in_use)):
+        pending = f"ECMP cap {cap.next_boot} takes effect at the next reboot; {cap.in_use} in use"
+        expected += f" ({cap.in_use} until the reboot)"
+        return [Check("ecmp", name, "remote VTEPs", expected, seen, True, REBOOT_HINT, pending=pending)]
     hint = (
         ""
         if ok
         else "fewer paths than up uplinks: `fabricctl verify` names the line that caps the width; "
         "an ECMP cap the switch applies at boot (docs/verify.md) needs a reboot"
     )
-    return [Check("ecmp", name, "remote VTEPs", f"{uplinks} path(s) each", seen, ok, hint)]
+    return [Check("ecmp", name, "remote VTEPs", expected, seen, ok, hint)]
+
+
+def _pending_cap(compiled: Compiled, name: str, state: SwitchHealth) -> BootState | None:
+    """The switch's ECMP cap as it reports it, when a new one waits for a reboot."""
+    switch = compiled.fabric.switch(name)
+    if switch is None or not state.boot:
+        return None
+    for setting in get_platform(switch.platform).boot_settings:
+        cap = state.boot.get(setting.name)
+        if setting.ecmp_cap and cap is not None and cap.pending and cap.in_use.isdigit():
+            return cap
+    return None
 
 
 def _link_checks(

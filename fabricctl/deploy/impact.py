@@ -182,18 +182,41 @@ def annotate(
             known = [t.name for t in tenants]
     found = impact_of(compiled, plan, known)
     rows = tenants + found.tenants
+    readdressed: list[dict[str, str]] = []
     if running is not None:
         effects = classify(compiled, plan, running)
         for move in moves or ():
             effects.setdefault(move.tenant, TenantEffect(move.tenant)).add(MOVED, move.text())
         _classes(rows, effects, known is None)
+        rows += _unlisted(compiled, plan, rows, effects)
+        readdressed = [{"tenant": t, **nic} for t, e in sorted(effects.items()) for nic in e.readdressed]
     plan.changes = {
         "tenants": [t.to_dict() for t in rows],
         "tenants_by_switch": found.by_switch,
         "fabric_wide": found.fabric_wide,
         "freed_ports": found.freed_ports,
         "disruptive": sorted(t.name for t in rows if any(c in DISRUPTIVE for c in t.classes)),
+        #: Every server NIC to re-address: tenant, nic ("gpu079 nic0"), switch, port, old, new, note.
+        "readdressed": readdressed,
     }
+
+
+def _unlisted(
+    compiled: Compiled, plan: Plan, rows: list[TenantChange], effects: dict[str, TenantEffect]
+) -> list[TenantChange]:
+    """Tenants the running configs show the plan changes though no diff line names them: a
+    tenant that returns GPU ports has only its freed ports in the diff."""
+    listed = {r.name for r in rows}
+    allocs = {a.name: a for a in compiled.allocation.tenants}
+    out = []
+    for name, effect in sorted(effects.items()):
+        if name in listed or name not in allocs or not effect.differs:
+            continue
+        leaves = sorted(set(allocs[name].leaves) & set(plan.changed))
+        row = TenantChange(name, "changed", len(allocs[name].ports), None, leaves)
+        row.classes, row.evidence = list(effect.classes), {k: list(v) for k, v in effect.evidence.items()}
+        out.append(row)
+    return out
 
 
 def _classes(rows: list[TenantChange], effects: dict[str, TenantEffect], from_diffs: bool) -> None:

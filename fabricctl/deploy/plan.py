@@ -23,7 +23,9 @@ from fabricctl.errors import StageError
 from fabricctl.model.text import printable
 from fabricctl.outputs import named_output, write_file
 from fabricctl.platforms import get_platform
+from fabricctl.platforms.boot import pending_lines
 from fabricctl.platforms.push import normalize_running, running_hash
+from fabricctl.verify.proofs import Proofs
 
 if TYPE_CHECKING:
     from fabricctl.compile.build import Compiled
@@ -38,6 +40,14 @@ INPUT_DIRS = ("inventory", "tenants", "templates")
 
 class PlanError(StageError):
     """The plan cannot be made or used (bad file, verify violations, stale plan)."""
+
+
+class VerifyRefused(PlanError):
+    """A proof failed on the intended configs: nothing is read or planned; the report says why."""
+
+    def __init__(self, message: str, report: VerifyReport, compiled: Compiled) -> None:
+        super().__init__(message)
+        self.report, self.compiled = report, compiled
 
 
 @dataclass
@@ -83,9 +93,11 @@ def verify_or_refuse(compiled: Compiled, configs: dict[str, str]) -> VerifyRepor
         lines = [f"  {v.switch}: {v.check}: {v.message}" for v in report.violations[:10]]
         more = len(report.violations) - len(lines)
         tail = [f"  ... and {more} more (see 'fabricctl verify')"] if more > 0 else []
-        raise PlanError(
+        raise VerifyRefused(
             f"verify found {len(report.violations)} violation(s); refusing to plan or push:\n"
-            + "\n".join(lines + tail)
+            + "\n".join(lines + tail),
+            report,
+            compiled,
         )
     return report
 
@@ -141,7 +153,8 @@ class SwitchPlan:
     #: Objects that look like fabricctl's but carry no proof it made them (config/diff.py): kept,
     #: or removed when the plan was made with --prune.
     lookalikes: list[str] = field(default_factory=list)
-    #: Lines of this change the switch applies only at its next boot (Dialect.at_boot).
+    #: Lines of this change the switch applies only at its next boot: `pending reboot`
+    #: (platforms/boot.py; derived from the commands and the running config).
     at_boot: list[str] = field(default_factory=list)
 
 
@@ -158,6 +171,9 @@ class Plan:
     # What the change touches: {"tenants": [TenantChange dicts], "fabric_wide": [...], "freed_ports": [...]}
     changes: dict[str, Any] = field(default_factory=dict)
     prune: bool = False  # made with --prune: its commands also remove the look-alikes
+    #: What verify proved on the intended configs, for the review (verify/proofs.py `Proofs`,
+    #: derived from the inputs; `fabricctl schema plan` publishes its shape).
+    proofs: dict[str, Any] = field(default_factory=dict)
 
     @property
     def selected(self) -> list[str]:
@@ -200,6 +216,7 @@ class Plan:
             "selected": self.selected,
             "summary": self.summary(),
             "changes": self.changes,
+            "proofs": self.proofs or None,  # None: made without verify (a plan of saved configs)
             "switches": {n: asdict(s) for n, s in self.switches.items()},
         }
 
@@ -267,7 +284,7 @@ def make_plan(
             role=role,
             pending=pending,
             lookalikes=dd.lookalikes,
-            at_boot=[c for c in dd.commands if any(re.match(p, c) for p in dialect.at_boot)],
+            at_boot=pending_lines(get_platform(platform).boot_settings, dd.commands, running),
         )
     now = dt.datetime.now(dt.UTC).replace(microsecond=0).isoformat()
     fabric = prepared.compiled.fabric.settings.name
@@ -307,6 +324,7 @@ class _PlanFile(BaseModel):
     selected: list[str] = Field(default_factory=list)  # derived (Plan.selected): not read back
     summary: dict[str, int] = Field(default_factory=dict)  # derived (Plan.summary): not read back
     changes: dict[str, Any] = Field(default_factory=dict)
+    proofs: Proofs | None = None
     switches: dict[str, SwitchPlan]
 
 
@@ -322,6 +340,14 @@ class PlanFile:
     @property
     def digest(self) -> str:
         return digest_of(self.data)
+
+
+def plan_schema() -> dict[str, Any]:
+    """The JSON Schema of the plan file (`fabricctl schema plan`): what `load_plan` accepts."""
+    schema = _PlanFile.model_json_schema()
+    schema["title"] = "fabricctl plan file"
+    schema["description"] = f"fabricctl plan file, format version {FORMAT_VERSION} (docs/plan-apply.md)"
+    return schema
 
 
 def load_plan(path: Path) -> Plan:
@@ -360,6 +386,7 @@ def read_plan(path: Path) -> PlanFile:
         changed_since_commit=doc.changed_since_commit,
         changes=doc.changes,
         prune=doc.prune,
+        proofs=doc.proofs.model_dump(mode="json") if doc.proofs is not None else {},
     )
     return PlanFile(Path(path), data, plan)
 

@@ -135,11 +135,15 @@ def derive_plan(
     on the configs it reads before pushing and compares it whole with the file, so what is added
     to a plan here is checked by apply without more code."""
     from fabricctl.deploy.impact import annotate
+    from fabricctl.verify.proofs import proof_record
 
     plan = make_plan(prepared, fetched, list(limit), prune)
     running = {n: normalize_running(fetched[n].text or "") for n in plan.changed}
     moves = gpu_moves_of(prepared, fetched)
     annotate(plan, prepared.compiled, ref, running, moves)
+    if prepared.verify is not None:
+        touched = [t["name"] for t in plan.changes.get("tenants", [])]
+        plan.proofs = proof_record(prepared.verify, prepared.compiled, touched).model_dump(mode="json")
     racks = expansion_proof(prepared.compiled, plan)
     if racks is not None:  # racks wait for acceptance: what changes on switches in service
         plan.changes["racks"] = racks.to_dict()
@@ -515,6 +519,7 @@ def start_report(
     report.context = run_context(root, argv, lab)
     report.verify = proofs_line(prepared.verify) if prepared.verify is not None else ""
     report.disruptive = disruptive(plan)
+    report.reboot = {n: list(sp.at_boot) for n, sp in plan.switches.items() if sp.at_boot}
     return report
 
 
@@ -561,15 +566,18 @@ def read_running(root: Path, lab: bool, names: set[str]) -> dict[str, str]:
 def counter_reader(
     root: Path, lab: bool, names: set[str], workers: int, timeout: float
 ) -> Iterator[Callable[[str], SwitchCounters | str]]:
-    """For the block, a reader of one switch's port counters (or why it was not read), its SSH
-    session kept open between reads (a login per poll costs more than the read): the exporter's."""
+    """For the block, a reader of one switch's port counters and BGP sessions (or why it was not
+    read), its SSH session kept open between reads (a login per poll costs more than the read):
+    the exporter's."""
     from fabricctl.deploy.context import open_fabric
     from fabricctl.deploy.counters import read_counters
 
     with open_fabric(root, lab, names, workers=workers) as nr:
 
         def read(name: str) -> SwitchCounters | str:
-            return read_counters(nr.filter(name=name), timeout, keep_open=True).get(name, "not read")
+            return read_counters(nr.filter(name=name), timeout, keep_open=True, sessions=True).get(
+                name, "not read"
+            )
 
         try:
             yield read

@@ -59,7 +59,23 @@ class UnknownTenant(ValueError):
     """No tenant of that name is allocated in this fabric."""
 
 
-def tenant_scope(compiled: Compiled, tenant: str) -> Scope:
+def tenant_scope(compiled: Compiled, tenant: str, switches: set[str] | None = None) -> Scope:
+    """The tenant's scope; with `switches` (`--limit`), only its GPU ports and fabric link ends
+    on those switches."""
+    scope = _whole_scope(compiled, tenant)
+    if switches is None:
+        return scope
+    scope.ports = {(sw, port): role for (sw, port), role in scope.ports.items() if sw in switches}
+    if not scope.ports:
+        where = ", ".join(_whole_scope(compiled, tenant).switches)
+        raise UnknownTenant(
+            f"tenant {tenant!r} has no GPU port or fabric link on {', '.join(sorted(switches))} "
+            f"(allowed: its switches, {where})"
+        )
+    return scope
+
+
+def _whole_scope(compiled: Compiled, tenant: str) -> Scope:
     allocs = {a.tenant.name: a for a in compiled.allocation.tenants}
     if tenant not in allocs:
         known = ", ".join(sorted(allocs)) or "none"
@@ -269,10 +285,15 @@ def _port_checks(
 
 
 def wait_switch_time(
-    read_clock: Callable[[], float | None], start: float | None, seconds: float, poll: float = 5.0
+    read_clock: Callable[[], float | None],
+    start: float | None,
+    seconds: float,
+    poll: float = 5.0,
+    tick: Callable[[float], None] = lambda passed: None,
 ) -> None:
     """Until the switch's clock reads `seconds` past `start` (this machine's clock where the
-    switch printed none): polled, so a switch clock that runs fast or slow is the one that counts."""
+    switch printed none): polled, so a switch clock that runs fast or slow is the one that counts.
+    `tick` hears the seconds passed after each poll (the CLI's progress line)."""
     if start is None:
         time.sleep(seconds)
         return
@@ -280,18 +301,37 @@ def wait_switch_time(
         now = read_clock()
         if now is None or now - start >= seconds:
             return
+        tick(now - start)
         time.sleep(min(poll, max(seconds - (now - start), 0.05)))
 
 
+def _duration(seconds: float) -> str:
+    whole = int(seconds)
+    return f"{whole // 60}m{whole % 60:02d}s" if whole >= 60 else f"{whole}s"
+
+
 def tenant_checks(
-    root: Path, lab: bool, compiled: Compiled, tenant: str, window: float, timeout: float
+    root: Path,
+    lab: bool,
+    compiled: Compiled,
+    tenant: str,
+    window: float,
+    timeout: float,
+    switches: set[str] | None = None,
+    progress: Callable[[str], None] = lambda line: None,
 ) -> list[Check]:
-    """Every check of the tenant's scope: the config proofs on its switches' running configs,
-    their state now, then their counters read twice, `window` apart by the first readable
-    switch's clock. Raises UnknownTenant before any switch is contacted."""
-    scope = tenant_scope(compiled, tenant)
+    """Every check of the tenant's scope (on `switches` only, when given): the config proofs on
+    its switches' running configs, their state now, then their counters read twice, `window`
+    apart by the first readable switch's clock; `progress` hears each step and the window's
+    passing. Raises UnknownTenant before any switch is contacted."""
+    scope = tenant_scope(compiled, tenant, switches)
     names = scope.switches
+    gpus = sum(1 for role in scope.ports.values() if role.key)
+    progress(
+        f"tenant {tenant}: {gpus} GPU port(s), {len(scope.ports) - gpus} fabric link end(s) on {len(names)} switch(es)"
+    )
     with open_fabric(root, lab, set(names)) as nr:
+        progress("reading running configs, state and counters")
         running = {n: f.text for n, f in fetch_running(nr, timeout, lab).items() if f.text is not None}
         states = read_health(nr, timeout)
         first = read_counters(nr, timeout)
@@ -300,7 +340,15 @@ def tenant_checks(
         }
         timer = next(iter(clocks), None)
         start = clocks[timer] if timer else None
-        wait_switch_time(lambda: read_clock(nr, timer, timeout) if timer else None, start, window)
+        total = _duration(window)
+        progress(f"counting for {total} by {timer or 'this machine'}'s clock")
+        wait_switch_time(
+            lambda: read_clock(nr, timer, timeout) if timer else None,
+            start,
+            window,
+            tick=lambda passed: progress(f"  {_duration(passed)} of {total}"),
+        )
+        progress("reading counters again")
         second = read_counters(nr, timeout)
     windows: dict[str, Window | str] = {}
     for name in names:

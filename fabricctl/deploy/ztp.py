@@ -74,7 +74,7 @@ def render_ztp(root: Path, lab: bool = False, out: Path | None = None) -> ZtpRen
     racks = load_racks(root, ProblemLog(root))
     if not racks:
         raise ZtpError("racks/: no rack file (fabricctl rack add writes one; docs/day0.md)")
-    creds = login(lab)
+    creds = login(lab, "write")  # the login apply uses: the day-0 user is an administrator
     empty = allocate(fabric, topo, [], ProblemLog(root))  # the fabric as it is before any tenant
     renderer = Renderer(root)
     folder = Path(out) if out is not None else ztp_dir(root)

@@ -109,6 +109,7 @@ class LabDevice:
             {},
             {self.name: self.storms()},
             {self.name: self.onsets()},
+            {self.name: self.boot},
         )
 
     def storms(self) -> dict[str, float]:

@@ -145,6 +145,7 @@ class FabricState:
         bgp_down: dict[str, set[str]],
         storms: dict[str, dict[str, float]] | None = None,
         onsets: dict[str, dict[str, dict[str, float]]] | None = None,
+        boots: dict[str, float] | None = None,
     ) -> None:
         self.facts = facts
         self.cabling = cabling
@@ -152,6 +153,7 @@ class FabricState:
         self._bgp_down = bgp_down
         self._storms = storms or {}  # device -> port -> lab time its storm began
         self._onsets = onsets or {}  # device -> counter fault -> port -> lab time it began
+        self._boots = boots or {}  # device -> lab time it last booted (its counters start there)
         #: What other modules derive from this state once (routes, hosts), by name.
         self.derived: dict[str, object] = {}
         self._owners = {  # address -> (switch, port) that holds it
@@ -213,15 +215,21 @@ class FabricState:
             return None
         up = self.link_up(device, port)
 
+        boot = self.booted(device)
+
         def frames(since: float | None) -> tuple[int, int]:
             if since is None or not up:
                 return 0, 0
-            return int(STORM_PPS * (max(now - since, 0.0) + 1.0)), STORM_PPS
+            return int(STORM_PPS * (max(now - max(since, boot), 0.0) + 1.0)), STORM_PPS
 
         received, received_pps = frames(self._storms.get(device, {}).get(port))
         far = self.far_end(device, port)
         sent, sent_pps = frames(self._storms.get(far[0], {}).get(far[1]) if far else None)
         return Pauses(facts.no_drop, received, sent, received_pps, sent_pps)
+
+    def booted(self, device: str) -> float:
+        """Lab time the device last booted: a switch counts from its boot, as a real one does."""
+        return self._boots.get(device, 0.0)
 
     def onset(self, device: str, fault: str, port: str) -> float | None:
         """Lab time a counter fault (faults.COUNTER_FAULTS) began on the port, None when it is not set."""

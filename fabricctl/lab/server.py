@@ -433,6 +433,7 @@ class LabFabric:
             tuple(
                 (
                     d.generation,
+                    d.boot,
                     tuple(d.faults.links_down),
                     tuple(d.faults.bgp_down),
                     tuple(d.faults.pfc_storm),
@@ -451,6 +452,7 @@ class LabFabric:
                     {n: set(d.faults.bgp_down) for n, d in self.devices.items()},
                     {n: d.storms() for n, d in self.devices.items()},
                     {n: d.onsets() for n, d in self.devices.items()},
+                    {n: d.boot for n, d in self.devices.items()},
                 ),
             )
         return self._state[1]

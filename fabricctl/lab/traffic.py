@@ -3,7 +3,8 @@
 The lab carries no traffic of its own: every counter here stays flat on a healthy fabric, so a
 counter that grows is a fault a test set (faults.py), and its rate is the constant below. Each
 fault counts from the lab time it was set on the port (FabricState.onset), so two reads a window
-apart give that rate whatever the machine's speed.
+apart give that rate whatever the machine's speed. A switch counts from its last boot, as a real
+one does: a reboot starts its counters again, and its neighbors see their links go down and up.
 """
 
 from __future__ import annotations
@@ -50,15 +51,28 @@ def _elapsed(since: float | None, now: float) -> float:
     return 0.0 if since is None else max(now - since, 0.0) + 1.0
 
 
+def _counted(onset: float | None, boot: float) -> float | None:
+    """From when a switch counts a fault: its onset, or the switch's boot if that came later
+    (a reboot starts every counter again)."""
+    return None if onset is None else max(onset, boot)
+
+
 def port_traffic(state: FabricState, device: str, port: str, now: float) -> PortTraffic:
     up = state.link_up(device, port)
     far = state.far_end(device, port)
-    congested = _elapsed(state.onset(device, "congestion", port), now) if up else 0.0
+    boot = state.booted(device)
+    congested = _elapsed(_counted(state.onset(device, "congestion", port), boot), now) if up else 0.0
     # CNPs flow back toward the senders: the far end of a congested link sends them into it.
-    returned = _elapsed(state.onset(far[0], "congestion", far[1]), now) if far and up else 0.0
-    dropping = _elapsed(state.onset(device, "lossless_drops", port), now) if up else 0.0
-    flap_since = state.onset(device, "flapping", port)
+    returned = _elapsed(_counted(state.onset(far[0], "congestion", far[1]), boot), now) if far and up else 0.0
+    dropping = _elapsed(_counted(state.onset(device, "lossless_drops", port), boot), now) if up else 0.0
+    flap_since = _counted(state.onset(device, "flapping", port), boot)
     flaps = int(max(now - flap_since, 0.0) // FLAP_PERIOD) + 1 if flap_since is not None else 0
+    last_flap = flap_since + (flaps - 1) * FLAP_PERIOD if flaps and flap_since is not None else None
+    # A lab switch at the far end that rebooted since this one booted took the link down and
+    # up once: two link changes here, and the last flap at its boot.
+    bounced = far is not None and far[0] in state.facts and state.booted(far[0]) > boot
+    if bounced and far is not None:
+        last_flap = max(last_flap if last_flap is not None else boot, state.booted(far[0]))
     cabled = 1 if far is not None else 0
     degrade_since = state.onset(device, "optic_degrading", port)
     rx = RX_NOMINAL_DBM if up else RX_DARK_DBM
@@ -67,13 +81,13 @@ def port_traffic(state: FabricState, device: str, port: str, now: float) -> Port
         minutes = max(now - degrade_since, 0.0) / 60.0
         rx = max(RX_NOMINAL_DBM - DEGRADE_DB_PER_MINUTE * minutes, RX_DARK_DBM)
         below = (RX_NOMINAL_DBM - RX_LOW_ALARM_DBM) / DEGRADE_DB_PER_MINUTE * 60.0  # seconds to the alarm
-        errors = int(max(now - degrade_since - below, 0.0) * DEGRADED_FCS_PER_SECOND)
+        errors = int(max(now - max(degrade_since + below, boot), 0.0) * DEGRADED_FCS_PER_SECOND)
     return PortTraffic(
         ecn_marked=int(CONGESTION_ECN_PPS * congested),
         cnp_sent=int(CONGESTION_CNP_PPS * returned),
         lossless_dropped=int(LOSSLESS_DROP_PPS * dropping),
         fcs_errors=errors,
-        link_changes=cabled + 2 * flaps,
-        last_flap=flap_since + (flaps - 1) * FLAP_PERIOD if flaps and flap_since is not None else None,
+        link_changes=cabled + 2 * flaps + (2 if bounced else 0),
+        last_flap=last_flap,
         rx_dbm=round(rx, 2),
     )

@@ -17,6 +17,7 @@ from pydantic import BaseModel, ConfigDict
 
 from fabricctl.config.readback import SwitchConfig
 from fabricctl.config.rules import TENANT_PREFIX, Dialect
+from fabricctl.platforms.boot import BootSetting
 from fabricctl.platforms.day0 import Day0
 from fabricctl.platforms.health import HealthReader
 
@@ -188,6 +189,8 @@ class Platform:
     max_vrf_name: int | None = None
     #: VLAN ids the NOS keeps for itself (inclusive ranges): no l2 tenant's VLAN may take one.
     reserved_vlans: tuple[tuple[int, int], ...] = ()
+    #: Settings the switch applies only at its next boot (platforms/boot.py), with their sources.
+    boot_settings: tuple[BootSetting, ...] = ()
 
     def reserved(self, name: str) -> str | None:
         """Why `name` cannot name a tenant's VRF, ACL or VSI on this NOS, or None."""

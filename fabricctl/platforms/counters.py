@@ -15,7 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from fabricctl.platforms.health import Probe
+from fabricctl.platforms.health import HealthReader, Probe
 
 
 @dataclass(frozen=True)
@@ -38,6 +38,7 @@ class PortCounters:
     queue_dropped: dict[int, int] | None = None  # egress queue -> dropped packets
     queue_sent: dict[int, int] | None = None  # egress queue -> packets sent (the CNP queue: CNPs)
     up: bool | None = None  # line protocol up
+    admin_up: bool | None = None  # not shut down (an admin-down port is meant to be dark)
     link_changes: int | None = None  # link up/down transitions (EOS)
     last_flap_ago: float | None = None  # seconds since the link last flapped (Comware; inf: never)
     optic: Optic | None = None
@@ -47,6 +48,9 @@ class PortCounters:
 class SwitchCounters:
     clock: float | None = None  # the switch's clock when read (seconds; only differences count)
     ports: dict[str, PortCounters] = field(default_factory=dict)
+    #: BGP peer address -> session state as the health readers spell it (Established, Idle ...);
+    #: None where the sessions were not read (`with_sessions`).
+    sessions: dict[str, str] | None = None
 
     def port(self, name: str) -> PortCounters:
         return self.ports.setdefault(name, PortCounters())
@@ -95,6 +99,20 @@ def count(value: Any, where: str) -> int:
 def number(text: str, where: str) -> int:
     """A count printed in a text table (`display ...`): digits, else a CounterError."""
     return count(text.strip(), where)
+
+
+def with_sessions(counters: CounterReader, health: HealthReader) -> CounterReader:
+    """`counters` that also reads the BGP sessions, with the health reader's own session probes
+    and parser (the exporter's `fabricctl_bgp_session_up`): one reading of a session table per
+    NOS, shared by `check` and the exporter."""
+    probes = tuple(p for p in health.probes if p.command in health.sessions)
+
+    def parse(rows: dict[str, Any]) -> SwitchCounters:
+        out = counters.parse(rows)
+        out.sessions = health.parse({c: rows[c] for c in health.sessions if c in rows}).bgp
+        return out
+
+    return CounterReader((*counters.probes, *probes), parse)
 
 
 def range_keys(key: str, prefix: str) -> list[int]:

@@ -12,6 +12,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from fabricctl.platforms.boot import BootState
+
 Rows = list[dict[str, str]]
 
 
@@ -48,12 +50,17 @@ class SwitchHealth:
     speeds: dict[str, int] | None = None  # port -> Gbps the switch reports (None: not read)
     #: Default-VRF prefix ("10.0.0.1/32") -> the next hops the switch installed (None: not read)
     routes: dict[str, int] | None = None
+    #: Boot-time setting (platforms/boot.py name) -> its value in use and at the next boot, for
+    #: each the NOS prints (None: not read on this platform)
+    boot: dict[str, BootState] | None = None
 
 
 @dataclass(frozen=True)
 class HealthReader:
     probes: tuple[Probe, ...]
     parse: Callable[[dict[str, Any]], SwitchHealth]  # probe command -> parsed rows (or JSON)
+    #: The probes whose rows alone give `SwitchHealth.bgp` (the exporter reads just these).
+    sessions: tuple[str, ...] = ()
 
 
 def next_hops(rows: Rows, count: Callable[[dict[str, Any]], int]) -> dict[str, int]:

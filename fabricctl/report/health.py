@@ -6,6 +6,7 @@ from collections import Counter
 
 from fabricctl.deploy.health import Check, as_dicts
 from fabricctl.deploy.tenant_health import INFORMATIONAL
+from fabricctl.report.summary import span
 from fabricctl.secrets import redacted_json
 
 
@@ -15,6 +16,11 @@ def health_text(checks: list[Check]) -> str:
         f"FAIL {c.name:<12} {c.switch} {c.subject}: expected {c.expected}, seen {c.seen}"
         + (f"\n     {c.hint}" if c.hint else "")
         for c in failed
+    ]
+    lines += [
+        f"WAIT {c.name:<12} {c.switch} {c.subject}: pending reboot: {c.pending} (seen {c.seen})"
+        + (f"\n     {c.hint}" if c.hint else "")
+        for c in _waiting(checks)
     ]
     lines += [
         f"NOTE {c.name:<12} {c.switch} {c.subject}: {c.seen}" + (f"\n     {c.hint}" if c.hint else "")
@@ -32,6 +38,16 @@ def health_markdown(checks: list[Check]) -> str:
         out += [
             f"| {c.name} | {c.switch} | {c.subject} | {c.expected} | {c.seen} | {c.hint} |" for c in failed
         ]
+    waiting = _waiting(checks)
+    if waiting:
+        out += [
+            "",
+            "Pending reboot (not failures: a setting the switch applies only at boot):",
+            "",
+            "| check | switch | setting | seen | waits for |",
+            "|---|---|---|---|---|",
+        ]
+        out += [f"| {c.name} | {c.switch} | {c.subject} | {c.seen} | {c.pending} |" for c in waiting]
     notes = _notes(checks)
     if notes:
         out += [
@@ -47,8 +63,30 @@ def health_markdown(checks: list[Check]) -> str:
 
 def health_json(checks: list[Check]) -> str:
     return redacted_json(
-        {"ok": all(c.ok for c in checks), "summary": _summary(checks), "checks": as_dicts(checks)}
+        {
+            "ok": all(c.ok for c in checks),
+            "state": health_state(checks),
+            "pending_reboot": pending_reboot(checks),
+            "summary": _summary(checks),
+            "checks": as_dicts(checks),
+        }
     )
+
+
+def health_state(checks: list[Check]) -> str:
+    """failed (any check failed), pending reboot (none failed, a setting waits for a boot), healthy."""
+    if not all(c.ok for c in checks):
+        return "failed"
+    return "pending reboot" if _waiting(checks) else "healthy"
+
+
+def pending_reboot(checks: list[Check]) -> list[str]:
+    """The switches that wait for a reboot, in check order."""
+    return list(dict.fromkeys(c.switch for c in _waiting(checks)))
+
+
+def _waiting(checks: list[Check]) -> list[Check]:
+    return [c for c in checks if c.ok and c.pending]
 
 
 def _notes(checks: list[Check]) -> list[Check]:
@@ -60,5 +98,8 @@ def _summary(checks: list[Check]) -> str:
     by = Counter(c.name for c in checks)
     bad = Counter(c.name for c in checks if not c.ok)
     parts = ", ".join(f"{name} {by[name] - bad[name]}/{by[name]}" for name in sorted(by))
+    waiting = pending_reboot(checks)
     verdict = "healthy" if not bad else f"{sum(bad.values())} check(s) failed"
+    if waiting:
+        verdict += f"; pending reboot: {len(waiting)} switch(es) ({span(waiting)})"
     return f"{verdict} ({parts})" if parts else verdict

@@ -13,10 +13,13 @@ import colorsys
 import html
 from typing import TYPE_CHECKING, Any
 
+from fabricctl.report.proofs import HOW, failures, load, summary
 from fabricctl.report.summary import (
+    at_boot_lines,
     basis,
     diff_groups,
     gpu_text,
+    readdressed,
     service_classes,
     service_rows,
     span,
@@ -24,6 +27,7 @@ from fabricctl.report.summary import (
     tenant_rows,
 )
 from fabricctl.secrets import redact
+from fabricctl.verify.proofs import Proofs
 
 if TYPE_CHECKING:
     from fabricctl.compile.build import Compiled
@@ -128,6 +132,8 @@ def _summary(plan: Plan) -> list[str]:
             for change, names in by.items()
         ]
         out.append(f"<p><b>Tenants:</b> {'; '.join(parts)}</p>")
+    for line in at_boot_lines(plan):
+        out.append(f'<p class="pending-reboot">{_e(line)}</p>')
     for key, what in (
         ("fabric_wide", "Fabric-wide lines change on"),
         ("freed_ports", "Free GPU ports (secure default: shut down) change on"),
@@ -156,7 +162,22 @@ def _service(plan: Plan) -> list[str]:
             f'<tr class="tenant-service"><td><code>{_e(r["name"])}</code></td>'
             f"<td>{_e(', '.join(service_classes(r)))}</td><td>{where}</td></tr>"
         )
-    out += ["</table>", "</section>"]
+    out.append("</table>")
+    nics = readdressed(plan)
+    if nics:
+        out += [
+            f"<h3>{len(nics)} server NIC(s) to re-address</h3>",
+            '<table class="readdress"><tr><th>tenant</th><th>server NIC</th><th>switch port</th>'
+            "<th>now</th><th>after the change</th><th>note</th></tr>",
+        ]
+        out += [
+            f"<tr><td><code>{_e(r['tenant'])}</code></td><td>{_e(r['nic'])}</td>"
+            f"<td><code>{_e(r['switch'])} {_e(r['port'])}</code></td><td><code>{_e(r['old'])}</code></td>"
+            f"<td><code>{_e(r['new'])}</code></td><td>{_e(r.get('note') or '')}</td></tr>"
+            for r in nics
+        ]
+        out.append("</table>")
+    out.append("</section>")
     return out
 
 
@@ -363,17 +384,88 @@ def _diffs(plan: Plan) -> list[str]:
     return out
 
 
+def _proofs(record: Proofs) -> list[str]:
+    """Each proof (failed first, with every failure), then every fabric link's two ends folded."""
+    out = ['<section id="proofs">', "<h2>Proofs</h2>"]
+    if not record.ok:
+        out.append(
+            f'<p class="failed-proofs"><b>&#10007; {_e(", ".join(record.failed))} failed</b>: nothing was read or planned.</p>'
+        )
+        out.append(
+            '<table class="failures"><tr><th>proof</th><th>check</th><th>switch</th><th>object</th><th>line</th><th>counterexample</th></tr>'
+        )
+        out += [
+            f"<tr><td>{_e(name)}</td><td><code>{_e(f.check)}</code></td><td><code>{_e(f.switch)}</code></td>"
+            f"<td><code>{_e(f.object)}</code></td><td>{_e(f.line or '-')}</td><td>{_e(f.counterexample)}</td></tr>"
+            for name, f in failures(record)
+        ]
+        out.append("</table>")
+    out.append('<table class="proofs"><tr><th>proof</th><th>holds</th><th>what</th><th>checked how</th></tr>')
+    for proof in sorted(summary(record), key=lambda p: p.ok):
+        mark = "&#10003;" if proof.ok else "&#10007;"
+        out.append(
+            f'<tr class="proof-{"ok" if proof.ok else "failed"}"><td>{_e(proof.name)}</td><td>{mark}</td>'
+            f"<td>{_e(proof.detail)}</td><td>{_e(HOW[proof.name])}</td></tr>"
+        )
+    out.append("</table>")
+    links = record.lossless.links
+    if links:
+        rows = "".join(
+            f"<tr><td><code>{_e(ln.ends[0].switch)} {_e(ln.ends[0].port)}</code></td>"
+            f"<td><code>{_e(ln.ends[1].switch)} {_e(ln.ends[1].port)}</code></td><td>{_e(ln.tier)}</td>"
+            f"<td>{ln.cable_m} m</td><td>{_e(ln.speed_gbps or '-')}G</td>"
+            + "".join(
+                f"<td>{_e(','.join(map(str, e.no_drop)) or 'none')}</td>"
+                f"<td>{_e(f'{e.headroom_bytes:,} B' if e.headroom_bytes is not None else 'NOS-sized')}"
+                f"{_e(f' ({e.headroom_cells:,} cells)' if e.headroom_cells is not None else '')}</td>"
+                for e in ln.ends
+            )
+            + f"<td>{'agree' if ln.agree else '&#10007; ' + _e(ln.why)}</td></tr>"
+            for ln in sorted(links, key=lambda ln: ln.agree)
+        )
+        table = (
+            '<table class="link-ends"><tr><th>end A</th><th>end B</th><th>tier</th><th>cable</th><th>speed</th>'
+            "<th>A no-drop</th><th>A headroom</th><th>B no-drop</th><th>B headroom</th><th>both ends</th></tr>"
+            + rows
+            + "</table>"
+        )
+        out.append(
+            _fold(
+                not all(ln.agree for ln in links),
+                f"Lossless: each fabric link's two ends ({len(links)})",
+                table,
+            )
+        )
+    out.append("</section>")
+    return out
+
+
 def plan_html(plan: Plan, compiled: Compiled | None) -> str:
     """The whole report; without `compiled` (no fabric at hand) the picture is left out."""
     title = f"fabricctl plan: {plan.fabric}"
     body: list[Any] = [f"<header><h1>{_e(title)}</h1>"]
     body.append(f'<p class="muted">created {_e(plan.created_at)}</p></header>')
+    record = load(plan.proofs)
+    if record is not None and not record.ok:  # a failed proof is the first thing a reviewer reads
+        body += _proofs(record)
     body += _summary(plan)
     body += _service(plan)
+    if record is not None and record.ok:
+        body += _proofs(record)
     if compiled is not None:
         body += _fabric(plan, compiled)
     body += _changes(plan)
     body += _diffs(plan)
+    return _page(title, body)
+
+
+def refused_html(fabric: str, record: Proofs) -> str:
+    """The report when verify refuses the plan: the failed proofs first, then the others."""
+    title = f"fabricctl plan: {fabric}"
+    return _page(title, [f"<header><h1>{_e(title)}</h1></header>", *_proofs(record)])
+
+
+def _page(title: str, body: list[Any]) -> str:
     page = [
         "<!DOCTYPE html>",
         '<html lang="en"><head><meta charset="utf-8">',

@@ -14,6 +14,7 @@ import html
 import re
 from typing import TYPE_CHECKING, Any
 
+from fabricctl.report.proofs import HOW, failures, link_rows, load, summary
 from fabricctl.report.summary import (
     KIND_WORD,
     at_boot_lines,
@@ -24,6 +25,7 @@ from fabricctl.report.summary import (
     object_changes,
     plural,
     pod_rows,
+    readdressed,
     service_classes,
     service_detail,
     service_rows,
@@ -32,6 +34,8 @@ from fabricctl.report.summary import (
     tenant_rows,
 )
 from fabricctl.secrets import redact
+from fabricctl.verify.link_ends import GpuPortsProof, LinkEnd
+from fabricctl.verify.proofs import Proofs
 
 if TYPE_CHECKING:
     from fabricctl.deploy.plan import Plan
@@ -140,6 +144,26 @@ def _moves(plan: Plan, budget: _Budget, limit: int) -> list[str]:
     return out
 
 
+def _readdressed(plan: Plan, budget: _Budget, limit: int) -> list[str]:
+    """Every server NIC to re-address, right after the tenants whose service it affects."""
+    rows = readdressed(plan)
+    out: list[str] = []
+    if not rows:
+        return out
+    start = budget.used
+    budget.take(out, f"#### :warning: {len(rows)} server NIC(s) to re-address")
+    budget.take(out, "| tenant | server NIC | switch port | now | after the change | note |")
+    budget.take(out, "|---|---|---|---|---|---|")
+    lines = [
+        f"| {code(r['tenant'])} | {r['nic']} | {code(r['switch'] + ' ' + r['port'])} | {code(r['old'])} | "
+        f"{code(r['new'])} | {html.escape(r.get('note') or '')} |"
+        for r in rows
+    ]
+    budget.take_rows(out, lines, start, limit, "| ... | {} more in the full plan | | | | |")
+    out.append("")
+    return out
+
+
 def _pods(plan: Plan, fabric: Fabric | None, budget: _Budget, limit: int) -> list[str]:
     """Multi-pod fabrics only: one row per pod the plan covers, the super-spine tier its own row, so
     a reviewer sees at once whether a change stays in its pod (a 2-tier fabric gets nothing here)."""
@@ -239,6 +263,172 @@ def _tenants(plan: Plan, budget: _Budget, limit: int) -> list[str]:
     return out
 
 
+def proofs_markdown(record: Proofs, budget: _Budget, limit: int) -> list[str]:
+    """Each proof in one row (what held, how it was checked), failures first and in full, then
+    the details a reviewer opens: every fabric link's two ends, the declared exceptions, the
+    budgets, the ECMP width per tier."""
+    out: list[str] = []
+    start = budget.used
+    rows = summary(record)
+    if not record.ok:
+        budget.take(out, f"#### :x: Proofs: {', '.join(record.failed)} failed; nothing was read or planned")
+        budget.take(out, "| proof | check | switch | object | line | counterexample |")
+        budget.take(out, "|---|---|---|---|---:|---|")
+        lines = [
+            f"| {name} | {code(f.check)} | {code(f.switch)} | {code(f.object)} | {f.line or '-'} | "
+            f"{html.escape(f.counterexample)} |"
+            for name, f in failures(record)
+        ] + [
+            f"| lossless | `link ends` | {code(ln.ends[0].switch)} | {code(ln.ends[0].port + ' - ' + ln.ends[1].switch + ' ' + ln.ends[1].port)} | - | {html.escape(ln.why)} |"
+            for ln in record.lossless.links
+            if not ln.agree
+        ]
+        budget.take_rows(out, lines, start, limit, "| ... | {} more in `fabricctl verify` | | | | |")
+        out.append("")
+    budget.take(out, "#### Proofs (verify, on the intended configs, before any switch was read)")
+    budget.take(out, "| proof | holds | what | checked how |")
+    budget.take(out, "|---|---|---|---|")
+    for proof in sorted(rows, key=lambda r: r.ok):
+        mark = ":white_check_mark:" if proof.ok else ":x:"
+        budget.take(
+            out, f"| {proof.name} | {mark} | {html.escape(proof.detail)} | {html.escape(HOW[proof.name])} |"
+        )
+    out.append("")
+    out += _proof_details(record, budget, limit)
+    return out
+
+
+def _proof_details(record: Proofs, budget: _Budget, limit: int) -> list[str]:
+    out: list[str] = []
+    ll = record.lossless
+    if ll.links or ll.gpu_ports:
+        start = budget.used
+        budget.take(
+            out, f"<details><summary>Lossless: each fabric link's two ends ({len(ll.links)} links)</summary>"
+        )
+        budget.take(out, "")
+        budget.take(
+            out,
+            "| links | tier | cable | speed | end A no-drop, headroom | end B no-drop, headroom | both ends |",
+        )
+        budget.take(out, "|---|---|---:|---:|---|---|---|")
+
+        def end(e: LinkEnd) -> str:
+            cells = f" ({e.headroom_cells:,} cells)" if e.headroom_cells is not None else ""
+            room = f"{e.headroom_bytes:,} B{cells}" if e.headroom_bytes is not None else "NOS-sized"
+            return f"{','.join(map(str, e.no_drop)) or 'none'}, {room}"
+
+        lines = []
+        for links in link_rows(ll.links):
+            ln = links[0]
+            if len(links) == 1:
+                which = f"{code(ln.ends[0].switch + ' ' + ln.ends[0].port)} - {code(ln.ends[1].switch + ' ' + ln.ends[1].port)}"
+            else:
+                lower = span(sorted({x.ends[0].switch for x in links}), 3)
+                upper = span(sorted({x.ends[1].switch for x in links}), 3)
+                which = f"{len(links)}: {lower} - {upper}"
+            verdict = "agree" if ln.agree else ":x: " + html.escape(ln.why)
+            lines.append(
+                f"| {which} | {ln.tier} | {ln.cable_m} m | {ln.speed_gbps or '-'}G | {end(ln.ends[0])} "
+                f"| {end(ln.ends[1])} | {verdict} |"
+            )
+        budget.take_rows(
+            out,
+            lines,
+            start,
+            limit,
+            "| ... | {} more rows in the plan file (`proofs.lossless.links`) | | | | | |",
+        )
+        if ll.gpu_ports:
+            groups: dict[tuple[Any, ...], list[GpuPortsProof]] = {}
+            for g in ll.gpu_ports:
+                groups.setdefault((tuple(g.no_drop), tuple(g.headroom_bytes), g.cable_m), []).append(g)
+            budget.take(out, "")
+            budget.take(out, "| leaves | lossless GPU ports | cable | no-drop | headroom |")
+            budget.take(out, "|---|---:|---:|---|---|")
+            budget.take_rows(
+                out,
+                [
+                    f"| {span([g.switch for g in gs], 3)} | {sum(g.ports for g in gs):,} | {gs[0].cable_m} m | "
+                    f"{','.join(map(str, gs[0].no_drop))} | "
+                    f"{', '.join(f'{h:,} B' for h in gs[0].headroom_bytes) or 'NOS-sized'} |"
+                    for gs in groups.values()
+                ],
+                start,
+                limit,
+                "| ... | {} more in the plan file | | | |",
+            )
+        budget.take(out, "")
+        budget.take(out, "</details>")
+    iso = record.isolation
+    if iso.exceptions:
+        start = budget.used
+        budget.take(
+            out,
+            f"<details><summary>Isolation: exceptions both tenants declared ({len(iso.exceptions)})</summary>",
+        )
+        budget.take(out, "")
+        budget.take(out, "| tenants | through | detail |")
+        budget.take(out, "|---|---|---|")
+        budget.take_rows(
+            out,
+            [
+                f"| {code(' <-> '.join(e.tenants))} | {e.mechanism} | {html.escape(e.detail)} |"
+                for e in iso.exceptions
+            ],
+            start,
+            limit,
+            "| ... | {} more in the plan file | |",
+        )
+        budget.take(out, "")
+        budget.take(out, "</details>")
+    if record.ecmp.tiers or record.capacity.budgets:
+        start = budget.used
+        budget.take(out, "<details><summary>ECMP width per tier, capacity budgets</summary>")
+        budget.take(out, "")
+        if record.ecmp.tiers:
+            budget.take(out, "| from | towards | width | uplinks | narrowest at |")
+            budget.take(out, "|---|---|---:|---:|---|")
+            budget.take_rows(
+                out,
+                [
+                    f"| {t.scope} | {t.towards} | {t.width} | {t.uplinks} | {code(t.switch)} |"
+                    for t in record.ecmp.tiers
+                ],
+                start,
+                limit,
+                "| ... | {} more tier pairs in the plan file | | | |",
+            )
+            budget.take(out, "")
+        budget.take(out, "| budget | used | limit | where |")
+        budget.take(out, "|---|---:|---:|---|")
+        budget.take_rows(
+            out,
+            [
+                f"| {b.metric} | {b.used:g} | {'-' if b.limit is None else f'{b.limit:g}'} | "
+                f"{code(b.scope)}{f' (busiest of {b.of})' if b.of > 1 else ''} |"
+                for b in record.capacity.budgets
+            ],
+            start,
+            limit,
+            "| ... | {} more in the plan file | | |",
+        )
+        budget.take(out, "")
+        budget.take(out, "</details>")
+    if out:
+        out.append("")
+    return out
+
+
+def refused_markdown(fabric: str, record: Proofs, max_chars: int = MAX_CHARS) -> str:
+    """The PR comment when verify refuses the plan: the failed proofs first, then the others."""
+    budget = _Budget(max_chars - 400)
+    out = [MARKER, f"### fabricctl plan: {fabric}", ""]
+    out += proofs_markdown(record, budget, limit=max_chars // 2)
+    out.append("Fix the inputs: `fabricctl verify` names each line and a path that crosses it.")
+    return redact("\n".join(out) + "\n")
+
+
 def _switch_table(plan: Plan, budget: _Budget, limit: int) -> list[str]:
     out: list[str] = []
     start = budget.used
@@ -323,10 +513,16 @@ def plan_markdown(
     out: list[str] = []
     for line in _header(plan):
         budget.take(out, line)
+    record = load(plan.proofs)
+    if record is not None and not record.ok:  # a failed proof is the first thing a reviewer reads
+        out += proofs_markdown(record, budget, limit=max_chars // 6)
     out += _service(plan, budget, limit=max_chars // 6)
+    out += _readdressed(plan, budget, limit=max_chars // 6)
     out += _moves(plan, budget, limit=max_chars // 6)
     out += _pods(plan, fabric, budget, limit=max_chars // 6)
     out += _tenants(plan, budget, limit=max_chars // 4)
+    if record is not None and record.ok:
+        out += proofs_markdown(record, budget, limit=max_chars // 8)
     out += _switch_table(plan, budget, limit=max_chars // 5)
     out += _objects(plan, budget, limit=max_chars // 6)
     unreachable = plan.unreachable

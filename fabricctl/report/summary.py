@@ -245,6 +245,18 @@ def gpu_moves(plan: Plan) -> list[tuple[str, str, str, str]]:
     return out
 
 
+def readdressed(plan: Plan) -> list[dict[str, str]]:
+    """Every server NIC the plan re-addresses (deploy/disruption.py), tenant by tenant."""
+    return list(plan.changes.get("readdressed") or [])
+
+
+def readdress_text(row: dict[str, str]) -> str:
+    """'team-hpc gpu079 nic0 (leaf17 Et1): 10.31.0.1/31 via 10.31.0.0 -> a host of 10.31.0.0/24
+    via 10.31.0.1; the gateway on leaf17 takes its address'."""
+    note = f"; {row['note']}" if row.get("note") else ""
+    return f"{row['tenant']} {row['nic']} ({row['switch']} {row['port']}): {row['old']} -> {row['new']}{note}"
+
+
 def at_boot_lines(plan: Plan) -> list[str]:
     """Settings of this change the switches apply only at their next boot, grouped by line."""
     by_line: dict[str, list[str]] = {}
@@ -252,7 +264,7 @@ def at_boot_lines(plan: Plan) -> list[str]:
         for line in sp.at_boot:
             by_line.setdefault(line, []).append(name)
     return [
-        f"{printable(line)} on {len(names)} switch(es) ({span(names)}) takes effect at their "
-        "next reboot; until then they keep the value they booted with"
+        f"pending reboot: {printable(line)} on {len(names)} switch(es) ({span(names)}) takes effect at "
+        "their next reboot; until then they keep the value they booted with"
         for line, names in by_line.items()
     ]

@@ -15,6 +15,8 @@ from fabricctl.report.summary import (
     at_boot_lines,
     gpu_moves,
     gpu_text,
+    readdress_text,
+    readdressed,
     service_classes,
     service_detail,
     service_rows,
@@ -25,11 +27,9 @@ from fabricctl.report.summary import (
 from fabricctl.secrets import redact
 
 if TYPE_CHECKING:
-    from fabricctl.compile.build import Compiled
     from fabricctl.deploy.apply import RunReport, SwitchOutcome
     from fabricctl.deploy.plan import Plan
     from fabricctl.deploy.record import RunSummary
-    from fabricctl.verify.report import VerifyReport
 
 RESET = "\x1b[0m"
 STYLES = {
@@ -115,6 +115,17 @@ def service_section(plan: Plan, paint: Paint) -> list[str]:
     return [*out, ""]
 
 
+def readdress_section(plan: Plan, paint: Paint) -> list[str]:
+    """Every server NIC whose address or gateway changes: the servers must follow."""
+    rows = readdressed(plan)
+    if not rows:
+        return []
+    head = paint(
+        "warn", f"! {len(rows)} server NIC(s) to re-address (their switch port's address or gateway changes):"
+    )
+    return [head, *(f"  {readdress_text(r)}" for r in rows), ""]
+
+
 def moves_section(plan: Plan, paint: Paint) -> list[str]:
     """Every held GPU the plan moves (allowed with --allow-gpu-moves), first: its tenant's server
     is re-cabled or its port renamed under it."""
@@ -167,14 +178,15 @@ def tenant_section(plan: Plan, paint: Paint) -> list[str]:
     return [*out, ""]
 
 
-def proof_section(verify: VerifyReport | None, compiled: Compiled | None, paint: Paint) -> list[str]:
+def proof_section(plan: Plan, paint: Paint) -> list[str]:
     """What verify proved on the intended configs before any switch was read."""
-    if verify is None:
-        return []
-    from fabricctl.report.proofs import proofs
+    from fabricctl.report.proofs import load, summary
 
+    record = load(plan.proofs)
+    if record is None:
+        return []
     out = [paint("head", "Proofs") + " (on the intended configs, before any switch was read)"]
-    for proof in proofs(verify, compiled):
+    for proof in summary(record):
         mark = paint("good", "✓") if proof.ok else paint("bad", "✗")
         out.append(f"  {mark} {proof.name:<9} {proof.detail}")
     return [*out, ""]
@@ -240,8 +252,6 @@ def failure_lines(name: str, what: str, detail: str, hint: str | None, paint: Pa
 
 def plan_text(
     plan: Plan,
-    verify: VerifyReport | None = None,
-    compiled: Compiled | None = None,
     *,
     compact: bool = False,
     color: bool = False,
@@ -259,9 +269,10 @@ def plan_text(
         "",
     ]
     out += service_section(plan, paint)
+    out += readdress_section(plan, paint)
     out += moves_section(plan, paint)
     out += tenant_section(plan, paint)
-    out += proof_section(verify, compiled, paint)
+    out += proof_section(plan, paint)
     out += rack_section(plan, paint)
     out += switch_section(plan, paint)
     diffs = [sp for sp in plan.switches.values() if sp.status in ("changed", "pending") and sp.diff]
@@ -372,9 +383,31 @@ def run_text(report: RunReport, color: bool = False, record: str | None = None) 
     )
     if report.stopped_reason:
         out.append(f"Stopped: {report.stopped_reason}")
+    out += reboot_lines(report, paint)
     if record:
         out.append(f"Record: {record}")
     return redact("\n".join(out) + "\n")
+
+
+def reboot_lines(report: RunReport, paint: Paint) -> list[str]:
+    """The switches this run changed whose change takes effect at their next boot, by line."""
+    waiting = report.needs_reboot
+    if not waiting:
+        return []
+    by_line: dict[str, list[str]] = {}
+    for name, lines in waiting.items():
+        for line in lines:
+            by_line.setdefault(line, []).append(name)
+    out = [paint("warn", f"Reboot needed: {len(waiting)} switch(es): {span(list(waiting), 12)}")]
+    out += [
+        f"  {printable(line)} takes effect at the next boot of {span(names, 8)}"
+        for line, names in by_line.items()
+    ]
+    out.append(
+        "  until then `fabricctl check` reports them `pending reboot` (exit 2); the procedure: "
+        "docs/plan-apply.md, 'Settings that wait for a reboot'"
+    )
+    return out
 
 
 def interrupted_text(report: RunReport, record: str) -> str:

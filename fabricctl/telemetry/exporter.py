@@ -27,7 +27,7 @@ from prometheus_client.registry import Collector
 from fabricctl.compile.build import Compiled
 from fabricctl.httpserve import BoundedHttpServer, Limits, Request, Response
 from fabricctl.platforms.counters import SwitchCounters, Unread
-from fabricctl.telemetry.labels import LABELS, port_labels
+from fabricctl.telemetry.labels import LABELS, SESSION_LABELS, port_labels, session_labels
 
 #: Reads one switch's counters (deploy.counters over Nornir in the CLI; anything in tests).
 Reader = Callable[[str], SwitchCounters | str]
@@ -157,6 +157,7 @@ class Exposition:
         self.labels = port_labels(compiled)
         #: switch -> (lossless class, CNP class): the queues' `class` label, so rules need no number.
         self.classes = {n: (i.qos.lossless_class, i.qos.cnp_class) for n, i in compiled.intents.items()}
+        self.sessions = session_labels(compiled)
         self._lock = threading.Lock()
         self._headers: dict[str, str] = {}
         self._order: list[str] = []
@@ -214,6 +215,24 @@ class Exposition:
         took.add_metric([switch], snap.duration)
         yield from (up, failed, polled, took)
         yield from self._port_families(switch, snap)
+        yield self._session_family(switch, snap)
+
+    def _session_family(self, switch: str, snap: Snapshot) -> Metric:
+        """Every BGP session the intent gives the switch: 1 when Established. A session the
+        switch does not list at all is down too (a peer it does not know)."""
+        family = GaugeMetricFamily(
+            "fabricctl_bgp_session_up",
+            "1 when the BGP session the intent plans is Established, else 0",
+            labels=list(SESSION_LABELS),
+        )
+        seen = snap.counters.sessions if snap.up and snap.counters is not None else None
+        if seen is not None:
+            for s in self.sessions.get(switch, []):
+                state = seen.get(s.peer, "")
+                family.add_metric(
+                    [switch, s.peer, s.neighbor, s.kind, s.port], 1.0 if state == "Established" else 0.0
+                )
+        return family
 
     def _port_families(self, switch: str, snap: Snapshot) -> Iterator[Metric]:
         labels = list(LABELS)
@@ -236,6 +255,7 @@ class Exposition:
         sent = counter("fabricctl_queue_sent_packets", "Packets sent per egress queue", per_queue)
         changes = counter("fabricctl_port_link_changes", "Link up/down transitions")
         oper = gauge("fabricctl_port_up", "1 when the port's line protocol is up")
+        admin = gauge("fabricctl_port_admin_up", "1 when the port is not shut down (0: meant to be dark)")
         flap_age = gauge("fabricctl_port_last_flap_age_seconds", "Seconds since the link last flapped")
         rx = gauge("fabricctl_optic_rx_power_dbm", "Receive power of the optic's weakest lane")
         floor = gauge(
@@ -243,7 +263,21 @@ class Exposition:
             "The optic's own low receive-power threshold: its warning where it prints one, else its alarm",
             ("level",),
         )
-        families = (info, errors, discards, pauses, marked, dropped, sent, changes, oper, flap_age, rx, floor)
+        families = (
+            info,
+            errors,
+            discards,
+            pauses,
+            marked,
+            dropped,
+            sent,
+            changes,
+            oper,
+            admin,
+            flap_age,
+            rx,
+            floor,
+        )
         if snap.counters is None or not snap.up:
             yield from families
             return
@@ -272,6 +306,8 @@ class Exposition:
                 changes.add_metric(at, c.link_changes)
             if c.up is not None:
                 oper.add_metric(at, 1.0 if c.up else 0.0)
+            if c.admin_up is not None:
+                admin.add_metric(at, 1.0 if c.admin_up else 0.0)
             if c.last_flap_ago is not None:
                 flap_age.add_metric(at, c.last_flap_ago)
             if c.optic is not None:

@@ -8,6 +8,7 @@ query that groups by tenant reads GPU ports, where the tenant is known.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from ipaddress import ip_address, ip_interface
 
 from fabricctl.compile.build import Compiled
 
@@ -40,4 +41,36 @@ def port_labels(compiled: Compiled) -> dict[tuple[str, str], PortLabels]:
         leaf = ln.leaf if ln.tier == "leaf-spine" else ""
         out[(ln.leaf, ln.leaf_port)] = PortLabels("fabric", leaf=leaf, peer=f"{ln.spine} {ln.spine_port}")
         out[(ln.spine, ln.spine_port)] = PortLabels("fabric", leaf=leaf, peer=f"{ln.leaf} {ln.leaf_port}")
+    return out
+
+
+#: The labels of `fabricctl_bgp_session_up`: the peer's address, the neighbor the intent names
+#: ("spine1"), the session's kind (underlay | overlay) and, for an underlay session, the port
+#: its link is on ("" for a session between loopbacks).
+SESSION_LABELS = ("switch", "peer", "neighbor", "kind", "port")
+
+
+@dataclass(frozen=True)
+class SessionLabels:
+    peer: str
+    neighbor: str
+    kind: str
+    port: str = ""
+
+
+def session_labels(compiled: Compiled) -> dict[str, list[SessionLabels]]:
+    """switch -> the BGP sessions its intent plans, each with the port of its link (underlay)."""
+    out: dict[str, list[SessionLabels]] = {}
+    for name, intent in compiled.intents.items():
+        subnets = [
+            (ip_interface(i.ipv4).network, i.name)
+            for i in intent.interfaces
+            if i.ipv4 and i.role in ("uplink", "downlink")
+        ]
+        for n in intent.bgp.neighbors:
+            port = (
+                next((p for net, p in subnets if ip_address(n.ip) in net), "") if n.kind == "underlay" else ""
+            )
+            neighbor = n.description.rsplit(" ", 1)[0]  # "spine1 underlay", "spine1 evpn"
+            out.setdefault(name, []).append(SessionLabels(n.ip, neighbor, n.kind, port))
     return out

@@ -12,6 +12,7 @@ from fabricctl.verify.capacity import check_capacity
 from fabricctl.verify.ecmp import check_ecmp
 from fabricctl.verify.facts import Facts
 from fabricctl.verify.isolation import check_isolation
+from fabricctl.verify.link_ends import link_proofs
 from fabricctl.verify.lossless import check_lossless
 from fabricctl.verify.parse import parse_config
 from fabricctl.verify.report import VerifyReport, Violation
@@ -61,12 +62,15 @@ def _verify(compiled: Compiled, configs: dict[str, str], max_oversubscription: f
     ecmp, widths = check_ecmp(compiled, parsed)
     lossless, assumptions = check_lossless(compiled, parsed)
     violations += iso + lossless + ecmp + cap
+    links, gpu_ports = link_proofs(compiled, parsed)
     return VerifyReport(
         violations=sorted(set(violations)),
         exceptions=sorted(set(exceptions)),
         capacity=rows,
         ecmp=widths,
         assumptions=assumptions,
+        links=links,
+        gpu_ports=gpu_ports,
         switches=len(parsed),
         tenants=len(compiled.allocation.tenants),
     )

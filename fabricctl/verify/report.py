@@ -13,6 +13,8 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
+from fabricctl.verify.link_ends import GpuPortsProof, LinkProof
+
 
 @dataclass(frozen=True, order=True)
 class Violation:
@@ -74,6 +76,10 @@ class VerifyReport:
     ecmp: list[EcmpRow] = field(default_factory=list)
     #: What the proofs take as given because no vendor document states it (docs/verify.md).
     assumptions: list[str] = field(default_factory=list)
+    #: Each fabric link's two ends as their configs set PFC (verify/proofs.py), and each leaf's
+    #: lossless GPU ports: what the lossless proof shows a reviewer.
+    links: list[LinkProof] = field(default_factory=list)
+    gpu_ports: list[GpuPortsProof] = field(default_factory=list)
     switches: int = 0
     tenants: int = 0
 
@@ -99,6 +105,8 @@ class VerifyReport:
             "capacity": [asdict(r) for r in self.capacity],
             "ecmp": [asdict(r) for r in self.ecmp],
             "assumptions": self.assumptions,
+            "links": [link.model_dump() for link in self.links],
+            "gpu_ports": [g.model_dump() for g in self.gpu_ports],
         }
 
 

@@ -109,3 +109,51 @@ def test_every_vendor_behaviour_is_cited_in_the_docs(platform: str) -> None:
     assert sources
     for behaviour, url, section in sources:
         assert behaviour and section and url in doc, url
+
+
+@pytest.mark.parametrize("platform", ["comware", "eos"])
+def test_settings_that_wait_for_a_boot_are_in_the_day0_files(
+    tmp_path: Path, platform: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A rack boots with every boot-time setting of its config in effect (Comware max-ecmp-num
+    for 16 paths, EOS's routing model): no reboot waits after ZTP."""
+    from fabricctl.platforms import get_platform
+
+    root = day0_pod(tmp_path / "pod", platform)
+    fabric = root / "inventory" / "fabric.yaml"
+    fabric.write_text(fabric.read_text().replace("max_paths: 8", "max_paths: 16"))
+    code, _out, _ = run_cli(["render", "--root", str(root), "--out", str(tmp_path / "full")], capsys)
+    assert code == 0
+    folder = render(root, capsys)
+    settings = get_platform(platform).boot_settings
+    boot_file = "{}.cfg" if platform == "comware" else "{}.startup-config"
+    found = 0
+    for config in sorted((tmp_path / "full").glob("*.cfg")):
+        name = config.name.removesuffix(".cfg")
+        day0 = (folder / boot_file.format(name)).read_text(encoding="utf-8")
+        for s in settings:
+            value = s.value_in(config.read_text(encoding="utf-8"))
+            if value is not None:
+                found += 1
+                assert s.value_in(day0) == value, (name, s.name)
+    assert found >= 10, "every switch of the pod carries one"
+
+
+def test_render_holds_the_login_apply_uses_and_says_which_to_set(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The day-0 user is an administrator: the write login, never the read-only one."""
+    for var in ("FABRICCTL_USERNAME", "FABRICCTL_PASSWORD", "FABRICCTL_SECRETS_FILE"):
+        monkeypatch.delenv(var, raising=False)
+    monkeypatch.setenv("FABRICCTL_READ_USERNAME", "reader")
+    monkeypatch.setenv("FABRICCTL_READ_PASSWORD", "read-only-secret")
+    root = day0_pod(tmp_path / "pod")
+    code, _, err = run_cli(["ztp", "render", "--root", str(root)], capsys)
+    assert code == 1 and "FABRICCTL_USERNAME and FABRICCTL_PASSWORD" in err and "READ" not in err
+    assert not (root / ".fabricctl" / "ztp").exists()
+    monkeypatch.setenv("FABRICCTL_USERNAME", "fabricctl")
+    monkeypatch.setenv("FABRICCTL_PASSWORD", "day0-secret")
+    code, _, err = run_cli(["ztp", "render", "--root", str(root)], capsys)
+    assert code == 0, err
+    day0 = (root / ".fabricctl" / "ztp" / "leaf1.startup-config").read_text(encoding="utf-8")
+    assert "username fabricctl " in day0 and "reader" not in day0

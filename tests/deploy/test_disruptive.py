@@ -54,10 +54,11 @@ def test_each_class_is_named_and_apply_needs_consent(
     classes = {n: r["classes"] for n, r in rows.items()}
     platform = lab.lab.devices["leaf1"].platform
     hpc = ["isolation changed", "ports flapped"] if platform == "comware" else ["isolation changed"]
+    # (Comware resets a port that changes mode: its link flaps)
     assert classes == {
         "intern-01": ["removed"],
         "storage": ["isolation changed"],  # no longer lets team-hpc in, nor team-llm's old block
-        "team-hpc": hpc,  # its ports go routed (Comware resets a port that changes mode)
+        "team-hpc": ["re-addressed", *hpc],  # its servers get /31s; its ports go routed
         "team-llm": ["re-addressed"],  # storage, its peer, still lets its new block in
     }, classes
     assert any("->" in e for e in rows["team-llm"]["evidence"]["re-addressed"])
@@ -76,3 +77,38 @@ def test_each_class_is_named_and_apply_needs_consent(
     assert record["disruptive"]["intern-01"] == ["removed"]
     assert lab.run("plan", "--lab", "--detailed-exitcode", capsys=capsys)[0] == 0
     assert lab.run("check", "--lab", capsys=capsys)[0] == 0, "every GPU port up, PFC on every lossless port"
+
+
+def test_l3_to_l2_re_addresses_every_server_nic_and_names_the_one_whose_address_the_gateway_takes(
+    small_lab: LabRoot, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """team-llm goes l3 -> l2: its anycast gateway takes the first address of its block, the
+    address its first server NIC held as the far end of its /31. Every NIC is listed old -> new
+    in every format, and apply refuses without the explicit flag."""
+    lab = small_lab
+    assert lab.run("apply", "--lab", "--auto-approve", capsys=capsys)[0] == 0
+    _edit(lab, "team-llm", r"isolation: l3", "isolation: l2")
+    code, out, err = lab.run("plan", "--lab", "--format", "json", capsys=capsys)
+    assert code == 0, err[-2000:]
+    plan = json.loads(out)
+    row = next(t for t in plan["changes"]["tenants"] if t["name"] == "team-llm")
+    assert row["classes"][:2] == ["re-addressed", "isolation changed"], row["classes"]
+    nics = [r for r in plan["changes"]["readdressed"] if r["tenant"] == "team-llm"]
+    gpus = sum(1 for t in plan["changes"]["tenants"] if t["name"] == "team-llm" for _ in range(t["gpus"]))
+    assert len(nics) == gpus == 16, nics
+    assert all(re.fullmatch(r"172\.20\.11\.\d+/31 via 172\.20\.11\.\d+", r["old"]) for r in nics), nics
+    assert {r["new"] for r in nics} == {"a host of 172.20.11.0/27 via 172.20.11.1"}
+    first = next(r for r in nics if r["old"].startswith("172.20.11.1/31 "))
+    assert first["old"] == "172.20.11.1/31 via 172.20.11.0"
+    assert first["new"] == "a host of 172.20.11.0/27 via 172.20.11.1"
+    assert first["note"].endswith("takes its address") and "gateway" in first["note"], first
+    assert sum(1 for r in nics if r["note"]) == 1
+    for fmt in ("text", "markdown", "html"):
+        code, shown, _ = lab.run("plan", "--lab", "--format", fmt, capsys=capsys)
+        assert code == 0
+        for r in nics:
+            assert r["nic"] in shown and r["new"] in shown, (fmt, r)
+    code, shown, err = lab.run("apply", "--lab", "--auto-approve", capsys=capsys)
+    assert code == 1 and "--allow-disruptive" in err and "nothing was pushed" in err, err
+    assert "16 server NIC(s) to re-address" in shown
+    assert lab.run("plan", "--lab", "--detailed-exitcode", capsys=capsys)[0] == 2, "nothing pushed"

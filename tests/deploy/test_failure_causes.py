@@ -168,3 +168,20 @@ def test_lab_logins_get_the_lab_hint_and_secrets_never_show() -> None:
     got = classify("auth", describe_error(exc), exc, user="admin", lab=True)
     assert got.hint == LAB_AUTH_HINT
     assert "hunter2-secret" not in got.detail + got.hint
+
+
+def test_a_health_gate_broken_by_cabling_says_to_re_cable_not_to_skip_the_gate() -> None:
+    from fabricctl.deploy.failures import HEALTH_CABLING_HINT, classify
+
+    cabling = classify(
+        "health",
+        "2 health check(s) passed before the change and fail after it: link to spine1: expected 4 up, "
+        "seen 2 up; lldp Ethernet1: expected spine1 Ethernet1, seen no neighbor",
+    )
+    assert cabling.cause == "health" and cabling.hint == HEALTH_CABLING_HINT
+    assert "re-cable" in cabling.hint and "--no-health-gate" not in cabling.hint
+    intent = classify(
+        "health",
+        "1 health check(s) passed before the change and fail after it: vrf tnt-a: expected present, seen absent",
+    )
+    assert "fix the intent" in intent.hint and "re-cable" not in intent.hint

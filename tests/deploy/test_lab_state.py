@@ -187,7 +187,9 @@ def test_check_names_each_fault(
         names = {c["name"] for c in healthy["checks"]}
         # VNIs and VTEPs are read from EOS's JSON; VRFs from Comware's `display ip vpn-instance`.
         vxlan = {"vni", "vtep"} if platform == "eos" else {"vrf"}
-        assert names == {"link", "lldp", "bgp-underlay", "bgp-evpn", "ecmp", "gpu-port", "pfc"} | vxlan
+        # `boot`: the setting each NOS applies at boot (EOS routing model, Comware max-ecmp-num).
+        expected = {"link", "lldp", "bgp-underlay", "bgp-evpn", "ecmp", "gpu-port", "pfc", "boot"}
+        assert names == expected | vxlan
 
         # BGP installs one path where the leaf has more uplinks: the ecmp check names the width.
         want = next(c["expected"] for c in healthy["checks"] if (c["name"], c["switch"]) == ("ecmp", "leaf1"))
@@ -263,12 +265,13 @@ def test_check_names_each_fault(
             assert code == 1 and ("vrf", vrf) in {(c["name"], c["subject"]) for c in _failed(gone)}
 
 
-def test_a_cap_the_switch_applies_at_boot_is_named_by_plan_and_check(
+def test_a_cap_the_switch_applies_at_boot_is_pending_reboot_in_plan_apply_and_check(
     tmp_path, monkeypatch, capsys: pytest.CaptureFixture[str]
 ) -> None:  # type: ignore[no-untyped-def]
     """Comware applies max-ecmp-num at its next boot: leaves booted with a cap of 4 keep it after
-    an apply that removes it; the plan says so, `check` finds 4 paths where 8 uplinks are up, and
-    after a reboot every uplink carries traffic."""
+    an apply that removes it. The plan marks the line `pending reboot`, apply names the switches
+    that need one, `check` reports them `pending reboot` (exit 2, nothing failed: 4 paths is what
+    the cap in use allows), and after a reboot every uplink carries traffic and check exits 0."""
     from .conftest import EOS_SMALL, _lab_root
 
     for lab in _lab_root(EOS_SMALL, tmp_path, monkeypatch, "comware"):
@@ -280,20 +283,27 @@ def test_a_cap_the_switch_applies_at_boot_is_named_by_plan_and_check(
         code, out, _ = lab.run("plan", "--lab", capsys=capsys)
         assert code == 0
         assert (
-            "? undo max-ecmp-num on 4 switch(es) (leaf1..leaf4) takes effect at their next reboot; "
-            "until then they keep the value they booted with"
+            "? pending reboot: undo max-ecmp-num on 4 switch(es) (leaf1..leaf4) takes effect at their "
+            "next reboot; until then they keep the value they booted with"
         ) in out, out[-1500:]
-        assert lab.run("apply", "--lab", "--auto-approve", capsys=capsys)[0] == 0
+        code, out, _ = lab.run("apply", "--lab", "--auto-approve", capsys=capsys)
+        assert code == 0
+        assert "Reboot needed: 4 switch(es): leaf1..leaf4" in out, out
+        assert "undo max-ecmp-num takes effect at the next boot of leaf1..leaf4" in out
         code, report = _check(lab, capsys)
-        failed = _failed(report)
-        assert code == 1 and {(c["name"], c["switch"]) for c in failed} == {("ecmp", n) for n in leaves}, (
-            failed
-        )
-        assert failed[0]["expected"] == "8 path(s) each" and failed[0]["seen"].startswith("4 path(s) to leaf")
-        assert "needs a reboot" in failed[0]["hint"]
+        assert code == 2 and not _failed(report), _failed(report)
+        assert report["state"] == "pending reboot" and report["pending_reboot"] == leaves
+        waiting = {(c["name"], c["switch"]) for c in report["checks"] if c["pending"]}
+        assert waiting == {(kind, n) for n in leaves for kind in ("ecmp", "boot")}, waiting
+        ecmp = next(c for c in report["checks"] if c["name"] == "ecmp" and c["switch"] == "leaf1")
+        assert ecmp["expected"] == "8 path(s) each (4 until the reboot)" and ecmp["seen"].startswith("4 path")
+        boot = next(c for c in report["checks"] if c["name"] == "boot" and c["switch"] == "leaf1")
+        assert (boot["subject"], boot["seen"]) == ("max-ecmp-num", "4 in use, 8 at the next reboot")
+        code, out, _ = lab.run("check", "--lab", capsys=capsys)
+        assert code == 2 and "WAIT ecmp" in out and "pending reboot: 4 switch(es) (leaf1..leaf4)" in out
         lab.lab.reboot(leaves)
         code, report = _check(lab, capsys)
-        assert code == 0, _failed(report)
+        assert code == 0 and report["state"] == "healthy", _failed(report)
 
 
 def _exports(running: str) -> tuple[list[str], list[str]]:
@@ -382,3 +392,26 @@ def test_lab_ssh_logs_in_with_the_lab_login(eos_lab: LabRoot) -> None:
     )
     assert bad.returncode == 1 and b"no lab switch named 'leaf9' (allowed: spine1" in bad.stderr
     assert b"Traceback" not in bad.stderr
+
+
+def test_the_first_apply_on_a_factory_fabric_names_the_switches_that_wait_for_a_reboot(
+    tmp_path, monkeypatch, capsys: pytest.CaptureFixture[str]
+) -> None:  # type: ignore[no-untyped-def]
+    """A Comware fabric set for 16 paths (max-ecmp-num 16, above the default 8): apply names every
+    switch that needs a reboot, check reports exactly those `pending reboot` (exit 2), and after
+    the reboot exits 0."""
+    from .conftest import EOS_SMALL, _lab_root
+
+    for lab in _lab_root(EOS_SMALL, tmp_path, monkeypatch, "comware"):
+        fabric = lab.root / "inventory" / "fabric.yaml"
+        text = fabric.read_text(encoding="utf-8")
+        assert "max_paths: 8" in text
+        fabric.write_text(text.replace("max_paths: 8", "max_paths: 16"), encoding="utf-8")
+        code, out, _ = lab.run("apply", "--lab", "--auto-approve", capsys=capsys)
+        assert code == 0 and "Reboot needed: 6 switch(es): spine1, spine2, leaf1..leaf4" in out, out
+        code, report = _check(lab, capsys)
+        assert code == 2 and report["state"] == "pending reboot" and not _failed(report)
+        assert sorted(report["pending_reboot"]) == sorted(lab.lab.devices)
+        lab.lab.reboot()
+        code, report = _check(lab, capsys)
+        assert code == 0 and report["pending_reboot"] == []

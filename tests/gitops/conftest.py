@@ -26,7 +26,12 @@ from tests.conftest import REFERENCE, copy_fabric
 
 GOLDEN_GITOPS = Path(__file__).resolve().parent.parent / "golden" / "gitops"
 #: Goldens written by test_markdown.py (tests/test_goldens.py's stale check knows them by this).
-GOLDEN_FILES = ("reference-add-tenant.md", "eos-small-running-basis.md", "multipod-pod2-tenant.md")
+GOLDEN_FILES = (
+    "reference-add-tenant.md",
+    "eos-small-running-basis.md",
+    "multipod-pod2-tenant.md",
+    "eos-small-refused.md",
+)
 
 #: A fresh CI machine has no git identity; fixed dates keep commit ids (shown in reports) stable.
 GIT_ENV = {

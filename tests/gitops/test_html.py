@@ -83,7 +83,7 @@ def test_one_tenant_change_skeleton(tmp_path: Path) -> None:
     plan, prepared = offline_plan(root, running)
     text = plan_html(plan, prepared.compiled)
     sk = skeleton(text)
-    assert sk.sections == ["summary", "fabric", "changes", "diffs"]
+    assert sk.sections == ["summary", "proofs", "fabric", "changes", "diffs"]
     leaves = [sw.name for sw in prepared.compiled.fabric.leaves]
     assert [name for name, _ in sk.leaf_rows] == leaves and len(leaves) == 32
     assert set(sk.cells.values()) == {32}  # 1x400G: 32 GPU ports per leaf

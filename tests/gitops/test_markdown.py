@@ -92,8 +92,9 @@ def test_first_plan_of_all_48_switches_stays_under_the_cap(tmp_path: Path) -> No
     assert full > 10 * MAX_CHARS  # the case the cap exists for
     text = plan_markdown(plan)
     assert len(text) < MAX_CHARS
-    assert _sections(text)[:3] == [
+    assert _sections(text)[:4] == [
         "Tenants (vs the running fabric)",
+        "Proofs (verify, on the intended configs, before any switch was read)",
         "Switches",
         "Changes by object (aggregated across switches)",
     ]
@@ -199,3 +200,61 @@ def test_first_plan_of_the_10k_example_stays_under_the_cap(tmp_path: Path) -> No
 def test_no_stale_gitops_goldens() -> None:
     """Every file under tests/golden/gitops/ is written by a test here."""
     assert sorted(p.name for p in GOLDEN_GITOPS.iterdir()) == sorted(GOLDEN_FILES)
+
+
+def test_a_failed_proof_is_the_first_thing_the_review_shows(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], no_network: list[object]
+) -> None:
+    """A fabric's own template puts spine1's no-drop class on priority 4 (its links' leaf ends
+    keep 3): verify refuses before any switch is read, and the PR comment (Markdown), the HTML and
+    the JSON open with the failed proof, its witness and the link ends that disagree; exit 1."""
+    from tests.conftest import run_cli
+
+    root = copy_fabric(EOS_SMALL, tmp_path / "fabric")
+    (root / "templates" / "eos").mkdir(parents=True)
+    qos = (REPO / "templates" / "eos" / "qos.j2").read_text(encoding="utf-8")
+    wrong = "{{ 4 if intent.name == 'spine1' else qos.lossless_class }} no-drop"
+    assert "{{ qos.lossless_class }} no-drop" in qos
+    (root / "templates" / "eos" / "qos.j2").write_text(qos.replace("{{ qos.lossless_class }} no-drop", wrong))
+    code, out, err = run_cli(["plan", "--root", str(root), "--format", "markdown"], capsys)
+    assert code == 1 and "verify found" in err and not no_network
+    lines = [ln for ln in out.splitlines() if ln.startswith("#### ")]
+    assert lines[0] == "#### :x: Proofs: lossless failed; nothing was read or planned", lines
+    assert "no-drop priorities differ" in out and "`leaf1 Ethernet1` - `spine1 Ethernet1`" in out
+    assert_golden(GOLDEN_GITOPS / "eos-small-refused.md", out)
+    code, page, _ = run_cli(["plan", "--root", str(root), "--format", "html"], capsys)
+    assert code == 1 and page.index("lossless failed") < page.index("<h2>Proofs</h2>") + 200
+    code, data, _ = run_cli(["plan", "--root", str(root), "--format", "json"], capsys)
+    proofs = __import__("json").loads(data)["proofs"]
+    assert code == 1 and proofs["failed"] == ["lossless"] and proofs["isolation"]["ok"]
+    differ = [ln for ln in proofs["lossless"]["links"] if not ln["agree"]]
+    assert len(differ) == 16 and {ln["ends"][1]["switch"] for ln in differ} == {"spine1"}
+
+
+def test_the_pr_comment_carries_each_proof(tmp_path: Path) -> None:
+    """A tenant change's comment: isolation (pairs, how), lossless per link end (priority,
+    headroom, cable, both ends agree), ECMP per tier, capacity, placement of the tenant."""
+    root = copy_fabric(EOS_SMALL, tmp_path / "fabric")
+    running = rendered_fetch(root)
+    team = root / "tenants" / "team-llm.yaml"
+    team.write_text(
+        team.read_text(encoding="utf-8").replace("node01-node04", "node01-node03"), encoding="utf-8"
+    )
+    plan, prepared = offline_plan(root, running)
+    text = plan_markdown(plan, fabric=prepared.compiled.fabric)
+    proofs = text[text.index("#### Proofs") :]
+    for row in (
+        "| isolation | :white_check_mark: | 4 tenants, 6 pairs",
+        "| lossless | :white_check_mark:",
+        "| ecmp |",
+        "| capacity |",
+        "| placement | :white_check_mark: | team-llm: 12 GPUs on 4 leaves, 3 whole servers, rails 0-3",
+    ):
+        assert row in proofs, row
+    assert (
+        # every link end agrees: one row for the 32 links (each end of each is in the plan file)
+        "| 32: leaf1..leaf4 - spine1, spine2 | leaf-spine | 40 m | 400G | 3, 221,052 B | 3, 221,052 B | agree |"
+        in proofs
+    )
+    assert text.index("#### Proofs") > text.index("#### Tenants")  # all held: after what changes
+    assert plan.proofs["ok"] and len(plan.proofs["lossless"]["links"]) == 32

@@ -8,6 +8,7 @@ from __future__ import annotations
 import contextlib
 import io
 import json
+import re
 import threading
 from typing import Any
 
@@ -146,3 +147,31 @@ def test_a_running_config_that_breaks_a_proof_fails_the_tenants_check(converged:
     code, out = run_check(c, "--tenant", "team-llm", "--window", "10s", "--format", "json")
     broken = _failed(json.loads(out)).get("config", [])
     assert code == 1 and broken and {x["switch"] for x in broken} == {"leaf1"}, broken
+
+
+def test_limit_narrows_the_tenant_to_those_switches_and_the_window_shows_progress(
+    converged: Converged, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`--tenant team-llm --limit leaf1`: only leaf1's GPUs and links are read and reported; the
+    window says how far it is on stderr while it waits."""
+    c = converged
+    err = io.StringIO()
+    with contextlib.redirect_stderr(err):
+        code, out = run_check(
+            c, "--tenant", "team-llm", "--limit", "leaf1", "--window", "30s", "--format", "json"
+        )
+    report = json.loads(out)
+    assert code == 0 and report["ok"], _failed(report)
+    assert {ch["switch"] for ch in report["checks"]} == {"leaf1"}
+    compiled = compile_fabric(c.root)
+    held = {
+        k
+        for k, (a, _) in compiled.allocation.port_owner.items()
+        if a.tenant.name == "team-llm" and k[0] == "leaf1"
+    }
+    assert {(ch["switch"], ch["subject"]) for ch in report["checks"] if ch["name"] == "gpu-port"} == held
+    progress = err.getvalue()
+    assert "tenant team-llm: 4 GPU port(s)" in progress and "counting for 30s by leaf1's clock" in progress
+    assert re.search(r"^  \d+s of 30s$", progress, flags=re.M), progress
+    code, _ = run_check(c, "--tenant", "intern-01", "--limit", "leaf1", "--window", "10s")
+    assert code == 1  # intern-01 holds nothing on leaf1: a clear error, nothing read

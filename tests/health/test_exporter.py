@@ -10,7 +10,7 @@ from prometheus_client.parser import text_string_to_metric_families
 
 from fabricctl.compile.build import compile_fabric
 from fabricctl.platforms.counters import PortCounters, SwitchCounters, Unread
-from fabricctl.telemetry.exporter import Exposition, Poller
+from fabricctl.telemetry.exporter import Exposition, Poller, Snapshot
 from tests.conftest import EOS_SMALL
 
 
@@ -142,3 +142,28 @@ def test_a_reader_that_raises_is_a_failed_poll_never_a_dead_poller() -> None:
         poller.stop()
     up = [s for s in _samples(exposition) if s.name == "fabricctl_switch_up"]
     assert [(s.labels["reason"], s.value) for s in up] == [("error", 0.0)]
+
+
+def test_admin_state_and_every_planned_bgp_session_are_exported() -> None:
+    """A shut port says so (rules keep it silent); each session the intent plans is 1 only when
+    Established, and one the switch does not list at all is 0."""
+    compiled = compile_fabric(EOS_SMALL)
+    counters = SwitchCounters(clock=0.0)
+    counters.ports["Ethernet9"] = PortCounters(up=True, admin_up=True)
+    counters.ports["Ethernet10"] = PortCounters(up=False, admin_up=False)
+    planned = compiled.intents["leaf1"].bgp.neighbors
+    counters.sessions = {n.ip: "Established" for n in planned[1:]} | {planned[1].ip: "Idle"}
+    exposition = Exposition(compiled)
+    exposition.update("leaf1", Snapshot(up=True, counters=counters))
+    samples = _samples(exposition)
+    admin = {s.labels["port"]: s.value for s in samples if s.name == "fabricctl_port_admin_up"}
+    assert admin == {"Ethernet9": 1.0, "Ethernet10": 0.0}
+    sessions = {s.labels["peer"]: s for s in samples if s.name == "fabricctl_bgp_session_up"}
+    assert set(sessions) == {n.ip for n in planned}
+    assert sessions[planned[0].ip].value == 0.0  # not listed by the switch
+    assert sessions[planned[1].ip].value == 0.0  # Idle
+    assert {s.value for p, s in sessions.items() if p not in (planned[0].ip, planned[1].ip)} == {1.0}
+    first = sessions[planned[0].ip].labels
+    assert first["neighbor"] == "spine1" and first["kind"] == "underlay" and first["port"] == "Ethernet1"
+    overlay = next(s.labels for s in sessions.values() if s.labels["kind"] == "overlay")
+    assert "port" not in overlay or overlay["port"] == ""  # between loopbacks

@@ -3,6 +3,8 @@ and rates from two reads a lab window apart."""
 
 from __future__ import annotations
 
+import math
+
 import pytest
 
 from fabricctl.deploy.context import open_fabric
@@ -116,3 +118,28 @@ def test_a_switch_that_answers_garbage_is_down_with_reason_unparsable(converged:
             assert series()["fabricctl_switch_up{}"] == 1 and series()["port series"] > 0
         finally:
             poller.stop()
+
+
+def test_a_reboot_starts_the_switchs_counters_again_and_bounces_its_neighbors_links(
+    converged: Converged,
+) -> None:
+    """A switch counts from its boot, as a real one does; each switch cabled to it sees its link
+    go down and up once (two link changes on EOS, a recent last flap on Comware)."""
+    c = converged
+    dropping = c.port(1)
+    far = c.lab.state().far_end("spine1", dropping)
+    assert far is not None
+    c.lab.set_faults("spine1", lossless_drops=[dropping])
+    c.lab.advance(600)
+    before = _read(c, {"spine1", far[0]})
+    c.lab.reboot(["spine1"])
+    c.lab.advance(5)
+    after = _read(c, {"spine1", far[0]})
+    lossless = 3
+    was, now = before["spine1"].ports[dropping].queue_dropped, after["spine1"].ports[dropping].queue_dropped
+    assert was is not None and now is not None and now[lossless] < was[lossless]
+    neighbor_was, neighbor_now = before[far[0]].ports[far[1]], after[far[0]].ports[far[1]]
+    if c.platform == "eos":
+        assert (neighbor_was.link_changes, neighbor_now.link_changes) == (1, 3)
+    else:
+        assert neighbor_was.last_flap_ago == math.inf and (neighbor_now.last_flap_ago or 0) <= 5

@@ -5,6 +5,7 @@ turns its `up` to 0 while scrapes go on; the shipped rules load and every dashbo
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
@@ -71,14 +72,13 @@ class Prometheus:
         return got["data"]["result"] if got and got.get("status") == "success" else None
 
 
-@pytest.fixture
-def exporter(converged: Converged, tmp_path: Path) -> Iterator[str]:
-    """`fabricctl exporter --lab` in a process of its own, polling every second."""
-    env = dict(os.environ)
+@contextlib.contextmanager
+def running_exporter(root: Path, concurrency: int = 4) -> Iterator[str]:
+    """`fabricctl exporter --lab` in a process of its own, polling every second: its URL."""
     proc = subprocess.Popen(
-        [sys.executable, "-m", "fabricctl", "exporter", "--lab", "--root", str(converged.root),
-         "--port", "0", "--interval", "1", "--concurrency", "4"],
-        stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True, env=env,
+        [sys.executable, "-m", "fabricctl", "exporter", "--lab", "--root", str(root),
+         "--port", "0", "--interval", "1", "--concurrency", str(concurrency)],
+        stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True, env=dict(os.environ),
     )  # fmt: skip
     try:
         assert proc.stderr is not None
@@ -90,18 +90,29 @@ def exporter(converged: Converged, tmp_path: Path) -> Iterator[str]:
         yield line.split()[1]
     finally:
         proc.terminate()
-        proc.wait(timeout=60)
+        try:
+            proc.wait(timeout=5)
+        except subprocess.TimeoutExpired:  # a read of an unreachable switch still waits its timeout
+            proc.kill()
+            proc.wait(timeout=60)
 
 
 @pytest.fixture
-def prometheus(exporter: str, tmp_path: Path) -> Iterator[Prometheus]:
+def exporter(converged: Converged) -> Iterator[str]:
+    with running_exporter(converged.root) as url:
+        yield url
+
+
+@contextlib.contextmanager
+def running_prometheus(tmp_path: Path, exporter: str, rules: Path) -> Iterator[Prometheus]:
+    """Debian's Prometheus scraping `exporter` and evaluating `rules`, every second."""
     target = urllib.parse.urlparse(exporter).netloc
     config = tmp_path / "prometheus.yml"
     config.write_text(
         json.dumps(
             {
                 "global": {"scrape_interval": "1s", "evaluation_interval": "1s"},
-                "rule_files": [str(RULES)],
+                "rule_files": [str(rules)],
                 "scrape_configs": [{"job_name": "fabricctl", "static_configs": [{"targets": [target]}]}],
             }
         )
@@ -119,6 +130,12 @@ def prometheus(exporter: str, tmp_path: Path) -> Iterator[Prometheus]:
     finally:
         proc.terminate()
         proc.wait(timeout=60)
+
+
+@pytest.fixture
+def prometheus(exporter: str, tmp_path: Path) -> Iterator[Prometheus]:
+    with running_prometheus(tmp_path, exporter, RULES) as server:
+        yield server
 
 
 def _ready(base: str) -> bool:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 
 from fabricctl.platforms.base import Capabilities, Limits, Platform, SwitchModel
+from fabricctl.platforms.comware.boot import BOOT_SETTINGS
 from fabricctl.platforms.comware.filters import FILTERS
 from fabricctl.platforms.comware.health import HEALTH
 from fabricctl.platforms.comware.parse import DEFAULT_MAX_ECMP, parse_comware
@@ -82,4 +83,5 @@ PLATFORM = Platform(
     default_max_ecmp=DEFAULT_MAX_ECMP,
     # The management vpn-instance goes by these names on S98xx (a tenant must not take it over).
     reserved_names=("mgmt", "Mgmt", "MGMT", "management"),
+    boot_settings=BOOT_SETTINGS,
 )

@@ -134,13 +134,16 @@ def read_flaps(text: str, out: SwitchCounters) -> int:
     previous = ""
     seen: set[str] = set()
     for line in text.splitlines():
-        m = re.match(r"^(\S+) current state:", line)
+        m = re.match(r"^\s*(\S+) current state:", line)  # older releases indent the block
         if m:
             port = long_name(m[1])
         elif line.startswith("Current state:") and previous.strip() and " " not in previous.strip():
             port = long_name(previous.strip())
-        if port and re.match(r"^(?:\S+ )?[Cc]urrent state:", line):
-            out.port(port).up = line.split(":", 1)[1].strip().upper() == "UP"
+        if port and re.match(r"^\s*(?:\S+ )?[Cc]urrent state:", line):
+            state = line.split(":", 1)[1].strip()
+            out.port(port).up = state.upper() == "UP"
+            # `Administratively DOWN`, or `DOWN ( Administratively )` in older releases
+            out.port(port).admin_up = "administratively" not in state.lower()
             seen.add(port)
         elif port and line.startswith("Last link flapping:"):
             out.port(port).last_flap_ago = flap_age(line.split(":", 1)[1])

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from fabricctl.platforms.comware.boot import MAX_ECMP, SHOW_MAX_ECMP, read_max_ecmp
 from fabricctl.platforms.health import (
     HealthReader,
     PauseSeen,
@@ -121,6 +122,9 @@ def parse(rows: dict[str, Any]) -> SwitchHealth:
         health.pauses = pauses(rows[PFC])
     if ROUTES in rows:
         health.routes = next_hops(rows[ROUTES], lambda r: 1)
+    if isinstance(rows.get(SHOW_MAX_ECMP), str):
+        cap = read_max_ecmp(rows[SHOW_MAX_ECMP])
+        health.boot = {MAX_ECMP.name: cap} if cap is not None else {}
     return health
 
 
@@ -133,6 +137,8 @@ HEALTH = HealthReader(
         Probe(VRF),
         Probe(PFC, text=True),
         Probe(ROUTES),
+        Probe(SHOW_MAX_ECMP, text=True),
     ),
     parse=parse,
+    sessions=(BGP, EVPN),
 )

@@ -95,8 +95,6 @@ DIALECT = Dialect(
     ),
     admin_down=r"shutdown$",
     flaps=(r"port link-mode ", r"using "),
-    # `max-ecmp-num` takes effect after the device reboots (lab/devices/comware/commands.yaml, h3c-s6520x-ecmp).
-    at_boot=(r"(undo )?max-ecmp-num\b",),
     removal_order=(
         r"interface (FourHundredGigE|TwoHundredGigE)",
         r"interface Vsi-interface",

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 
 from fabricctl.platforms.base import Capabilities, Limits, Platform, SwitchModel
+from fabricctl.platforms.eos.boot import BOOT_SETTINGS
 from fabricctl.platforms.eos.filters import FILTERS
 from fabricctl.platforms.eos.health import HEALTH
 from fabricctl.platforms.eos.parse import parse_eos
@@ -131,4 +132,5 @@ PLATFORM = Platform(
     # `vrf instance default` is the global table; MGMT is the management VRF (a tenant
     # of that name would take it over).
     reserved_names=("default", "MGMT", "mgmt", "management"),
+    boot_settings=BOOT_SETTINGS,
 )

@@ -125,11 +125,13 @@ def read_optics(data: Any, out: SwitchCounters) -> None:
 
 
 def read_link_changes(data: Any, out: SwitchCounters) -> None:
-    """Line protocol and link changes of every physical port (one with interface counters)."""
+    """Line protocol, admin state (`interfaceStatus` `disabled`: shut down, as NAPALM's
+    get_interfaces reads it) and link changes of every physical port (one with interface counters)."""
     for port, entry in _entries(data, "interfaces", INTERFACES).items():
         counters = _mapping(_mapping(entry).get("interfaceCounters"))
         if counters:
             out.port(port).up = _mapping(entry).get("lineProtocolStatus") == "up"
+            out.port(port).admin_up = _mapping(entry).get("interfaceStatus") != "disabled"
         if "linkStatusChanges" in counters:
             out.port(port).link_changes = count(
                 counters["linkStatusChanges"], f"{INTERFACES!r}: {port} linkStatusChanges"

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from fabricctl.platforms.eos.boot import ROUTING_MODEL, SHOW_ROUTE_SUMMARY, read_routing_model
 from fabricctl.platforms.health import (
     HealthReader,
     PauseSeen,
@@ -86,6 +87,9 @@ def parse(rows: dict[str, Any]) -> SwitchHealth:
         health.pauses = pauses(rows[PFC])
     if ROUTES in rows:
         health.routes = next_hops(rows[ROUTES], lambda r: len(r["next_hop"]))
+    if SHOW_ROUTE_SUMMARY in rows:
+        model = read_routing_model(rows[SHOW_ROUTE_SUMMARY])
+        health.boot = {ROUTING_MODEL.name: model} if model is not None else {}
     return health
 
 
@@ -96,6 +100,8 @@ HEALTH = HealthReader(
         Probe(VTEP, json_command=f"{VTEP} | json"),
         Probe(PFC, text=True),
         Probe(ROUTES),
+        Probe(SHOW_ROUTE_SUMMARY, json_command=f"{SHOW_ROUTE_SUMMARY} | json"),
     ),
     parse=parse,
+    sessions=(BGP, EVPN),
 )

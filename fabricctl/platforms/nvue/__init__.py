@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 
 from fabricctl.platforms.base import Capabilities, Limits, Platform, SwitchModel
+from fabricctl.platforms.nvue.boot import BOOT_SETTINGS
 from fabricctl.platforms.nvue.filters import FILTERS
 from fabricctl.platforms.nvue.health import HEALTH
 from fabricctl.platforms.nvue.parse import parse_nvue
@@ -115,4 +116,5 @@ PLATFORM = Platform(
     # VLAN-aware Bridge Mode > Reserved VLAN Range (internal, 3725-3999 by default) and Reserved
     # Layer 3 VNI VLANs (4000-4064 by default).
     reserved_vlans=((3725, 3999), (4000, 4064)),
+    boot_settings=BOOT_SETTINGS,
 )

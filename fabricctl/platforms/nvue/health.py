@@ -76,4 +76,5 @@ HEALTH = HealthReader(
         Probe(BGP, json_command=f"{BGP} -o json"),
     ),
     parse=parse,
+    sessions=(BGP,),
 )

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 
 import fabricctl.lab.devices.comware.commit as commit
 import fabricctl.lab.devices.comware.show as show_comware
+import fabricctl.lab.devices.comware.show_boot as show_boot
 from fabricctl.lab.config_tree import Node
 from fabricctl.lab.device import FLASH_NAME, LabDevice
 from fabricctl.lab.devices.comware.names import INTERFACE_TYPES
@@ -54,7 +55,7 @@ def flash_name(url: str) -> str | None:
 class ComwareCli(CliSession):
     """One Comware CLI session over SSH."""
 
-    SHOWS = tuple(show_comware.SHOWS)
+    SHOWS = (*show_comware.SHOWS, *show_boot.SHOWS)
     SHOW_MODES = "user system"
 
     def __init__(self, dev: LabDevice) -> None:

@@ -19,6 +19,7 @@ from ipaddress import IPv4Address
 from typing import Any
 
 import fabricctl.lab.devices.nvue.revisions as revisions
+import fabricctl.lab.devices.nvue.show_platform as show_platform
 from fabricctl.lab.devices.nvue.tree import Tree, get_path
 from fabricctl.lab.ports import chassis_digits
 from fabricctl.lab.traffic import port_traffic
@@ -251,6 +252,9 @@ def answer(view: View, words: list[str], source: Tree | None) -> Any:
     """What `nv show <words>` returns (None: no such object). `source`: the revision read
     (applied unless `--pending` / `--rev`)."""
     ports = view.facts.ports
+    optics = show_platform.answer(view, words) if source is None else None
+    if optics is not None:
+        return optics
     if words == ["interface"]:
         return interfaces(view)
     if words == ["interface", "lldp-detail"] and source is None:
