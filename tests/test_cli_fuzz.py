@@ -27,6 +27,7 @@ BASE: dict[str, list[str]] = {
     "init": ["{new}", "--install", "fabricctl==0.1.0"],
     "show tenant": ["storage"],
     "tenant new": ["newtenant", "--gpus", "1", "--dry-run"],
+    "tenant rm": ["storage", "--dry-run"],
     "apply": ["--lab", "--auto-approve"],
     "shards": ["{plan}"],
     "completion": ["bash"],

@@ -450,12 +450,17 @@ def shard_differences(claimed: dict[str, Any], derived: dict[str, Any], members:
     """When only some switches can be derived again (a shard's, or those that answer now), the
     plan-wide account (`changes`, `summary`, `selected`) cannot be compared whole: each of those
     switches is compared field by field, every other top-level field exactly, and what they do to
-    tenants must be claimed by the file (each service-affecting class, each held GPU move)."""
+    tenants must be claimed by the file (each service-affecting class, each held GPU move, the
+    placement of each tenant it touches: the proofs are the whole fabric's but for that list)."""
     skip = {"selected", "summary", "changes", "switches"}
     out = differences(
-        {k: v for k, v in claimed.items() if k not in skip},
-        {k: v for k, v in derived.items() if k not in skip},
+        {k: _without_placement(v) if k == "proofs" else v for k, v in claimed.items() if k not in skip},
+        {k: _without_placement(v) if k == "proofs" else v for k, v in derived.items() if k not in skip},
     )
+    placed = _placements(claimed.get("proofs"))
+    for row in _placements(derived.get("proofs")):
+        if row not in placed:
+            out.append(f"proofs.placement.tenants: the file does not list {_shown(row)}")
     theirs = claimed.get("switches")
     if not isinstance(theirs, dict):
         return [*out, "switches: not an object"]
@@ -479,6 +484,18 @@ def shard_differences(claimed: dict[str, Any], derived: dict[str, Any], members:
         if unsaid:
             out.append(f"changes.{key}: the file does not list {_shown(unsaid)}")
     return out
+
+
+def _without_placement(proofs: Any) -> Any:
+    if not isinstance(proofs, dict) or not isinstance(proofs.get("placement"), dict):
+        return proofs
+    return {**proofs, "placement": {k: v for k, v in proofs["placement"].items() if k != "tenants"}}
+
+
+def _placements(proofs: Any) -> list[Any]:
+    place = proofs.get("placement") if isinstance(proofs, dict) else None
+    rows = place.get("tenants") if isinstance(place, dict) else None
+    return rows if isinstance(rows, list) else []
 
 
 def check_fabric(plan: Plan, compiled: Compiled, plan_file: Path) -> None:
