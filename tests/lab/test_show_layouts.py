@@ -81,6 +81,11 @@ def tenant_nics(i: DeviceIntent, c: Compiled) -> int:
     return sum(1 for x in i.interfaces if x.role == "gpu" and x.tenant and x.enabled)
 
 
+def arp_entries(i: DeviceIntent, c: Compiled) -> int:
+    """The GPU NICs and the far end of every uplink (the BGP neighbor on its /31)."""
+    return tenant_nics(i, c) + uplinks(i, c)
+
+
 def cabled(i: DeviceIntent, c: Compiled) -> int:
     return sum(1 for x in i.interfaces if x.role in ("uplink", "downlink", "gpu"))
 
@@ -140,7 +145,7 @@ EOS_TABLES: list[tuple[str, Expect]] = [
     ("show ip bgp summary", uplinks),
     ("show bgp evpn summary", spines),
     ("show ip route", default_routes),
-    ("show ip arp vrf all", tenant_nics),
+    ("show ip arp vrf all", arp_entries),
     ("show mac address-table", l2_macs),
     ("show vlan", lambda i, c: 1 + len(i.vlans)),
     ("show vrf", lambda i, c: 1 + len(i.vrfs)),

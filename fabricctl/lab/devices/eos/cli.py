@@ -8,7 +8,10 @@ from typing import cast
 
 import fabricctl.lab.devices.eos.sessions as sessions
 import fabricctl.lab.devices.eos.show as show_eos
+import fabricctl.lab.devices.eos.show_bgp as show_eos_bgp
 import fabricctl.lab.devices.eos.show_routing as show_eos_routing
+import fabricctl.lab.devices.eos.show_switching as show_eos_switching
+import fabricctl.lab.devices.eos.show_system as show_eos_system
 from fabricctl.lab.config_tree import Node, unified_diff
 from fabricctl.lab.device import LabDevice
 from fabricctl.lab.devices.eos.names import INTERFACE_TYPES
@@ -28,8 +31,14 @@ def _seconds(hms: str) -> int:
 class EosCli(CliSession):
     """One EOS CLI session (SSH channel or eAPI request); starts privileged (`#`)."""
 
-    FILTERS = ("include", "exclude", "begin", "section")
-    SHOWS = (*show_eos.SHOWS, *show_eos_routing.SHOWS)
+    FILTERS = ("include", "exclude", "begin", "section", "grep")
+    SHOWS = (
+        *show_eos.SHOWS,
+        *show_eos_routing.SHOWS,
+        *show_eos_bgp.SHOWS,
+        *show_eos_switching.SHOWS,
+        *show_eos_system.SHOWS,
+    )
     SHOW_MODES = "exec config session"
 
     def __init__(self, dev: LabDevice) -> None:

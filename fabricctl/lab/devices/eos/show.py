@@ -241,7 +241,7 @@ def _pick(view: View, only: str | None) -> list[PortState]:
     return found
 
 
-@show(r"show interfaces(?: (?P<port>(?!status|description|counters|transceiver)\S+(?: \S+)?))?")
+@show(r"show interfaces(?: (?P<port>(?!status|description|counters|transceiver|phy)\S+(?: \S+)?))?")
 def interfaces(view: View, m: re.Match[str]) -> Shown:
     states = _pick(view, _port_arg(view, m["port"]))
     text = "\n".join(_interface_text(view, s) for s in states)
