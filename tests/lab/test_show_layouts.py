@@ -27,7 +27,8 @@ from tests.conftest import EOS_SMALL, REFERENCE
 from tests.lab.conftest import connect, loaded_lab
 
 CAPTURES = Path(__file__).parent.parent / "captures" / "ntc-templates"
-Expect = Callable[[DeviceIntent, Compiled], int]
+#: The rows a table must parse to (None: some, where the count is the box's, not the fabric's).
+Expect = Callable[[DeviceIntent, Compiled], int | None]
 
 
 class Fabric:
@@ -128,6 +129,43 @@ def one(i: DeviceIntent, c: Compiled) -> int:
     return 1
 
 
+def none(i: DeviceIntent, c: Compiled) -> int:
+    """A table the fabric leaves empty (no port-channel, no IPv6 session)."""
+    return 0
+
+
+def some(i: DeviceIntent, c: Compiled) -> None:
+    """The box's own rows (processes, file systems, flash files): at least one."""
+    return None
+
+
+def bgp_paths(i: DeviceIntent, c: Compiled) -> int:
+    """Paths in the BGP table: the switch's own networks, each spine's (or leaf's) over the links
+    to it, every other leaf's over every uplink (ECMP, up to maximum-paths)."""
+    links = Counter(x.peer.split()[0] for x in i.interfaces if x.role in ("uplink", "downlink") and x.peer)
+    total = len(i.bgp.networks)
+    for other in c.intents.values():
+        if other.name == i.name or (other.role == i.role and i.role != "leaf"):
+            continue
+        paths = links[other.name] if other.name in links else min(uplinks(i, c), i.bgp.max_paths)
+        total += paths * len(other.bgp.networks)
+    return total
+
+
+#: The entries of the control-plane ACL EOS installs on every switch (the capture's).
+CONTROL_PLANE_ACL_ENTRIES = 6
+
+
+def acl_entries(i: DeviceIntent, c: Compiled) -> int:
+    """The control-plane ACL's entries and the tenants' (their remarks are not entries)."""
+    return CONTROL_PLANE_ACL_ENTRIES + sum(len(acl.entries) for acl in i.acls)
+
+
+def fans(i: DeviceIntent, c: Compiled) -> int:
+    box = model(i.model)
+    return box.fan_trays * box.fans_per_tray + box.psus
+
+
 def inventory(i: DeviceIntent, c: Compiled) -> int:
     """The chassis, its power supplies and fan trays (the model's fixed facts), and (EOS) one
     row per port type: management and switched."""
@@ -157,6 +195,18 @@ EOS_TABLES: list[tuple[str, Expect]] = [
     ("show inventory", inventory),
     ("show environment power", lambda i, c: model(i.model).psus),
     ("show environment temperature", lambda i, c: len(model(i.model).sensors)),
+    ("show environment cooling", fans),
+    ("show interfaces transceiver detail", lambda i, c: 5 * cabled(i, c)),  # five DOM sensors each
+    ("show ip bgp", bgp_paths),
+    ("show ip bgp detail", bgp_paths),
+    ("show ip access-lists", acl_entries),
+    ("show ipv6 bgp summary", none),
+    ("show port-channel summary", none),
+    ("show snmp community", one),
+    ("show boot-config", one),
+    ("show processes top once", some),
+    ("bash df -h", some),
+    ("dir", some),
 ]
 COMWARE_TABLES: list[tuple[str, Expect]] = [
     ("display lldp neighbor-information list", uplinks),
@@ -173,17 +223,20 @@ COMWARE_TABLES: list[tuple[str, Expect]] = [
 ]
 
 
-#: Fields the captures always fill that a fixed-configuration box leaves empty, and why.
-MODULAR_ONLY = {
+#: Fields the captures always fill that this fabric leaves empty, and why.
+NOT_HERE = {
     ("arista_eos", "show environment temperature"): {"module"},  # the capture's Supervisor/Linecard sections
+    # the underlay sends no communities; the switch's own networks have no next hop or neighbor
+    ("arista_eos", "show ip bgp detail"): {"community", "neighbor", "next_hop"},
 }
 
 
 def _check(fabric: Fabric, command: str, expect: Expect) -> None:
     rows = fabric.rows(command)
     assert isinstance(rows, list), rows  # a string: the template could not parse the output
-    assert len(rows) == expect(fabric.intent, fabric.compiled), (command, rows[:3])
-    captured = _always_filled(fabric.platform, command) - MODULAR_ONLY.get((fabric.platform, command), set())
+    want = expect(fabric.intent, fabric.compiled)
+    assert len(rows) == want if want is not None else rows, (command, rows[:3])
+    captured = _always_filled(fabric.platform, command) - NOT_HERE.get((fabric.platform, command), set())
     empty = sorted({k for r in rows for k in captured if r.get(k) in ("", [], None)})
     assert not empty, f"{command}: fields every real capture fills are empty here: {empty}"
 

@@ -379,12 +379,15 @@ def bgp_neighbors(view: View, m: re.Match[str]) -> Shown:
     return "\n".join(texts), {"vrfs": data}
 
 
+#: The table's legend and columns, as real EOS output shows them (ntc-templates' arista_eos
+#: `show ip bgp` captures, tests/captures).
 _HEADER = [
-    "Route status codes: s - suppressed contributor, * - valid, > - active, E - ECMP head, e - ECMP",
+    "Route status codes: s - suppressed, * - valid, > - active, # - not installed, E - ECMP head, e - ECMP",
     "                    S - Stale, c - Contributing to ECMP, b - backup, L - labeled-unicast",
     "Origin codes: i - IGP, e - EGP, ? - incomplete",
+    "AS Path Attributes: Or-ID - Originator ID, C-LST - Cluster List, LL Nexthop - Link Local Nexthop",
     "",
-    "          Network                Next Hop              Metric  AIGP       LocPref Weight  Path",
+    "         Network                Next Hop            Metric  LocPref Weight  Path",
 ]
 
 
@@ -430,7 +433,7 @@ def _paths(view: View, vrf: str, r: Route) -> tuple[list[dict[str, Any]], list[s
         return None
     if own:
         path = _path("0.0.0.0", str(facts.router_id or "0.0.0.0"), "i", True, False, local=True)
-        return [path], [f" {'*>':<8} {r.prefix!s:<22} {'-':<21} -       -          -       0       i"]
+        return [path], [f" {'*>':<8} {r.prefix!s:<22} {'-':<19} {'-':<7} {'-':<7} {0:<7} i"]
     peers = {s.peer: s for s in _sessions(view)}
     paths, rows = [], []
     for i, h in enumerate(r.hops):
@@ -440,7 +443,7 @@ def _paths(view: View, vrf: str, r: Route) -> tuple[list[dict[str, Any]], list[s
         rid = str(session.peer_router_id if session else hop)
         paths.append(_path(str(hop), rid, as_path, i == 0, len(r.hops) > 1))
         code = ("*>E" if len(r.hops) > 1 else "*>") if i == 0 else "*ec"
-        rows.append(f" {code:<8} {r.prefix!s:<22} {hop!s:<21} 0       -          100     0       {as_path}")
+        rows.append(f" {code:<8} {r.prefix!s:<22} {hop!s:<19} {0:<7} {100:<7} {0:<7} {as_path}")
     return paths, rows
 
 
@@ -500,19 +503,24 @@ def ip_bgp(view: View, m: re.Match[str]) -> Shown:
 
 
 def _detail_rows(entries: dict[str, Any]) -> list[str]:
-    """`show ip bgp detail`: per prefix its paths and their attributes, as EOS prints them."""
+    """`show ip bgp detail`: per prefix its paths and their attributes, in the layout of real EOS
+    output (ntc-templates' arista_eos `show ip bgp detail` captures)."""
     rows = []
     for prefix, entry in entries.items():
         paths = entry["bgpRoutePaths"]
         rows.append(f"BGP routing table entry for {prefix}")
         rows.append(f" Paths: {len(paths)} available")
         for p in paths:
-            as_path = p["asPathEntry"]["asPath"]
-            kind = "best" if p["routeType"]["active"] else "ECMP"
+            local = p["asPathEntry"]["asPathType"] == "Local"
+            kind = "best" if p["routeType"]["active"] else "ECMP, ECMP contributor"
+            rid = p["peerEntry"]["peerRouterId"]
             rows += [
-                f"  {as_path.removesuffix(' i').removesuffix('i') or 'Local'}",
-                f"    {p['nextHop']} from {p['peerEntry']['peerAddr']} ({p['peerEntry']['peerRouterId']})",
-                f"      Origin IGP, metric 0, localpref 100, weight 0, tag 0, valid, external, {kind}",
+                "  Local" if local else f"  {p['asPathEntry']['asPath'].removesuffix(' i')}",
+                f"    - from - ({rid})"
+                if local
+                else f"    {p['nextHop']} from {p['peerEntry']['peerAddr']} ({rid})",
+                f"      Origin IGP, metric 0, localpref 100, IGP metric 0, weight 0, received {duration(_UP)} ago, "
+                f"valid, {'local' if local else 'external'}, {kind}",
                 "      Rx SAFI: Unicast",
             ]
     return rows

@@ -689,14 +689,18 @@ def ping(view: View, m: re.Match[str]) -> Shown:
 
 # --- access lists -----------------------------------------------------------------------------------
 
-#: The first entries of the control-plane ACL EOS installs on every switch, as Arista's ANTA
-#: developers record it (tests/units/anta_tests/test_security.py, VerifyIPv4ACL): the one that
-#: counts the packets of the sessions the switch runs (`tracked`) and the single-hop BFD one.
+#: The control-plane ACL EOS installs on every switch, its entries as a real switch lists them
+#: (ntc-templates' arista_eos `show ip access-lists` capture; the first three also in Arista's
+#: ANTA unit tests, VerifyIPv4ACL): 20 counts the packets of the sessions the switch runs
+#: (`tracked`), 30 single-hop BFD.
 CONTROL_PLANE_ACL = "default-control-plane-acl"
 _CONTROL_PLANE = (
     (10, "permit icmp any any"),
     (20, "permit ip any any tracked"),
     (30, "permit udp any any eq bfd ttl eq 255"),
+    (50, "permit tcp any any eq ssh telnet www snmp bgp https msdp"),
+    (60, "permit udp any any eq bootps bootpc snmp rip ntp"),
+    (70, "permit tcp any any range 5900 5910"),
 )
 
 
@@ -706,7 +710,7 @@ def _control_plane_hits(view: View) -> dict[int, int]:
     bgp = sum(1 for s in view.state.sessions.get(view.name, {}).values() if s.state == "Established")
     bfd = sum(1 for b in view.routing.bfd(view.name) if b.up and b.interface)
     seconds = int(view.uptime)
-    return {10: 0, 20: bgp * (seconds // 60 + 3), 30: bfd * seconds * 1_000_000 // 300_000}
+    return {20: bgp * (seconds // 60 + 3), 30: bfd * seconds * 1_000_000 // 300_000}
 
 
 @show(r"show ip access-lists?(?: (?P<name>(?!summary)\S+))?(?: (?P<summary>summary))?")
@@ -716,7 +720,7 @@ def access_lists(view: View, m: re.Match[str]) -> Shown:
     per-entry`); nothing in the lab sends tenant traffic, so tenant entries count nothing."""
     acls: list[tuple[str, bool, bool, list[tuple[int, str, int]]]] = []
     hits = _control_plane_hits(view)
-    acls.append((CONTROL_PLANE_ACL, True, True, [(n, t, hits[n]) for n, t in _CONTROL_PLANE]))
+    acls.append((CONTROL_PLANE_ACL, True, True, [(n, t, hits.get(n, 0)) for n, t in _CONTROL_PLANE]))
     for text, node in view.running.children.items():
         words = text.split()
         if words[:2] != ["ip", "access-list"] or len(words) != 3:
@@ -735,7 +739,7 @@ def access_lists(view: View, m: re.Match[str]) -> Shown:
             rows.append(f"        Total rules configured: {len(entries)}")
         else:
             if counting:
-                rows.append("        counters per-entry")
+                rows.append("        statistics per-entry")
             for seq, entry, count in entries:
                 match = f" [match {count} packets, 0:00:01 ago]" if counting and count else ""
                 rows.append(f"        {seq} {entry}{match}")

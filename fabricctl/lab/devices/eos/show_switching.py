@@ -223,10 +223,29 @@ def topology(view: View, m: re.Match[str]) -> Shown:
 # --- port-channels, LACP, storm control ---------------------------------------------------------
 
 
+_PO_FLAGS = """Flags
+--------------------------- -------------------------------- -------------------------
+   a - LACP Active             p - LACP Passive              * - static fallback
+   F - Fallback enabled        f - Fallback configured       ^ - individual fallback
+   U - In Use                  D - Down
+   + - In-Sync                 - - Out-of-Sync               i - incompatible with agg
+   P - bundled in Po           s - suspended                 G - Aggregable
+   I - Individual              S - ShortTimeout              w - wait for agg
+   C - Transmit disabled       M - Exceeds maximum weight
+  E - Inactive. The number of configured port channels exceeds the config limit
+
+Number of channels in use: 0
+Number of aggregators: 0
+
+   Port-Channel       Protocol    Ports
+------------------ -------------- -----"""
+
+
 @show(r"show port-channel(?: (?P<what>summary|dense|detailed))?")
 def port_channels(view: View, m: re.Match[str]) -> Shown:
-    """No port-channel: this fabric's links are routed /31s, its GPU ports single links."""
-    return "", {"portChannels": {}}
+    """No port-channel: this fabric's links are routed /31s, its GPU ports single links (the
+    summary as real EOS output prints none, ntc-templates' arista_eos capture)."""
+    return (_PO_FLAGS if m["what"] in ("summary", "dense") else ""), {"portChannels": {}}
 
 
 @show(r"show lacp counters(?: all-ports)?")

@@ -15,6 +15,7 @@ import re
 import time
 from typing import Any
 
+from fabricctl.lab.devices.eos.render import EOS_VERSION
 from fabricctl.lab.dialect import CliError
 from fabricctl.lab.traffic import RX_LOW_ALARM_DBM, port_traffic
 from fabricctl.lab.view import Shown, View, registry
@@ -155,12 +156,13 @@ def send_log(view: View, m: re.Match[str]) -> Shown:
 PERSIST_LOG = "persist/messages"
 
 
-@show(r"dir flash:(?P<path>\S*)")
+@show(r"dir(?: flash:(?P<path>\S*))?")
 def directory(view: View, m: re.Match[str]) -> Shown:
     """The flash file system: the files the switch holds (startup-config, the copies of it, the
     persistent log)."""
-    path = m["path"].strip("/")
-    files = {"startup-config": view.dev.startup, **view.dev.files}
+    path = (m["path"] or "").strip("/")
+    files = {f"EOS-{EOS_VERSION}.swi": "", "boot-config": _boot_config(), "startup-config": view.dev.startup}
+    files |= view.dev.files
     if path == PERSIST_LOG:
         files, path = {"messages": ""}, PERSIST_LOG
     elif path:
@@ -169,12 +171,37 @@ def directory(view: View, m: re.Match[str]) -> Shown:
         files = {path: files[path]}
     rows = [f"Directory of flash:/{path}", ""]
     for name, text in files.items():
-        rows.append(f"       -rw-    {len(text):>10}           {_stamp(view, view.now)[:12]}  {name}")
+        size = IMAGE_BYTES if name.endswith(".swi") else len(text)
+        rows.append(f"       -rwx   {size:>9}           {_stamp(view, view.now)[:12]}  {name}")
     rows += ["", "3999125504 bytes total (2965143552 bytes free)"]
     return "\n".join(rows), None
 
 
-@show(r"bash timeout \d+ df -h")
+IMAGE_BYTES = 1_034_411_827  # the EOS image the switch boots (a 4.31 SWI)
+
+
+def _boot_config() -> str:
+    return f"SWI=flash:/EOS-{EOS_VERSION}.swi\n"
+
+
+@show(r"show boot-config")
+def boot_config(view: View, m: re.Match[str]) -> Shown:
+    """The image the switch boots (flash:/boot-config), in the layout of real EOS output."""
+    text = (
+        f"Software image: flash:/EOS-{EOS_VERSION}.swi\n"
+        "Console speed: (not set)\n"
+        "Aboot password (encrypted): (not set)\n"
+        "Memory test iterations: (not set)"
+    )
+    return text, {
+        "softwareImage": f"flash:/EOS-{EOS_VERSION}.swi",
+        "consoleSpeed": 0,
+        "abootPassword": "",
+        "memTestIterations": 0,
+    }
+
+
+@show(r"bash(?: timeout \d+)? df -h")
 def disk_free(view: View, m: re.Match[str]) -> Shown:
     """The Linux file systems under EOS (`df -h`): flash a quarter full, the root overlay in RAM."""
     rows = [
@@ -261,6 +288,22 @@ def snmp(view: View, m: re.Match[str]) -> Shown:
         "notificationsEnabled": False,
     }
     return "\n".join(rows), data
+
+
+@show(r"show snmp community")
+def snmp_community(view: View, m: re.Match[str]) -> Shown:
+    """The v2c communities and their access, as real EOS output lists them."""
+    found = {
+        w[2]: "read-only" if w[3] == "ro" else "read-write"
+        for w in _lines(view, "snmp-server", "community")
+        if len(w) >= 4
+    }
+    text = "\n\n".join(
+        f"Community name: {name}\nCommunity access: {access}" for name, access in found.items()
+    )
+    return text, {
+        "communities": {name: {"access": access.replace("-", "")} for name, access in found.items()}
+    }
 
 
 @show(r"show snmp (?P<what>user|group)")
