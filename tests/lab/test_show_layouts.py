@@ -217,7 +217,10 @@ COMWARE_TABLES: list[tuple[str, Expect]] = [
     ("display ip vpn-instance", lambda i, c: len(i.vrfs)),
     ("display vlan all", one),
     ("display vlan brief", one),
-    ("display arp", tenant_nics),
+    ("display arp", arp_entries),
+    ("display link-aggregation verbose", none),
+    ("display link-aggregation member-port", none),
+    ("display route-policy", none),
     ("display device manuinfo", inventory),
     ("display clock", one),
 ]
@@ -277,3 +280,23 @@ def test_ecmp_next_hops_of_the_underlay(eos: Fabric, comware: Fabric) -> None:
             want = uplinks(fabric.intent, fabric.compiled) if other.role == "leaf" else links[other.name]
             for network in other.bgp.networks:
                 assert hops[network] == want, (fabric.switch, other.name, network)
+
+
+def test_comware_vpn_instance_parses_but_for_its_rd(comware: Fabric) -> None:
+    """ntc-templates reads a route distinguisher as ASN:number only, so a real switch's output of
+    this fabric's RDs (<router-id>:<tenant>, RFC 4364 type 1) fails its template too; with the RD
+    in that form, the rest parses to the instance's name, interfaces and EVPN route targets."""
+    vrf = comware.intent.vrfs[0]
+    text = comware.conn.send_command(f"display ip vpn-instance instance-name {vrf.name}")
+    assert f"Route Distinguisher : {vrf.rd}" in text
+    with pytest.raises(Exception, match="Route Distinguisher"):
+        parse_output(platform="hp_comware", command="display ip vpn-instance instance-name", data=text)
+    rows = parse_output(
+        platform="hp_comware",
+        command="display ip vpn-instance instance-name",
+        data=text.replace(vrf.rd, "65000:1"),
+    )
+    ports = {x.name for x in comware.intent.interfaces if x.vrf == vrf.name and x.enabled}
+    assert [r["name"] for r in rows] == [vrf.name] and ports <= set(rows[0]["interfaces"])
+    assert set(rows[0]["ipv4_export_rts"]) == set(vrf.route_targets_export)
+    assert set(rows[0]["ipv4_import_rts"]) == set(vrf.route_targets_import)
