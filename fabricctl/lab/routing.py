@@ -337,7 +337,8 @@ class Routing:
 
     def _walk(self, device: str, vrf: str, dst: IPv4Address) -> Trace:
         st = self.state
-        here, hops, mtu = device, [], 1 << 16
+        here, mtu = device, 1 << 16
+        hops: list[str] = []
         for _ in range(32):
             facts = st.facts[here]
             if facts.owns(dst) is not None and st.oper_up(here, facts.owns(dst) or ""):
@@ -445,6 +446,17 @@ class Routing:
         return sorted(
             held, key=lambda r: (r.origin != device, r.origin, r.kind, r.vni, r.mac or "", str(r.prefix))
         )
+
+    def evpn_exchanged(self, device: str, peer: str) -> tuple[int, int]:
+        """(received, sent) EVPN routes of the Established session between two switches: what
+        the peer holds that this one imports, and what this one passes on (a VTEP its own
+        routes, a route server every route the peer did not originate)."""
+        theirs = set(self.evpn_routes(peer))
+        held = self.evpn_routes(device)
+        vtep = self.state.facts[device].vtep is not None
+        received = sum(1 for r in held if r.origin != device and r in theirs)
+        sent = sum(1 for r in held if r.origin != peer and (not vtep or r.origin == device))
+        return received, sent
 
     def _imports(self, device: str, route: EvpnRoute) -> bool:
         facts = self.state.facts[device]

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import re
 import time
+import zlib
 from dataclasses import dataclass
 from ipaddress import IPv4Address, IPv4Network
 from typing import Any
@@ -89,21 +90,8 @@ def _prefixes(view: View, s: Session, family: str) -> tuple[int, int]:
             or (r.kind == "connected" and r.prefix in view.facts.networks)
         )
         return received, sent - received if sent > received else sent
-    routes = view.routing.evpn_routes(view.name)
     owner = view.state._owner(s.peer)
-    peer = owner[0] if owner else ""
-    held_by_peer = (
-        {(r.origin, r.kind, r.rd, r.mac, r.ip, r.prefix) for r in view.routing.evpn_routes(peer)}
-        if peer
-        else set()
-    )
-    received = sum(
-        1
-        for r in routes
-        if r.origin != view.name and (r.origin, r.kind, r.rd, r.mac, r.ip, r.prefix) in held_by_peer
-    )
-    sent = sum(1 for r in routes if r.origin != peer)
-    return received, sent
+    return view.routing.evpn_exchanged(view.name, owner[0]) if owner else (0, 0)
 
 
 def _local_address(view: View, s: Session) -> str:
@@ -652,7 +640,7 @@ def _evpn_entries(view: View, routes: list[EvpnRoute]) -> tuple[list[str], dict[
                 paths.append(_evpn_path(view, r, str(s.peer_router_id or s.peer), as_path, i == 0))
             if not paths:
                 continue
-        detail = {"rd": r.rd, "nlriType": _NLRI[r.kind], "domain": "local"}
+        detail: dict[str, Any] = {"rd": r.rd, "nlriType": _NLRI[r.kind], "domain": "local"}
         if r.kind == 2:
             detail |= {"mac": r.mac, "ip": str(r.ip) if r.ip else "", "etherTag": 0}
         elif r.kind == 3:
@@ -669,8 +657,8 @@ def _evpn_entries(view: View, routes: list[EvpnRoute]) -> tuple[list[str], dict[
 
 
 def _carries(view: View, s: Session, r: EvpnRoute) -> bool:
-    """Whether the EVPN session to `s` brings route `r`: the peer holds it and is not where it
-    came from... a route server (no VTEP) passes on every route; a VTEP only its own."""
+    """Whether the EVPN session to `s` brings route `r`: a VTEP passes on its own routes, a
+    route server (no VTEP) every route it holds."""
     owner = view.state._owner(s.peer)
     if owner is None:
         return False
@@ -741,7 +729,7 @@ def _bfd_up(view: View, peer: IPv4Address) -> bool:
 
 def _discriminator(a: str, b: str) -> int:
     """A session's local discriminator, stable per (switch, peer) and never zero."""
-    return sum(ord(c) * 131**i for i, c in enumerate(f"{a}/{b}")) % 4_000_000_000 + 1
+    return zlib.crc32(f"{a}/{b}".encode()) or 1
 
 
 def _bfd_timers(view: View) -> tuple[int, int, int]:
