@@ -71,6 +71,15 @@ def _run(nos: str, client: str, call: str, check: Callable[[], None]) -> Row:
     return Row(nos, client, call, "right")
 
 
+def _raises_not_implemented(call: Callable[[], Any]) -> None:
+    """A call the client leaves to NAPALM's base class must raise NotImplementedError."""
+    try:
+        call()
+    except NotImplementedError:
+        return
+    raise AssertionError("returned instead of raising NotImplementedError")
+
+
 def _scrapli(lab: Any, switch: str, definition: str) -> Any:
     from scrapli import AuthOptions, Cli
     from scrapli.auth import LookupKeyValue
@@ -119,8 +128,6 @@ def _tables(nos: str, lab: Any, definition: str, tables: list[Any]) -> list[Row]
 
 
 def eos() -> list[Row]:
-    import pyeapi
-
     from tests.deploy import anta_run
     from tests.deploy import test_eos_clients as clients
     from tests.lab.conftest import napalm_eos
@@ -132,16 +139,7 @@ def eos() -> list[Row]:
         for switch, test, status, messages in anta_run.run(lab.lab, anta_run.catalogue(compiled)):
             verdict = "right" if status == "success" else "finding" if test in anta_run.FINDINGS else "wrong"
             rows.append(Row("eos", "anta", f"{test} ({switch})", verdict, "; ".join(messages)[:300]))
-        ep = lab.lab.endpoints()[clients.SWITCH]
-        user, password = lab_credentials()
-        eapi = pyeapi.connect(
-            transport="https",
-            host=ep.host,
-            port=ep.eapi_port,
-            username=user,
-            password=password,
-            return_node=True,
-        )
+        eapi = clients.eapi_node(lab.lab, clients.SWITCH)
         driver = napalm_eos(lab.lab, clients.SWITCH, timeout=60)
         try:
             applied = clients.Applied(lab, compiled, driver, eapi)
@@ -149,12 +147,9 @@ def eos() -> list[Row]:
 
                 def one(client: str = client, call: str = call, check: Any = check) -> None:
                     if check is clients._not_implemented:
-                        try:
-                            clients._call(applied, client, call)
-                        except NotImplementedError:
-                            return
-                        raise AssertionError("returned instead of raising NotImplementedError")
-                    check(clients._call(applied, client, call), applied)
+                        _raises_not_implemented(lambda: clients._call(applied, client, call))
+                    else:
+                        check(clients._call(applied, client, call), applied)
 
                 rows.append(_run("eos", client, call, one))
         finally:
@@ -190,15 +185,10 @@ def comware() -> list[Row]:
                     )  # type: ignore[misc]
                 )
             for call in clients.NOT_IMPLEMENTED:
-
-                def raises(call: str = call) -> None:
-                    try:
-                        getattr(driver, call)()
-                    except NotImplementedError:
-                        return
-                    raise AssertionError("returned instead of raising NotImplementedError")
-
-                rows.append(_run("comware", "napalm-h3c-comware", call, raises))
+                method = getattr(driver, call)
+                rows.append(
+                    _run("comware", "napalm-h3c-comware", call, lambda m=method: _raises_not_implemented(m))
+                )  # type: ignore[misc]
         finally:
             driver.close()
         rows += _tables("comware", lab, "hp_comware", COMWARE_TABLES)

@@ -22,6 +22,7 @@ import pytest
 from fabricctl.cli import main
 from fabricctl.compile.build import Compiled, compile_fabric
 from fabricctl.compile.intent import DeviceIntent
+from fabricctl.lab import LabFabric
 from fabricctl.lab.hardware import model
 from fabricctl.lab.runtime import lab_credentials
 from tests.conftest import EOS_SMALL
@@ -54,22 +55,22 @@ def apply(lab: LabRoot) -> int:
             return int(end.code or 0)
 
 
+def eapi_node(lab: LabFabric, name: str) -> Any:
+    """pyeapi's node for a lab switch, over HTTPS as on a switch."""
+    ep = lab.endpoints()[name]
+    user, password = lab_credentials()
+    return pyeapi.connect(
+        transport="https", host=ep.host, port=ep.eapi_port, username=user, password=password, return_node=True
+    )
+
+
 @pytest.fixture(scope="module")
 def applied(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Applied]:
     with pytest.MonkeyPatch.context() as mp:
         for lab in _lab_root(EOS_SMALL, tmp_path_factory.mktemp("eos-clients"), mp):
             assert apply(lab) == 0
             lab.lab.advance(3600)  # an hour of lab time: up long enough for uptime checks
-            ep = lab.lab.endpoints()[SWITCH]
-            user, password = lab_credentials()
-            eapi = pyeapi.connect(
-                transport="https",
-                host=ep.host,
-                port=ep.eapi_port,
-                username=user,
-                password=password,
-                return_node=True,
-            )
+            eapi = eapi_node(lab.lab, SWITCH)
             driver = napalm_eos(lab.lab, SWITCH, timeout=60)
             try:
                 yield Applied(lab, compile_fabric(lab.root), driver, eapi)
@@ -641,17 +642,8 @@ def test_client_call(applied: Applied, client: str, call: str, check: Check) -> 
 def test_every_switch_resolves_its_bgp_neighbors(applied: Applied) -> None:
     """Each switch's ARP table holds the far end of every up /31 (the spines' too), at the MAC
     that switch's LLDP advertises as its chassis."""
-    user, password = lab_credentials()
     for name, intent in applied.compiled.intents.items():
-        ep = applied.lab.lab.endpoints()[name]
-        node = pyeapi.connect(
-            transport="https",
-            host=ep.host,
-            port=ep.eapi_port,
-            username=user,
-            password=password,
-            return_node=True,
-        )
+        node = eapi_node(applied.lab.lab, name)
         arp, lldp = node.enable(["show ip arp", "show lldp neighbors detail"])
         seen = {e["address"]: (e["interface"], e["hwAddress"]) for e in arp["result"]["ipV4Neighbors"]}
         chassis = {
