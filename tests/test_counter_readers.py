@@ -189,7 +189,8 @@ def test_nvue_reader_refuses_what_is_not_a_count() -> None:
 
     body = {"swp1": {"rx-stats": {"rx-pfc-stats": {"pause-packets": True}}, "tx-stats": {}}}
     with pytest.raises(
-        CounterError, match="nv show interface qos-roce-counters swp1 rx-pfc-stats pause-packets: True is not a count"
+        CounterError,
+        match="nv show interface qos-roce-counters swp1 rx-pfc-stats pause-packets: True is not a count",
     ):
         nvue.read_roce(body, SwitchCounters())
 

@@ -55,6 +55,9 @@ class LabDevice:
     generation: int = 0  # counts changes to running (state derived from it is cached per generation)
     #: Factory-default, in its auto-configuration: no address, no listener until ZTP boots it.
     ztp_waiting: bool = False
+    #: The switch's log buffer since boot, in RAM as a switch keeps it: (lab time, severity 0-7,
+    #: the agent that logged it, the message), what a user or a client sent with `send log`.
+    log: list[tuple[float, int, str, str]] = field(default_factory=list)
     _facts: tuple[int, DeviceFacts] | None = None
     _storm_since: dict[str, float] = field(default_factory=dict)  # port -> lab time its storm began
     _onsets: dict[str, dict[str, float]] = field(default_factory=dict)  # fault -> port -> lab time
@@ -192,6 +195,7 @@ class LabDevice:
         self.store.write(self.name, BOOTED_ECMP, json.dumps(self._startup_facts().ecmp_cap))
         self._booted_ecmp = None
         self.boot = self.clock.now()
+        self.log.clear()
 
     @property
     def startup(self) -> str:
@@ -275,6 +279,7 @@ class LabDevice:
         """Back to factory: running, startup, flash files and transactions."""
         self.cancel_timers()
         self.nos_state = None
+        self.log.clear()
         self.store.clear(self.name)
         self._running = self._startup = self._files = self._booted_ecmp = None
         self.generation += 1

@@ -87,7 +87,7 @@ def _filtered(text: str, kind: str, regex: str) -> str:
     except re.error:
         raise CliError(f"% Invalid regular expression: {regex}") from None
     lines = text.split("\n")
-    if kind == "include":
+    if kind in ("include", "grep"):  # EOS pipes to Linux grep as well
         return "\n".join(ln for ln in lines if pattern.search(ln))
     if kind == "exclude":
         return "\n".join(ln for ln in lines if not pattern.search(ln))

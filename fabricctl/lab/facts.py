@@ -39,6 +39,7 @@ class PeerFacts:
     remote_as: int | None
     description: str = ""
     families: set[str] = field(default_factory=set)  # "ipv4" and/or "evpn"
+    bfd: bool = False  # BGP registers the session with BFD (EOS `neighbor X bfd`, Comware `peer X bfd`)
 
 
 @dataclass
@@ -68,6 +69,7 @@ class DeviceFacts:
     #: max_paths. A config's own value; the device applies the one it booted with (device.py).
     ecmp_cap: int | None = None
     rds: dict[str, str] = field(default_factory=dict)  # VRF -> route distinguisher
+    segment_rds: dict[tuple[str, str], str] = field(default_factory=dict)  # L2 segment -> its MAC-VRF's RD
     gateways: dict[tuple[str, str], str] = field(default_factory=dict)  # segment -> its gateway interface
     segment_names: dict[tuple[str, str], str] = field(default_factory=dict)  # segment -> its name
     _owned: dict[IPv4Address, str] | None = field(

@@ -15,7 +15,17 @@ links and sessions (fabric_state.py) and nothing of fabricctl's intent:
   its route targets; the next hop is the remote VTEP, one path per VTEP that advertises it;
 - **hosts**: a GPU NIC cabled to an up port answers ARP: on a routed port at the other address of
   the port's subnet, on a bridged port at the address its segment's gateway subnet gives it (the
-  NICs of a segment numbered from the gateway up, in server order); its MAC is stable per NIC.
+  NICs of a segment numbered from the gateway up, in server order); its MAC is stable per NIC;
+- **ARP**: those hosts, and the switch at the far end of every up point-to-point link whose port
+  has an address in the link's subnet (the neighbor BGP talks to), at that switch's own MAC;
+- **BFD**: a session to every BGP peer the switch registers with BFD; up when the BGP session is
+  Established and the peer registers this switch too (single hop over the link, multihop between
+  loopbacks), down otherwise;
+- **EVPN routes by type**: each VTEP originates a type-3 (inclusive multicast) route per L2 VNI,
+  a type-2 route per NIC in a stretched segment (MAC, and MAC-IP once the NIC has an address) and
+  a type-5 route per connected subnet of a VRF it redistributes, with the RD and export route
+  targets of its config; a switch holds its own routes and those of the VTEPs it hears over
+  EVPN whose route targets it imports (a switch with no VTEP, a route server, holds them all).
 """
 
 from __future__ import annotations
@@ -27,6 +37,9 @@ from dataclasses import dataclass
 from ipaddress import IPv4Address, IPv4Network
 
 from fabricctl.lab.fabric_state import FabricState, _components, _graph
+from fabricctl.lab.nos import lab_nos
+from fabricctl.lab.ports import chassis_digits
+from fabricctl.lab.reference import reference
 
 
 @dataclass(frozen=True)
@@ -56,6 +69,60 @@ class Host:
     port: str  # the leaf port it is cabled to
     segment: tuple[str, str] | None  # its L2 segment when the port is bridged
     gateway: str | None  # the routed interface its ARP entry sits on (the port, or the segment's SVI)
+
+
+@dataclass(frozen=True)
+class ArpEntry:
+    """One entry of a switch's ARP table."""
+
+    vrf: str
+    address: IPv4Address
+    mac: str  # aa:bb:cc:dd:ee:ff
+    interface: str  # the routed interface it sits on (the port, or the segment's SVI)
+    port: str  # the port it was learned on
+
+
+@dataclass(frozen=True)
+class BfdSession:
+    """A BFD session BGP registered for one peer."""
+
+    peer: IPv4Address
+    local: IPv4Address | None  # the address it runs from
+    interface: str  # the port of a single-hop session, "" for a multihop one
+    up: bool
+    remote_bgp: bool  # the far end registers this switch too (it answers)
+
+
+@dataclass(frozen=True)
+class EvpnRoute:
+    """One EVPN NLRI (RFC 7432 types 2 and 3, RFC 9136 type 5) as a VTEP originates it."""
+
+    kind: int  # 2 MAC/IP advertisement, 3 inclusive multicast, 5 IP prefix
+    rd: str
+    vni: int  # the L2 VNI (types 2, 3) or the L3 VNI (type 5)
+    vtep: IPv4Address  # the originating VTEP: next hop, and the IMET route's address
+    origin: str  # the switch that originates it
+    route_targets: tuple[str, ...]
+    mac: str | None = None  # type 2
+    ip: IPv4Address | None = None  # type 2 with the NIC's address
+    prefix: IPv4Network | None = None  # type 5
+
+
+@dataclass(frozen=True)
+class Trace:
+    """Where a packet from one switch to an address goes: the switches it crosses, whether the
+    address answers, the smallest IP MTU on the way (there and back), and why not when it fails."""
+
+    hops: tuple[str, ...]  # switches crossed after the first, the answering one last
+    reachable: bool
+    path_mtu: int
+    reason: str = ""  # "no route" | "no answer"
+
+
+def switch_mac(state: FabricState, switch: str) -> str:
+    """A lab switch's own MAC (what its routed ports answer ARP with)."""
+    digits = lab_nos(state.facts[switch].platform).mac_prefix + chassis_digits(switch)
+    return ":".join(digits[i : i + 2] for i in range(0, 12, 2))
 
 
 def nic_mac(server: str, nic: str) -> str:
@@ -254,6 +321,179 @@ class Routing:
                 out.setdefault(dev, []).append(Host(vrf, address, mac, port, here.segment, gateway))
         for hosts in out.values():
             hosts.sort(key=lambda h: _port_key(h.port))
+        return out
+
+    def trace(self, device: str, vrf: str, dst: IPv4Address, src: IPv4Address | None) -> Trace:
+        """Follow `dst` hop by hop from `device` (its VRF's table at each switch, the VTEP's for
+        an EVPN route) to the switch or NIC that holds it, then the reply back to `src`."""
+        there = self._walk(device, vrf, dst)
+        if not there.reachable or src is None:
+            return there
+        owner = there.hops[-1] if there.hops else device
+        if owner not in self.state.facts:  # a NIC answers over the link it is on
+            return there
+        back = self._walk(owner, vrf, src)
+        return Trace(there.hops, back.reachable, min(there.path_mtu, back.path_mtu), back.reason)
+
+    def _walk(self, device: str, vrf: str, dst: IPv4Address) -> Trace:
+        st = self.state
+        here, mtu = device, 1 << 16
+        hops: list[str] = []
+        for _ in range(32):
+            facts = st.facts[here]
+            if facts.owns(dst) is not None and st.oper_up(here, facts.owns(dst) or ""):
+                return Trace(tuple(hops), True, mtu)
+            route = self.lookup(here, vrf, dst)
+            if route is None:
+                return Trace(tuple(hops), False, mtu, "no route")
+            hop = route.hops[0]
+            if hop.vtep is not None:  # over the tunnel: the VTEP's switch routes it on
+                owner = next((n for n, f in st.facts.items() if f.vtep == hop.vtep), None)
+                if owner is None:
+                    return Trace(tuple(hops), False, mtu, "no answer")
+                here = owner
+                hops.append(here)
+                continue
+            mtu = min(mtu, self._ip_mtu(here, hop.interface))
+            target = dst if route.kind == "connected" else hop.address
+            far = st.far_end(here, hop.interface)
+            if far is None or not st.link_up(here, hop.interface):
+                return Trace(tuple(hops), False, mtu, "no answer")
+            if far[0] not in st.facts:  # a GPU NIC: it answers at the address the lab gave it
+                nic = next(
+                    (h for h in self.hosts(here) if h.port == hop.interface and h.address == dst), None
+                )
+                return Trace((*hops, far[1]), nic is not None, mtu, "" if nic else "no answer")
+            if st.facts[far[0]].owns(target or dst) is None and route.kind == "connected":
+                return Trace(tuple(hops), False, mtu, "no answer")
+            here = far[0]
+            hops.append(here)
+        return Trace(tuple(hops), False, mtu, "no answer")
+
+    def _ip_mtu(self, device: str, port: str) -> int:
+        """A port's IP MTU: its `mtu`, else its NOS's documented default (the command reference)."""
+        facts = self.state.facts[device]
+        here = facts.ports.get(port)
+        if here is not None and here.mtu:
+            return here.mtu
+        nos = lab_nos(facts.platform)
+        ref = reference(facts.platform)
+        view = next((v for prefix, v in nos.port_views if port.startswith(prefix)), "if-eth")
+        if view in ref.grammar.modes:
+            default = ref.default(view, ["mtu"])
+        else:  # a reference of object paths (NVUE): the port's `link mtu`
+            default = ref.default(ref.grammar.root, ["interface", port, "link", "mtu"])
+        return int(default) if default and default.isdigit() else 1500
+
+    def arp(self, device: str) -> list[ArpEntry]:
+        """The switch's ARP table: its point-to-point neighbors and its hosts, in port order."""
+        st = self.state
+        out = [
+            ArpEntry(h.vrf, h.address, h.mac, h.gateway or h.port, h.port)
+            for h in self.hosts(device)
+            if h.address is not None
+        ]
+        for port in st.facts[device].ports.values():
+            far = st.far_end(device, port.name)
+            if (
+                far is None
+                or far[0] not in st.facts
+                or not port.addresses
+                or not st.link_up(device, port.name)
+            ):
+                continue
+            there = st.facts[far[0]].ports.get(far[1])
+            net = port.addresses[0].network
+            found = next((a.ip for a in (there.addresses if there else []) if a.ip in net), None)
+            if found is not None:
+                out.append(ArpEntry(port.vrf, found, switch_mac(st, far[0]), port.name, port.name))
+        return sorted(out, key=lambda e: (_port_key(e.port), int(e.address)))
+
+    def bfd(self, device: str) -> list[BfdSession]:
+        """The BFD sessions BGP registered on the switch, by peer address."""
+        st = self.state
+        facts = st.facts[device]
+        out = []
+        for peer in sorted(facts.peers.values(), key=lambda p: p.ip):
+            if not peer.bfd:
+                continue
+            session = st.sessions.get(device, {}).get(peer.ip)
+            owner = st._owner(peer.ip)
+            back = False
+            if owner is not None:
+                theirs = st.facts[owner[0]].peers.values()
+                back = any(p.bfd and facts.owns(p.ip) is not None for p in theirs)
+            port = st._connected_port(device, peer.ip)
+            local = facts.ports[port].addresses[0].ip if port else facts.router_id
+            up = session is not None and session.state == "Established" and back
+            out.append(BfdSession(peer.ip, local, port or "", up, back))
+        return out
+
+    def evpn_routes(self, device: str) -> list[EvpnRoute]:
+        """The EVPN routes the switch holds, its own first, then by originator, type, key."""
+        st = self.state
+        facts = st.facts[device]
+        reach = _components(_graph(st.sessions, st._owners, "evpn"))
+        held = []
+        for name, other in st.facts.items():
+            if other.vtep is None:
+                continue
+            if name != device and reach.get(device, device) != reach.get(name, name):
+                continue
+            for route in self._originated(name):
+                if name == device or facts.vtep is None or self._imports(device, route):
+                    held.append(route)
+        return sorted(
+            held, key=lambda r: (r.origin != device, r.origin, r.kind, r.vni, r.mac or "", str(r.prefix))
+        )
+
+    def evpn_exchanged(self, device: str, peer: str) -> tuple[int, int]:
+        """(received, sent) EVPN routes of the Established session between two switches: what
+        the peer holds that this one imports, and what this one passes on (a VTEP its own
+        routes, a route server every route the peer did not originate)."""
+        theirs = set(self.evpn_routes(peer))
+        held = self.evpn_routes(device)
+        vtep = self.state.facts[device].vtep is not None
+        received = sum(1 for r in held if r.origin != device and r in theirs)
+        sent = sum(1 for r in held if r.origin != peer and (not vtep or r.origin == device))
+        return received, sent
+
+    def _imports(self, device: str, route: EvpnRoute) -> bool:
+        facts = self.state.facts[device]
+        layer = "vrf" if route.kind == 5 else "segment"
+        return any(
+            set(route.route_targets) & targets[0]
+            for owner, targets in facts.route_targets.items()
+            if (owner[0] == "vrf") == (layer == "vrf") and owner in facts.vnis.values()
+        )
+
+    def _originated(self, switch: str) -> list[EvpnRoute]:
+        st = self.state
+        facts = st.facts[switch]
+        assert facts.vtep is not None
+        rid = facts.router_id or facts.vtep
+        out: list[EvpnRoute] = []
+        hosts = self.hosts(switch)
+        ribs = self.routes(switch)
+        for vni, owner in sorted(facts.vnis.items()):
+            exports = tuple(sorted(facts.route_targets.get(owner, (set(), set()))[1]))
+            if owner[0] == "vrf":
+                if owner[1] not in facts.redistributed:
+                    continue
+                rd = facts.rds.get(owner[1], f"{rid}:{vni}")
+                for prefix, r in ribs.get(owner[1], {}).items():
+                    if r.kind == "connected":
+                        out.append(EvpnRoute(5, rd, vni, facts.vtep, switch, exports, prefix=prefix))
+                continue
+            rd = facts.segment_rds.get(owner, f"{rid}:{vni}")
+            out.append(EvpnRoute(3, rd, vni, facts.vtep, switch, exports))
+            for h in hosts:
+                if h.segment == owner:
+                    out.append(EvpnRoute(2, rd, vni, facts.vtep, switch, exports, mac=h.mac))
+                    if h.address is not None:
+                        out.append(
+                            EvpnRoute(2, rd, vni, facts.vtep, switch, exports, mac=h.mac, ip=h.address)
+                        )
         return out
 
     def remote_macs(self, device: str) -> list[tuple[tuple[str, str], str, IPv4Address]]:

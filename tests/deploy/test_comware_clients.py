@@ -100,14 +100,17 @@ def environment(r: Any, a: Applied) -> None:
 
 
 def arp(r: Any, a: Applied) -> None:
+    """The GPU NICs (routed and bridged) and the spine end of every uplink /31."""
     routed = set()
     for x in a.intent.interfaces:
         if x.role == "gpu" and x.enabled and x.ipv4:
             port = IPv4Interface(x.ipv4)
             routed |= {str(h) for h in port.network if h != port.ip}
+    uplinks = {n.ip for n in a.intent.bgp.neighbors if n.kind == "underlay"}
     seen = {e["ip"] for e in r}
-    assert routed <= seen
-    assert len(seen) == sum(1 for x in a.intent.interfaces if x.role == "gpu" and x.enabled and x.tenant)
+    assert routed | uplinks <= seen
+    nics = sum(1 for x in a.intent.interfaces if x.role == "gpu" and x.enabled and x.tenant)
+    assert len(seen) == nics + len(uplinks)
 
 
 def interfaces_ip(r: Any, a: Applied) -> None:

@@ -46,7 +46,7 @@ def lab(state_dir: Path) -> Iterator[LabFabric]:
 def connect(lab: LabFabric, name: str, **kwargs: Any) -> BaseConnection:
     """Real netmiko connection to a lab device."""
     ep = lab.endpoints()[name]
-    device_type = "arista_eos" if ep.platform == "eos" else "hp_comware"
+    device_type = {"eos": "arista_eos", "comware": "hp_comware", "nvue": "cumulus_linux"}[ep.platform]
     if ep.platform == "comware":
         kwargs.setdefault("global_cmd_verify", True)
     return ConnectHandler(
@@ -97,7 +97,8 @@ def loaded_lab(src: Path, work: Path, platform: str | None = None) -> tuple[LabF
         text = (root / "out" / f"{name}.cfg").read_text(encoding="utf-8")
 
         def load(dev: Any = dev, text: str = text) -> None:
-            dev.running.replace_contents(dev.parse(text, base=dev.running))
+            whole = dev.nos.parse_config is not None  # NVUE prints its whole object tree
+            dev.running.replace_contents(dev.parse(text) if whole else dev.parse(text, base=dev.running))
             dev.persist_running()
             dev.save()
             dev.reboot()  # settings a switch applies at boot (max-ecmp-num) in effect

@@ -73,6 +73,9 @@ def read_facts(name: str, running: Node) -> DeviceFacts:
                     facts.vnis[int(w[1])] = ("vsi", words[1])
                 elif w[:3] == ["evpn", "encapsulation", "vxlan"]:
                     _targets(facts, ("vsi", words[1]), child)
+                    for ew in child_words(child):
+                        if ew[0] == "route-distinguisher" and len(ew) == 2:
+                            facts.segment_rds[("vsi", words[1])] = ew[1]
         elif words[:2] == ["ip", "vpn-instance"] and len(words) == 3:
             for child in node.children.values():
                 w = child.text.split()
@@ -92,6 +95,8 @@ def read_facts(name: str, running: Node) -> DeviceFacts:
                         peer.remote_as = int(w[3])
                     elif w[2] == "description":
                         peer.description = " ".join(w[3:])
+                    elif w[2:] == ["bfd"]:
+                        peer.bfd = True
                 elif w[0] == "address-family":
                     family = {"ipv4": "ipv4", "l2vpn": "evpn"}.get(w[1])
                     for aw in child_words(sub):

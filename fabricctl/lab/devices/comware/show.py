@@ -426,21 +426,74 @@ def vpn_instances(view: View, m: re.Match[str]) -> Shown:
     if m["vrf"]:
         if m["vrf"] not in names:
             raise CliError(f" % VPN instance {m['vrf']} does not exist.")
-        intfs = [p.name for p in view.facts.ports.values() if p.vrf == m["vrf"]]
-        rows = [
-            f"  VPN-Instance Name and ID : {m['vrf']}, {names.index(m['vrf']) + 1}",
-            f"  Route Distinguisher : {view.facts.rds.get(m['vrf'], '')}",
-            f"  Interfaces : {', '.join(intfs)}",
-            "  Address-family IPv4:",
-            "  Maximum Routes Limit : -",
-        ]
-        return _text("\n".join(rows))
+        return _text(_vpn_instance(view, m["vrf"], names.index(m["vrf"]) + 1))
     rows = [
         f"  Total VPN-Instances configured : {len(names)}",
         "  VPN-Instance Name               RD                     Create time",
     ]
     rows += [f"  {name:<31} {view.facts.rds.get(name, ''):<22} 2025/01/01 00:00:00" for name in names]
     return _text("\n".join(rows))
+
+
+def _vpn_instance(view: View, vrf: str, index: int) -> str:
+    """One VPN instance in the layout of a real Comware V7 capture (ntc-templates'
+    display_ip_vpn-instance_instance-name): its RD, description, interfaces and, per address
+    family it configures, its VPN targets (this fabric's are EVPN's)."""
+    node = view.running.children[f"ip vpn-instance {vrf}"]
+    description = next((" ".join(t.split()[1:]) for t in node.children if t.startswith("description ")), "")
+    intfs = [p.name for p in view.facts.ports.values() if p.vrf == vrf]
+    imports, exports = view.facts.route_targets.get(("vrf", vrf), (set(), set()))
+    rows = [
+        f"  VPN-Instance Name and ID : {vrf}, {index}",
+        f"  Route Distinguisher : {view.facts.rds.get(vrf, '')}",
+        *([f"  Description : {description}"] if description else []),
+        *_wrapped("  Interfaces : ", intfs),
+    ]
+    if imports or exports:
+        rows += [
+            "  Address-family EVPN:",
+            "   Export VPN Targets :",
+            f"       {' '.join(sorted(exports))}",
+            "   Import VPN Targets :",
+            f"       {' '.join(sorted(imports))}",
+        ]
+    return "\n".join(rows)
+
+
+def _wrapped(head: str, items: list[str], width: int = 80) -> list[str]:
+    """A comma-separated list as Comware prints a long one: wrapped at the screen width, each
+    further line indented under the first item."""
+    lines, line = [], head
+    for i, item in enumerate(items):
+        word = item + ("," if i < len(items) - 1 else "")
+        if line.strip() and len(line) + len(word) + 1 > width and line != head:
+            lines.append(line.rstrip())
+            line = " " * len(head)
+        line += word + " "
+    return [*lines, line.rstrip()]
+
+
+_LAG_LEGEND = """Loadsharing Type: Shar -- Loadsharing, NonS -- Non-Loadsharing
+Port Status: S -- Selected, U -- Unselected, I -- Individual
+Port: A -- Auto port, M -- Management port, R -- Reference port
+Flags:  A -- LACP_Activity, B -- LACP_Timeout, C -- Aggregation,
+        D -- Synchronization, E -- Collecting, F -- Distributing,
+        G -- Defaulted, H -- Expired"""
+
+
+@show(r"display link-aggregation (?P<what>verbose|member-port|summary)(?: \S+)?")
+def link_aggregation(view: View, m: re.Match[str]) -> Shown:
+    """No aggregate interface (this fabric's links are routed, its GPU ports single): the legend
+    alone, as the layout of real captures (ntc-templates' hp_comware) starts."""
+    if m["what"] == "member-port":
+        return _text("\n".join(_LAG_LEGEND.splitlines()[3:]).replace("Flags:  ", "Flags: "))
+    return _text(_LAG_LEGEND)
+
+
+@show(r"display route-policy(?: \S+)?")
+def route_policies(view: View, m: re.Match[str]) -> Shown:
+    """No route policy is configured: Comware prints nothing."""
+    return _text("")
 
 
 def _vlan_ids(view: View) -> list[int]:
@@ -570,12 +623,15 @@ def arp(view: View, m: re.Match[str]) -> Shown:
         "  Type: S-Static   D-Dynamic   O-Openflow   R-Rule   M-Multiport  I-Invalid",
         "IP address      MAC address    VLAN/VSI   Interface                Aging Type",
     ]
-    for h in view.routing.hosts(view.name):
-        if h.address is None or (m["vrf"] and h.vrf != m["vrf"]):
+    segments = {h.address: h.segment for h in view.routing.hosts(view.name)}
+    for e in view.routing.arp(view.name):
+        if m["vrf"] and e.vrf != m["vrf"]:
             continue
-        vsi = h.segment[1][:10] if h.segment else "--"
-        where = short(INTERFACE_TYPES, h.gateway if h.segment and h.gateway else h.port)
-        rows.append(f"{h.address!s:<15} {dashed_mac(h.mac):<14} {vsi:<10} {where:<24} {1190:<5} D")
+        segment = segments.get(e.address)
+        vsi = segment[1][:10] if segment else "N/A"  # a routed port has no VLAN (real captures: N/A)
+        rows.append(
+            f"{e.address!s:<15} {dashed_mac(e.mac):<14} {vsi:<10} {short(INTERFACE_TYPES, e.interface):<24} {1190:<5} D"
+        )
     return _text("\n".join(rows))
 
 

@@ -8,7 +8,10 @@ from typing import cast
 
 import fabricctl.lab.devices.eos.sessions as sessions
 import fabricctl.lab.devices.eos.show as show_eos
+import fabricctl.lab.devices.eos.show_bgp as show_eos_bgp
 import fabricctl.lab.devices.eos.show_routing as show_eos_routing
+import fabricctl.lab.devices.eos.show_switching as show_eos_switching
+import fabricctl.lab.devices.eos.show_system as show_eos_system
 from fabricctl.lab.config_tree import Node, unified_diff
 from fabricctl.lab.device import LabDevice
 from fabricctl.lab.devices.eos.names import INTERFACE_TYPES
@@ -28,8 +31,14 @@ def _seconds(hms: str) -> int:
 class EosCli(CliSession):
     """One EOS CLI session (SSH channel or eAPI request); starts privileged (`#`)."""
 
-    FILTERS = ("include", "exclude", "begin", "section")
-    SHOWS = (*show_eos.SHOWS, *show_eos_routing.SHOWS)
+    FILTERS = ("include", "exclude", "begin", "section", "grep")
+    SHOWS = (
+        *show_eos.SHOWS,
+        *show_eos_routing.SHOWS,
+        *show_eos_bgp.SHOWS,
+        *show_eos_switching.SHOWS,
+        *show_eos_system.SHOWS,
+    )
     SHOW_MODES = "exec config session"
 
     def __init__(self, dev: LabDevice) -> None:
@@ -301,16 +310,70 @@ _SECRETS = (
 )
 
 
+#: What `show running-config all` prints for a setting at its default, where clients read it
+#: (pyeapi's interface, switchport, spanning-tree, VLAN, VRF, BGP and MLAG APIs): per block kind,
+#: (the words a configured line starts with, the default line).
+_PORT_DEFAULTS = (("shutdown", "no shutdown"),)
+_SWITCHPORT_DEFAULTS = (
+    ("switchport access vlan", "switchport access vlan 1"),
+    ("switchport trunk native vlan", "switchport trunk native vlan 1"),
+    ("switchport trunk allowed vlan", "switchport trunk allowed vlan 1-4094"),
+    ("switchport mode", "switchport mode access"),
+)
+_STP_DEFAULTS = (
+    ("spanning-tree portfast", "no spanning-tree portfast"),
+    ("spanning-tree portfast auto", "spanning-tree portfast auto"),
+    ("spanning-tree bpduguard", "no spanning-tree bpduguard"),
+)
+_MLAG_DEFAULTS = ("no domain-id", "no local-interface", "no peer-address", "no peer-link", "no shutdown")
+
+
+def _add(node: Node, defaults: tuple[tuple[str, str], ...]) -> None:
+    for configured, line in defaults:
+        if not any(t == configured or t.startswith(configured + " ") for t in node.children):
+            node.children[line] = Node(line)
+
+
 def _with_defaults(running: Node) -> Node:
-    """`show running-config all` prints settings at their defaults too; the lab prints the ones
-    clients read back (pyeapi's interface and VLAN APIs): `no shutdown` and `state active`."""
+    """`show running-config all`: the config and the settings at their defaults that clients read
+    back, as EOS prints them (`no shutdown`, a bridged port's access mode and VLANs, spanning
+    tree's edge detection, `state active`, a VRF without IPv6 routing, a BGP neighbor that sends
+    no communities, the MLAG block of a switch without MLAG)."""
     tree = running.copy()
-    for text, node in tree.children.items():
-        if text.startswith("interface ") and "shutdown" not in node.children:
-            node.children["no shutdown"] = Node("no shutdown")
-        elif text.startswith("vlan ") and not any(k.startswith("state ") for k in node.children):
-            node.children["state active"] = Node("state active")
+    for text, node in list(tree.children.items()):
+        words = text.split()
+        if words[0] == "interface":
+            _add(node, _PORT_DEFAULTS)
+            if words[1].startswith("Ethernet"):
+                if "no switchport" not in node.children:
+                    _add(node, _SWITCHPORT_DEFAULTS)
+                _add(node, _STP_DEFAULTS)
+        elif words[0] == "vlan":
+            _add(node, (("state", "state active"),))
+        elif words[:2] == ["vrf", "instance"] and len(words) == 3:
+            line = f"no ipv6 unicast-routing vrf {words[2]}"
+            tree.children.setdefault(line, Node(line))
+        elif words[:2] == ["router", "bgp"]:
+            _add(node, (("shutdown", "no shutdown"),))
+            _bgp_neighbor_defaults(node)
+    if "mlag configuration" not in tree.children:
+        tree.children["mlag configuration"] = Node("mlag configuration", block=True)
+        for line in _MLAG_DEFAULTS:
+            tree.children["mlag configuration"].children[line] = Node(line)
     return tree
+
+
+def _bgp_neighbor_defaults(bgp: Node) -> None:
+    """`no neighbor N send-community` / `next-hop-self` for a neighbor (or peer group) whose own
+    lines and group set neither."""
+    lines = [t.split() for t in bgp.children if t.startswith("neighbor ")]
+    group = {w[1]: w[4] for w in lines if w[2:4] == ["peer", "group"] and len(w) == 5}
+    for setting in ("send-community", "next-hop-self"):
+        has = {w[1] for w in lines if len(w) >= 3 and w[2] == setting}
+        for name in dict.fromkeys(w[1] for w in lines):
+            if name not in has and group.get(name) not in has:
+                line = f"no neighbor {name} {setting}"
+                bgp.children[line] = Node(line)
 
 
 def _block_text(node: Node) -> str:

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
+import time
 from collections.abc import Callable
 from typing import Any
 
@@ -15,6 +17,33 @@ from fabricctl.lab.device import LabDevice
 from fabricctl.lab.devices.eos.cli import EosCli
 from fabricctl.lab.dialect import CliError, Disconnect, Logout
 from fabricctl.lab.http import Credentials, basic_user, requests
+
+#: EOS reads its log with `tail` over the log file, slower than a `send log` writes to it: a
+#: `send log` sent together with a `show logging` on another connection is in the log the show
+#: reads, as on a switch. ANTA's logging tests send both at once (`send log ... message WORD
+#: ...` and `show logging <severity> last N seconds | grep WORD`), and its client may send one
+#: seconds after the other. So a read of the log waits until the switch's requests have
+#: settled (none arrived for QUIET seconds), and such a windowed `| grep WORD` read until as
+#: many messages with the word were sent since boot as reads of it came (each read has its
+#: message); at most SETTLE_MAX.
+QUIET, SETTLE_MAX = 0.25, 20.0
+_ARRIVED: dict[str, float] = {}  # switch -> wall time its last eAPI request arrived
+_READS: dict[tuple[str, float, str], int] = {}  # (switch, its boot, word) -> windowed grep reads
+_WINDOWED_GREP = re.compile(r"show logging .*\blast \d+ \w+\s*\|\s*grep\s+(?P<word>.+)$")
+
+
+async def _settle(dev: LabDevice, cmd: str) -> None:
+    grep = _WINDOWED_GREP.fullmatch(cmd)
+    key = (dev.name, dev.boot, grep["word"].strip() if grep else "")
+    if grep:
+        _READS[key] = _READS.get(key, 0) + 1
+    start = time.monotonic()
+    while time.monotonic() - start < SETTLE_MAX:
+        quiet = time.monotonic() - _ARRIVED.get(dev.name, 0.0) >= QUIET
+        sent = sum(1 for *_, text in dev.log if key[2] in text) if grep else 0
+        if quiet and (grep is None or sent >= _READS[key]):
+            return
+        await asyncio.sleep(QUIET / 4)
 
 
 async def run_cmds(
@@ -34,6 +63,8 @@ async def run_cmds(
         cmd = item["cmd"] if isinstance(item, dict) else str(item)
         if dev.faults.latency:
             await dev.clock.sleep(dev.faults.latency)
+        if cmd.startswith("show logging"):
+            await _settle(dev, cmd)
         try:
             out = await cli.execute(cmd, as_json=fmt == "json")
         except Logout:
@@ -80,6 +111,7 @@ async def serve_connection(
     try:
         async for request in requests(reader):
             method, path, headers, body = request.method, request.target, request.headers, request.body
+            _ARRIVED[dev.name] = time.monotonic()
             endpoint = path.split("?")[0].rstrip("/") == "/command-api"
             authorized = (
                 not dev.faults.auth_failure and basic_user(headers.get("authorization"), creds) is not None

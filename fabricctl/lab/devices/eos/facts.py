@@ -18,6 +18,7 @@ def read_facts(name: str, running: Node) -> DeviceFacts:
     # reference source arista-toi-relax); `no bgp bestpath as-path multipath-relax` turns it off.
     facts = DeviceFacts(hostname=name, multipath_relax=True)
     groups: dict[str, str] = {}  # neighbor ip -> peer group
+    group_bfd: set[str] = set()  # peer groups (and neighbors) with `neighbor X bfd`
     vtep_source: str | None = None
     group_families: dict[str, set[str]] = {}
     service_profiles: dict[str, str] = {}  # port -> the qos profile it applies
@@ -79,6 +80,8 @@ def read_facts(name: str, running: Node) -> DeviceFacts:
                     facts.multipath_relax = False
                 elif w[0] == "network" and len(w) == 2:
                     facts.networks.append(IPv4Network(w[1], strict=False))
+                elif w[0] == "neighbor" and w[2:] == ["bfd"]:
+                    group_bfd.add(w[1])
                 elif w[0] == "neighbor" and len(w) >= 3:
                     ip = parse_ip(w[1])
                     if ip is None:
@@ -104,6 +107,8 @@ def read_facts(name: str, running: Node) -> DeviceFacts:
                             facts.redistributed.add(w[1])
                         elif rw[0] == "rd" and len(rw) == 2 and w[0] == "vrf":
                             facts.rds[w[1]] = rw[1]
+                        elif rw[0] == "rd" and len(rw) == 2:
+                            facts.segment_rds[("vlan", w[1])] = rw[1]
                         if rw[:2] == ["route-target", "both"] and len(rw) == 3:
                             imports.add(rw[2])
                             exports.add(rw[2])
@@ -123,6 +128,7 @@ def read_facts(name: str, running: Node) -> DeviceFacts:
         peer.families = set(
             group_families.get(str(ip), set()) | group_families.get(groups.get(str(ip), ""), set())
         )
+        peer.bfd = str(ip) in group_bfd or groups.get(str(ip)) in group_bfd
     return facts
 
 

@@ -241,7 +241,7 @@ def _pick(view: View, only: str | None) -> list[PortState]:
     return found
 
 
-@show(r"show interfaces(?: (?P<port>(?!status|description|counters|transceiver)\S+(?: \S+)?))?")
+@show(r"show interfaces(?: (?P<port>(?!status|description|counters|transceiver|phy)\S+(?: \S+)?))?")
 def interfaces(view: View, m: re.Match[str]) -> Shown:
     states = _pick(view, _port_arg(view, m["port"]))
     text = "\n".join(_interface_text(view, s) for s in states)
@@ -443,6 +443,52 @@ def transceiver_thresholds(view: View, m: re.Match[str]) -> Shown:
                 }
             },
         }
+    return "\n".join(rows), {"interfaces": data}
+
+
+#: The DOM sensors `show interfaces transceiver detail` lists, with the module's thresholds
+#: (high alarm, high warn, low alarm, low warn) and what a healthy optic reads; receive power
+#: is the lab optic's own (lab/traffic.py).
+_DOM = (
+    ("Temperature", "Celsius", (75.0, 70.0, -5.0, 0.0), 34.5),
+    ("Voltage", "Volts", (3.63, 3.46, 2.97, 3.13), 3.29),
+    ("Current", "mA", (100.0, 95.0, 10.0, 15.0), 42.1),
+    ("Tx Power", "dBm", (6.0, 5.0, -6.4, -4.4), 1.1),
+    ("Rx Power", "dBm", (6.0, 5.0, RX_LOW_ALARM_DBM, RX_LOW_WARN_DBM), None),
+)
+
+
+@show(r"show interfaces transceiver detail")
+def transceiver_detail(view: View, m: re.Match[str]) -> Shown:
+    """Each sensor of each cabled port's optic with its thresholds, one table per sensor, in the
+    layout of real EOS output (ntc-templates' arista_eos capture)."""
+    optics = _optics(view)
+    rows = [
+        "mA: milliamperes, dBm: decibels (milliwatts), NA or N/A: not applicable.",
+        "++ : high alarm, +  : high warning, -  : low warning, -- : low alarm.",
+        "A2D readouts (if they differ), are reported in parentheses.",
+        "The threshold values are calibrated.",
+    ]
+    data: dict[str, Any] = {s.name: {} for s, _ in optics}
+    for sensor, unit, (hi_alarm, hi_warn, lo_alarm, lo_warn), value in _DOM:
+        rows += [
+            "                         High Alarm  High Warn   Low Alarm   Low Warn    ",
+            f"           {sensor:<13} Threshold   Threshold   Threshold   Threshold   ",
+            f"Port       ({unit}){' ' * (12 - len(unit))}({unit}){' ' * (10 - len(unit))}({unit}){' ' * (10 - len(unit))}({unit}){' ' * (10 - len(unit))}({unit})",
+            "-------    ------------  ----------  ----------  ----------  ----------  ",
+        ]
+        for s, rx in optics:
+            now = rx if value is None else value
+            rows.append(
+                f"{short(INTERFACE_TYPES, s.name):<10} {now:<13.2f} {hi_alarm:<11.2f} {hi_warn:<11.2f} {lo_alarm:<11.2f} {lo_warn:<11.2f}"
+            )
+            data[s.name][sensor] = {
+                "value": now,
+                "highAlarm": hi_alarm,
+                "highWarn": hi_warn,
+                "lowAlarm": lo_alarm,
+                "lowWarn": lo_warn,
+            }
     return "\n".join(rows), {"interfaces": data}
 
 
@@ -687,6 +733,24 @@ def ntp_associations(view: View, m: re.Match[str]) -> Shown:
     return "\n".join(rows), {"peers": peers}
 
 
+#: The busiest EOS agents of a switch that runs BGP, BFD, VXLAN and PFC (what `top` lists first),
+#: in the column layout of real `show processes top once` output (ntc-templates' captures).
+_PROCESSES = [
+    f"{pid:>5} root      20   0 {virt:>7} {res:>6} {shr:>6} S {cpu:>5.1f} {mem:>4.1f} {time:>9} {name}"
+    for pid, virt, res, shr, cpu, mem, time, name in (
+        (1921, 714612, 256340, 142364, 3.0, 0.8, "13:05.12", "Sysdb"),
+        (2034, 1104912, 156128, 98960, 1.0, 0.5, "6:14.82", "Bgp-main"),
+        (2035, 1185848, 84908, 71692, 0.7, 0.3, "3:23.59", "IpRib"),
+        (2117, 968336, 142116, 116404, 0.7, 0.4, "4:15:39", "StrataCentral"),
+        (2140, 523256, 61204, 48712, 0.3, 0.2, "1:02.44", "Bfd"),
+        (2152, 498212, 55172, 44310, 0.3, 0.2, "0:48.10", "VxlanSwFwd"),
+        (2166, 478820, 51044, 41890, 0.3, 0.2, "0:31.77", "Lldp"),
+        (2201, 501944, 58612, 46004, 0.0, 0.2, "0:22.03", "Qos"),
+        (1, 83904, 9264, 7064, 0.0, 0.0, "0:05.40", "systemd"),
+    )
+]
+
+
 @show(r"show processes top once")
 def processes_top(view: View, m: re.Match[str]) -> Shown:
     mdl = view.model
@@ -701,7 +765,7 @@ def processes_top(view: View, m: re.Match[str]) -> Shown:
             f"KiB Swap:        0 total,        0 free,        0 used. {mdl.mem_free_kb} avail Mem",
             "",
             "  PID USER      PR  NI    VIRT    RES    SHR S  %CPU %MEM     TIME+ COMMAND",
-            " 1921 root      20   0  714612 256340 142364 S   3.0  0.8  13:05.12 Sysdb",
+            *_PROCESSES,
         ]
     )
     data = {

@@ -1,5 +1,6 @@
-"""EOS `show` commands about routing, BGP, L2 tables, VRFs and VXLAN, from the lab's derived state
-(fabric_state.py: sessions; routing.py: routes and hosts). Text and eAPI JSON, as show.py.
+"""EOS `show` commands about routing, L2 tables, VRFs, VXLAN, PFC/ECN counters, ping and access
+lists, from the lab's derived state (fabric_state.py: links, sessions; routing.py: routes, ARP,
+hosts; BGP is in show_bgp.py). Text and eAPI JSON, as show.py.
 """
 
 from __future__ import annotations
@@ -11,11 +12,10 @@ from typing import Any
 from fabricctl.lab.devices.eos.names import INTERFACE_TYPES
 from fabricctl.lab.devices.eos.show import interface_json, status
 from fabricctl.lab.dialect import CliError
-from fabricctl.lab.fabric_state import Session
-from fabricctl.lab.names import short
+from fabricctl.lab.names import canonical, short
 from fabricctl.lab.routing import Route
 from fabricctl.lab.traffic import port_traffic
-from fabricctl.lab.view import Shown, View, dotted_mac, duration, registry
+from fabricctl.lab.view import Shown, View, dotted_mac, registry
 
 #: EOS's administrative distances (`distance bgp` defaults to 200 for every kind of BGP route).
 _DISTANCE = {"static": 1, "ebgp": 200, "evpn": 200}
@@ -23,264 +23,6 @@ _CODE = {"connected": "C", "static": "S", "ebgp": "B E", "evpn": "B E"}
 _ROUTE_TYPE = {"connected": "connected", "static": "static", "ebgp": "eBGP", "evpn": "eBGP"}
 SHOWS, show = registry()
 _UP = 600.0  # seconds an Established session has been up (the lab's sessions come up at once)
-
-
-# --- BGP --------------------------------------------------------------------------------------------
-
-
-def _sessions(view: View) -> list[Session]:
-    return sorted(view.state.sessions.get(view.name, {}).values(), key=lambda s: s.peer)
-
-
-def _prefixes(view: View, s: Session, family: str) -> tuple[int, int]:
-    """(received, sent) prefixes of an Established session in one address family."""
-    if s.state != "Established" or family not in s.families:
-        return 0, 0
-    if family == "ipv4":
-        routes = view.routing.routes(view.name).get("default", {}).values()
-        received = sum(1 for r in routes if any(h.address == s.peer for h in r.hops))
-        sent = sum(
-            1
-            for r in routes
-            if (r.kind == "ebgp" and (s.remote_as not in r.as_path))
-            or (r.kind == "connected" and r.prefix in view.facts.networks)
-        )
-        return received, sent - received if sent > received else sent
-    learned = sum(
-        1 for vrf in view.routing.routes(view.name).values() for r in vrf.values() if r.kind == "evpn"
-    )
-    learned += len(view.routing.remote_macs(view.name))
-    own = sum(
-        1
-        for vrf in view.facts.redistributed
-        for r in view.routing.routes(view.name).get(vrf, {}).values()
-        if r.kind == "connected"
-    )
-    return learned, own
-
-
-def _local_address(view: View, s: Session) -> str:
-    port = view.state._connected_port(view.name, s.peer)
-    if port is not None:
-        here = view.facts.ports[port].addresses[0]
-        return str(here.ip)
-    return str(view.facts.router_id or "0.0.0.0")
-
-
-def _bgp_vrfs(view: View) -> list[str]:
-    """The VRFs `router bgp` runs in: default, then each `vrf` under it."""
-    return ["default", *sorted(view.facts.rds)]
-
-
-_AFI_KEY = {"ipv4": "ipv4Unicast", "evpn": "l2VpnEvpn"}
-
-
-def _summary(view: View, vrfs: list[str], families: tuple[str, ...]) -> Shown:
-    facts = view.facts
-    rid = str(facts.router_id or "0.0.0.0")
-    texts, data = [], {}
-    for vrf in vrfs:
-        peers: dict[str, Any] = {}
-        rows = [
-            f"BGP summary information for VRF {vrf}",
-            f"Router identifier {rid}, local AS number {facts.asn or 0}",
-            "Neighbor Status Codes: m - Under maintenance",
-            "  Description              Neighbor         V AS           MsgRcvd   MsgSent  InQ OutQ  Up/Down State   PfxRcd PfxAcc",
-        ]
-        for s in _sessions(view) if vrf == "default" else []:
-            if not set(families) & s.families:
-                continue
-            up = s.state == "Established"
-            received = sum(_prefixes(view, s, f)[0] for f in families)
-            msgs = int(_UP // 60) + 3 if up else 0
-            desc = (s.description or "").replace(" ", "-")[:24]
-            rows.append(
-                f"  {desc:<24} {s.peer!s:<16} 4 {s.remote_as or 0:<12} {msgs:>9} {msgs:>9}"
-                f"    0    0 {duration(_UP) if up else '0:00:00':>8} {'Estab' if up else s.state:<7} {received:>6} {received:>6}"
-            )
-            entry: dict[str, Any] = {
-                "description": s.description,
-                "version": 4,
-                "msgReceived": msgs,
-                "msgSent": msgs,
-                "inMsgQueue": 0,
-                "outMsgQueue": 0,
-                "asn": str(s.remote_as or 0),
-                "peerAsn": str(s.remote_as or 0),
-                "prefixAccepted": received,
-                "prefixReceived": received,
-                "upDownTime": view.calendar - _UP,
-                "underMaintenance": False,
-                "peerState": "Established" if up else s.state,
-            }
-            for family in s.families:
-                got = _prefixes(view, s, family)[0]
-                entry[_AFI_KEY[family]] = {
-                    "afiSafiState": "negotiated" if up else "configured",
-                    "nlrisReceived": got,
-                    "nlrisAccepted": got,
-                }
-            peers[str(s.peer)] = entry
-        texts.append("\n".join(rows))
-        data[vrf] = {"routerId": rid, "asn": str(facts.asn or 0), "vrf": vrf, "peers": peers}
-    return "\n\n".join(texts), {"vrfs": data}
-
-
-def _vrf_arg(view: View, vrf: str | None) -> list[str]:
-    if vrf is None:
-        return ["default"]
-    if vrf == "all":
-        return _bgp_vrfs(view)
-    if vrf not in _bgp_vrfs(view):
-        raise CliError(f"% BGP is not configured for VRF {vrf}", eapi=f"BGP is not configured for VRF {vrf}")
-    return [vrf]
-
-
-@show(r"show (?:ip bgp|bgp ipv4 unicast) summary(?: vrf (?P<vrf>\S+))?")
-def ip_bgp_summary(view: View, m: re.Match[str]) -> Shown:
-    return _summary(view, _vrf_arg(view, m["vrf"]), ("ipv4",))
-
-
-@show(r"show bgp evpn summary(?: vrf (?P<vrf>\S+))?")
-def evpn_summary(view: View, m: re.Match[str]) -> Shown:
-    return _summary(view, _vrf_arg(view, m["vrf"]), ("evpn",))
-
-
-@show(r"show bgp summary(?: vrf (?P<vrf>\S+))?")
-def bgp_summary(view: View, m: re.Match[str]) -> Shown:
-    """Every address family (what ANTA's VerifyBGPPeerCount reads)."""
-    return _summary(view, _vrf_arg(view, m["vrf"]), ("ipv4", "evpn"))
-
-
-@show(r"show ipv6 bgp (?P<what>summary|peers)(?: vrf (?P<vrf>\S+))?")
-def ipv6_bgp(view: View, m: re.Match[str]) -> Shown:
-    """No IPv6 sessions in this fabric: the VRFs with no peers, as EOS prints them."""
-    vrfs = _vrf_arg(view, m["vrf"])
-    rid = str(view.facts.router_id or "0.0.0.0")
-    if m["what"] == "peers":
-        return "", {"vrfs": {v: {"peerList": []} for v in vrfs}}
-    text = "\n\n".join(
-        f"BGP summary information for VRF {v}\nRouter identifier {rid}, local AS number {view.facts.asn or 0}\n"
-        "Neighbor Status Codes: m - Under maintenance\n"
-        "  Neighbor         V AS           MsgRcvd   MsgSent  InQ OutQ  Up/Down State   PfxRcd PfxAcc"
-        for v in vrfs
-    )
-    data = {v: {"routerId": rid, "asn": str(view.facts.asn or 0), "vrf": v, "peers": {}} for v in vrfs}
-    return text, {"vrfs": data}
-
-
-def _neighbor(view: View, s: Session) -> tuple[str, dict[str, Any]]:
-    facts = view.facts
-    up = s.state == "Established"
-    v4 = _prefixes(view, s, "ipv4")
-    evpn = _prefixes(view, s, "evpn")
-    local = _local_address(view, s)
-    direct = view.state._connected_port(view.name, s.peer) is not None
-    msgs = int(_UP // 60) + 3 if up else 0
-    caps = {_AFI_KEY[f]: {"advertised": True, "received": up, "enabled": up} for f in sorted(s.families)}
-    entry: dict[str, Any] = {
-        "peerAddress": str(s.peer),
-        "localAsn": str(facts.asn or 0),
-        "asn": str(s.remote_as or 0),
-        "routerId": str(s.peer_router_id or "0.0.0.0"),
-        "localRouterId": str(facts.router_id or "0.0.0.0"),
-        "vrf": "default",
-        "state": s.state,
-        "description": s.description,
-        "prefixesReceived": v4[0],
-        "prefixesSent": v4[1],
-        "v6PrefixesReceived": 0,
-        "v6PrefixesSent": 0,
-        "establishedTime": _UP if up else 0,
-        "establishedTransitions": 1 if up else 0,
-        "holdTime": 180,
-        "keepaliveTime": 60,
-        "configuredHoldTime": 180,
-        "configuredKeepaliveTime": 60,
-        "ttl": 1 if direct else 3,
-        "maxTtlHops": 1 if direct else 3,
-        "updateSource": "" if direct else "Loopback0",
-        "localIp": local,
-        "peerTcpInfo": {
-            "state": "ESTABLISHED" if up else "CLOSED",
-            "inputQueueLength": 0,
-            "outputQueueLength": 0,
-        },
-        "neighborCapabilities": {
-            "multiprotocolCaps": caps,
-            "fourOctetAsnCap": {"advertised": True, "received": up, "enabled": up},
-        },
-        "peerGroupName": "",
-        "dropStats": {"inDropAsloop": 0, "inDropClusterIdLoop": 0, "inDropMalformedMpbgp": 0},
-        "statsSent": {
-            "opens": 1 if up else 0,
-            "updates": 2 if up else 0,
-            "keepalives": msgs,
-            "notifications": 0,
-        },
-        "statsReceived": {
-            "opens": 1 if up else 0,
-            "updates": 2 if up else 0,
-            "keepalives": msgs,
-            "notifications": 0,
-        },
-    }
-    if not up:
-        entry["idleReason"] = s.reason
-    families = {"ipv4": "IPv4 Unicast", "evpn": "L2VPN EVPN"}
-    lines = [
-        f"BGP neighbor is {s.peer}, remote AS {s.remote_as or 0}, external link",
-        *([f"  Description: {s.description}"] if s.description else []),
-        f"  BGP version 4, remote router ID {s.peer_router_id or '0.0.0.0'}, VRF default",
-        "  Negotiated BGP version 4",
-        "  Last read 00:00:06, last write 00:00:06",
-        "  Hold time is 180, keepalive interval is 60 seconds",
-        "  Configured hold time is 180, keepalive interval is 60 seconds",
-        "  Connect timer is inactive",
-        f"  BGP state is {s.state}, up for {duration(_UP)}" if up else f"  BGP state is {s.state}",
-        f"  Number of transitions to established: {1 if up else 0}",
-        "  Last state was OpenConfirm" if up else "  Last state was Connect",
-        "  Last event was RecvKeepAlive" if up else "  Last event was ConnectRetryTimerExpires",
-        *([f"  Last idle reason: {s.reason}"] if not up else []),
-        "  Neighbor Capabilities:",
-        *[
-            f"    Multiprotocol {families[f]}: advertised{' and received and negotiated' if up else ''}"
-            for f in sorted(s.families)
-        ],
-        "  Message statistics:",
-        "    InQ depth is 0",
-        "    OutQ depth is 0",
-        "                         Sent      Rcvd",
-        f"    Opens:             {1 if up else 0:>6}    {1 if up else 0:>6}",
-        f"    Updates:           {2 if up else 0:>6}    {2 if up else 0:>6}",
-        f"    Keepalives:        {msgs:>6}    {msgs:>6}",
-        f"    Total messages:    {msgs + 3 if up else 0:>6}    {msgs + 3 if up else 0:>6}",
-        "  Prefix statistics:",
-        "                         Sent      Rcvd",
-        f"    IPv4 Unicast:      {v4[1]:>6}    {v4[0]:>6}",
-        "    IPv6 Unicast:           0         0",
-        f"    L2VPN EVPN:        {evpn[1]:>6}    {evpn[0]:>6}",
-        f"Local AS is {facts.asn or 0}, local router ID {facts.router_id or '0.0.0.0'}",
-        f"TTL is {1 if direct else 3}",
-        f"Local TCP address is {local}, local port is 179",
-        f"Remote TCP address is {s.peer}, remote port is 49152",
-        "",
-    ]
-    return "\n".join(lines), entry
-
-
-@show(r"show (?:ip )?bgp neighbors(?: (?P<peer>\d+\.\d+\.\d+\.\d+))?(?: vrf (?P<vrf>\S+))?")
-def bgp_neighbors(view: View, m: re.Match[str]) -> Shown:
-    vrfs = _vrf_arg(view, m["vrf"])
-    texts: list[str] = []
-    data: dict[str, dict[str, list[dict[str, Any]]]] = {v: {"peerList": []} for v in vrfs}
-    for s in _sessions(view) if "default" in vrfs else []:
-        if m["peer"] and str(s.peer) != m["peer"]:
-            continue
-        text, entry = _neighbor(view, s)
-        texts.append(text)
-        data["default"]["peerList"].append(entry)
-    return "\n".join(texts), {"vrfs": data}
 
 
 # --- routes ------------------------------------------------------------------------------------------
@@ -583,12 +325,12 @@ def arp(view: View, m: re.Match[str]) -> Shown:
             "Address         Age (sec)  Hardware Addr   Interface"
         ]
         entries = []
-        for h in view.routing.hosts(view.name):
-            if h.vrf != vrf or h.address is None:
+        for e in view.routing.arp(view.name):
+            if e.vrf != vrf:
                 continue
-            where = f"{h.gateway}, {h.port}" if h.segment else h.port
-            rows.append(f"{h.address!s:<15} {'0:00:30':>9}  {dotted_mac(h.mac):<15} {where}")
-            entries.append({"address": str(h.address), "age": 30, "hwAddress": h.mac, "interface": where})
+            where = f"{e.interface}, {e.port}" if e.interface != e.port else e.port
+            rows.append(f"{e.address!s:<15} {'0:00:30':>9}  {dotted_mac(e.mac):<15} {where}")
+            entries.append({"address": str(e.address), "age": 30, "hwAddress": e.mac, "interface": where})
         texts.append("\n".join(rows))
         data[vrf] = {
             "ipV4Neighbors": entries,
@@ -880,110 +622,156 @@ def ipv6_interface(view: View, m: re.Match[str]) -> Shown:
     raise CliError("% No IPv6 configured interfaces", eapi="No IPv6 configured interfaces", code=1000)
 
 
+# --- ping ------------------------------------------------------------------------------------------
+
+
+def _source(view: View, vrf: str, typed: str | None) -> IPv4Address | None:
+    """A ping's source: an address, an interface's address (`source Loopback0`), or the egress
+    port's (None when nothing routes there)."""
+    if typed is None:
+        return None
+    if typed[0].isdigit():
+        return IPv4Address(typed)
+    name = canonical(INTERFACE_TYPES, typed)
+    port = view.facts.ports.get(name or "")
+    if port is None or not port.addresses:
+        raise CliError(f"% Invalid input (at token 4: '{typed}')")
+    return port.addresses[0].ip
+
+
 @show(
-    r"show ip bgp(?: (?P<prefix>\d+\.\d+\.\d+\.\d+(?:/\d+)?))?(?: (?P<longer>longer-prefixes))?"
-    r"(?: vrf (?P<vrf>\S+))?(?: (?P<detail>detail))?"
+    r"ping(?: vrf (?P<vrf>\S+))? (?P<dst>\d+\.\d+\.\d+\.\d+)(?: source (?P<src>\S+))?"
+    r"(?: size (?P<size>\d+))?(?: (?P<df>df-bit))?(?: repeat (?P<repeat>\d+))?"
 )
-def ip_bgp(view: View, m: re.Match[str]) -> Shown:
-    """The BGP table: every path to each prefix (one per ECMP next hop), the best marked; what
-    NAPALM's get_route_to and ANTA's route tests read."""
-    facts = view.facts
-    vrfs = _vrf_arg(view, m["vrf"])
-    ribs = view.routing.routes(view.name)
-    texts, data = [], {}
-    peers = {s.peer: s for s in _sessions(view)}
-    for vrf in vrfs:
-        entries: dict[str, Any] = {}
-        rows = [
-            f"BGP routing table information for VRF {vrf}",
-            f"Router identifier {facts.router_id or '0.0.0.0'}, local AS number {facts.asn or 0}",
-            "Route status codes: s - suppressed contributor, * - valid, > - active, E - ECMP head, e - ECMP",
-            "                    S - Stale, c - Contributing to ECMP, b - backup, L - labeled-unicast",
-            "Origin codes: i - IGP, e - EGP, ? - incomplete",
-            "",
-            "          Network                Next Hop              Metric  AIGP       LocPref Weight  Path",
+def ping(view: View, m: re.Match[str]) -> Shown:
+    """ICMP echo through the lab's forwarding state: the route at every switch on the way and
+    back, the IP MTU of each egress port (`size` is the whole datagram, as EOS counts it; with
+    `df-bit` a datagram over the path MTU is refused by the hop that cannot forward it)."""
+    vrf = m["vrf"] or "default"
+    if vrf != "default" and vrf not in view.routing.routes(view.name):
+        raise CliError(f"% VRF {vrf} does not exist", code=1000)
+    dst = IPv4Address(m["dst"])
+    size = int(m["size"] or 100)
+    repeat = int(m["repeat"] or 5)
+    src = _source(view, vrf, m["src"])
+    route = view.routing.lookup(view.name, vrf, dst)
+    if route is None and view.facts.owns(dst) is None:
+        text = "connect: Network is unreachable"
+        return text, {"messages": [text]}
+    if src is None and route is not None and route.hops[0].interface:
+        port = view.facts.ports.get(route.hops[0].interface)
+        src = port.addresses[0].ip if port and port.addresses else None
+    trace = view.routing.trace(view.name, vrf, dst, src)
+    payload = size - 28
+    lines = [f"PING {dst} ({dst}) {f'from {src} ' if src else ''}: {payload}({size}) bytes of data."]
+    too_big = m["df"] is not None and size > trace.path_mtu
+    received = 0 if too_big or not trace.reachable else repeat
+    for seq in range(1, repeat + 1):
+        if too_big:
+            lines.append(f"From {src or dst} icmp_seq={seq} Frag needed and DF set (mtu = {trace.path_mtu})")
+        elif received:
+            ttl = 64 - max(len(trace.hops) - 1, 0)
+            lines.append(
+                f"{payload + 8} bytes from {dst}: icmp_seq={seq} ttl={ttl} time=0.{100 + seq * 7} ms"
+            )
+    loss = 100 - 100 * received // repeat
+    lines += [
+        "",
+        f"--- {dst} ping statistics ---",
+        f"{repeat} packets transmitted, {received} received, {'+' + str(repeat) + ' errors, ' if too_big else ''}"
+        f"{loss}% packet loss, time {repeat - 1}ms",
+    ]
+    if received:
+        lines.append("rtt min/avg/max/mdev = 0.107/0.128/0.149/0.014 ms, ipg/ewma 0.250/0.118 ms")
+    text = "\n".join(lines) + "\n"
+    return text, {"messages": [text]}
+
+
+# --- access lists -----------------------------------------------------------------------------------
+
+#: The control-plane ACL EOS installs on every switch, its entries as a real switch lists them
+#: (ntc-templates' arista_eos `show ip access-lists` capture; the first three also in Arista's
+#: ANTA unit tests, VerifyIPv4ACL): 20 counts the packets of the sessions the switch runs
+#: (`tracked`), 30 single-hop BFD.
+CONTROL_PLANE_ACL = "default-control-plane-acl"
+_CONTROL_PLANE = (
+    (10, "permit icmp any any"),
+    (20, "permit ip any any tracked"),
+    (30, "permit udp any any eq bfd ttl eq 255"),
+    (50, "permit tcp any any eq ssh telnet www snmp bgp https msdp"),
+    (60, "permit udp any any eq bootps bootpc snmp rip ntp"),
+    (70, "permit tcp any any range 5900 5910"),
+)
+
+
+def _control_plane_hits(view: View) -> dict[int, int]:
+    """Packets the control plane took in since boot: a keepalive a minute from each Established
+    BGP peer (entry 20, `tracked`), three BFD packets a second from each single-hop peer (30)."""
+    bgp = sum(1 for s in view.state.sessions.get(view.name, {}).values() if s.state == "Established")
+    bfd = sum(1 for b in view.routing.bfd(view.name) if b.up and b.interface)
+    seconds = int(view.uptime)
+    return {20: bgp * (seconds // 60 + 3), 30: bfd * seconds * 1_000_000 // 300_000}
+
+
+@show(r"show ip access-lists?(?: (?P<name>(?!summary)\S+))?(?: (?P<summary>summary))?")
+def access_lists(view: View, m: re.Match[str]) -> Shown:
+    """The IPv4 ACLs: the control-plane one EOS installs, then the configured ones in config
+    order, each entry with its hit counter where the ACL counts per entry (`counters
+    per-entry`); nothing in the lab sends tenant traffic, so tenant entries count nothing."""
+    acls: list[tuple[str, bool, bool, list[tuple[int, str, int]]]] = []
+    hits = _control_plane_hits(view)
+    acls.append((CONTROL_PLANE_ACL, True, True, [(n, t, hits.get(n, 0)) for n, t in _CONTROL_PLANE]))
+    for text, node in view.running.children.items():
+        words = text.split()
+        if words[:2] != ["ip", "access-list"] or len(words) != 3:
+            continue
+        counting = "counters per-entry" in node.children
+        entries = [
+            (int(w[0]), " ".join(w[1:]), 0) for w in (c.split() for c in node.children) if w[0].isdigit()
         ]
-        table = ribs.get(vrf, {})
-        if m["prefix"]:
-            table = _route_tables(view, [vrf], m["prefix"], None)[vrf]
-        for prefix, r in sorted(table.items(), key=lambda x: (int(x[0].network_address), x[0].prefixlen)):
-            own = r.kind == "connected" and (prefix in facts.networks or vrf in facts.redistributed)
-            if r.kind not in ("ebgp", "evpn") and not own:
-                continue
-            paths = []
-            for i, h in enumerate(r.hops if not own else ()):
-                hop = h.vtep if h.vtep is not None else h.address
-                session = peers.get(hop) if h.vtep is None and hop is not None else None
-                as_path = " ".join(str(a) for a in r.as_path) + " i"
-                paths.append(
+        acls.append((words[2], False, counting, entries))
+    if m["name"]:
+        acls = [a for a in acls if a[0] == m["name"]]
+    rows, data = [], []
+    for name, readonly, counting, entries in acls:
+        rows.append(f"IP Access List {name}{' [readonly]' if readonly else ''}")
+        if m["summary"]:
+            rows.append(f"        Total rules configured: {len(entries)}")
+        else:
+            if counting:
+                rows.append("        statistics per-entry")
+            for seq, entry, count in entries:
+                match = f" [match {count} packets, 0:00:01 ago]" if counting and count else ""
+                rows.append(f"        {seq} {entry}{match}")
+        rows.append("")
+        data.append(
+            {
+                "name": name,
+                "standard": False,
+                "readonly": readonly,
+                "dynamic": False,
+                "chipBased": False,
+                "countersEnabled": counting,
+                "countersIncomplete": False,
+                "statisticsPollingInterval": 0,
+                "sequence": [
                     {
-                        "nextHop": str(hop),
-                        "asPathEntry": {"asPath": as_path, "asPathType": "External"},
-                        "importedRoute": False,
-                        "routeType": {
-                            "active": i == 0,
-                            "valid": True,
-                            "ecmpHead": i == 0 and len(r.hops) > 1,
-                            "ecmp": len(r.hops) > 1,
-                            "ecmpContributor": len(r.hops) > 1,
-                            "atomicAggregator": False,
-                            "suppressed": False,
-                            "queued": False,
-                            "backup": False,
-                            "stale": False,
-                            "origin": "Igp",
-                        },
-                        "localPreference": 100,
-                        "med": 0,
-                        "weight": 0,
-                        "peerEntry": {
-                            "peerAddr": str(hop),
-                            "peerRouterId": str(session.peer_router_id if session else hop),
-                        },
-                        "routeDetail": {"origin": "Igp", "communityList": [], "extCommunityList": []},
-                        "reasonNotBestpath": "" if i == 0 else "ecmpPath",
+                        "text": entry,
+                        "sequenceNumber": seq,
+                        **(
+                            {
+                                "counterData": {
+                                    "packetCount": count,
+                                    "byteCount": count * 80,
+                                    "lastChangedTime": view.calendar,
+                                }
+                            }
+                            if counting and not entry.startswith("remark")
+                            else {}
+                        ),
                     }
-                )
-                code = ("*>E" if len(r.hops) > 1 else "*>") if i == 0 else "*ec"
-                rows.append(
-                    f" {code:<8} {prefix!s:<22} {hop!s:<21} 0       -          100     0       {as_path}"
-                )
-            if own:
-                paths.append(
-                    {
-                        "nextHop": "0.0.0.0",
-                        "asPathEntry": {"asPath": "i", "asPathType": "Local"},
-                        "importedRoute": False,
-                        "routeType": {
-                            "active": True,
-                            "valid": True,
-                            "ecmp": False,
-                            "ecmpHead": False,
-                            "ecmpContributor": False,
-                            "origin": "Igp",
-                        },
-                        "localPreference": 100,
-                        "med": 0,
-                        "weight": 0,
-                        "peerEntry": {
-                            "peerAddr": "0.0.0.0",
-                            "peerRouterId": str(facts.router_id or "0.0.0.0"),
-                        },
-                        "routeDetail": {"origin": "Igp", "communityList": [], "extCommunityList": []},
-                    }
-                )
-                rows.append(f" {'*>':<8} {prefix!s:<22} {'-':<21} -       -          -       0       i")
-            entries[str(prefix)] = {
-                "address": str(prefix.network_address),
-                "maskLength": prefix.prefixlen,
-                "totalPaths": len(paths),
-                "bgpRoutePaths": paths,
+                    for seq, entry, count in entries
+                ],
             }
-        texts.append("\n".join(rows))
-        data[vrf] = {
-            "routerId": str(facts.router_id or "0.0.0.0"),
-            "asn": str(facts.asn or 0),
-            "vrf": vrf,
-            "bgpRouteEntries": entries,
-        }
-    return "\n\n".join(texts), {"vrfs": data}
+        )
+    return "\n".join(rows).rstrip("\n"), {"aclList": data}

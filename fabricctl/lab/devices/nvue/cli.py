@@ -19,6 +19,7 @@ from typing import Any
 
 import yaml
 
+import fabricctl.lab.devices.nvue.linux as linux
 import fabricctl.lab.devices.nvue.revisions as revisions
 import fabricctl.lab.devices.nvue.show as show
 from fabricctl.lab.device import LabDevice
@@ -102,6 +103,7 @@ def commands(sets: Tree, unsets: Tree) -> list[str]:
 class NvueCli(CliSession):
     """One login shell on the switch."""
 
+    SHOWS = tuple(linux.SHOWS)  # the Linux shell's own commands: iproute2, arp, vtysh
     SHOW_MODES = "bash"
 
     def __init__(self, dev: LabDevice) -> None:

@@ -92,6 +92,8 @@ def tree_facts(name: str, tree: Tree) -> DeviceFacts:
     for vni, body in _dict(tree, "evpn", "vni").items():  # route targets set per L2 VNI
         targets = _dict(body, "route-target")
         owner = facts.vnis.get(int(vni)) if vni.isdigit() else None
+        if owner is not None and "rd" in body:
+            facts.segment_rds[owner] = str(body["rd"])
         if owner is not None and targets:
             both = set(_dict(targets, "both"))
             facts.route_targets[owner] = (
@@ -134,6 +136,7 @@ def tree_facts(name: str, tree: Tree) -> DeviceFacts:
             remote = str(peer_body.get("remote-as", ""))
             peer = facts.peers[addr] = PeerFacts(addr, int(remote) if remote.isdigit() else None)
             peer.description = str(peer_body.get("description", ""))
+            peer.bfd = bool(_on(peer_body, "bfd", "enable") or _on(peer_body, "bfd", "state"))
             af = _dict(peer_body, "address-family")
             if (
                 _on(af, "ipv4-unicast", "enable") is not False

@@ -14,13 +14,14 @@ router bgp`) answers with the applied subtree.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from ipaddress import IPv4Address
 from typing import Any
 
 import fabricctl.lab.devices.nvue.revisions as revisions
 import fabricctl.lab.devices.nvue.show_platform as show_platform
-from fabricctl.lab.devices.nvue.tree import Tree, get_path
+from fabricctl.lab.devices.nvue.tree import NVUE_VERSION, Tree, get_path
 from fabricctl.lab.ports import chassis_digits
 from fabricctl.lab.traffic import port_traffic
 from fabricctl.lab.view import View, colon_mac
@@ -218,6 +219,67 @@ def roce_counters(view: View, name: str) -> dict[str, Any]:
     }
 
 
+# --- system and platform ---------------------------------------------------------------------------
+
+
+def _release() -> str:
+    return NVUE_VERSION.split()[-1]
+
+
+def system(view: View) -> dict[str, Any]:
+    """`nv show system -o json`: the fields the 5.16/5.17 table lists (hostname, uptime in
+    seconds, product name and release, date and time zone, health, system MAC), and `build`,
+    what the NVUE API guide's example of GET /nvue_v1/system returns."""
+    now = time.gmtime(view.calendar)
+    return {
+        "hostname": view.hostname,
+        "fqdn": view.hostname,
+        "uptime": int(view.uptime),
+        "product-name": "Cumulus Linux",
+        "build": NVUE_VERSION,
+        "timezone": "Etc/UTC",
+        "date-time": {"local-time": time.strftime("%Y-%m-%d %H:%M:%S", now), "timezone": "Etc/UTC"},
+        "health": {"status": "OK"},
+        "version": {"product-release": _release()},
+        "global": {"system-mac": colon_mac(view.mac_digits()), "anycast-mac": "none"},
+    }
+
+
+def system_version(view: View) -> dict[str, Any]:
+    """`nv show system version -o json` (NVIDIA's 5.16 example's fields)."""
+    return {
+        "onie": "2024.08-5.3.0014-115200",
+        "kernel": "6.1.0-cl-1-amd64",
+        "base-os": "Debian GNU/Linux 12.13",
+        "product-release": _release(),
+        "image": {"build-id": f"{_release()}.0087", "build-date": "Thu Feb 19 20:27:27 UTC 2026"},
+    }
+
+
+def system_cpu(view: View) -> dict[str, Any]:
+    return {
+        "model": "Intel(R) Xeon(R) CPU D-1734NT @ 2.00GHz",
+        "core-count": 8,
+        "utilization": float(view.model.cpu_percent),
+    }
+
+
+def system_memory(view: View) -> dict[str, Any]:
+    mdl = view.model
+    total, free = mdl.mem_total_kb * 1024, mdl.mem_free_kb * 1024
+    return {
+        "Physical": {
+            "total": total,
+            "free": free,
+            "used": total - free,
+            "utilization": round(100 * (total - free) / total, 1),
+            "buffers": 0,
+            "cache": 0,
+        },
+        "Swap": {"total": 0, "free": 0, "used": 0, "utilization": 0.0},
+    }
+
+
 def platform(view: View) -> dict[str, str]:
     """`nv show platform` (Cumulus Linux 5.9 and later: the platform's hardware), with the keys
     of NVIDIA's example (user guide 5.17, Monitoring System Hardware); the serial number is the
@@ -248,46 +310,218 @@ def operational_table(data: dict[str, str]) -> str:
     return "\n".join(lines)
 
 
+def environment(view: View, what: str) -> dict[str, Any] | None:
+    """`nv show platform environment fan|psu|temperature -o json`: the model's fixed facts."""
+    mdl = view.model
+    if what == "fan":
+        fans = {
+            f"FAN{t}/{f}": {
+                "state": "ok",
+                "current-speed": 6000,
+                "max-speed": 29000,
+                "min-speed": 2500,
+                "direction": "F2B",
+            }
+            for t in range(1, mdl.fan_trays + 1)
+            for f in range(1, mdl.fans_per_tray + 1)
+        }
+        fans |= {
+            f"PSU{p}/FAN": {
+                "state": "ok",
+                "current-speed": 6000,
+                "max-speed": 29000,
+                "min-speed": 2500,
+                "direction": "F2B",
+            }
+            for p in range(1, mdl.psus + 1)
+        }
+        return fans
+    if what == "psu":
+        return {
+            f"PSU{p}": {"state": "ok", "capacity": mdl.psu_watts, "model": mdl.psu_model}
+            for p in range(1, mdl.psus + 1)
+        }
+    if what == "temperature":
+        return {
+            s.name: {"current": s.celsius, "max": s.overheat, "crit": s.critical, "min": 0.0, "state": "ok"}
+            for s in mdl.sensors
+        }
+    return None
+
+
+# --- routing, BFD, EVPN routes ---------------------------------------------------------------------
+
+
+def bgp_neighbor(view: View, vrf: str, peer: str) -> dict[str, Any] | None:
+    """`nv show vrf <vrf> router bgp neighbor <ip> -o json`: the summary entry and the session's
+    details (timers, its local address, the message counts)."""
+    entry = bgp_neighbors(view, vrf).get(peer)
+    if entry is None:
+        return None
+    session = view.state.sessions[view.name][IPv4Address(peer)]
+    up = session.state == "Established"
+    port = view.state._connected_port(view.name, session.peer)
+    local = view.facts.ports[port].addresses[0].ip if port else view.facts.router_id
+    return {
+        **entry,
+        "local-as": view.facts.asn,
+        "hold-time": 9 if up else 0,
+        "keepalive-time": 3 if up else 0,
+        "timers": {"hold-time": 9, "keepalive": 3, "connection-retry": 10},
+        "local-ip": str(local),
+        "bfd": {
+            "status": "up"
+            if any(b.up for b in view.routing.bfd(view.name) if str(b.peer) == peer)
+            else "down"
+        },
+        "message-stats": {
+            "input-count": int(view.uptime // 3) if up else 0,
+            "output-count": int(view.uptime // 3) if up else 0,
+        },
+        "uptime": int(view.uptime) if up else 0,
+    }
+
+
+def bfd_peers(view: View) -> dict[str, Any]:
+    """`nv show vrf default router bfd peers -o json`: one session per BGP peer with BFD."""
+    out: dict[str, Any] = {}
+    for i, b in enumerate(view.routing.bfd(view.name), start=1):
+        out[str(i)] = {
+            "peer": str(b.peer),
+            "local": str(b.local),
+            "interface": b.interface,
+            "state": "up" if b.up else "down",
+            "multihop": "off" if b.interface else "on",
+            "tx-interval": 300,
+            "rx-interval": 300,
+            "detect-multiplier": 3,
+            "up-time": int(view.uptime) if b.up else 0,
+        }
+    return out
+
+
+def evpn_routes(view: View) -> dict[str, Any]:
+    """`nv show vrf default router bgp address-family l2vpn-evpn route -o json`: each route by
+    its id, `[RD]:[type]:[0]:[key]` as 5.11+ prints it, with its RD, type and path count."""
+    out: dict[str, Any] = {}
+    spines = sum(
+        1
+        for s in view.state.sessions.get(view.name, {}).values()
+        if s.state == "Established" and "evpn" in s.families
+    )
+    for r in view.routing.evpn_routes(view.name):
+        if r.kind == 2:
+            key = f"[{r.mac}]" + (f":[{r.ip}]" if r.ip else "")
+        elif r.kind == 3:
+            key = f"[{r.vtep}]"
+        else:
+            key = f"[{r.prefix}]"
+        paths = 1 if r.origin == view.name or view.facts.vtep is None else max(spines, 1)
+        out[f"[{r.rd}]:[{r.kind}]:[0]:{key}"] = {"rd": r.rd, "route-type": r.kind, "path-count": paths}
+    return out
+
+
+def evpn_vni_bgp_info(view: View, vni: int) -> dict[str, Any] | None:
+    """`nv show evpn vni <vni> bgp-info -o json` (BGP-EVPN show reference 5.17)."""
+    owner = view.facts.vnis.get(vni)
+    if owner is None:
+        return None
+    imports, exports = view.facts.route_targets.get(owner, (set(), set()))
+    rid = view.facts.router_id or view.facts.vtep
+    rd = view.facts.segment_rds.get(owner) or view.facts.rds.get(owner[1]) or f"{rid}:{vni}"
+    return {
+        "rd": rd,
+        "local-vtep": str(view.facts.vtep or ""),
+        "advertise-svi-ip": "off",
+        "advertise-default-gateway": "disabled",
+        "in-kernel": "on",
+        "type": "L2" if owner[0] == "vlan" else "L3",
+        "mac-vrf-soo": "",
+        "import-route-target": {rt: {} for rt in sorted(imports)},
+        "export-route-target": {rt: {} for rt in sorted(exports)},
+    }
+
+
+def ip_addresses(view: View, name: str) -> dict[str, Any]:
+    port = view.facts.ports[name]
+    return {str(a): {} for a in port.addresses}
+
+
+# --- the paths ----------------------------------------------------------------------------------------
+
+Path = tuple[str, ...]
+#: Operational paths: a pattern (`<if>` an interface, `<vrf>` a VRF, `<peer>` a BGP peer, `<vni>`
+#: a VNI, `<any>` any word) -> the answer.
+_PATHS: list[tuple[Path, Callable[[View, list[str]], Any]]] = [
+    (("interface",), lambda v, w: interfaces(v)),
+    (("interface", "lldp-detail"), lambda v, w: lldp_detail(v)),
+    (
+        ("interface", "qos-roce-counters"),
+        lambda v, w: {n: roce_counters(v, n) for n in v.facts.ports if n.startswith("swp")},
+    ),
+    (("interface", "<if>"), lambda v, w: interface(v, w[1])),
+    (("interface", "<if>", "link"), lambda v, w: interface(v, w[1])["link"]),
+    (("interface", "<if>", "link", "stats"), lambda v, w: link_stats(v, w[1])),
+    (("interface", "<if>", "counters"), lambda v, w: link_stats(v, w[1])),
+    (("interface", "<if>", "ip", "address"), lambda v, w: ip_addresses(v, w[1])),
+    (("interface", "<if>", "lldp"), lambda v, w: {"neighbor": lldp_neighbors(v, w[1])}),
+    (("interface", "<if>", "lldp", "neighbor"), lambda v, w: lldp_neighbors(v, w[1])),
+    (("interface", "<if>", "lldp", "neighbor", "<any>"), lambda v, w: lldp_neighbors(v, w[1]).get(w[4])),
+    (("interface", "<if>", "counters", "qos", "pfc-stats"), lambda v, w: pfc_stats(v, w[1])),
+    (("interface", "<if>", "counters", "qos", "port-stats"), lambda v, w: port_stats(v, w[1])),
+    (
+        ("interface", "<if>", "counters", "qos", "egress-queue-stats"),
+        lambda v, w: egress_queue_stats(v, w[1]),
+    ),
+    (("interface", "<if>", "qos", "roce", "counters"), lambda v, w: roce_counters(v, w[1])),
+    (("vrf", "<vrf>", "router", "bgp", "neighbor"), lambda v, w: bgp_neighbors(v, w[1])),
+    (("vrf", "<vrf>", "router", "bgp", "neighbor", "<any>"), lambda v, w: bgp_neighbor(v, w[1], w[5])),
+    (("vrf", "default", "router", "bfd", "peers"), lambda v, w: bfd_peers(v)),
+    (
+        ("vrf", "default", "router", "bgp", "address-family", "l2vpn-evpn", "route"),
+        lambda v, w: evpn_routes(v),
+    ),
+    (("evpn", "vni"), lambda v, w: evpn_vnis(v)),
+    (("evpn", "vni", "<any>"), lambda v, w: evpn_vnis(v).get(w[2])),
+    (
+        ("evpn", "vni", "<any>", "bgp-info"),
+        lambda v, w: evpn_vni_bgp_info(v, int(w[2])) if w[2].isdigit() else None,
+    ),
+    (("system",), lambda v, w: system(v)),
+    (("system", "version"), lambda v, w: system_version(v)),
+    (("system", "cpu"), lambda v, w: system_cpu(v)),
+    (("system", "memory"), lambda v, w: system_memory(v)),
+    (("system", "health"), lambda v, w: {"status": "OK", "status-led": "green"}),
+    (("platform",), lambda v, w: platform(v)),
+    (("platform", "environment", "<any>"), lambda v, w: environment(v, w[2])),
+]
+
+
+def _matches(view: View, pattern: Path, words: list[str]) -> bool:
+    if len(pattern) != len(words):
+        return False
+    for want, word in zip(pattern, words, strict=True):
+        if want == "<if>":
+            if word not in view.facts.ports:
+                return False
+        elif want == "<vrf>":
+            if word != "default" and word not in view.facts.rds:
+                return False
+        elif want != "<any>" and want != word:
+            return False
+    return True
+
+
 def answer(view: View, words: list[str], source: Tree | None) -> Any:
     """What `nv show <words>` returns (None: no such object). `source`: the revision read
-    (applied unless `--pending` / `--rev`)."""
-    ports = view.facts.ports
-    optics = show_platform.answer(view, words) if source is None else None
-    if optics is not None:
-        return optics
-    if words == ["interface"]:
-        return interfaces(view)
-    if words == ["interface", "lldp-detail"] and source is None:
-        return lldp_detail(view)
-    if words == ["interface", "qos-roce-counters"] and source is None:
-        return {name: roce_counters(view, name) for name in view.facts.ports if name.startswith("swp")}
-    if len(words) >= 2 and words[0] == "interface" and words[1] in ports and source is None:
-        name, rest = words[1], words[2:]
-        table: dict[tuple[str, ...], Callable[[], Any]] = {
-            (): lambda: interface(view, name),
-            ("link",): lambda: interface(view, name)["link"],
-            ("link", "stats"): lambda: link_stats(view, name),
-            ("lldp", "neighbor"): lambda: lldp_neighbors(view, name),
-            ("counters", "qos", "pfc-stats"): lambda: pfc_stats(view, name),
-            ("counters", "qos", "port-stats"): lambda: port_stats(view, name),
-            ("counters", "qos", "egress-queue-stats"): lambda: egress_queue_stats(view, name),
-            ("qos", "roce", "counters"): lambda: roce_counters(view, name),
-        }
-        fn = table.get(tuple(rest))
-        if fn is not None:
-            return fn()
-    if (
-        len(words) == 5
-        and words[0] == "vrf"
-        and words[2:] == ["router", "bgp", "neighbor"]
-        and source is None
-    ):
-        return bgp_neighbors(view, words[1])
-    if words == ["evpn", "vni"] and source is None:
-        return evpn_vnis(view)
-    if words == ["platform"] and source is None:
-        return platform(view)
-    if words == ["system"] and source is None:
-        return {"hostname": view.hostname, "build": "Cumulus Linux 5.15.0", "uptime": int(view.uptime)}
+    (applied unless `--pending` / `--rev`); an operational path answers from the switch's state
+    only when no revision is asked for."""
+    if source is None:
+        optics = show_platform.answer(view, words)
+        if optics is not None:
+            return optics
+        for pattern, fn in _PATHS:
+            if _matches(view, pattern, words):
+                return fn(view, words)
     tree = source if source is not None else revisions.applied(view.dev)
     return get_path(tree, words) if words else tree
