@@ -116,6 +116,7 @@ class Stream:
         self.connects = 0  # streams opened (the first, then every reconnect)
         self._stop = threading.Event()
         self._call: Any = None
+        self._silent = False  # the watchdog cut the stream: it sent nothing for too long
         self._thread = threading.Thread(target=self._run, name=f"fabricctl-gnmi-{target.name}", daemon=True)
 
     def start(self) -> Stream:
@@ -171,11 +172,14 @@ class Stream:
         grpc, _, _ = _grpc()
         self.leaves = {}
         synced = False
+        clock = None  # the switch's time of its latest notification
         try:
             self._call = stub.Subscribe(iter([self._request()]), metadata=metadata)
             self.last_seen = time.monotonic()
             for response in self._call:
                 self.last_seen = time.monotonic()
+                if self._stop.is_set():
+                    break
                 if response.HasField("update"):
                     n = response.update
                     for u in n.update:
@@ -183,30 +187,27 @@ class Stream:
                     for d in n.delete:
                         gone = path_key(d)
                         self.leaves = {p: v for p, v in self.leaves.items() if p[: len(gone)] != gone}
-                    clock = n.timestamp / 1e9
+                    clock = n.timestamp / 1e9 if n.timestamp else clock
                 elif response.sync_response:
                     synced = True
-                    clock = time.time()
                 else:
                     continue
                 if synced:
                     self._emit(clock)
             return "the switch ended the stream"
         except grpc.RpcError as exc:
-            if exc.code() == grpc.StatusCode.CANCELLED and self._silent_cancel:
+            if exc.code() == grpc.StatusCode.CANCELLED and self._silent:
                 return f"no sample for {SILENT_SAMPLES * self.interval:g} s"
             return f"gNMI {exc.code().name}: {exc.details()}"
         except ValueError as exc:  # a value that cannot be read: never a counter
             return f"gNMI answer unreadable: {exc}"
         finally:
-            self._silent_cancel = False
+            self._silent = False
             call, self._call = self._call, None
             if call is not None:
                 call.cancel()
 
-    _silent_cancel = False
-
-    def _emit(self, clock: float) -> None:
+    def _emit(self, clock: float | None) -> None:
         counters: SwitchCounters = self.target.counters.parse(self.leaves)
         counters.clock = clock
         self.publish(self.target.name, Snapshot(up=True, counters=counters, polled_at=time.time()))
@@ -218,7 +219,7 @@ class Stream:
         """A stream that sent nothing for SILENT_SAMPLES intervals is cut (and opened again)."""
         call = self._call
         if call is not None and time.monotonic() - self.last_seen > SILENT_SAMPLES * self.interval:
-            self._silent_cancel = True
+            self._silent = True
             call.cancel()
 
 

@@ -106,6 +106,9 @@ class GnmiTarget:
     encodings: tuple[str, ...]  # gNMI Encoding names: JSON, JSON_IETF, PROTO, ASCII
     #: (view, top-level element names asked for) -> every leaf under them, now.
     leaves: Callable[[View, frozenset[str]], Leaves]
+    #: The top-level containers it serves: a Subscribe path under another is NOT_FOUND (one under
+    #: these with no data yet, a port without PFC, streams nothing until there is some).
+    trees: frozenset[str]
     get: bool = True  # Cumulus Linux answers no Get
     once_and_poll: bool = True  # the ONCE and POLL subscription modes
     min_sample_seconds: float = 0.0  # a shorter sample_interval is raised to this

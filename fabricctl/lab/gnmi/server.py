@@ -143,10 +143,6 @@ class Watch:
                 self._changed.set()
                 self._changed = asyncio.Event()
 
-    def close(self) -> None:
-        if self._task is not None:
-            self._task.cancel()
-
 
 @dataclass
 class Sub:
@@ -332,7 +328,7 @@ class GnmiService(gnmi_pb2_grpc.gNMIServicer):  # type: ignore[misc]
         start = self.dev.clock.now()  # samples fall due from the lab time of the request
         leaves = self.leaves(s.path for s in subs)
         for s in subs:
-            if not any(matches(s.path, p) for p in leaves):
+            if not self.target.roots([s.path]) <= self.target.trees:
                 raise Abort(grpc.StatusCode.NOT_FOUND, f"path {text(s.path)} not found")
 
         def everything(now: Leaves) -> list[tuple[Path, Value]]:

@@ -65,4 +65,5 @@ TARGET = GnmiTarget(
     ),
     encodings=("JSON",),
     leaves=leaves,
+    trees=frozenset({"interfaces"}),
 )

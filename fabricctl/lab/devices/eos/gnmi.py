@@ -102,13 +102,12 @@ def _interfaces(view: View, out: Leaves) -> None:
 
 
 def _queues(view: View, out: Leaves) -> None:
-    for s in view.ports:
-        port = view.facts.ports.get(s.name)
-        if not s.name.startswith("Ethernet") or port is None:
+    for name, port in view.facts.ports.items():  # the ports `show interfaces counters queue` lists
+        if not name.startswith("Ethernet"):
             continue
-        t = port_traffic(view.state, view.name, s.name, view.now)
+        t = port_traffic(view.state, view.name, name, view.now)
         for q in range(8):
-            state = qos_queue(s.name, q)
+            state = qos_queue(name, q)
             out[(*state[:-1], elem("name"))] = (OC_QOS, str(q))
             out[under(state, "name")] = (OC_QOS, str(q))
             out[under(state, "transmit-pkts")] = (OC_QOS, t.cnp_sent if q == CNP_QUEUE else 0)
@@ -145,5 +144,6 @@ TARGET = GnmiTarget(
     ),
     encodings=("JSON", "JSON_IETF", "ASCII"),
     leaves=leaves,
+    trees=frozenset({"interfaces", "qos", "components"}),
     refused_origins={"eos_native": "provider eos-native is not configured under management api gnmi"},
 )

@@ -102,6 +102,7 @@ TARGET = GnmiTarget(
     ),
     encodings=("JSON", "JSON_IETF", "PROTO"),
     leaves=leaves,
+    trees=frozenset({"interfaces", "qos"}),
     get=False,
     once_and_poll=False,
     min_sample_seconds=1.0,
