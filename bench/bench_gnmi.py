@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import random
 import re
 import shutil
 import statistics
@@ -46,6 +47,9 @@ def _value(text: str, metric: str, switch: str, port: str) -> float | None:
     return float(m[1]) if m else None
 
 
+_PHASE = random.Random(39)
+
+
 def _lag(url: str, change: object, metric: str, switch: str, port: str) -> float:
     """Seconds from `change()` to the series of (switch, port) showing another value (the series
     present before: a stream that was being opened again is waited for, not timed)."""
@@ -54,6 +58,7 @@ def _lag(url: str, change: object, metric: str, switch: str, port: str) -> float
         if time.monotonic() > deadline:
             raise SystemExit(f"no {metric} series for {switch} {port}")
         time.sleep(0.05)
+    time.sleep(_PHASE.uniform(0, 1))  # anywhere in the sample interval, not just after a sample
     started = time.monotonic()
     change()  # type: ignore[operator]
     while time.monotonic() - started < 120:
@@ -102,30 +107,21 @@ def main() -> None:
         with feeds(root, True, names, 8, 60, exposition.update) as (_, streamed):
             server = serve(exposition, "127.0.0.1", 0)
             url = f"http://127.0.0.1:{server.server_address[1]}/metrics"
-            counter: list[float] = []
-            for i in range(args.changes):
-                drops = [port] if i % 2 == 0 else []
-                counter.append(
+            lags: dict[str, list[float]] = {}
+            for fault, metric in (
+                ("lossless_drops", "fabricctl_port_discards_total"),
+                ("links_down", "fabricctl_port_up"),
+            ):
+                lags[fault] = [
                     _lag(
                         url,
-                        lambda d=drops: lab.set_faults(switch, lossless_drops=d),
-                        "fabricctl_port_discards_total",
+                        lambda on=i % 2 == 0, f=fault: lab.set_faults(switch, **{f: [port] if on else []}),
+                        metric,
                         switch,
                         port,
                     )
-                )
-            down: list[float] = []
-            for i in range(args.changes):
-                pulled = [port] if i % 2 == 0 else []
-                down.append(
-                    _lag(
-                        url,
-                        lambda d=pulled: lab.set_faults(switch, links_down=d),
-                        "fabricctl_port_up",
-                        switch,
-                        port,
-                    )
-                )
+                    for i in range(args.changes)
+                ]
             lab.clear_faults()
             cpu0, wall0 = sum(os.times()[:2]), time.monotonic()
             time.sleep(args.window)
@@ -134,14 +130,12 @@ def main() -> None:
         print(
             f"fabric: {args.fabric.name}, {len(streamed)} switches streamed over gNMI (SAMPLE 1 s, oper-status ON_CHANGE)"
         )
-        print(
-            f"counter change -> /metrics: median {statistics.median(counter):.3f} s, p99 {_p99(counter):.3f} s "
-            f"over {len(counter)} changes"
-        )
-        print(
-            f"port down/up -> /metrics:   median {statistics.median(down):.3f} s, p99 {_p99(down):.3f} s "
-            f"over {len(down)} changes"
-        )
+        for fault, what in (("lossless_drops", "counter change"), ("links_down", "port down/up  ")):
+            got = lags[fault]
+            print(
+                f"{what} -> /metrics: median {statistics.median(got):.3f} s, p99 {_p99(got):.3f} s "
+                f"over {len(got)} changes ({fault} set or cleared)"
+            )
         print(
             f"CPU (lab gNMI servers + exporter streams, one process): {cpu:.3f} s/s, "
             f"{1000 * cpu / len(streamed):.1f} ms per switch per second"

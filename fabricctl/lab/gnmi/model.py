@@ -136,6 +136,19 @@ def interface(name: str) -> Path:
     return (elem("interfaces"), elem("interface", name=name))
 
 
+def interface_state(out: Leaves, name: str, up: bool, admin_up: bool, changed: int) -> Path:
+    """A port's openconfig-interfaces name and state leaves (`changed`: last-change, ns); its
+    `state` path, for the counters under it."""
+    base = interface(name)
+    state = under(base, "state")
+    out[under(base, "name")] = ("openconfig-interfaces", name)
+    out[under(state, "name")] = ("openconfig-interfaces", name)
+    out[under(state, "oper-status")] = ("openconfig-interfaces", oper_status(up))
+    out[under(state, "admin-status")] = ("openconfig-interfaces", oper_status(admin_up))
+    out[under(state, "last-change")] = ("openconfig-interfaces", changed)
+    return state
+
+
 def qos_queue(port: str, queue: int) -> Path:
     return (
         elem("qos"),

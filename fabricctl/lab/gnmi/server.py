@@ -170,6 +170,7 @@ class GnmiService(gnmi_pb2_grpc.gNMIServicer):  # type: ignore[misc]
 
     def __init__(self, dev: LabDevice, watch: Watch) -> None:
         self.dev, self.watch = dev, watch
+        self._paths: dict[Path, Any] = {}
         target = dev.nos.gnmi
         assert isinstance(target, GnmiTarget)
         self.target = target
@@ -214,8 +215,15 @@ class GnmiService(gnmi_pb2_grpc.gNMIServicer):  # type: ignore[misc]
     def _notification(self, updates: Iterable[tuple[Path, Value]], encoding: int) -> Any:
         return gnmi_pb2.Notification(
             timestamp=self._now(),
-            update=[gnmi_pb2.Update(path=from_path(p), val=typed(p, v, encoding)) for p, v in updates],
+            update=[gnmi_pb2.Update(path=self._path(p), val=typed(p, v, encoding)) for p, v in updates],
         )
+
+    def _path(self, path: Path) -> Any:
+        """The gnmi.Path of a leaf, built once (a switch sends the same leaves every sample)."""
+        found = self._paths.get(path)
+        if found is None:
+            found = self._paths[path] = from_path(path)
+        return found
 
     # --- RPCs ----------------------------------------------------------------------------
     async def Capabilities(self, request: Any, context: Any) -> Any:
@@ -375,14 +383,21 @@ class GnmiService(gnmi_pb2_grpc.gNMIServicer):  # type: ignore[misc]
         several is one sample, as a switch that was busy sends one)."""
         events = self.target.event_leaves
         clock = self.dev.clock
+        owners: dict[Path, tuple[int, ...]] = {}  # leaf -> the subscriptions that pick it
         while True:
             await clock.sleep(due - clock.now())
             now = clock.now()
             due += interval * max(1, math.floor((now - due) / interval) + 1)
             leaves = self.leaves(s.path for s in subs)
             updates: dict[Path, Value] = {}
-            for s in subs:
-                mine = {p: v for p, (_, v) in leaves.items() if s.picks(p, events)}
+            picked: list[dict[Path, Value]] = [{} for _ in subs]
+            for p, (_, v) in leaves.items():  # one look per leaf, whatever the number of paths
+                who = owners.get(p)
+                if who is None:
+                    who = owners[p] = tuple(i for i, s in enumerate(subs) if s.picks(p, events))
+                for i in who:
+                    picked[i][p] = v
+            for s, mine in zip(subs, picked, strict=True):
                 beat = s.heartbeat > 0 and now - s.last_heartbeat >= s.heartbeat
                 if s.suppress_redundant and not beat:
                     updates |= {p: v for p, v in mine.items() if s.sent.get(p) != v}

@@ -85,11 +85,14 @@ def parse(leaves: Mapping[Path, Any]) -> SwitchCounters:
 
 GNMI = GnmiCounters(
     port=6030,
-    sampled=(
-        "/interfaces/interface[name=*]/state/counters",
-        "/interfaces/interface[name=*]/ethernet/pfc/priorities",
-        "/qos/interfaces/interface[interface-id=*]/output/queues",
-        "/components/component[name=*]/transceiver",
+    sampled=(  # the leaves parse reads, and no others: a sample is as small as the CLI's read
+        *(f"/interfaces/interface[name=*]/state/counters/{leaf}" for leaf in sorted(_COUNTERS)),
+        "/interfaces/interface[name=*]/ethernet/pfc/priorities/priority[index=*]/state/in-frames",
+        "/interfaces/interface[name=*]/ethernet/pfc/priorities/priority[index=*]/state/out-frames",
+        "/qos/interfaces/interface[interface-id=*]/output/queues/queue[name=*]/state/dropped-pkts",
+        "/qos/interfaces/interface[interface-id=*]/output/queues/queue[name=*]/state/ecn-marked-pkts",
+        "/components/component[name=*]/transceiver/physical-channels/channel[index=*]/state/input-power/instant",
+        "/components/component[name=*]/transceiver/thresholds/threshold[severity=*]/state/input-power-lower",
     ),
     on_change=("/interfaces/interface[name=*]/state/oper-status",),
     encoding="JSON",

@@ -63,9 +63,15 @@ def parse(leaves: Mapping[Path, Any]) -> SwitchCounters:
 
 GNMI = GnmiCounters(
     port=9339,
-    sampled=(
-        "/qos/interfaces/interface[interface-id=*]/switch-priority[priority=*]/state/counters",
-        "/qos/interfaces/interface[interface-id=*]/output/queues/queue[name=*]/state",
+    sampled=(  # the leaves parse reads, and no others
+        *(
+            f"/qos/interfaces/interface[interface-id=*]/switch-priority[priority=*]/state/counters/{leaf}"
+            for leaf in ("in-pause-pkts", "out-pause-pkts", "in-discards")
+        ),
+        *(
+            f"/qos/interfaces/interface[interface-id=*]/output/queues/queue[name=*]/state/{leaf}"
+            for leaf in ("ecn-marked-pkts", "transmit-pkts", "no-buffer-uc-dropped-pkts")
+        ),
     ),
     on_change=(),  # the CLI reader reads no port state on Cumulus Linux: neither does this one
     encoding="PROTO",

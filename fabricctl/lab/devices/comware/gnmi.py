@@ -18,8 +18,8 @@ from fabricctl.lab.gnmi.model import (
     Leaves,
     Model,
     interface,
+    interface_state,
     last_change,
-    oper_status,
     under,
 )
 from fabricctl.lab.traffic import port_traffic
@@ -39,12 +39,7 @@ def leaves(view: View, roots: frozenset[str]) -> Leaves:
             continue
         t = port_traffic(view.state, view.name, s.name, view.now)
         base = interface(s.name)
-        state = under(base, "state")
-        out[under(base, "name")] = (OC_IF, s.name)
-        out[under(state, "name")] = (OC_IF, s.name)
-        out[under(state, "oper-status")] = (OC_IF, oper_status(s.oper_up))
-        out[under(state, "admin-status")] = (OC_IF, oper_status(s.admin_up))
-        out[under(state, "last-change")] = (OC_IF, last_change(view, s.name, t.last_flap))
+        state = interface_state(out, s.name, s.oper_up, s.admin_up, last_change(view, s.name, t.last_flap))
         for leaf, value in (
             ("in-errors", t.fcs_errors),
             ("in-discards", 0),

@@ -28,8 +28,8 @@ from fabricctl.lab.gnmi.model import (
     Model,
     elem,
     interface,
+    interface_state,
     nanoseconds,
-    oper_status,
     qos_queue,
     under,
 )
@@ -58,14 +58,10 @@ def leaves(view: View, roots: frozenset[str]) -> Leaves:
 def _interfaces(view: View, out: Leaves) -> None:
     for s in _physical(view):
         base = interface(s.name)
-        state = under(base, "state")
+        changed = nanoseconds(_last_change(view, s.name))
+        state = interface_state(out, s.name, s.oper_up, s.admin_up, changed)
         c = _counters(view, s)
-        out[under(base, "name")] = (OC_IF, s.name)
-        out[under(state, "name")] = (OC_IF, s.name)
-        out[under(state, "oper-status")] = (OC_IF, oper_status(s.oper_up))
-        out[under(state, "admin-status")] = (OC_IF, oper_status(s.admin_up))
         out[under(state, "description")] = (OC_IF, s.description or "")
-        out[under(state, "last-change")] = (OC_IF, nanoseconds(_last_change(view, s.name)))
         if s.name.startswith("Ethernet") and view.cabled(s.name):
             out[under(state, "transceiver")] = ("openconfig-platform-transceiver", s.name)
         counters = under(state, "counters")

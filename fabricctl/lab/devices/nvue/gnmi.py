@@ -31,8 +31,8 @@ from fabricctl.lab.gnmi.model import (
     Model,
     elem,
     interface,
+    interface_state,
     last_change,
-    oper_status,
     qos_queue,
     under,
 )
@@ -53,12 +53,8 @@ def leaves(view: View, roots: frozenset[str]) -> Leaves:
         t = port_traffic(view.state, view.name, name, view.now)
         if every or "interfaces" in roots:
             base = interface(name)
-            state = under(base, "state")
-            out[under(base, "name")] = (OC_IF, name)
-            out[under(state, "name")] = (OC_IF, name)
-            out[under(state, "oper-status")] = (OC_IF, oper_status(view.state.oper_up(view.name, name)))
-            out[under(state, "admin-status")] = (OC_IF, oper_status(port.admin_up))
-            out[under(state, "last-change")] = (OC_IF, last_change(view, name, t.last_flap))
+            up = view.state.oper_up(view.name, name)
+            state = interface_state(out, name, up, port.admin_up, last_change(view, name, t.last_flap))
             stats = link_stats(view, name)
             for leaf, key in (
                 ("in-octets", "in-bytes"),
