@@ -54,19 +54,20 @@ def exporter_cmd(
     timeout: float,
 ) -> None:
     """Serve Prometheus metrics of every switch's port counters, labelled by tenant, leaf, server and NIC."""
-    from fabricctl.deploy.service import counter_reader
     from fabricctl.telemetry.exporter import Exposition, Poller, Snapshot, serve
+    from fabricctl.telemetry.gnmi import feeds
 
     compiled = compile_root(root)
     names = set(select_switches(compiled, limit))
     stop = threading.Event()
     for sig in (signal.SIGINT, signal.SIGTERM):
         signal.signal(sig, lambda *_: stop.set())
-    with counter_reader(root, lab, names, concurrency, timeout) as read:
-        exposition = Exposition(compiled)
-        for name in sorted(names):  # every switch answers `up 0` until its first read
-            exposition.update(name, Snapshot())
-        poller = Poller(names, read, interval, concurrency, on_update=exposition.update)
+    exposition = Exposition(compiled)
+    for name in sorted(names):  # every switch answers `up 0` until its first read
+        exposition.update(name, Snapshot())
+    # Switches with `telemetry: gnmi` stream their counters; the poller reads the others.
+    with feeds(root, lab, names, concurrency, timeout, exposition.update) as (read, streamed):
+        poller = Poller(names - streamed, read, interval, concurrency, on_update=exposition.update)
         server = serve(exposition, listen, port)
         bound = server.address[1]
         click.echo(f"serving http://{listen}:{bound}/metrics for {len(names)} switches", err=True)

@@ -30,7 +30,6 @@ if TYPE_CHECKING:
     from fabricctl.deploy.lock import LockInfo
     from fabricctl.deploy.scope import TenantChange
     from fabricctl.model.load import Fabric, TenantDoc
-    from fabricctl.platforms.counters import SwitchCounters
     from fabricctl.platforms.health import SwitchHealth
 
 #: Reads running configs of the named switches: name -> Fetched (a switch that cannot be read is data).
@@ -560,29 +559,6 @@ def read_running(root: Path, lab: bool, names: set[str]) -> dict[str, str]:
     with open_fabric(root, lab, names) as nr:
         got = fetch_running(nr)
     return {n: f.text for n, f in got.items() if f.text is not None}
-
-
-@contextlib.contextmanager
-def counter_reader(
-    root: Path, lab: bool, names: set[str], workers: int, timeout: float
-) -> Iterator[Callable[[str], SwitchCounters | str]]:
-    """For the block, a reader of one switch's port counters and BGP sessions (or why it was not
-    read), its SSH session kept open between reads (a login per poll costs more than the read):
-    the exporter's."""
-    from fabricctl.deploy.context import open_fabric
-    from fabricctl.deploy.counters import read_counters
-
-    with open_fabric(root, lab, names, workers=workers) as nr:
-
-        def read(name: str) -> SwitchCounters | str:
-            return read_counters(nr.filter(name=name), timeout, keep_open=True, sessions=True).get(
-                name, "not read"
-            )
-
-        try:
-            yield read
-        finally:
-            nr.close_connections(on_good=True, on_failed=True)
 
 
 @dataclass(frozen=True)

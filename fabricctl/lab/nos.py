@@ -81,6 +81,8 @@ class LabNos:
     #: its command lines (NVUE: the YAML object tree, every path checked against its reference);
     #: None: the grammar loads the text line by line.
     parse_config: Callable[[str], Node] | None = None
+    #: Its gNMI target (lab/gnmi/model.GnmiTarget: capabilities, modes, paths); None: no gNMI.
+    gnmi: Any = None
 
 
 _REGISTRY: dict[str, LabNos] = {}

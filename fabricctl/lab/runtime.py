@@ -26,6 +26,7 @@ class Endpoint:
     ssh_port: int
     eapi_port: int | None
     host_key: str | None = None  # the SSH host key, OpenSSH public format ("ssh-ed25519 AAAA...")
+    gnmi_port: int | None = None  # gNMI over TLS (None: not served)
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -35,8 +36,13 @@ class Endpoint:
             "port": self.ssh_port,
             "eapi_port": self.eapi_port,
             "host_key": self.host_key,
+            "gnmi_port": self.gnmi_port,
         }
 
+
+#: The lab's gNMI port on every switch (FABRICCTL_LAB_GNMI_PORT; a switch's own: EOS 6030,
+#: Cumulus Linux 9339).
+GNMI_PORT = 20339
 
 DEFAULT_USERNAME = "admin"
 DEFAULT_PASSWORD = "fabricctl-lab"  # documented lab-only default, never a real credential
@@ -68,10 +74,14 @@ def reboot_request(root: Path) -> Path:
 
 def write_lab_json(root: Path, fabric: Any, extra: dict[str, Any] | None = None) -> None:
     """Record the running lab `fabric` (a LabFabric; atomic, so readers never see half a file)."""
+    from fabricctl.lab.tls import certificate_pem
+
     data = {
         "pid": os.getpid(),
         "root": str(Path(root).resolve()),
         "devices": [ep.as_dict() for ep in fabric.endpoints().values()],
+        # The certificate its switches serve (eAPI, NVUE REST, gNMI): what a client trusts.
+        "tls_certificate": certificate_pem().decode(),
         **(extra or {}),
     }
     write_file(lab_json(root), json.dumps(data, indent=2) + "\n", within=Path(root))
@@ -92,7 +102,13 @@ def running_lab(root: Path) -> dict[str, Any] | None:
 def endpoints_from_json(data: dict[str, Any]) -> dict[str, Endpoint]:
     return {
         d["name"]: Endpoint(
-            d["name"], d["platform"], d["host"], d["port"], d.get("eapi_port"), d.get("host_key")
+            d["name"],
+            d["platform"],
+            d["host"],
+            d["port"],
+            d.get("eapi_port"),
+            d.get("host_key"),
+            d.get("gnmi_port"),
         )
         for d in data["devices"]
     }

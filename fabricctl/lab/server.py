@@ -31,7 +31,7 @@ from fabricctl.lab.editor import Editor
 from fabricctl.lab.fabric_state import Cabling, FabricState
 from fabricctl.lab.factory import DeviceSpec
 from fabricctl.lab.faults import COUNTER_FAULTS, Faults, load_faults
-from fabricctl.lab.runtime import Endpoint, lab_credentials
+from fabricctl.lab.runtime import GNMI_PORT, Endpoint, lab_credentials
 from fabricctl.lab.state import StateStore, lab_dir
 from fabricctl.lab.tls import server_context
 
@@ -64,6 +64,16 @@ def _blocks(seed: str) -> Iterator[IPv4Network]:
 
 
 _SECOND_OCTETS = range(64, 254)
+
+
+def gnmi_servers(state: Callable[[], FabricState]) -> Any:
+    """The lab's gNMI servers, or None where grpcio and the gNMI modules are not installed (the
+    `gnmi` extra): the lab then serves SSH and its APIs only."""
+    try:
+        from fabricctl.lab.gnmi.server import GnmiServers
+    except ImportError:
+        return None
+    return GnmiServers(state)
 
 
 def _port(variable: str, default: int) -> int:
@@ -223,6 +233,7 @@ class LabFabric:
         self.seed = seed if seed is not None else uuid.uuid4().hex  # a fabric root: stable endpoints
         self.ssh_port = _port("FABRICCTL_LAB_SSH_PORT", 20022)
         self.eapi_port = _port("FABRICCTL_LAB_EAPI_PORT", 20443)
+        self.gnmi_port = _port("FABRICCTL_LAB_GNMI_PORT", GNMI_PORT)
         self.clock = clock if clock is not None else LabClock(scale=env_time_scale())
         self.store = StateStore(state_dir)
         self.devices: dict[str, LabDevice] = {
@@ -244,6 +255,7 @@ class LabFabric:
         self._key: asyncssh.SSHKey | None = None
         self._stopped: asyncio.Event | None = None
         self._conns: set[Any] = set()
+        self._gnmi: Any = None  # lab/gnmi/server.GnmiServers once a lab serves gNMI
 
     # --- construction ---------------------------------------------------------------------
     @classmethod
@@ -273,6 +285,7 @@ class LabFabric:
         self._loop_thread = threading.current_thread()  # other threads reach devices through call()
         self._stopped = asyncio.Event()
         self._key = asyncssh.generate_private_key("ssh-ed25519")
+        self._gnmi = gnmi_servers(self.state)
         for block in _blocks(self.seed):
             if len(self.devices) >= block.num_addresses - 2:
                 raise StageError(f"a lab serves at most {block.num_addresses - 2} devices")
@@ -290,8 +303,9 @@ class LabFabric:
                 for name in list(self._servers):  # another lab holds this block: try the next
                     await self._unlisten(name)
         raise StageError(
-            f"no free loopback block for the lab: ports {self.ssh_port}/{self.eapi_port} are taken "
-            "on all of 127.64-253.x.x (set FABRICCTL_LAB_SSH_PORT / FABRICCTL_LAB_EAPI_PORT)"
+            f"no free loopback block for the lab: ports {self.ssh_port}/{self.eapi_port}/{self.gnmi_port} are "
+            "taken on all of 127.64-253.x.x (set FABRICCTL_LAB_SSH_PORT / FABRICCTL_LAB_EAPI_PORT / "
+            "FABRICCTL_LAB_GNMI_PORT)"
         )
 
     async def _listen(self, dev: LabDevice) -> None:
@@ -322,6 +336,8 @@ class LabFabric:
                 ssl=server_context(),
             )
             self._servers[dev.name].append(https)
+        if dev.nos.gnmi is not None and self._gnmi is not None:
+            self._servers[dev.name].append(await self._gnmi.listen(dev, address, self.gnmi_port))
 
     async def _unlisten(self, name: str) -> None:
         """Close the device's listeners and drop its open SSH sessions (an unreachable switch's
@@ -419,6 +435,9 @@ class LabFabric:
                 self.ssh_port,
                 self.eapi_port if self.devices[name].nos.eapi is not None else None,
                 self._key.export_public_key().decode().strip() if self._key is not None else None,
+                self.gnmi_port
+                if self._gnmi is not None and self.devices[name].nos.gnmi is not None
+                else None,
             )
             for name, address in self._addresses.items()
         }

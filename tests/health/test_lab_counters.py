@@ -82,8 +82,8 @@ def test_a_switch_that_answers_garbage_is_down_with_reason_unparsable(converged:
     from prometheus_client.parser import text_string_to_metric_families
 
     from fabricctl.compile.build import compile_fabric
-    from fabricctl.deploy.service import counter_reader
     from fabricctl.telemetry.exporter import Exposition, Poller
+    from fabricctl.telemetry.gnmi import feeds
 
     c = converged
     exposition = Exposition(compile_fabric(c.root))
@@ -102,7 +102,7 @@ def test_a_switch_that_answers_garbage_is_down_with_reason_unparsable(converged:
                     out["port series"] += 1
         return out
 
-    with counter_reader(c.root, True, {"leaf1"}, 1, 60) as read:
+    with feeds(c.root, True, {"leaf1"}, 1, 60, exposition.update) as (read, _):
         poller = Poller({"leaf1"}, read, interval=3600, concurrency=1, on_update=exposition.update)
         try:
             poller._poll("leaf1")

@@ -97,8 +97,9 @@ def loaded_lab(src: Path, work: Path, platform: str | None = None) -> tuple[LabF
         text = (root / "out" / f"{name}.cfg").read_text(encoding="utf-8")
 
         def load(dev: Any = dev, text: str = text) -> None:
-            whole = dev.nos.parse_config is not None  # NVUE prints its whole object tree
-            dev.running.replace_contents(dev.parse(text) if whole else dev.parse(text, base=dev.running))
+            # NVUE prints its whole object tree: it is read alone, not over the factory config
+            tree = dev.parse(text) if dev.nos.parse_config is not None else dev.parse(text, base=dev.running)
+            dev.running.replace_contents(tree)
             dev.persist_running()
             dev.save()
             dev.reboot()  # settings a switch applies at boot (max-ecmp-num) in effect

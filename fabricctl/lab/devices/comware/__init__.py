@@ -8,7 +8,7 @@ from collections.abc import Callable
 from importlib import resources
 
 from fabricctl.lab.config_tree import Node
-from fabricctl.lab.devices.comware import factory, facts, names, render
+from fabricctl.lab.devices.comware import factory, facts, gnmi, names, render
 from fabricctl.lab.devices.comware.cli import ComwareCli
 from fabricctl.lab.nos import LabNos, PortLayer, register
 from fabricctl.lab.ports import int_or_none, value_of
@@ -58,5 +58,6 @@ NOS = register(
         system_description=_system_description,
         cli=ComwareCli,
         front_panel=("FourHundredGigE", "TwoHundredGigE"),
+        gnmi=gnmi.TARGET,
     )
 )

@@ -8,7 +8,7 @@ from collections.abc import Callable
 from importlib import resources
 
 from fabricctl.lab.config_tree import Node
-from fabricctl.lab.devices.eos import eapi, factory, facts, names, render, ztp
+from fabricctl.lab.devices.eos import eapi, factory, facts, gnmi, names, render, ztp
 from fabricctl.lab.devices.eos.cli import EosCli
 from fabricctl.lab.nos import LabNos, PortLayer, register
 from fabricctl.lab.ports import value_of
@@ -52,5 +52,6 @@ NOS = register(
         cli=EosCli,
         front_panel=("Ethernet",),
         eapi=eapi.serve_connection,
+        gnmi=gnmi.TARGET,
     )
 )

@@ -9,7 +9,7 @@ from collections.abc import Callable
 from importlib import resources
 
 from fabricctl.lab.config_tree import Node
-from fabricctl.lab.devices.nvue import api, factory, facts, render
+from fabricctl.lab.devices.nvue import api, factory, facts, gnmi, render
 from fabricctl.lab.devices.nvue.cli import NvueCli
 from fabricctl.lab.editor import InvalidInput
 from fabricctl.lab.nos import LabNos, PortLayer, register
@@ -66,5 +66,6 @@ NOS = register(
         front_panel=("swp",),
         eapi=api.serve_connection,
         parse_config=render.parse,
+        gnmi=gnmi.TARGET,
     )
 )
