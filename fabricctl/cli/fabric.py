@@ -197,7 +197,17 @@ def show_allocations(root: Path, fmt: str) -> None:
         pad_edge=False,
         padding=(0, 1, 0, 0),
     )
-    for col in ("id", "tenant", "L3VNI", "route target", "L2VNI", "VLAN", "gateway", "GPU port /31s"):
+    for col in (
+        "id",
+        "tenant",
+        "L3VNI",
+        "route target",
+        "L2VNI",
+        "VLAN",
+        "gateway",
+        "leaf SVI addresses",
+        "GPU port /31s",
+    ):
         table.add_column(
             col, no_wrap=True, justify="right" if col in ("id", "L3VNI", "L2VNI", "VLAN") else "left"
         )
@@ -205,7 +215,8 @@ def show_allocations(root: Path, fmt: str) -> None:
         first, last = r["first_port_ip"], r["last_port_ip"]
         table.add_row(
             str(r["id"]), r["tenant"], str(r["l3vni"]), r["route_target"], str(r["l2vni"] or "-"),
-            str(r["vlan"] or "-"), r["gateway"] or "-", f"{first} .. {last}" if first else "-",
+            str(r["vlan"] or "-"), r["gateway"] or "-", " ".join(r["svi_addresses"]) or "-",
+            f"{first} .. {last}" if first else "-",
         )  # fmt: skip
     console().print(table)
 
