@@ -42,7 +42,7 @@ def intended(ports: int) -> str:
         lines += [
             f"  swp{n}:",
             f"    description: 'fabricctl bench port {n}'",
-            f"    ip: {{address: {{10.64.{n // 128}.{(n % 128) * 2}/31: {{}}}}}}",
+            f"    ipv4: {{address: {{10.64.{n // 128}.{(n % 128) * 2}/31: {{}}}}}}",
             "    link: {mtu: 9216, state: {up: {}}}",
             "    type: swp",
         ]

@@ -84,6 +84,7 @@ def leaf(platform: str) -> DeviceIntent:
         platform=platform,
         role="leaf",
         model="test",
+        os_version=plat.release().name,
         fabric="lab",
         loopbacks=[
             Loopback(number=0, description="router-id", ipv4="10.0.1.1/32"),
@@ -211,6 +212,7 @@ def spine(platform: str) -> DeviceIntent:
         platform=platform,
         role="spine",
         model="test",
+        os_version=get_platform(platform).release().name,
         fabric="lab",
         loopbacks=[Loopback(number=0, description="router-id", ipv4="10.0.0.1/32")],
         breakouts=[],

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from ipaddress import ip_interface
 from pathlib import Path
 from typing import Any
 
@@ -210,16 +211,24 @@ def show_allocations(root: Path, fmt: str) -> None:
         pad_edge=False,
         padding=(0, 1, 0, 0),
     )
-    for col in ("id", "tenant", "L3VNI", "route target", "L2VNI", "VLAN", "gateway", "GPU port /31s"):
+    # each leaf's own SVI address (NVUE VRR) as the range they take, only where a tenant has any;
+    # json and csv name the leaf of each
+    svi = any(r["svi_addresses"] for r in rows)
+    columns = ("id", "tenant", "L3VNI", "route target", "L2VNI", "VLAN", "gateway")
+    for col in (*columns, *(("leaf SVI addresses",) if svi else ()), "GPU port /31s"):
         table.add_column(
             col, no_wrap=True, justify="right" if col in ("id", "L3VNI", "L2VNI", "VLAN") else "left"
         )
     for r in rows:
         first, last = r["first_port_ip"], r["last_port_ip"]
-        table.add_row(
+        own = sorted(ip_interface(a.partition("=")[2]).ip for a in r["svi_addresses"])
+        cells = [
             str(r["id"]), r["tenant"], str(r["l3vni"]), r["route_target"], str(r["l2vni"] or "-"),
-            str(r["vlan"] or "-"), r["gateway"] or "-", f"{first} .. {last}" if first else "-",
-        )  # fmt: skip
+            str(r["vlan"] or "-"), r["gateway"] or "-",
+        ]  # fmt: skip
+        if svi:
+            cells.append(f"{own[0]} .. {own[-1]} ({len(own)})" if own else "-")
+        table.add_row(*cells, f"{first} .. {last}" if first else "-")
     console().print(table)
 
 

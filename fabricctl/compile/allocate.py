@@ -59,6 +59,9 @@ class TenantAllocation:
     ports: list[PortAssignment]
     peers: list[TenantAllocation] = field(default_factory=list)
     acl: list[AclRule] = field(default_factory=list)
+    #: leaf -> CIDR of its own address on the tenant's SVI, on leaves whose NOS needs one beside
+    #: the anycast gateway (svi_addresses below)
+    svi_addresses: dict[str, str] = field(default_factory=dict)
 
     @property
     def name(self) -> str:
@@ -418,13 +421,15 @@ def allocate(fabric: Fabric, topo: Topology, docs: list[TenantDoc], log: Problem
             unique.append(gp)
 
         block = t.address_block
-        need = 2 * len(unique) if t.isolation == "l3" else len(unique) + 3
+        svi_leaves = svi_leaf_order(unique, fabric) if t.isolation == "l2" else []
+        need = block_need(len(unique), t.isolation, len(svi_leaves))
         if block.num_addresses < need:
+            on = f" and {len(svi_leaves)} leaf SVI addresses" if svi_leaves else ""
             log.add(
                 td.file,
                 td.line("address_block"),
                 "address_block",
-                f"{block} has {block.num_addresses} addresses; {len(unique)} GPUs in isolation {t.isolation} need {need}",
+                f"{block} has {block.num_addresses} addresses; {len(unique)} GPUs in isolation {t.isolation}{on} need {need}",
                 f"a prefix of /{32 - (need - 1).bit_length()} or larger",
             )
         for name in reserved_hits(block, reserved):
@@ -444,7 +449,10 @@ def allocate(fabric: Fabric, topo: Topology, docs: list[TenantDoc], log: Problem
         gateway = (
             f"{block[1]}/{block.prefixlen}" if t.isolation == "l2" and block.num_addresses >= 4 else None
         )
-        allocs.append(TenantAllocation(t, td.file, l3vni, l2vni, vlan, rt, l2rt, gateway, assignments))
+        alloc = TenantAllocation(t, td.file, l3vni, l2vni, vlan, rt, l2rt, gateway, assignments)
+        if gateway and block.num_addresses >= need:
+            alloc.svi_addresses = svi_addresses(block, svi_leaves)
+        allocs.append(alloc)
 
     _check_overlaps(docs, log)
     check_claims(allocs, {td.file: td for td in docs}, log)
@@ -459,6 +467,35 @@ def allocate(fabric: Fabric, topo: Topology, docs: list[TenantDoc], log: Problem
             port_owner[(pa.gpu.leaf, pa.gpu.name)] = (a, pa)
     _check_budgets(fabric, by_leaf, {td.tenant.name: td for td in docs}, log)
     return Allocation(allocs, by_leaf, port_owner)
+
+
+def block_need(gpus: int, isolation: str, svi_leaves: int = 0) -> int:
+    """Addresses a tenant block must hold: l3 a /31 per GPU port; l2 one per GPU, the network,
+    the anycast gateway and the broadcast, plus one per leaf whose SVI needs its own address."""
+    return 2 * gpus if isolation == "l3" else gpus + 3 + svi_leaves
+
+
+def svi_leaf_order(ports: Iterable[GpuPort], fabric: Fabric) -> list[str]:
+    """The leaves of an l2 tenant whose NOS gives the SVI an address of its own besides the
+    anycast gateway (Platform.svi_address: Cumulus Linux VRR), in the order the tenant's GPU list
+    first reaches them. GPUs appended to a tenant keep every leaf's place, so its address."""
+    out: list[str] = []
+    seen: set[str] = set()
+    for gp in ports:
+        if gp.leaf not in seen:
+            seen.add(gp.leaf)
+            leaf = fabric.switch(gp.leaf)
+            if leaf is not None and get_platform(leaf.platform).svi_address:
+                out.append(gp.leaf)
+    return out
+
+
+def svi_addresses(block: IPv4Network, leaves: list[str]) -> dict[str, str]:
+    """Each leaf's own SVI address, from the top of the tenant's block down: the n-th leaf takes
+    the broadcast address minus n. Hosts number up from the gateway (`block[2]`), so the two
+    meet only in a block too small, which validate refuses (block_need)."""
+    top = int(block.broadcast_address)
+    return {leaf: f"{IPv4Address(top - n)}/{block.prefixlen}" for n, leaf in enumerate(leaves, start=1)}
 
 
 def _check_reserved_name(td: TenantDoc, platforms: list[Platform], log: ProblemLog) -> None:

@@ -106,12 +106,15 @@ def device_intent(fabric: Fabric, topo: Topology, alloc: Allocation, switch: Swi
         platform=switch.platform,
         role=switch.role,
         model=switch.model,
+        os_version=switch.os_version,
         fabric=fabric.settings.name,
         loopbacks=underlay.loopbacks(topo, switch),
         breakouts=breakouts,
         interfaces=interfaces,
         vrfs=tenant_objects.vrfs(here, router_id, fabric.settings.overlay, fabric_name),
-        vlans=tenant_objects.vlans(here, router_id, fabric.settings.overlay, qos.tenant_mtu, fabric_name),
+        vlans=tenant_objects.vlans(
+            here, switch.name, router_id, fabric.settings.overlay, qos.tenant_mtu, fabric_name
+        ),
         acls=tenant_objects.acls(here, fabric_name),
         bgp=underlay.bgp(fabric, topo, switch),
         vtep=Vtep(source_interface=1, source_ip=addr_str(topo.vtep[switch.name]))

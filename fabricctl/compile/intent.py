@@ -79,6 +79,9 @@ class Vlan(Node):
     route_target: str
     vrf: str
     gateway: str  # CIDR of the anycast gateway
+    #: CIDR of this switch's own address on the SVI, where its platform needs one besides the
+    #: anycast gateway (Platform.svi_address; compile/allocate.py numbers it)
+    address: str | None = None
     acl_in: str
     mtu: int
 
@@ -170,6 +173,7 @@ class DeviceIntent(Node):
     platform: str
     role: Literal["spine", "leaf", "superspine"]
     model: str
+    os_version: str  # the NOS release the config is rendered for (Platform.releases)
     fabric: str
     loopbacks: list[Loopback]
     breakouts: list[Breakout]

@@ -26,7 +26,15 @@ import re
 from dataclasses import dataclass, field
 from ipaddress import IPv4Network
 
-from fabricctl.compile.allocate import Allocation, allocate, leaf_budget, leaf_use, reserved_networks
+from fabricctl.compile.allocate import (
+    Allocation,
+    allocate,
+    block_need,
+    leaf_budget,
+    leaf_use,
+    reserved_networks,
+    svi_leaf_order,
+)
 from fabricctl.compile.capabilities import check_capabilities
 from fabricctl.compile.topology import GpuPort, Topology
 from fabricctl.errors import StageError
@@ -234,7 +242,8 @@ def place(
         )
 
     tenant_id, id_reason = next_id(fabric, alloc, isolation)
-    block, block_reason = next_block(fabric, docs, gpus, isolation)
+    svi_leaves = len(svi_leaf_order(ports, fabric)) if isolation == "l2" else 0
+    block, block_reason = next_block(fabric, docs, gpus, isolation, svi_leaves)
     return Placement(
         name=name,
         isolation=isolation,
@@ -385,18 +394,19 @@ def next_id(fabric: Fabric, alloc: Allocation, isolation: str = "l3") -> tuple[i
     raise PlacementError(f"no tenant id is free (allowed: 1-{ov.tenant_id_max}, overlay.tenant_id_max)")
 
 
-def block_prefix(gpus: int, isolation: str) -> int:
+def block_prefix(gpus: int, isolation: str, svi_leaves: int = 0) -> int:
     """The smallest block that numbers `gpus` GPUs: l3 a /31 per port, l2 one address each plus
-    network, gateway and broadcast (the sizes allocate.py checks)."""
-    need = 2 * gpus if isolation == "l3" else gpus + 3
-    return 32 - (need - 1).bit_length()
+    network, gateway and broadcast and one per leaf whose SVI needs its own (allocate.block_need)."""
+    return 32 - (block_need(gpus, isolation, svi_leaves) - 1).bit_length()
 
 
-def next_block(fabric: Fabric, docs: list[TenantDoc], gpus: int, isolation: str) -> tuple[IPv4Network, str]:
+def next_block(
+    fabric: Fabric, docs: list[TenantDoc], gpus: int, isolation: str, svi_leaves: int = 0
+) -> tuple[IPv4Network, str]:
     """The first block of the needed size in overlay.tenant_pool that overlaps no tenant block,
     underlay pool or management address."""
     pool = fabric.settings.overlay.tenant_pool
-    prefix = block_prefix(gpus, isolation)
+    prefix = block_prefix(gpus, isolation, svi_leaves)
     if prefix < pool.prefixlen:
         raise PlacementError(
             f"--gpus {gpus} needs a /{prefix} address block, larger than overlay.tenant_pool {pool} "
@@ -425,8 +435,9 @@ def next_block(fabric: Fabric, docs: list[TenantDoc], gpus: int, isolation: str)
             "(allowed: a larger pool in fabric.yaml, or fewer GPUs)"
         )
     block = IPv4Network((start, prefix))
-    need = 2 * gpus if isolation == "l3" else gpus + 3
-    return block, f"the first free /{prefix} of overlay.tenant_pool {pool} ({need} addresses needed)"
+    need = block_need(gpus, isolation, svi_leaves)
+    on = f", {svi_leaves} of them leaf SVI addresses" if svi_leaves else ""
+    return block, f"the first free /{prefix} of overlay.tenant_pool {pool} ({need} addresses needed{on})"
 
 
 def check_placed(fabric: Fabric, topo: Topology, docs: list[TenantDoc], tenant: Tenant) -> list[str]:

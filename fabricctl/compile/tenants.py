@@ -55,7 +55,7 @@ def vrfs(tenants: list[TenantAllocation], router_id: str, overlay: Overlay, fabr
 
 
 def vlans(
-    tenants: list[TenantAllocation], router_id: str, overlay: Overlay, mtu: int, fabric: str
+    tenants: list[TenantAllocation], switch: str, router_id: str, overlay: Overlay, mtu: int, fabric: str
 ) -> list[Vlan]:
     return [
         Vlan(
@@ -68,6 +68,7 @@ def vlans(
             route_target=a.l2_route_target,
             vrf=a.vrf,
             gateway=a.gateway,
+            address=a.svi_addresses.get(switch),
             acl_in=a.acl_name,
             mtu=mtu,
         )

@@ -235,7 +235,8 @@ def intended_footprints(intent: DeviceIntent) -> dict[str, Footprint]:
     for vlan in intent.vlans:
         gateway = next((f.format(id=vlan.id) for f in svi if not f.startswith("vlan ")), str(vlan.id))
         fp = out.setdefault(vlan.tenant, Footprint())
-        fp.gateways[(intent.name, gateway)] = frozenset({str(ip_interface(vlan.gateway))})
+        own = (vlan.address,) if vlan.address else ()  # the switch's own SVI address (NVUE VRR)
+        fp.gateways[(intent.name, gateway)] = frozenset(str(ip_interface(a)) for a in (vlan.gateway, *own))
     vlan_gateway = {v.id: v.gateway for v in intent.vlans}
     for intf in intent.interfaces:
         if intf.role != "gpu" or not intf.tenant:

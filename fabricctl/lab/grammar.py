@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from functools import cache, cached_property
 
 _IP = r"(?:25[0-5]|2[0-4]\d|1?\d?\d)(?:\.(?:25[0-5]|2[0-4]\d|1?\d?\d)){3}"
 
@@ -21,8 +22,12 @@ PLACEHOLDERS: dict[str, str] = {
     "ip": _IP,
     "mask": _IP,
     "cidr": _IP + r"/(?:3[0-2]|[12]?\d)",
+    # an IPv4 or IPv6 prefix (NVUE's `<ip-prefix-id>`)
+    "prefix": _IP + r"/(?:3[0-2]|[12]?\d)|[0-9a-fA-F:]*:[0-9a-fA-F:.]*/(?:12[0-8]|1[01]\d|[1-9]?\d)",
     "name": r"[A-Za-z0-9][A-Za-z0-9_.:/@+-]*",
     "word": r"\S+",
+    # one word of a command the shell already split: quoted words may hold spaces (NVUE's values)
+    "value": r".+",
     "rd": r"(?:" + _IP + r"|\d+(?:\.\d+)?):\d+",
     # EOS takes a MAC dotted or colon-separated; it prints the colon form (SPELLING).
     "mac-eos": r"[0-9a-fA-F]{4}\.[0-9a-fA-F]{4}\.[0-9a-fA-F]{4}|[0-9a-fA-F]{2}(?::[0-9a-fA-F]{2}){5}",
@@ -66,6 +71,7 @@ VALUE_CHECKS: dict[str, Callable[[str], bool]] = {"rd": _rd_in_range}
 NO_MATCH, OUT_OF_RANGE, MATCH = 0, 1, 2
 _TEXT = "<text>"
 _PART = re.compile(r"(<[a-z-]+(?::\d+-\d+)?>|\{[^}]+\})")
+_PLACEHOLDER = re.compile(r"<([a-z-]+)(?::(\d+)-(\d+))?>")
 
 
 @dataclass(frozen=True)
@@ -82,9 +88,10 @@ class Token:
         m = self.regex.fullmatch(word)
         if m is None:
             return NO_MATCH
-        if all(lo <= int(m[f"r{i}"]) <= hi for i, (lo, hi) in enumerate(self.ranges)) and all(
-            check(m[f"v{i}"]) for i, check in enumerate(self.checks)
-        ):
+        # (a group of an alternative the word did not take is None: `{auto|<int:1-255>}`)
+        if all(
+            m[f"r{i}"] is None or lo <= int(m[f"r{i}"]) <= hi for i, (lo, hi) in enumerate(self.ranges)
+        ) and all(m[f"v{i}"] is None or check(m[f"v{i}"]) for i, check in enumerate(self.checks)):
             return MATCH
         return OUT_OF_RANGE
 
@@ -92,29 +99,33 @@ class Token:
         return self.verdict(word) == MATCH
 
 
+@cache  # one Token per spelling: a reference repeats `interface`, `<name>` hundreds of times
 def _compile_token(spec: str) -> Token:
-    """Turn one token spec such as `Ethernet<port>`, `<int:1-4094>` or `{route|bridge}` into a Token."""
-    out: list[str] = []
+    """Turn one token spec such as `Ethernet<port>`, `<int:1-4094>`, `{route|bridge}` or
+    `{auto|<int:1-255>}` (keywords or values) into a Token."""
     ranges: list[tuple[int, int]] = []
     checks: list[Callable[[str], bool]] = []
+
+    def placeholder(part: str) -> str:
+        m = _PLACEHOLDER.fullmatch(part)
+        if m is None:
+            return re.escape(part)
+        if m[2] is not None:
+            ranges.append((int(m[2]), int(m[3])))
+            return f"(?P<r{len(ranges) - 1}>\\d+)"
+        if m[1] in VALUE_CHECKS:
+            checks.append(VALUE_CHECKS[m[1]])
+            return f"(?P<v{len(checks) - 1}>{PLACEHOLDERS[m[1]]})"
+        return f"(?:{PLACEHOLDERS[m[1]]})"
+
+    out: list[str] = []
     for part in _PART.split(spec):
         if not part:
             continue
-        if part.startswith("<"):
-            name, _, bounds = part[1:-1].partition(":")
-            if bounds:
-                lo, hi = (int(b) for b in bounds.split("-"))
-                out.append(f"(?P<r{len(ranges)}>\\d+)")
-                ranges.append((lo, hi))
-            elif name in VALUE_CHECKS:
-                out.append(f"(?P<v{len(checks)}>{PLACEHOLDERS[name]})")
-                checks.append(VALUE_CHECKS[name])
-            else:
-                out.append(f"(?:{PLACEHOLDERS[name]})")
-        elif part.startswith("{"):
-            out.append("(?:" + "|".join(re.escape(a) for a in part[1:-1].split("|")) + ")")
+        if part.startswith("{"):
+            out.append("(?:" + "|".join(placeholder(a) for a in part[1:-1].split("|")) + ")")
         else:
-            out.append(re.escape(part))
+            out.append(placeholder(part) if part.startswith("<") else re.escape(part))
     return Token(re.compile("".join(out)), tuple(ranges), tuple(checks))
 
 
@@ -197,6 +208,34 @@ class Mode:
     title: str = ""
 
 
+@dataclass
+class _Node:
+    """One step of a mode's rules as a tree of tokens: a word goes to the child its keyword
+    names, or to each child whose value token takes it."""
+
+    keywords: dict[str, _Node] = field(default_factory=dict)
+    values: dict[str, tuple[Token, _Node]] = field(default_factory=dict)
+    ends: list[int] = field(default_factory=list)  # rules (by position) that end here
+    rest: list[int] = field(default_factory=list)  # rules whose free text runs from here
+
+
+def _index(rules: Sequence[Rule]) -> _Node:
+    root = _Node()
+    for n, rule in enumerate(rules):
+        node = root
+        for spec, tok in zip(rule.pattern.split(), rule.tokens, strict=True):
+            if tok is None:  # <text>: the rest of the line
+                node.rest.append(n)
+                break
+            if "<" not in spec and "{" not in spec:
+                node = node.keywords.setdefault(spec, _Node())
+            else:
+                node = node.values.setdefault(spec, (tok, _Node()))[1]
+        else:
+            node.ends.append(n)
+    return root
+
+
 @dataclass(frozen=True)
 class Grammar:
     """A platform's modes plus its negation keywords; `root` is the global config mode."""
@@ -205,12 +244,29 @@ class Grammar:
     negations: tuple[str, ...]
     root: str = "global"
 
+    @cached_property
+    def _trees(self) -> dict[str, _Node]:
+        """Each mode's rules as a token tree: a line is found in time of its length, not of the
+        number of rules (NVUE's reference holds about a thousand paths)."""
+        return {name: _index(mode.rules) for name, mode in self.modes.items()}
+
     def find(self, mode: str, words: Sequence[str]) -> Rule | None:
-        """The rule that fully accepts `words` in `mode`, if any."""
-        for rule in self.modes[mode].rules:
-            if rule.depth(words)[0]:
-                return rule
-        return None
+        """The rule that fully accepts `words` in `mode` (the first in the reference's order)."""
+        found: list[int] = []
+        nodes = [self._trees[mode]]
+        for i, word in enumerate(words):
+            step: list[_Node] = []
+            for node in nodes:
+                if word in node.keywords:
+                    step.append(node.keywords[word])
+                step += [child for tok, child in node.values.values() if tok.fullmatch(word)]
+                if node.rest and i < len(words):
+                    found += node.rest
+            nodes = step
+        for node in nodes:
+            found += node.ends
+        rules = self.modes[mode].rules
+        return next((rules[n] for n in sorted(set(found)) if rules[n].depth(words)[0]), None)
 
     def find_negation(self, mode: str, words: Sequence[str]) -> Rule | None:
         """The rule a `no`/`undo` line (without the keyword) negates, if any."""

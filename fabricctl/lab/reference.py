@@ -5,12 +5,17 @@ documents and never from fabricctl's templates: each command names its view, syn
 the display/show command that reveals it and its source (URL + section; the device the source
 is for). The lab's CLI grammar is built from it, so the lab accepts a line only when the
 reference does, in the view the reference names; docs/emitted-syntax.md is generated from it.
+
+A platform's file may be generated from the vendor's own command reference (a `generated:`
+header names the generator, the repository and the commit it read, and `release:` the NOS
+release the reference documents; NVUE's is, by tools/nvue_reference.py). Its commands then also
+say from which release each form holds (`since`) and the form it replaced (`before`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cache
 from typing import Any
 
@@ -36,6 +41,8 @@ _RULE_FIELDS = {
     "src",
     "conf",
     "note",
+    "since",
+    "before",
 }
 
 
@@ -49,6 +56,9 @@ class Source:
     url: str
     section: str
     device: str
+    #: A generated reference's page: its path in the vendor's repository and git blob id.
+    path: str = ""
+    blob: str = ""
 
 
 @dataclass(frozen=True)
@@ -60,6 +70,12 @@ class Reference:
     intro: str
     grammar: Grammar
     sources: dict[str, Source]
+    #: The NOS release the reference documents ("" for hand-written references).
+    release: str = ""
+    #: How a generated reference was made: the generator, repository and commit it read.
+    generated: dict[str, Any] | None = None
+    #: Per rule: (the release its form holds from, the form it replaced), where the reference says.
+    history: dict[Rule, tuple[str, str]] = field(default_factory=dict)
 
     def rules(self) -> list[tuple[str, Rule]]:
         """(view, rule) for every command, in file order."""
@@ -122,14 +138,20 @@ def parse_reference(platform: str, data: dict[str, Any]) -> Reference:
     """Build a Reference from the YAML document (checked: sources, views, confidence)."""
     sources = {}
     for sid, raw in (data.get("sources") or {}).items():
-        for field in ("url", "section", "device"):
-            if not raw.get(field):
-                raise ReferenceError(f"source {sid!r}: missing {field}")
-        sources[sid] = Source(sid, raw["url"], raw["section"], raw["device"])
+        for name in ("url", "section", "device"):
+            if not raw.get(name):
+                raise ReferenceError(f"source {sid!r}: missing {name}")
+        sources[sid] = Source(
+            sid, raw["url"], raw["section"], raw["device"], str(raw.get("path", "")), str(raw.get("blob", ""))
+        )
     abbreviations = data.get("abbreviations") or {}
     modes = {}
+    history: dict[Rule, tuple[str, str]] = {}
     for view, raw in data["views"].items():
         rules = tuple(_rule(view, c, sources) for c in raw["commands"])
+        for rule, c in zip(rules, raw["commands"], strict=True):
+            if c.get("since") or c.get("before"):
+                history[rule] = (str(c.get("since") or ""), str(c.get("before") or ""))
         modes[view] = Mode(
             rules=rules, prompt=_prompt(raw.get("prompt", ""), abbreviations), title=raw.get("title", view)
         )
@@ -140,10 +162,20 @@ def parse_reference(platform: str, data: dict[str, Any]) -> Reference:
                     f"view {view!r}, command {rule.pattern!r}: enters unknown view {rule.child!r}"
                 )
     grammar = Grammar(modes=modes, negations=tuple(data["negations"]), root=data.get("root", "global"))
-    return Reference(platform, data["title"], data.get("intro", ""), grammar, sources)
+    return Reference(
+        platform,
+        data["title"],
+        data.get("intro", ""),
+        grammar,
+        sources,
+        release=str(data.get("release") or ""),
+        generated=data.get("generated"),
+        history=history,
+    )
 
 
 @cache
 def reference(platform: str) -> Reference:
     """The platform's command reference (read once per process)."""
-    return parse_reference(platform, yaml.safe_load(lab_nos(platform).reference_text()))
+    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # a generated reference runs to thousands of lines
+    return parse_reference(platform, yaml.load(lab_nos(platform).reference_text(), Loader=loader))

@@ -548,6 +548,8 @@ class Switch(Strict):
     pod: StrictInt | None = Field(default=None, ge=1, le=256)
     plane: StrictInt | None = Field(default=None, ge=1, le=4096)
     model: str = ""
+    #: The NOS release it runs (`data.os_version`); load fills in its platform's newest.
+    os_version: str = ""
     hostname: str = ""  # the management address (or DNS name) Nornir connects to
     file: str = ""
     line: int = 0

@@ -200,6 +200,14 @@ def _check_data(data: dict[str, Any], add: Any) -> None:
                 f"must be text, not {kind_of(value)}",
                 "spine, leaf or superspine" if key == "role" else "a model name",
             )
+        elif key == "os_version" and not isinstance(value, str):
+            # YAML reads 5.10 as the number 5.1: a release is text
+            what = (
+                f"{value} is read as a number (YAML reads 5.10 as 5.1)"
+                if isinstance(value, (int, float)) and not isinstance(value, bool)
+                else f"must be text, not {kind_of(value)}"
+            )
+            add((key,), what, "the release in quotes, such as '5.17'")
         elif key in ("index", "pod", "plane") and (isinstance(value, bool) or not isinstance(value, int)):
             add((key,), f"{_shown(value)} must be a whole number", "a whole number, 1-4096")
 
@@ -243,7 +251,15 @@ def value_origin(docs: dict[str, YamlDoc], host: str, key: str) -> tuple[YamlDoc
 
 
 #: Host values a group may give, which two of a host's groups must not give differently.
-_ONE_VALUE = ("data.role", "platform", "data.model", "data.index", "data.pod", "data.plane")
+_ONE_VALUE = (
+    "data.role",
+    "platform",
+    "data.model",
+    "data.os_version",
+    "data.index",
+    "data.pod",
+    "data.plane",
+)
 
 
 def _check_one_value_per_host(docs: dict[str, YamlDoc], log: ProblemLog) -> None:

@@ -361,6 +361,7 @@ def _switches(root: Path, docs: dict[str, YamlDoc], log: ProblemLog) -> list[Swi
             "pod": host.get("pod"),
             "plane": host.get("plane"),
             "model": host.get("model") if host.get("model") is not None else "",
+            "os_version": host.get("os_version") if host.get("os_version") is not None else "",
             "hostname": host.hostname if isinstance(host.hostname, str) else "",
             "file": log.relative(hosts.file),
             "line": hosts.line_of((name,)),
@@ -372,7 +373,8 @@ def _switches(root: Path, docs: dict[str, YamlDoc], log: ProblemLog) -> list[Swi
             for err in exc.errors(include_url=False):
                 _switch_problem(docs, shared, str(name), groups, record, err)
             continue
-        models = PLATFORMS[sw.platform].model_names
+        platform = PLATFORMS[sw.platform]
+        models = platform.model_names
         if sw.model and sw.model not in models:
             doc, path = value_origin(docs, sw.name, "data.model") or (hosts, (sw.name,))
             shared.add(
@@ -380,10 +382,20 @@ def _switches(root: Path, docs: dict[str, YamlDoc], log: ProblemLog) -> list[Swi
                 path,
                 sw.name,
                 f"{show(sw.model)} is a model fabricctl has no capabilities for",
-                f"{', '.join(models)} ({PLATFORMS[sw.platform].title}), or no model",
+                f"{', '.join(models)} ({platform.title}), or no model",
             )
             continue
-        out.append(sw)
+        if sw.os_version and sw.os_version not in platform.release_names:
+            doc, path = value_origin(docs, sw.name, "data.os_version") or (hosts, (sw.name,))
+            shared.add(
+                doc,
+                path,
+                sw.name,
+                f"{show(sw.os_version)} is a release fabricctl does not render {platform.title} for",
+                f"{', '.join(platform.release_names)} ({platform.title}), or no os_version (the newest)",
+            )
+            continue
+        out.append(sw.model_copy(update={"os_version": sw.os_version or platform.release().name}))
     shared.log_all()
     seen: dict[tuple[str, int | None, int | None, int], str] = {}
     for sw in out:

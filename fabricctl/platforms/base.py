@@ -113,6 +113,18 @@ class SwitchModel:
 
 
 @dataclass(frozen=True)
+class Release:
+    """A release of the NOS fabricctl renders for (`data.os_version` in the inventory): every
+    form its templates emit holds in this release, checked against `reference`, the release's
+    own command reference (the vendor's document, URL and title)."""
+
+    name: str  # as the inventory spells it: "5.17"
+    reference: str  # the release's command reference (the document the syntax is checked against)
+    #: How the NOS names the release where it prints it (NVUE's `version:` header).
+    label: str = ""
+
+
+@dataclass(frozen=True)
 class Fetch:
     """How a running config is read over SSH: the command and the prompt that ends its output.
 
@@ -169,6 +181,9 @@ class Platform:
     pending: Callable[[str, str, str | None], str | None]
     push_module: str  # its `PUSHER` implements `Pusher`; imported on first use (netmiko / NAPALM load slowly)
     day0: Day0  # day-0 provisioning: the boot file DHCP names and the files it is made of
+    #: The releases it renders for, newest first; the first is the one a switch without
+    #: `data.os_version` runs. validate refuses any other.
+    releases: tuple[Release, ...]
     #: (exception, its class names, " <endpoint>", user) -> (cause, detail) for an exception of
     #: the platform's own client (deploy/failures.py asks every platform), or None: not its own.
     client_failure: Callable[[BaseException, set[str], str, str], tuple[str, str] | None] | None = None
@@ -191,6 +206,9 @@ class Platform:
     reserved_vlans: tuple[tuple[int, int], ...] = ()
     #: Settings the switch applies only at its next boot (platforms/boot.py), with their sources.
     boot_settings: tuple[BootSetting, ...] = ()
+    #: An l2 tenant's SVI needs an address of its own on each switch besides the anycast gateway
+    #: (Cumulus Linux VRR); compile gives it one from the tenant's block.
+    svi_address: bool = False
 
     def reserved(self, name: str) -> str | None:
         """Why `name` cannot name a tenant's VRF, ACL or VSI on this NOS, or None."""
@@ -240,6 +258,19 @@ class Platform:
     @property
     def model_names(self) -> list[str]:
         return [m.name for m in self.models]
+
+    def release(self, name: str = "") -> Release:
+        """The release `name` (a switch's `data.os_version`; "" the newest). load refuses unknown names."""
+        if not name:
+            return self.releases[0]
+        found = next((r for r in self.releases if r.name == name), None)
+        if found is None:
+            raise KeyError(f"{self.title} has no release {name!r} (known: {', '.join(self.release_names)})")
+        return found
+
+    @property
+    def release_names(self) -> list[str]:
+        return [r.name for r in self.releases]
 
     @property
     def breakouts(self) -> tuple[str, ...]:

@@ -24,8 +24,8 @@ if TYPE_CHECKING:
 GPU_COLUMNS = ("tenant", "server", "nic", "leaf", "port", "switch_ip", "host_ip", "vlan", "vni", "vrf")
 FREE_COLUMNS = ("leaf", "rail", "free", "total", "free_ports", "free_servers")
 ALLOCATION_COLUMNS = (
-    "id", "tenant", "vrf", "l3vni", "route_target", "l2vni", "vlan", "l2_route_target", "gateway", "acl",
-    "gpus", "first_port_ip", "last_port_ip",
+    "id", "tenant", "vrf", "l3vni", "route_target", "l2vni", "vlan", "l2_route_target", "gateway",
+    "svi_addresses", "acl", "gpus", "first_port_ip", "last_port_ip",
 )  # fmt: skip
 
 
@@ -45,6 +45,8 @@ def allocation_rows(compiled: Compiled) -> list[dict[str, Any]]:
                 "vlan": a.vlan,
                 "l2_route_target": a.l2_route_target,
                 "gateway": a.gateway,
+                # each leaf's own SVI address where its NOS needs one (Cumulus Linux VRR)
+                "svi_addresses": [f"{leaf}={addr}" for leaf, addr in a.svi_addresses.items()],
                 "acl": a.acl_name,
                 "gpus": len(a.ports),
                 "first_port_ip": f"{ips[0].leaf_ip}/31" if ips else None,

@@ -28,7 +28,7 @@ DIALECT = Dialect(
 INTENDED = """\
 interface:
   swp1:
-    ip:
+    ipv4:
       address:
         10.0.0.0/31: {}
     link:

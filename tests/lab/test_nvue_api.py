@@ -40,7 +40,7 @@ def test_the_documented_change_workflow(api: httpx.Client, lab: LabFabric) -> No
     assert created.status_code == 200
     ((rev, state),) = created.json().items()
     assert state == {"state": "pending", "transition": {"issue": {}, "progress": ""}}
-    patched = api.patch("/interface/lo/ip/address", params={"rev": rev}, json={"10.0.255.11/32": {}})
+    patched = api.patch("/interface/lo/ipv4/address", params={"rev": rev}, json={"10.0.255.11/32": {}})
     assert patched.status_code == 200 and patched.json() == {"10.0.255.11/32": {}}
     api.patch(
         "/", params={"rev": rev}, json={"interface": {"swp1": {"link": {"mtu": 9216, "state": {"up": {}}}}}}
@@ -49,7 +49,7 @@ def test_the_documented_change_workflow(api: httpx.Client, lab: LabFabric) -> No
     applied = api.patch(f"/revision/{rev}", json=APPLY)
     assert applied.status_code == 200 and applied.json()["state"] == "apply"
     assert api.get(f"/revision/{rev}").json()["state"] == "applied"
-    assert api.get("/interface/lo/ip/address", params={"rev": "applied"}).json() == {"10.0.255.11/32": {}}
+    assert api.get("/interface/lo/ipv4/address", params={"rev": "applied"}).json() == {"10.0.255.11/32": {}}
     swp1 = api.get("/interface/swp1").json()
     assert swp1["link"]["mtu"] == 9216 and swp1["type"] == "swp"
     assert "carrier-transitions" in api.get("/interface/swp1/link/stats").json()
@@ -108,7 +108,7 @@ def test_requests_runs_nvidias_python_example(lab: LabFabric) -> None:
     auth = requests.auth.HTTPBasicAuth(username=USER, password=PASSWORD)
     changeset = requests.post(url=end_point + "/revision", auth=auth, verify=False).json().popitem()[0]
     r = requests.patch(
-        url=end_point + "/interface/lo/ip/address",
+        url=end_point + "/interface/lo/ipv4/address",
         auth=auth,
         verify=False,
         json={"99.99.99.99/32": {}},
@@ -127,5 +127,5 @@ def test_requests_runs_nvidias_python_example(lab: LabFabric) -> None:
     )
     assert (
         "99.99.99.99/32"
-        in requests.get(end_point + "/interface/lo/ip/address", auth=auth, verify=False).json()
+        in requests.get(end_point + "/interface/lo/ipv4/address", auth=auth, verify=False).json()
     )

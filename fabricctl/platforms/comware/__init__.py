@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from fabricctl.platforms.base import Capabilities, Limits, Platform, SwitchModel
+from fabricctl.platforms.base import Capabilities, Limits, Platform, Release, SwitchModel
 from fabricctl.platforms.comware.boot import BOOT_SETTINGS
 from fabricctl.platforms.comware.filters import FILTERS
 from fabricctl.platforms.comware.health import HEALTH
@@ -80,6 +80,14 @@ PLATFORM = Platform(
     refusal=REFUSAL,
     push_module="fabricctl.platforms.comware.push",
     day0=DAY0,
+    # Every H3C/HPE document the command reference cites (docs/citations.md) is a Comware V7 one.
+    releases=(
+        Release(
+            "7.1",
+            "H3C/HPE Comware V7 command and configuration references (docs/citations.md, the comware rows)",
+            label="Comware Software, Version 7.1",
+        ),
+    ),
     default_max_ecmp=DEFAULT_MAX_ECMP,
     # The management vpn-instance goes by these names on S98xx (a tenant must not take it over).
     reserved_names=("mgmt", "Mgmt", "MGMT", "management"),

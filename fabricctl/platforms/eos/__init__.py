@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from fabricctl.platforms.base import Capabilities, Limits, Platform, SwitchModel
+from fabricctl.platforms.base import Capabilities, Limits, Platform, Release, SwitchModel
 from fabricctl.platforms.eos.boot import BOOT_SETTINGS
 from fabricctl.platforms.eos.filters import FILTERS
 from fabricctl.platforms.eos.health import HEALTH
@@ -128,6 +128,15 @@ PLATFORM = Platform(
     client_failure=client_failure,
     push_module="fabricctl.platforms.eos.push",
     day0=DAY0,
+    # The EOS User Manual and pyavd 6.4's eos_cli_config_gen, the references every EOS line is
+    # checked against (docs/citations.md, the eos rows).
+    releases=(
+        Release(
+            "4.31",
+            "Arista EOS User Manual and pyavd 6.4 eos_cli_config_gen (docs/citations.md, the eos rows)",
+            label="EOS 4.31",
+        ),
+    ),
     multihop_bfd=True,  # router bfd: multihop interval / min-rx / multiplier (AVD eos_designs sets it)
     # `vrf instance default` is the global table; MGMT is the management VRF (a tenant
     # of that name would take it over).

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 
-from fabricctl.platforms.base import Capabilities, Limits, Platform, SwitchModel
+from fabricctl.platforms.base import Capabilities, Limits, Platform, Release, SwitchModel
 from fabricctl.platforms.nvue.boot import BOOT_SETTINGS
 from fabricctl.platforms.nvue.filters import FILTERS
 from fabricctl.platforms.nvue.health import HEALTH
@@ -108,6 +108,16 @@ PLATFORM = Platform(
     pending=pending,
     push_module="fabricctl.platforms.nvue.push",
     day0=DAY0,
+    releases=(
+        Release(
+            "5.17",
+            "https://docs.nvidia.com/networking-ethernet-software/cumulus-linux-517/NVUE-Command-Reference/",
+            label="Cumulus Linux 5.17",
+        ),
+    ),
+    # Virtual Router Redundancy (VRR): each switch's SVI carries an address of its own besides
+    # the VRR (anycast) address, and `nv set interface <svi> ipv4 vrr state enabled`.
+    svi_address=True,
     multihop_bfd=False,
     # mgmt: the management VRF (a VRF may not take the name, VRF page); NVUE reserves auto,
     # none, null, any and all for every name (NVUE Format Reference > Reserved Names).

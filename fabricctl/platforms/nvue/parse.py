@@ -119,16 +119,21 @@ def _interfaces(cfg: SwitchConfig, root: Obj, roce: Src | None) -> None:
         body = interfaces.obj(name)
         path = ("interface", name)
         intf = Interface(name, Src(interfaces.lines[name], f"interface {name}"))
-        ip = body.obj("ip")
         # the port's own addresses, then an l2 tenant's anycast gateway (VRR): the address every
-        # host of the segment routes through
-        for where in (("address",), ("vrr", "address")):
-            found = ip.obj(*where)
-            for addr in found.names():
-                if (v4 := _ipv4(addr)) is not None:
-                    intf.ipv4.append(At(v4, src(found, addr, *path, "ip", *where)))
-        if vrf := ip.text("vrf"):
-            intf.vrf = At(vrf, src(ip, "vrf", *path, "ip"))
+        # host of the segment routes through. Cumulus Linux 5.15 and later write them under
+        # `ipv4` and the VRF as the interface's `vrf`; older releases under `ip` (`ip vrf`), as
+        # a config saved before an upgrade still may.
+        for family in ("ipv4", "ip"):
+            ip = body.obj(family)
+            for where in (("address",), ("vrr", "address")):
+                found = ip.obj(*where)
+                for addr in found.names():
+                    if (v4 := _ipv4(addr)) is not None:
+                        intf.ipv4.append(At(v4, src(found, addr, *path, family, *where)))
+        if vrf := body.text("vrf"):
+            intf.vrf = At(vrf, src(body, "vrf", *path))
+        elif vrf := body.obj("ip").text("vrf"):
+            intf.vrf = At(vrf, src(body.obj("ip"), "vrf", *path, "ip"))
         link = body.obj("link")
         if (mtu := link.text("mtu")) and mtu.isdigit():
             intf.mtu = At(int(mtu), src(link, "mtu", *path, "link"))

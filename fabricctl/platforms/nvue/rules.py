@@ -13,14 +13,15 @@ from fabricctl.config.rules import Dialect, Provenance
 from fabricctl.config.syntax import ObjectTree
 
 #: Interfaces, VRFs and ACLs are collections: one top-level line per member.
-# A link's state and a port's breakout are objects of one member, `state: {up: {}}` and
-# `breakout: {2x: {}}` (NVUE API: the interface PATCH payload; Switch Port Attributes), set by
-# naming the member (`nv set interface swp1 link state down` replaces `up`): choices.
+# A link's state, a port's breakout and an SVI's VRR state are objects of one member, `state:
+# {up: {}}`, `breakout: {2x: {}}`, `vrr-state: {up: {}}` (NVUE API: the interface PATCH payload;
+# Switch Port Attributes), set by naming the member (`nv set interface swp1 link state down`
+# replaces `up`): choices.
 SYNTAX = ObjectTree(
     collections=("interface", "vrf", "acl"),
     set_command="nv set",
     unset_command="nv unset",
-    choices=("state", "breakout"),
+    choices=("state", "breakout", "vrr-state"),
 )
 
 DIALECT = Dialect(

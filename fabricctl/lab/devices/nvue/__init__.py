@@ -11,6 +11,7 @@ from importlib import resources
 from fabricctl.lab.config_tree import Node
 from fabricctl.lab.devices.nvue import api, factory, facts, gnmi, render
 from fabricctl.lab.devices.nvue.cli import NvueCli
+from fabricctl.lab.devices.nvue.tree import NVUE_RELEASE
 from fabricctl.lab.editor import InvalidInput
 from fabricctl.lab.nos import LabNos, PortLayer, register
 
@@ -19,9 +20,8 @@ INTERFACE_TYPES = {"swp": "swp", "bond": "bond", "lo": "lo", "vlan": "vlan", "et
 
 
 def _port_layer(node: Node, view: str, default: Callable[[str, list[str]], str | None]) -> PortLayer:
-    """A port is routed unless it is in a bridge domain; its VRF is `ip vrf` (default: default)."""
-    ip = node.children.get("ip")
-    vrf = ip.children.get("vrf") if ip is not None else None
+    """A port is routed unless it is in a bridge domain; its VRF is `vrf` (default: default)."""
+    vrf = node.children.get("vrf")
     link = node.children.get("link")
     mtu = link.children.get("mtu") if link is not None else None
     return PortLayer(
@@ -41,7 +41,7 @@ def _ztp_boot(url: str, text: str, fetch: Callable[[str], str]) -> tuple[str, bo
 
 
 def _system_description(model: str) -> tuple[str, ...]:
-    return (f"Cumulus Linux version 5.15.0 running on NVIDIA {model}",)
+    return (f"Cumulus Linux version {NVUE_RELEASE} running on NVIDIA {model}",)
 
 
 NOS = register(

@@ -3,9 +3,12 @@
 NVUE's CLI is flat (NVUE CLI, "Command Syntax"): `nv set` / `nv unset` stage changes in the
 pending revision, `nv config ...` manages revisions, `nv show ...` reads state, all from the
 Linux prompt `cumulus@leaf01:mgmt:~$` (the management VRF, the home directory). Words are read
-as the shell reads them (quotes group a description's words). A path NVUE does not know, or a
-value out of its documented range, is refused with an `Error:` line, the form NVUE's documented
-`Error: Ambiguous Command:` takes; the rest of that wording is the lab's.
+as the shell reads them (quotes group a description's words). The paths and values taken are the
+NVUE command reference's (commands.yaml, generated from it): a path it does not list, a form an
+older release used (`ip address`, `enable on`), or a value outside the documented range or
+choices is refused with an `Error:` line. No NVIDIA document quotes NVUE's refusal text; the lab
+names what the value must be the way NVUE's `?` describes a value (NVUE CLI, "Command Question
+Mark": `<arg> (integer:552 - 9216)`).
 """
 
 from __future__ import annotations
@@ -52,9 +55,27 @@ def validate(grammar: Grammar, words: list[str], negated: bool) -> Rule | None:
     if negated and any(r.depth(words)[1] == len(words) for r in grammar.modes[mode].rules):
         return None
     at = grammar.error_at(mode, words)
-    if grammar.out_of_range(mode, words, at):
-        raise NvueError(f"Error: Invalid value {words[at]!r} for {' '.join(words[:at])}")
+    expected = _expected(grammar, words, at)
+    if expected and (grammar.out_of_range(mode, words, at) or at == len(words) - 1):
+        raise NvueError(f"Error: Invalid value {words[at]!r} for {' '.join(words[:at])}: expected {expected}")
     raise NvueError(f"Error: Invalid Command: {'unset' if negated else 'set'} {' '.join(words)}")
+
+
+def _expected(grammar: Grammar, words: list[str], at: int) -> str:
+    """What the value at `at` must be, as NVUE's `?` describes it (`<arg> (integer:552 - 9216)`,
+    an enum's members); "" when no path takes a value there (the path itself is unknown)."""
+    kinds: dict[str, None] = {}
+    for rule in grammar.modes[grammar.root].rules:
+        specs = rule.pattern.split()
+        if rule.key is None or at != rule.key or len(specs) <= at or rule.depth(words)[1] != at:
+            continue
+        for alt in specs[at].strip("{}").split("|"):
+            m = re.fullmatch(r"<int:(\d+)-(\d+)>", alt)
+            kinds[f"integer:{m[1]} - {m[2]}" if m else ("string" if alt.startswith("<") else alt)] = None
+    words_only = [k for k in kinds if not k.startswith(("integer", "string"))]
+    typed = [k for k in kinds if k.startswith(("integer", "string"))]
+    parts = typed + ([f"enum:{', '.join(words_only)}"] if words_only else [])
+    return f"<arg> ({' | '.join(parts)})" if parts else ""
 
 
 def stage(grammar: Grammar, tree: Tree, words: list[str], negated: bool) -> None:

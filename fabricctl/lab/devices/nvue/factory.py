@@ -2,7 +2,8 @@
 
 NVUE's default startup.yaml sets the hostname and the management interface (NVUE CLI, "Default
 Startup File"); the management port eth0 sits in the `mgmt` VRF with its default route there
-(the NVUE API's root patch example). Switch ports appear in the configuration once configured.
+(the NVUE API's root patch example), written in the 5.15 forms (`ipv4 address`, `vrf`). Switch
+ports appear in the configuration once configured.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ def factory(spec: Spec) -> str:
         {
             "system": {"hostname": spec.name},
             "interface": {
-                "eth0": {"ip": {"address": {f"{spec.mgmt_ip}/24": {}}, "vrf": "mgmt"}, "type": "eth"},
+                "eth0": {"ipv4": {"address": {f"{spec.mgmt_ip}/24": {}}}, "type": "eth", "vrf": "mgmt"},
                 "lo": {"type": "loopback"},
             },
             "vrf": {"mgmt": {"router": {"static": {"0.0.0.0/0": {"via": {mgmt_gateway(spec.mgmt_ip): {}}}}}}},

@@ -57,10 +57,10 @@ def tree_facts(name: str, tree: Tree) -> DeviceFacts:
         link = _dict(body, "link")
         port = PortFacts(ifname, admin_up="down" not in _dict(link, "state"))
         port.description = str(body.get("description", ""))
-        ip = _dict(body, "ip")
-        port.addresses = [IPv4Interface(a) for a in _dict(ip, "address") if "." in a]
-        port.addresses += [IPv4Interface(a) for a in _dict(ip, "vrr", "address") if "." in a]
-        port.vrf = str(ip.get("vrf", "default"))
+        ipv4 = _dict(body, "ipv4")  # 5.15 and later: `ipv4 address`, `vrf` (no longer under `ip`)
+        port.addresses = [IPv4Interface(a) for a in _dict(ipv4, "address") if "." in a]
+        port.addresses += [IPv4Interface(a) for a in _dict(ipv4, "vrr", "address") if "." in a]
+        port.vrf = str(body.get("vrf", "default"))
         port.mtu = int(link["mtu"]) if str(link.get("mtu", "")).isdigit() else None
         bridge = _dict(body, "bridge", "domain")
         port.routed = not bridge

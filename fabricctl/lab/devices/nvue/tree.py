@@ -20,8 +20,10 @@ from fabricctl.lab.config_tree import Node
 Tree = dict[str, Any]  # str -> Tree | str
 
 #: What `nv config show` prints above the configuration (NVUE CLI: "Show Switch Configuration").
+#: The twin runs the release its grammar is generated for (commands.yaml `release:`).
 NVUE_API_VERSION = "nvue_v1"
-NVUE_VERSION = "Cumulus Linux 5.15.0"
+NVUE_RELEASE = "5.17.0"
+NVUE_VERSION = f"Cumulus Linux {NVUE_RELEASE}"
 
 
 def set_path(tree: Tree, words: list[str], key: int | None) -> None:
