@@ -62,6 +62,9 @@ class Interface:
     shutdown: Src | None = None
     vrf: At[str] | None = None
     ipv4: list[At[IPv4Interface]] = field(default_factory=list)
+    #: Of `ipv4`, the anycast gateway address the segment's hosts route through where the
+    #: interface also has an address of its own (Cumulus Linux VRR); None: `ipv4[0]` is it.
+    anycast: At[IPv4Interface] | None = None
     acl_in: At[str] | None = None
     segment: At[str] | None = None  # L2 segment key: a VLAN id, or the segment's name
     mtu: At[int] | None = None  # IP MTU as configured (None: the platform's default)

@@ -162,7 +162,7 @@ def footprints(cfg: SwitchConfig, names: _Names, gpu_places: set[Place]) -> dict
             out.setdefault(tenant, Footprint()).vrf = True
     gateways = {seg.gateway.value: key for key, seg in cfg.segments.items() if seg.gateway is not None}
     svi_address = {
-        name: str(intf.ipv4[0].value)
+        name: str((intf.anycast or intf.ipv4[0]).value)
         for name, intf in cfg.interfaces.items()
         if name in gateways and intf.ipv4
     }

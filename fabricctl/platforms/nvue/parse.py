@@ -130,6 +130,8 @@ def _interfaces(cfg: SwitchConfig, root: Obj, roce: Src | None) -> None:
                 for addr in found.names():
                     if (v4 := _ipv4(addr)) is not None:
                         intf.ipv4.append(At(v4, src(found, addr, *path, family, *where)))
+                        if where == ("vrr", "address") and intf.anycast is None:
+                            intf.anycast = intf.ipv4[-1]
         if vrf := body.text("vrf"):
             intf.vrf = At(vrf, src(body, "vrf", *path))
         elif vrf := body.obj("ip").text("vrf"):
