@@ -21,7 +21,7 @@ from fabricctl.lab.nos import lab_nos
 
 CONFIDENCE = {
     "V": "read in a vendor document (H3C/HPE/Arista; the source names the device)",
-    "P": "seen only in public configurations or code: check with `?` on the device",
+    "P": "a vendor document names it, but its syntax or view for this device was not read: check with `?` on the device",
 }
 _RULE_FIELDS = {
     "key",
@@ -49,6 +49,7 @@ class Source:
     url: str
     section: str
     device: str
+    publisher: str = ""  # who wrote the document (the vendor, for a vendor document)
 
 
 @dataclass(frozen=True)
@@ -125,7 +126,7 @@ def parse_reference(platform: str, data: dict[str, Any]) -> Reference:
         for field in ("url", "section", "device"):
             if not raw.get(field):
                 raise ReferenceError(f"source {sid!r}: missing {field}")
-        sources[sid] = Source(sid, raw["url"], raw["section"], raw["device"])
+        sources[sid] = Source(sid, raw["url"], raw["section"], raw["device"], raw.get("publisher", ""))
     abbreviations = data.get("abbreviations") or {}
     modes = {}
     for view, raw in data["views"].items():
