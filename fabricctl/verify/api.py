@@ -59,7 +59,7 @@ def _verify(compiled: Compiled, configs: dict[str, str], max_oversubscription: f
     iso, exceptions = check_isolation(compiled, parsed, facts)
     rows, cap = check_capacity(compiled, parsed, max_oversubscription)
     ecmp, widths = check_ecmp(compiled, parsed)
-    lossless, assumptions = check_lossless(compiled, parsed)
+    lossless, assumptions, notes = check_lossless(compiled, parsed)
     violations += iso + lossless + ecmp + cap
     return VerifyReport(
         violations=sorted(set(violations)),
@@ -67,6 +67,7 @@ def _verify(compiled: Compiled, configs: dict[str, str], max_oversubscription: f
         capacity=rows,
         ecmp=widths,
         assumptions=assumptions,
+        notes=notes,
         switches=len(parsed),
         tenants=len(compiled.allocation.tenants),
     )

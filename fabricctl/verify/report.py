@@ -74,6 +74,9 @@ class VerifyReport:
     ecmp: list[EcmpRow] = field(default_factory=list)
     #: What the proofs take as given because no vendor document states it (docs/verify.md).
     assumptions: list[str] = field(default_factory=list)
+    #: What the proofs rely on that a vendor documents per switch model (tunnel QoS defaults), and
+    #: the fabric links they proved alike at both ends across NOSes.
+    notes: list[str] = field(default_factory=list)
     switches: int = 0
     tenants: int = 0
 
@@ -99,6 +102,7 @@ class VerifyReport:
             "capacity": [asdict(r) for r in self.capacity],
             "ecmp": [asdict(r) for r in self.ecmp],
             "assumptions": self.assumptions,
+            "notes": self.notes,
         }
 
 
@@ -121,6 +125,10 @@ def render_text(report: VerifyReport, console: Console, max_rows: int = 40) -> N
             console.print(f"  ... {len(report.exceptions) - max_rows} more (see --format json)")
     _capacity_tables(report, console, max_rows)
     _ecmp_table(report, console, max_rows)
+    if report.notes:
+        console.print("[bold]Documented[/bold] (per switch model, with its source) and proven across NOSes:")
+        for n in report.notes:
+            console.print(f"  · {n}", markup=False)
     if report.assumptions:
         console.print("[bold]Assumed[/bold] (no vendor document states it; check it on a switch):")
         for a in report.assumptions:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from fabricctl.platforms.base import Capabilities, Limits, Platform, SwitchModel
+from fabricctl.platforms.base import Capabilities, Limits, Platform, SwitchModel, TunnelQos, TunnelStep
 from fabricctl.platforms.eos.filters import FILTERS
 from fabricctl.platforms.eos.health import HEALTH
 from fabricctl.platforms.eos.parse import parse_eos
@@ -63,6 +63,27 @@ def chassis_port_position(name: str) -> tuple[int, int | None] | None:
 _EOS_LIMITS = Limits(max_vrfs=1024, max_vlans=4094, max_vnis=16000, max_acl_entries=12288)
 _CARRIED = "fabricctl's figure before switch models were data; no stored datasheet states it"
 _VLANS = "IEEE 802.1Q: 12-bit VLAN id, 1-4094"
+#: `vxlan qos ...` (EOS User Manual, VXLAN DSCP Mapping) lists the 7050X3 family only
+#: (DCS-7050SX3-48YC12, DCS-7050CX3M-32S, DCS-7050CX3-32S); without it Arista documents what a
+#: VTEP does (TOI "VXLAN DSCP and ECN propagation", EOS 4.21.3F, arista.com/zh/support/toi/tag/ecn):
+#: "for bridged packets undergoing VXLAN encapsulation, the DSCP in the outer IP header is derived
+#: from TC and the ECN bits are set to zero". TC n leaves with DSCP 8n by EOS's default TC -> DSCP
+#: map (EOS User Manual, Quality of Service), so the spines' default DSCP -> TC map (d/8) puts it
+#: back in class n; ECN in the outer header is Not-ECT (RFC 6040 section 4.1 compatibility mode).
+_TOI_ECN = "Arista TOI 'VXLAN DSCP and ECN propagation' (EOS 4.21.3F, arista.com/zh/support/toi/tag/ecn)"
+_NO_VXLAN_QOS = TunnelQos(
+    marking=TunnelStep(
+        "from-class",
+        f"{_TOI_ECN}: the outer DSCP is derived from TC; EOS User Manual, Quality of Service: the default "
+        "TC -> DSCP map (TC n -> DSCP 8n)",
+    ),
+    ecn=TunnelStep("compatibility", f"{_TOI_ECN}: the outer ECN bits are set to zero"),
+)
+_VXLAN_QOS_SOURCE = (
+    "EOS User Manual, VXLAN DSCP Mapping (arista.com/um-eos/eos-vxlan-dscp-mapping): Platform "
+    "Compatibility lists DCS-7050SX3-48YC12, DCS-7050CX3M-32S and DCS-7050CX3-32S only; this model "
+    "is not among them"
+)
 
 MODELS = (
     SwitchModel(
@@ -76,9 +97,13 @@ MODELS = (
         sources={
             "ports": "Arista 7060X5 series datasheet, model table: DCS-7060X5-64 (64 x 400G)",
             "breakouts": "lab/devices/eos/commands.yaml `speed 200g-4` (a 400G-8 port in two 200G-4 lanes)",
+            "lanes": "a 400G QSFP-DD/OSFP port is 400G-8, eight 50G lanes (EOS `speed 400g-8`)",
             "limits": _CARRIED,
             "max_vlans": _VLANS,
+            "buffer_mb": "EOS sizes PFC headroom itself (no command takes a size): no figure is needed",
+            "tunnel_qos": _VXLAN_QOS_SOURCE,
         },
+        tunnel_qos=_NO_VXLAN_QOS,
     ),
     SwitchModel(
         name="7808R3",
@@ -91,9 +116,13 @@ MODELS = (
         sources={
             "ports": "Arista 7800R3 Platform Architecture white paper, Platform Overview and Table 1: the "
             "8-slot 7808R3 takes 288 x 400G (8 x 7800R3-36P line cards)",
+            "lanes": "7800R3-36P: 400G QSFP-DD ports, eight 50G lanes each",
             "limits": _CARRIED,
             "max_vlans": _VLANS,
+            "buffer_mb": "EOS sizes PFC headroom itself (no command takes a size): no figure is needed",
+            "tunnel_qos": _VXLAN_QOS_SOURCE,
         },
+        tunnel_qos=_NO_VXLAN_QOS,
         port_name=chassis_port_name,
         port_position=chassis_port_position,
     ),
