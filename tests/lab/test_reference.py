@@ -3,7 +3,8 @@
 - every entry has a source that names a URL, a section and the device it is for, and at least
   one source its platform's vendor published (never fabricctl's own files);
 - every line the templates render for every example fabric (and the reference fabric split
-  2x200G), and every line of every golden config, matches an entry in the view it is written in
+  2x200G), every day-0 file `ztp render` writes for examples/day0's racks on each platform, and
+  every line of every golden config, matches an entry in the view it is written in
   (a rendered line without an entry fails here: the fix is the template, or a vendor source for a
   new entry, never an entry copied from the template);
 - docs/emitted-syntax.md is generated from the reference and the rendered lines (regenerate with
@@ -117,9 +118,12 @@ def _split(root: Path) -> Path:
 @functools.cache
 def _rendered() -> dict[str, list[tuple[str, str]]]:
     """platform -> [(switch, config text)] for every switch of the shipped fabrics (the reference
-    also split), and every golden config (its platform from the intent next to it)."""
+    also split), the day-0 configs of examples/day0's racks on the platform, and every golden
+    config (its platform from the intent next to it)."""
     from fabricctl.compile.build import compile_fabric
+    from fabricctl.deploy.ztp import render_ztp
     from fabricctl.render import Renderer
+    from tests.day0.helpers import day0_pod
 
     out: dict[str, list[tuple[str, str]]] = {p: [] for p in PLATFORMS}
     for root in [*FABRICS, _split(REPO)]:
@@ -127,6 +131,12 @@ def _rendered() -> dict[str, list[tuple[str, str]]]:
         for name, intent in compile_fabric(root).intents.items():
             if intent.platform in out:
                 out[intent.platform].append((f"{root.name}/{name}", renderer.render(intent)))
+    for platform in PLATFORMS:  # the day-0 header (login, management address) and the fabric config
+        pod = day0_pod(Path(tempfile.mkdtemp(prefix="day0-")) / "pod", platform)
+        made = render_ztp(pod, lab=True)
+        for name, switch in sorted(made.switches.items()):
+            config = next(f for f in switch["files"] if f.endswith((".cfg", ".startup-config")))
+            out[platform].append((f"day0/{name}", (made.out / config).read_text(encoding="utf-8")))
     for cfg in sorted(GOLDEN.glob("*/*.cfg")):
         intent = yaml.safe_load(cfg.with_suffix(".intent.yaml").read_text(encoding="utf-8"))
         if intent["platform"] in out:
