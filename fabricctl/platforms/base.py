@@ -120,6 +120,9 @@ TunnelMode = Literal["line", "copy", "from-class", "rfc6040", "compatibility", "
 class TunnelStep:
     mode: TunnelMode
     source: str = ""  # the document and section that state it ("" for unknown)
+    #: What the document leaves out where it states the behaviour for part of the traffic only
+    #: (verify lists it as an assumption next to the documented part).
+    unstated: str = ""
 
 
 @dataclass(frozen=True)

@@ -495,6 +495,10 @@ def _tunnel(
             continue
         step: TunnelStep = getattr(model.tunnel_qos, attr)
         about = f"{model.name}: {{}} ({step.source})"
+        if step.unstated:
+            assumed.setdefault(
+                ("VTEP", f"{step.unstated}, though no vendor document states it for the {model.name}"), []
+            ).append(cfg.name)
         if step.mode == "unknown":
             what = f"{must}, though no vendor document states it for the {model.name}"
             assumed.setdefault(("VTEP", what), []).append(cfg.name)

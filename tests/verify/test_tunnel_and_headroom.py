@@ -216,8 +216,9 @@ def test_a_fault_at_one_end_is_named_with_the_link(
 def test_eos_vteps_rely_on_aristas_documented_defaults() -> None:
     """No shipped EOS model takes `vxlan qos` (Arista lists the 7050X3 family): the outer DSCP is
     derived from the class (every switch must map 8n back to class n) and the outer header is
-    Not-ECT, each a note with Arista's TOI as its source; the class of decapsulated traffic no
-    Arista document states without the decapsulation map (an assumption)."""
+    Not-ECT, each a note with Arista's TOI as its source. The TOI speaks of bridged packets only:
+    that routed RoCE is encapsulated the same way, and the class of decapsulated traffic without
+    the decapsulation map, no Arista document states (assumptions)."""
     root = REPO / "examples" / "eos-small"
     compiled = compile_fabric(root)
     configs = render_configs(compiled, root)
@@ -226,11 +227,13 @@ def test_eos_vteps_rely_on_aristas_documented_defaults() -> None:
     assert report.ok
     assert [a for a in report.assumptions if "VTEP" in a] == [
         "4 VTEPs (leaf1, leaf2, leaf3, ...): decapsulated RoCE keeps its inner DSCP and is classified "
-        "into the lossless class, though no vendor document states it for the 7060X5-64"
+        "into the lossless class, though no vendor document states it for the 7060X5-64",
+        "4 VTEPs (leaf1, leaf2, leaf3, ...): routed RoCE (an l3 tenant's, through its L3VNI) is "
+        "encapsulated as bridged RoCE is, though no vendor document states it for the 7060X5-64",
     ]
     notes = " ".join(report.notes)
     assert "7060X5-64: at encapsulation the outer DSCP is derived from the class" in notes
-    assert "RFC 6040 section 4.1 compatibility mode" in notes and "VXLAN DSCP and ECN propagation" in notes
+    assert "RFC 6040 section 4.1 compatibility mode" in notes and "TOI of 2023-08-31" in notes
 
 
 @pytest.mark.parametrize(

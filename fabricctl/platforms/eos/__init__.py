@@ -65,17 +65,21 @@ _CARRIED = "fabricctl's figure before switch models were data; no stored datashe
 _VLANS = "IEEE 802.1Q: 12-bit VLAN id, 1-4094"
 #: `vxlan qos ...` (EOS User Manual, VXLAN DSCP Mapping) lists the 7050X3 family only
 #: (DCS-7050SX3-48YC12, DCS-7050CX3M-32S, DCS-7050CX3-32S); without it Arista documents what a
-#: VTEP does (TOI "VXLAN DSCP and ECN propagation", EOS 4.21.3F, arista.com/zh/support/toi/tag/ecn):
-#: "for bridged packets undergoing VXLAN encapsulation, the DSCP in the outer IP header is derived
-#: from TC and the ECN bits are set to zero". TC n leaves with DSCP 8n by EOS's default TC -> DSCP
-#: map (EOS User Manual, Quality of Service), so the spines' default DSCP -> TC map (d/8) puts it
-#: back in class n; ECN in the outer header is Not-ECT (RFC 6040 section 4.1 compatibility mode).
-_TOI_ECN = "Arista TOI 'VXLAN DSCP and ECN propagation' (EOS 4.21.3F, arista.com/zh/support/toi/tag/ecn)"
+#: VTEP does with bridged packets (a TOI of 2023-08-31 under the ECN tag,
+#: arista.com/zh/support/toi/tag/ecn): "for bridged packets undergoing VXLAN encapsulation, the
+#: DSCP in the outer IP header is derived from TC and the ECN bits are set to zero". TC n leaves
+#: with DSCP 8n by EOS's default TC -> DSCP map (EOS User Manual, Quality of Service), so the
+#: spines' default DSCP -> TC map (d/8) puts it back in class n; ECN in the outer header is
+#: Not-ECT (RFC 6040 section 4.1 compatibility mode). For routed packets (an l3 tenant's RoCE
+#: through its L3VNI) the TOI says nothing: verify takes the same as given and lists it.
+_TOI_ECN = "Arista TOI of 2023-08-31 under the ECN tag (arista.com/zh/support/toi/tag/ecn), bridged packets"
+_ROUTED = "routed RoCE (an l3 tenant's, through its L3VNI) is encapsulated as bridged RoCE is"
 _NO_VXLAN_QOS = TunnelQos(
     marking=TunnelStep(
         "from-class",
         f"{_TOI_ECN}: the outer DSCP is derived from TC; EOS User Manual, Quality of Service: the default "
         "TC -> DSCP map (TC n -> DSCP 8n)",
+        unstated=_ROUTED,
     ),
     ecn=TunnelStep("compatibility", f"{_TOI_ECN}: the outer ECN bits are set to zero"),
 )
