@@ -252,3 +252,19 @@ def test_nvue_sizes_a_port_for_its_pfc_profiles_cable(qos: str, meters: int, lin
     )
     cable = parse_nvue("leaf1", text).interfaces["swp1"].qos.cable_m
     assert cable is not None and (cable.value, cable.src.text) == (meters, line)
+
+
+def test_headroom_is_counted_against_the_models_packet_buffer(mixed: tuple[Compiled, dict[str, str]]) -> None:
+    """The SN5600's datasheet gives 160 MB: each NVUE switch's reserved headroom is a capacity row
+    within it; the S9825-64D publishes no buffer, so its switches get no row. A PFC profile sized
+    for a 100 km cable reserves more than the switch holds: a `budget` violation naming it."""
+    compiled, configs = mixed
+    report = verify_fabric(compiled, configs)
+    rows = {r.scope: r for r in report.capacity if r.metric == "PFC headroom MB"}
+    assert set(rows) == {"p03-leaf01", "p03-leaf02", "p03-spine01", "p03-spine02"}
+    assert all(r.ok and r.limit == 160 and 0 < r.used < 160 for r in rows.values())
+    far = apply(configs, (Edit("p03-spine01", (), r"^( +cable-length:) 300$", r"\1 100000"),))
+    report = verify_fabric(compiled, far)
+    found = [v for v in report.violations if v.check == "budget" and v.object == "PFC headroom"]
+    assert [v.switch for v in found] == ["p03-spine01"]
+    assert "more than the 160 MB packet buffer of the SN5600" in found[0].counterexample
