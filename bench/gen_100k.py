@@ -91,7 +91,7 @@ overlay:
 qos:
   mtu: 9000
   tenant_mtu: 8950
-  buffer:                     # Comware's headroom figures: H3C publishes none (SONiC's 400G ASIC ones)
+  buffer:                     # stand-ins: H3C publishes no S9825-64D figures (SONiC's design example)
     cell_bytes: 144
     mac_phy_delay_bytes: 820
     pipeline_latency_bytes: 18432

@@ -20,7 +20,7 @@ from collections.abc import Callable
 from functools import partial
 from typing import Literal
 
-from fabricctl.compile.buffers import link_sizing, lossless_port
+from fabricctl.compile.buffers import figures_for, link_sizing, lossless_port
 from fabricctl.compile.build import Compiled
 from fabricctl.compile.intent import Interface as IntentInterface
 from fabricctl.compile.intent import Qos
@@ -145,6 +145,7 @@ def check_lossless(
             continue
         out += _dscp_map(cfg, qos, paths)
         out += _tunnel(compiled, cfg, qos, paths, assumed, noted, outer)
+        _fabric_figures(compiled, cfg, assumed)
         gateways: set[str] = set()  # the segments of lossless bridged ports (their gateways route)
         intent = compiled.intents.get(sw)
         sized = {i.name: i for i in intent.interfaces if i.lossless} if intent is not None else {}
@@ -200,6 +201,24 @@ def _listed(found: dict[tuple[str, str], list[str]]) -> list[str]:
         f"({', '.join(sorted(names)[:3])}{', ...' if len(names) > 3 else ''}): {what}"
         for (noun, what), names in sorted((key, set(names)) for key, names in found.items())
     ]
+
+
+def _fabric_figures(compiled: Compiled, cfg: SwitchConfig, assumed: dict[tuple[str, str], list[str]]) -> None:
+    """A switch whose headroom lines are sized from fabric.yaml `qos.buffer` (its vendor publishes
+    no figures for the model): the headroom proof rests on those figures, so the report lists them."""
+    sw = compiled.fabric.switch(cfg.name)
+    if sw is None or not any(i.qos.headroom_cells for i in cfg.interfaces.values()):
+        return
+    model = switch_model(sw)
+    figures = figures_for(model, compiled.fabric.settings.qos.buffer)
+    if model.buffer is not None or figures is None:
+        return
+    what = (
+        f"the PFC headroom is sized from fabric.yaml qos.buffer (cell {figures.cell_bytes} bytes, pipeline "
+        f"latency {figures.pipeline_latency_bytes:g} bytes, MAC/PHY delay {figures.mac_phy_delay_bytes:g} "
+        f"bytes), figures no vendor document states for the {model.name}"
+    )
+    assumed.setdefault(("switch", what), []).append(cfg.name)
 
 
 #: The NOS reserves PFC headroom itself where no line sizes it: nothing to compare with the bytes in flight.

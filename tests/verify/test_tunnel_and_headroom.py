@@ -21,7 +21,7 @@ from tests.conftest import REPO, copy_fabric, run_cli
 
 from .mutate import Edit, apply
 
-#: The reference fabric's `qos.buffer` (inventory/fabric.yaml): SONiC's 400G ASIC figures.
+#: The reference fabric's `qos.buffer` (inventory/fabric.yaml): stand-ins, SONiC's buffer design example.
 FABRIC_FIGURES = BufferFigures(
     cell_bytes=144, pipeline_latency_bytes=18432, mac_phy_delay_bytes=820, source=""
 )
@@ -268,3 +268,19 @@ def test_headroom_is_counted_against_the_models_packet_buffer(mixed: tuple[Compi
     found = [v for v in report.violations if v.check == "budget" and v.object == "PFC headroom"]
     assert [v.switch for v in found] == ["p03-spine01"]
     assert "more than the 160 MB packet buffer of the SN5600" in found[0].counterexample
+
+
+def test_headroom_sized_from_the_fabrics_figures_is_listed_as_assumed(
+    mixed: tuple[Compiled, dict[str, str]],
+) -> None:
+    """The S9825-64D's headroom rests on fabric.yaml `qos.buffer` (H3C publishes no figures): every
+    report says so, with the figures, for the 12 Comware switches; the SN5600s, sized from their
+    model's own figures, are not in it."""
+    compiled, configs = mixed
+    report = verify_fabric(compiled, configs)
+    figures = [a for a in report.assumptions if "qos.buffer" in a]
+    assert figures == [
+        "12 switches (p01-leaf01, p01-leaf02, p01-spine01, ...): the PFC headroom is sized from fabric.yaml "
+        "qos.buffer (cell 144 bytes, pipeline latency 18432 bytes, MAC/PHY delay 820 bytes), figures no "
+        "vendor document states for the S9825-64D"
+    ]
