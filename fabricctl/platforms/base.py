@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Literal, Protocol
 
 from pydantic import BaseModel, ConfigDict
 
-from fabricctl.config.readback import SwitchConfig
+from fabricctl.config.readback import TUNNEL_CLASS, TUNNEL_ECN, TUNNEL_MARKING, SwitchConfig
 from fabricctl.config.rules import TENANT_PREFIX, Dialect
 from fabricctl.platforms.day0 import Day0
 from fabricctl.platforms.health import HealthReader
@@ -137,7 +137,7 @@ class TunnelQos:
 
     def lines(self) -> tuple[str, ...]:
         """The steps a configuration line sets (readback TUNNEL_* keys), for the templates."""
-        steps = (("marking-encap", self.marking), ("ecn-propagation", self.ecn), ("class-decap", self.decap))
+        steps = ((TUNNEL_MARKING, self.marking), (TUNNEL_ECN, self.ecn), (TUNNEL_CLASS, self.decap))
         return tuple(key for key, step in steps if step.mode == "line")
 
 
