@@ -41,12 +41,13 @@ BREAKOUT_LANE_SPEED = {"2x200G": "200g-4"}
 #: AVD `qos_profiles[].<key>` of the egress queues (`uc_tx_queues` is the other EOS form; which
 #: one a 7060X5 prints is not settled by AVD).
 TX_QUEUE_KEY = "tx_queues"
-#: A VTEP carries the lossless class through its tunnels: DSCP and ECN copied to the outer header
-#: and back, decapsulated traffic classified by DSCP (evpn.j2).
+#: The tunnel QoS lines a VTEP's model takes (intent `vtep.tunnel_qos`, readback TUNNEL_* keys) as
+#: AVD's `vxlan_interface.vxlan1.vxlan.qos` keys: DSCP and ECN copied to the outer header and back,
+#: decapsulated traffic classified by DSCP (evpn.j2).
 VTEP_QOS = {
-    "ecn_propagation": True,
-    "dscp_propagation_encapsulation": True,
-    "map_dscp_to_traffic_class_decapsulation": True,
+    "ecn-propagation": "ecn_propagation",
+    "marking-encap": "dscp_propagation_encapsulation",
+    "class-decap": "map_dscp_to_traffic_class_decapsulation",
 }
 
 
@@ -195,8 +196,9 @@ def _vxlan(intent: DeviceIntent) -> dict[str, Any] | None:
         "udp_port": vtep.udp_port,
         "vlans": [{"id": v.id, "vni": v.l2vni} for v in intent.vlans],
         "vrfs": [{"name": v.name, "vni": v.l3vni} for v in intent.vrfs],
-        "qos": VTEP_QOS,
     }
+    if vtep.tunnel_qos:
+        vxlan["qos"] = {VTEP_QOS[key]: True for key in vtep.tunnel_qos}
     return {"vxlan1": {"vxlan": vxlan}}
 
 

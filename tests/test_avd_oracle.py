@@ -143,6 +143,19 @@ def test_every_tuning_value_fabricctl_takes_is_one_pyavd_takes(
     avd_oracle.validate(avd_oracle.structured_config(intent.model_copy(update={"qos": qos})))
 
 
+def test_vxlan_qos_lines_are_avd_lines_where_the_model_takes_them(compiled: dict[Path, Compiled]) -> None:
+    """No shipped EOS model takes `vxlan qos` (Arista lists the 7050X3 family only), so a VTEP
+    whose model does is rendered here: every tunnel QoS line both ways against pyavd."""
+    intent = compiled[EOS_SMALL].intents["leaf1"]
+    assert intent.vtep is not None and intent.vtep.tunnel_qos == []
+    vtep = intent.vtep.model_copy(update={"tunnel_qos": list(avd_oracle.VTEP_QOS)})
+    intent = intent.model_copy(update={"vtep": vtep})
+    ours, avd = Renderer(EOS_SMALL).render(intent), avd_oracle.render(intent)
+    assert "vxlan qos ecn propagation" in ours
+    assert _unexplained(avd_oracle.compare(ours, avd), OURS_ONLY) == []
+    assert _unexplained(avd_oracle.compare(avd, ours), AVD_ONLY) == []
+
+
 # --- the oracle can fail -----------------------------------------------------------------------
 
 #: The anycast MAC as `hhhh.hhhh.hhhh`: EOS takes that form but prints the colon form.
@@ -158,7 +171,7 @@ MUTANTS = [
     ("bgp.j2", "      network {{ net }}\n", "   network {{ net }}\n"),
     ("evpn.j2", "{{ anycast_gateway_mac | mac }}", "{{ anycast_gateway_mac | upper }}"),
     ("evpn.j2", "{{ anycast_gateway_mac | mac }}", _DOTTED_MAC),
-    ("evpn.j2", "   vxlan qos ecn propagation\n", ""),
+    ("evpn.j2", "   vxlan udp-port {{ vtep.udp_port }}\n", ""),
     ("tenants.j2", "   ip address virtual {{ vlan.gateway }}", "   ip virtual address {{ vlan.gateway }}"),
     ("interfaces.j2", "   shutdown\n", ""),
     ("acl.j2", "   counters per-entry\n", ""),

@@ -13,7 +13,7 @@ from fabricctl.compile.capabilities import check_capabilities
 from fabricctl.compile.intent import Breakout, DeviceIntent, Interface, Vtep
 from fabricctl.compile.lossless import qos_intent
 from fabricctl.compile.racks import check_racks
-from fabricctl.compile.topology import Topology, addr_str, build_topology
+from fabricctl.compile.topology import Topology, addr_str, build_topology, switch_model
 from fabricctl.model.fabric import Switch
 from fabricctl.model.load import Fabric, TenantDoc, load_fabric, load_tenants
 from fabricctl.model.problems import ProblemLog
@@ -117,7 +117,11 @@ def device_intent(fabric: Fabric, topo: Topology, alloc: Allocation, switch: Swi
         ),
         acls=tenant_objects.acls(here, fabric_name),
         bgp=underlay.bgp(fabric, topo, switch),
-        vtep=Vtep(source_interface=1, source_ip=addr_str(topo.vtep[switch.name]))
+        vtep=Vtep(
+            source_interface=1,
+            source_ip=addr_str(topo.vtep[switch.name]),
+            tunnel_qos=list(switch_model(switch).tunnel_qos.lines()),
+        )
         if switch.role == "leaf"
         else None,
         anycast_gateway_mac=fabric.settings.overlay.anycast_gateway_mac if switch.role == "leaf" else None,

@@ -50,6 +50,8 @@ class PortQos:
     headroom_cells: dict[int, At[int]] = field(default_factory=dict)
     #: ECN marking thresholds per queue, as the config spells them (both ends of a link compare).
     ecn_values: dict[int, At[str]] = field(default_factory=dict)
+    #: The cable length (m) the NOS sizes the headroom for, where a line gives it instead of a size.
+    cable_m: At[int] | None = None
     profile: Src | None = None  # the service-profile / wred apply line, when there is one
 
 
@@ -147,14 +149,9 @@ class SwitchConfig:
     class_queue: dict[int, At[int]] = field(default_factory=dict)  # class -> queue where remapped
     bgp_neighbors: dict[str, At[int]] = field(default_factory=dict)  # peer ip -> remote AS
     bgp: BgpConfig = field(default_factory=BgpConfig)
-    #: Tunnel QoS a VTEP sets (TUNNEL_* keys -> the line): what it does not state is the NOS default.
+    #: Tunnel QoS a VTEP sets (TUNNEL_* keys -> the line): what it does not state is the switch
+    #: model's documented default (platforms/base.py TunnelQos, verify/lossless.py).
     tunnel_qos: dict[str, Src] = field(default_factory=dict)
-    #: What the NOS does without a tunnel QoS line (TUNNEL_* -> a sentence with its source): the
-    #: lossless proof quotes it when a line is missing.
-    tunnel_defaults: dict[str, str] = field(default_factory=dict)
-    #: Tunnel behaviour no line sets and no vendor document states (TUNNEL_* -> why it is taken
-    #: as given): the proof rests on it and the report lists it as an assumption.
-    tunnel_assumed: dict[str, str] = field(default_factory=dict)
     ip_mtu_default: int = 1500  # the IP MTU of a routed port without an mtu line
     #: Whether equal-length BGP paths with different AS paths load-balance when no line says
     #: (the NOS's default, docs/multipod.md), and the ECMP cap without a line (None: none).

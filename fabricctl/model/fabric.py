@@ -237,15 +237,18 @@ def cable_meters(length: str) -> int:
 
 
 class BufferModel(Strict):
-    """The ASIC figures of the PFC headroom model (compile/buffers.py, SONiC's dynamic-buffer
-    formula). Defaults are SONiC's published ASIC_TABLE entry for a 400G ASIC (Spectrum-3:
-    cell 144 bytes, pipeline latency 18 KB, MAC/PHY delay 0.8 KB, sonic-buildimage
-    files/build_templates/asic_table.j2) and its lossless traffic pattern (100% small packets, the
-    worst case); set your switch ASIC's figures from its vendor's buffer guide."""
+    """How PFC headroom is sized (compile/buffers.py, SONiC's dynamic-buffer headroom calculation).
 
-    cell_bytes: StrictInt = Field(default=144, ge=64, le=1024)
-    mac_phy_delay_bytes: StrictInt = Field(default=820, ge=0, le=1_000_000)
-    pipeline_latency_bytes: StrictInt = Field(default=18_432, ge=0, le=10_000_000)
+    small_packet_percent: the share of minimum-size packets the lossless class is sized for (100:
+    the worst case, every cell holds one). cell_bytes, mac_phy_delay_bytes and
+    pipeline_latency_bytes: the ASIC figures for switch models whose vendor publishes none (each
+    published model carries its own, platforms/<nos>/__init__.py); a platform that takes the
+    headroom as a size needs them (validate says which switch lacks them).
+    """
+
+    cell_bytes: StrictInt | None = Field(default=None, ge=64, le=1024)
+    mac_phy_delay_bytes: StrictInt | None = Field(default=None, ge=0, le=1_000_000)
+    pipeline_latency_bytes: StrictInt | None = Field(default=None, ge=0, le=10_000_000)
     small_packet_percent: StrictInt = Field(default=100, ge=0, le=100)
 
 

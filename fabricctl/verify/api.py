@@ -60,7 +60,7 @@ def _verify(compiled: Compiled, configs: dict[str, str], max_oversubscription: f
     iso, exceptions = check_isolation(compiled, parsed, facts)
     rows, cap = check_capacity(compiled, parsed, max_oversubscription)
     ecmp, widths = check_ecmp(compiled, parsed)
-    lossless, assumptions = check_lossless(compiled, parsed)
+    lossless, assumptions, notes = check_lossless(compiled, parsed)
     violations += iso + lossless + ecmp + cap
     links, gpu_ports = link_proofs(compiled, parsed)
     return VerifyReport(
@@ -71,6 +71,7 @@ def _verify(compiled: Compiled, configs: dict[str, str], max_oversubscription: f
         assumptions=assumptions,
         links=links,
         gpu_ports=gpu_ports,
+        notes=notes,
         switches=len(parsed),
         tenants=len(compiled.allocation.tenants),
     )

@@ -80,6 +80,9 @@ class VerifyReport:
     #: lossless GPU ports: what the lossless proof shows a reviewer.
     links: list[LinkProof] = field(default_factory=list)
     gpu_ports: list[GpuPortsProof] = field(default_factory=list)
+    #: What the proofs rely on that a vendor documents per switch model (tunnel QoS defaults), and
+    #: the fabric links they proved alike at both ends across NOSes.
+    notes: list[str] = field(default_factory=list)
     switches: int = 0
     tenants: int = 0
 
@@ -107,6 +110,7 @@ class VerifyReport:
             "assumptions": self.assumptions,
             "links": [link.model_dump() for link in self.links],
             "gpu_ports": [g.model_dump() for g in self.gpu_ports],
+            "notes": self.notes,
         }
 
 
@@ -129,6 +133,10 @@ def render_text(report: VerifyReport, console: Console, max_rows: int = 40) -> N
             console.print(f"  ... {len(report.exceptions) - max_rows} more (see --format json)")
     _capacity_tables(report, console, max_rows)
     _ecmp_table(report, console, max_rows)
+    if report.notes:
+        console.print("[bold]Documented[/bold] (per switch model, with its source) and proven across NOSes:")
+        for n in report.notes:
+            console.print(f"  · {n}", markup=False)
     if report.assumptions:
         console.print("[bold]Assumed[/bold] (no vendor document states it; check it on a switch):")
         for a in report.assumptions:

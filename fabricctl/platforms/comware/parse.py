@@ -13,8 +13,6 @@ from ipaddress import IPv4Interface, IPv4Network
 from fabricctl.config.addr import wildcard_network
 from fabricctl.config.readback import (
     TUNNEL_CLASS,
-    TUNNEL_ECN,
-    TUNNEL_MARKING,
     Acl,
     AclRule,
     At,
@@ -32,19 +30,6 @@ from fabricctl.platforms.comware.qos import DEFAULT_DOT1P_LP, QUEUE_NUMBER, defa
 #: a reboot; the S98xx figure is not published, so the documented sibling's default is assumed).
 DEFAULT_MAX_ECMP = 8
 
-#: How a Comware VTEP carries the lossless class through VXLAN. H3C documents one line: "For PFC to
-#: take effect in an overlay network, execute the qos trust tunnel-dot1p command" (PFC
-#: configuration, docs/emitted-syntax.md h3c-pfc). No H3C/HPE document found says how the outer
-#: DSCP is set at encapsulation or whether ECN is copied (RFC 6040), and no command to set either
-#: was found: the lossless proof takes them as assumptions, listed in every report, to be checked
-#: on a switch (docs/verify.md, "Tunnel QoS").
-_TUNNEL_DEFAULTS = {TUNNEL_CLASS: "decapsulated RoCE is not classified into the lossless class"}
-_TUNNEL_ASSUMED = {
-    TUNNEL_MARKING: "the outer DSCP of VXLAN packets is the inner packet's (no H3C document states it)",
-    TUNNEL_ECN: "ECN is copied into the outer header and a CE mark back out at decapsulation, as "
-    "RFC 6040 asks (no H3C document states it)",
-}
-
 #: Frame limit of a port without `jumboframe enable N` (S6850 guide; H3C's Comware code: 9416).
 DEFAULT_MAX_FRAME = 9416
 
@@ -61,8 +46,6 @@ def parse_comware(name: str, text: str) -> SwitchConfig:
         lines=text.count("\n") + 1,
         max_frame_default=DEFAULT_MAX_FRAME,
         ecmp_limit_default=DEFAULT_MAX_ECMP,
-        tunnel_defaults=dict(_TUNNEL_DEFAULTS),
-        tunnel_assumed=dict(_TUNNEL_ASSUMED),
     )
     for dscp in range(64):
         cfg.dscp_map[dscp] = At(default_dscp_dot1p(dscp), Src(0, "(pre-defined dscp-dot1p map)"))

@@ -35,15 +35,6 @@ _TUNNEL_QOS = {
     "vxlan qos dscp propagation encapsulation": TUNNEL_MARKING,
     "vxlan qos map dscp to traffic-class decapsulation": TUNNEL_CLASS,
 }
-#: A VTEP without those lines (Arista TOI, tag ECN, "VXLAN DSCP and ECN propagation": "for bridged
-#: packets undergoing VXLAN encapsulation, the DSCP in the outer IP header is derived from TC and
-#: the ECN bits are set to zero"; EOS User Manual, VXLAN DSCP Mapping: with the decapsulation map
-#: the TC is derived from the outer DSCP).
-_TUNNEL_DEFAULTS = {
-    TUNNEL_MARKING: "the outer DSCP is derived from the traffic class, not copied from the inner packet",
-    TUNNEL_ECN: "the outer ECN bits are set to zero (Not-ECT) and a CE mark is not copied back at decapsulation",
-    TUNNEL_CLASS: "the traffic class of decapsulated traffic is not taken from the outer DSCP",
-}
 
 
 def _src(node: Node) -> Src:
@@ -63,8 +54,9 @@ def parse_eos(name: str, text: str) -> SwitchConfig:
         platform="eos",
         lines=text.count("\n") + 1,
         multipath_relax_default=True,
-        tunnel_defaults=dict(_TUNNEL_DEFAULTS),
     )
+    for dscp in range(64):  # EOS User Manual, Quality of Service: the default DSCP -> TC map
+        cfg.dscp_map[dscp] = At(dscp // 8, Src(0, "(default DSCP -> traffic-class map: DSCP d -> d/8)"))
     profiles: dict[str, tuple[PortQos, set[int]]] = {}
     wanted_profile: dict[str, At[str]] = {}
     for node in parse_tree(text):
