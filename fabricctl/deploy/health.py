@@ -26,6 +26,7 @@ from nornir.core.task import Result, Task
 from nornir_netmiko.tasks import netmiko_send_command
 
 from fabricctl.compile.build import Compiled
+from fabricctl.compile.drain import drained_links
 from fabricctl.deploy.nornir_inv import fabric_platform
 from fabricctl.platforms import get_platform
 from fabricctl.platforms.health import PauseSeen, SwitchHealth
@@ -319,7 +320,16 @@ def _ecmp_checks(
     intent = compiled.intents.get(name)
     if state.routes is None or intent is None or intent.role != "leaf" or intent.vtep is None:
         return []
-    uplinks = sum(len(ports) for ports in links_up(compiled, name, state, planned).values())
+    up = links_up(compiled, name, state, planned)
+    uplinks = sum(len(ports) for ports in up.values())
+    # Drained uplinks (maintenance.yaml) carry a path only where nothing else does (RFC 8326).
+    drained = sum(
+        1
+        for ln in drained_links(compiled.fabric.maintenance, compiled.topology)
+        if ln.leaf == name and ln.leaf_port in up.get(ln.spine, ())
+    )
+    drained = drained if 0 < drained < uplinks else 0
+    uplinks -= drained
     widths = {
         other.name: state.routes.get(f"{other.vtep.source_ip}/32", 0)
         for other in compiled.intents.values()
@@ -337,7 +347,8 @@ def _ecmp_checks(
         else "fewer paths than up uplinks: `fabricctl verify` names the line that caps the width; "
         "an ECMP cap the switch applies at boot (docs/verify.md) needs a reboot"
     )
-    return [Check("ecmp", name, "remote VTEPs", f"{uplinks} path(s) each", seen, ok, hint)]
+    expected = f"{uplinks} path(s) each" + (f" ({drained} uplink(s) drained)" if drained else "")
+    return [Check("ecmp", name, "remote VTEPs", expected, seen, ok, hint)]
 
 
 def _link_checks(

@@ -417,6 +417,17 @@ class Pods(Strict):
         return value
 
 
+class DrainFloor(Strict):
+    """The floor a drain may not take a tenant below (`drain:` in fabric.yaml; maintenance.yaml
+    names what is drained). A plan that would take any tenant below it is refused, naming the
+    tenant: a switch or link leaves service only while every tenant keeps enough of its fabric."""
+
+    #: The share of a tenant's fabric bandwidth (its leaves' uplinks, and the spines' uplinks for
+    #: a tenant across pods) the drained switches and links may take together. 1/8: one spine of
+    #: eight, or two uplinks of sixteen, leave every tenant at least 7/8 of what it leases.
+    max_bandwidth_loss: float = Field(default=0.125, ge=0.0, le=1.0, strict=True)
+
+
 class Ztp(Strict):
     """Day-0 provisioning (`fabricctl ztp render|serve`, docs/day0.md): the management subnet a
     DHCP server (ISC Kea) serves to factory-default switches, and where they fetch their files."""
@@ -472,6 +483,7 @@ class FabricSettings(Strict):
     cabling: Cabling
     pods: Pods | None = None
     ztp: Ztp | None = None
+    drain: DrainFloor = Field(default_factory=DrainFloor)
     limits: dict[str, StrictInt] = Field(
         default_factory=dict,
         description="Per-leaf budgets overriding the platform's datasheet figures: " + ", ".join(LIMIT_NAMES),
