@@ -124,6 +124,8 @@ def build_plan(
         if racks is not None:  # racks wait for acceptance: what changes on switches in service
             plan.changes["racks"] = racks.to_dict()
         refuse_gpu_moves(plan, moves, allow_gpu_moves)
+        if prepared.verify is not None and prepared.verify.drain is not None:  # maintenance.yaml
+            plan.changes["drain"] = prepared.verify.drain.to_dict()
         s = plan.summary()
         step.detail = (
             f"{s['changed']} to change, {s['unchanged']} unchanged"
@@ -323,12 +325,19 @@ class ApplyHooks:
     interrupted: Callable[[int, int], None] | None = None
 
 
+#: The service-affecting class of a tenant whose GPUs sit on a drained leaf.
+CUT_OFF = "cut off by a drained leaf"
+
+
 def disruptive(plan: Plan) -> dict[str, list[str]]:
     """Tenants whose running service the plan affects -> their service-affecting classes."""
     from fabricctl.deploy.disruption import DISRUPTIVE
 
     rows = plan.changes.get("tenants", [])
     out = {r["name"]: [c for c in DISRUPTIVE if c in r.get("classes", ())] for r in rows}
+    # A drained leaf (maintenance.yaml) takes its tenants' GPUs off the fabric.
+    for name in (plan.changes.get("drain") or {}).get("cut_off", {}):
+        out.setdefault(name, []).append(CUT_OFF)
     return {name: classes for name, classes in sorted(out.items()) if classes}
 
 

@@ -299,6 +299,17 @@ def _diff_block(plan: Plan, names: list[str], diff: str, added: int, removed: in
     return "\n".join(body), truncated
 
 
+def _drain(plan: Plan, budget: _Budget) -> list[str]:
+    """The drain proof (maintenance.yaml), when anything is drained."""
+    from fabricctl.report.drain import drain_markdown, plan_drain
+
+    proof = plan_drain(plan)
+    out: list[str] = []
+    for line in [*drain_markdown(proof).splitlines(), ""] if proof is not None else []:
+        budget.take(out, line)
+    return out
+
+
 def plan_markdown(
     plan: Plan, artifact: str | None = None, max_chars: int = MAX_CHARS, fabric: Fabric | None = None
 ) -> str:
@@ -324,6 +335,7 @@ def plan_markdown(
     for line in _header(plan):
         budget.take(out, line)
     out += _service(plan, budget, limit=max_chars // 6)
+    out += _drain(plan, budget)
     out += _moves(plan, budget, limit=max_chars // 6)
     out += _pods(plan, fabric, budget, limit=max_chars // 6)
     out += _tenants(plan, budget, limit=max_chars // 4)

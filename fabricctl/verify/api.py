@@ -5,10 +5,12 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from fabricctl.compile.build import Compiled
+from fabricctl.compile.build import Compiled, with_maintenance
 from fabricctl.config.readback import SwitchConfig
+from fabricctl.model.maintenance import Maintenance
 from fabricctl.procs import paused_gc
 from fabricctl.verify.capacity import check_capacity
+from fabricctl.verify.drain import check_drain
 from fabricctl.verify.ecmp import check_ecmp
 from fabricctl.verify.facts import Facts
 from fabricctl.verify.isolation import check_isolation
@@ -60,7 +62,8 @@ def _verify(compiled: Compiled, configs: dict[str, str], max_oversubscription: f
     rows, cap = check_capacity(compiled, parsed, max_oversubscription)
     ecmp, widths = check_ecmp(compiled, parsed)
     lossless, assumptions = check_lossless(compiled, parsed)
-    violations += iso + lossless + ecmp + cap
+    drain, floor = check_drain(compiled, parsed)
+    violations += iso + lossless + ecmp + cap + floor
     return VerifyReport(
         violations=sorted(set(violations)),
         exceptions=sorted(set(exceptions)),
@@ -69,7 +72,17 @@ def _verify(compiled: Compiled, configs: dict[str, str], max_oversubscription: f
         assumptions=assumptions,
         switches=len(parsed),
         tenants=len(compiled.allocation.tenants),
+        drain=drain,
     )
+
+
+def verify_maintenance(
+    compiled: Compiled, maintenance: Maintenance, root: Path | None = None
+) -> VerifyReport:
+    """The proofs of the fabric with another maintenance.yaml (a drain proposed, not written yet):
+    its configs rendered and read back like any plan's, the drain proof among them."""
+    changed = with_maintenance(compiled, maintenance)
+    return verify_fabric(changed, render_configs(changed, root))
 
 
 def render_configs(compiled: Compiled, root: Path | None = None) -> dict[str, str]:
