@@ -26,7 +26,7 @@ import asyncssh
 from fabricctl.errors import StageError
 from fabricctl.lab.clock import LabClock
 from fabricctl.lab.device import ZTP_DONE, LabDevice
-from fabricctl.lab.dialect import CliError, CliSession, Disconnect, Logout, to_text
+from fabricctl.lab.dialect import CliError, CliSession, Disconnect, Logout, Reboot, to_text
 from fabricctl.lab.editor import Editor
 from fabricctl.lab.fabric_state import Cabling, FabricState
 from fabricctl.lab.factory import DeviceSpec
@@ -134,6 +134,10 @@ async def _enter(dev: LabDevice, cli: CliSession, process: asyncssh.SSHServerPro
     except CliError as exc:
         out = exc.text
     except Logout:
+        process.exit(0)
+        return False
+    except Reboot as reboot:  # the switch reloads: its last words, then the connection drops
+        process.stdout.write(reboot.text.replace("\n", "\r\n") + "\r\n")
         process.exit(0)
         return False
     except Disconnect:

@@ -13,7 +13,7 @@ from typing import Any
 
 from fabricctl.lab.device import LabDevice
 from fabricctl.lab.devices.eos.cli import EosCli
-from fabricctl.lab.dialect import CliError, Disconnect, Logout
+from fabricctl.lab.dialect import CliError, Disconnect, Logout, Reboot
 from fabricctl.lab.http import Credentials, basic_user, requests
 
 
@@ -38,6 +38,8 @@ async def run_cmds(
             out = await cli.execute(cmd, as_json=fmt == "json")
         except Logout:
             out = {} if fmt == "json" else ""
+        except Reboot as reboot:  # `reload now` over eAPI: the answer, then the switch is gone
+            out = {} if fmt == "json" else reboot.text
         except (Disconnect, asyncio.CancelledError):
             raise
         except Exception as exc:  # a command error, never a dropped connection
