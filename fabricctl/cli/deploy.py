@@ -363,15 +363,27 @@ def _seconds(text: str) -> float:
     help="Check only this tenant's GPU ports and the fabric links its paths use, with counters over --window.",
 )
 @click.option(
+    "--links",
+    "links",
+    is_flag=True,
+    help="Rank marginal fabric links (errors, flaps, weak optics over --window) and propose the drain that isolates them.",
+)
+@click.option(
     "--window",
-    default="5m",
-    show_default=True,
-    callback=lambda _ctx, _param, value: _seconds(value),
-    help="With --tenant: how long (by the switches' clocks) between the two counter reads rates come from.",
+    default=None,
+    callback=lambda _ctx, _param, value: None if value is None else _seconds(value),
+    help="How long (by the switches' clocks) between the two counter reads rates come from [--tenant: 5m, --links: 30s].",
 )
 @timeout_option
 def check_cmd(
-    root: Path, lab: bool, limit: tuple[str, ...], fmt: str, tenant: str | None, window: float, timeout: float
+    root: Path,
+    lab: bool,
+    limit: tuple[str, ...],
+    fmt: str,
+    tenant: str | None,
+    links: bool,
+    window: float | None,
+    timeout: float,
 ) -> None:
     """Health checks from the switches' own state (links, LLDP cabling, BGP/EVPN, GPU ports); exit 1 on a failure."""
     from fabricctl.deploy.health import check_health
@@ -379,6 +391,18 @@ def check_cmd(
     from fabricctl.report.health import health_json, health_markdown, health_text
 
     compiled = compile_root(root)
+    if links:
+        if tenant is not None or limit:
+            raise CliError("--links reads every switch with a fabric link: give neither --tenant nor --limit")
+        from fabricctl.deploy.links import link_checks
+        from fabricctl.report.links import links_json, links_markdown, links_text
+
+        report = link_checks(root, lab, compiled, window or 30.0, timeout)
+        echo({"json": links_json, "markdown": links_markdown}.get(fmt, links_text)(report))
+        if not report.ok:
+            sys.exit(1)
+        return
+    window = window or 300.0
     if tenant is not None and limit:
         raise CliError("use either --tenant or --limit: --tenant chooses its own switches")
     if tenant is not None:

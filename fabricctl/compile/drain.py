@@ -119,8 +119,12 @@ def target_problem(
     if d.port is not None:
         ports = _fabric_ports(topo, d.switch)
         if d.port not in ports:
-            gpu = (d.switch, d.port) in topo.by_leaf_port
-            why = " (a GPU port carries one tenant: it is not drained, its tenant is)" if gpu else ""
+            gpu = any(gp.name == d.port for gp in topo.gpu_ports.get(d.switch, ()))
+            why = (
+                " (a GPU port: a drain takes fabric links out of service, never a tenant's GPU)"
+                if gpu
+                else ""
+            )
             return "port", f"{d.port!r} is not a fabric port of {d.switch}{why}", _listed(ports)
         if any(b.switch == d.switch and b.port is None for b in before):
             return (

@@ -74,6 +74,7 @@ class PortDelta:
     queue_dropped: dict[int, int] | None = None
     queue_sent: dict[int, int] | None = None
     flapped: bool | None = None
+    link_changes: int | None = None  # link transitions in the window, where the switch counts them
 
 
 @dataclass
@@ -121,6 +122,7 @@ def window(before: SwitchCounters, after: SwitchCounters, fallback_seconds: floa
             queue_dropped=_grown_map(b.queue_dropped, a.queue_dropped),
             queue_sent=_grown_map(b.queue_sent, a.queue_sent),
             flapped=_flapped(b, a, seconds),
+            link_changes=grown(b.link_changes, a.link_changes),
         )
     return out
 

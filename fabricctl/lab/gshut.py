@@ -108,7 +108,7 @@ def _choose(
         if mine.asn in path:
             continue  # loop prevention
         sends = out is not None and out.send_community
-        gshut = (out is not None and out.gshut) or (theirs.gshut and sends)
+        gshut = sends and ((out is not None and out.gshut) or theirs.gshut)  # travels only if sent
         inbound = mine.peers.get(hop.address) if hop.address is not None else None
         if inbound is not None and inbound.local_pref_in is not None:
             pref = inbound.local_pref_in

@@ -34,6 +34,7 @@ from fabricctl.lab.faults import COUNTER_FAULTS, Faults, load_faults
 from fabricctl.lab.runtime import Endpoint, lab_credentials
 from fabricctl.lab.state import StateStore, lab_dir
 from fabricctl.lab.tls import server_context
+from fabricctl.lab.traffic import WORKLOAD_PPS, Workload
 
 T = TypeVar("T")
 
@@ -235,6 +236,7 @@ class LabFabric:
             self._dev(name).onsets()
         self.cabling = cabling if cabling is not None else Cabling()
         self._state: tuple[object, FabricState] | None = None  # derived once per change
+        self._workload: Workload | None = None  # tenants at work (set_workload)
         for dev in self.devices.values():
             dev.fabric_state = self.state
         self._addresses: dict[str, str] = {}
@@ -454,7 +456,23 @@ class LabFabric:
                     {n: d.onsets() for n, d in self.devices.items()},
                 ),
             )
-        return self._state[1]
+        state = self._state[1]
+        if self._workload is not None:
+            self._workload.follow(state, self.clock.now())
+            state.derived["workload"] = self._workload
+        return state
+
+    def set_workload(self, pps: float | None = WORKLOAD_PPS) -> None:
+        """Tenants at work: every leaf sends `pps` packets per second to every other leaf's VTEP
+        over its routes (lab/traffic.py Workload), counted by every port it crosses from now on;
+        None stops it."""
+
+        def start() -> None:
+            self._workload = Workload(pps, self.clock.now()) if pps else None
+            self._state = None
+            self._derive_state()  # the workload's rates, from the routes in force now
+
+        self.call(start)
 
     def recable(self, plan: Cabling, switches: Iterable[str] | None = None) -> list[tuple[str, str]]:
         """Re-cable the racks of `switches` (every switch when None) as `plan` says, e.g. the

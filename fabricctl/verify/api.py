@@ -16,7 +16,7 @@ from fabricctl.verify.facts import Facts
 from fabricctl.verify.isolation import check_isolation
 from fabricctl.verify.lossless import check_lossless
 from fabricctl.verify.parse import parse_config
-from fabricctl.verify.report import VerifyReport, Violation
+from fabricctl.verify.report import DrainProof, VerifyReport, Violation
 
 Fetch = Callable[[list[str]], dict[str, str]]
 
@@ -83,6 +83,24 @@ def verify_maintenance(
     its configs rendered and read back like any plan's, the drain proof among them."""
     changed = with_maintenance(compiled, maintenance)
     return verify_fabric(changed, render_configs(changed, root))
+
+
+def prove_drains(
+    compiled: Compiled, maintenance: Maintenance, parsed: dict[str, SwitchConfig], root: Path | None = None
+) -> tuple[DrainProof | None, list[Violation]]:
+    """The drain proof alone for another maintenance.yaml, over `parsed` (the fabric's configs
+    read back): only the switches whose drained sessions change are rendered and read again. A
+    drain changes graceful-shutdown lines only, which no other proof reads; a plan of it runs
+    every proof again."""
+    from fabricctl.render import Renderer
+
+    changed = with_maintenance(compiled, maintenance)
+    renderer = Renderer(root)
+    now = dict(parsed)
+    for name, intent in changed.intents.items():
+        if intent is not compiled.intents.get(name):
+            now[name] = parse_config(name, intent.platform, renderer.render(intent))
+    return check_drain(changed, now)
 
 
 def render_configs(compiled: Compiled, root: Path | None = None) -> dict[str, str]:

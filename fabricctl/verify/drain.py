@@ -256,7 +256,7 @@ def _choose(
         path = (_ORIGIN if s.sender == first else nodes[s.sender].asn,) * (prepend + own) + theirs.path
         if node.asn in path:
             continue
-        gshut = shaped and (s.gshut or (theirs.gshut and s.sends))
+        gshut = shaped and s.sends and (s.gshut or theirs.gshut)  # a community travels only if sent
         if shaped and s.local_pref is not None:
             pref = s.local_pref
         else:

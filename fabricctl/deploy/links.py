@@ -1,0 +1,205 @@
+"""`fabricctl check --links`: marginal fabric links, ranked by evidence, and the drain that isolates them.
+
+Every switch with a fabric link is read twice, a window apart by the switches' own clocks (the
+counters deploy/counters.py reads for the exporter and `check --tenant`). A link is marginal when
+either end shows, over the window, more errored frames a minute than fabric.yaml
+`links.max_errors_per_minute` allows, more flaps than `links.max_flaps`, or an optic receiving
+below its own low-warning threshold (the module's DOM). It still carries traffic, so every tenant
+on it pays: a flap stalls every flow, an errored frame is a RoCE retransmission. The links are
+ranked by evidence (flaps, then errors, then light) and a drain of them is proposed: entries for
+maintenance.yaml, proven like any drain (verify/drain.py) with the fabric's configs; a link whose
+drain would take a tenant below its floor is left in service and named, the rest are proposed.
+Nothing is written or pushed: `fabricctl drain` takes each proposal.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from fabricctl.compile.build import Compiled
+from fabricctl.compile.drain import drained_links
+from fabricctl.deploy.context import open_fabric
+from fabricctl.deploy.counters import PortDelta, Window, read_clock, read_counters
+from fabricctl.deploy.counters import window as deltas
+from fabricctl.deploy.tenant_health import wait_switch_time
+from fabricctl.model.maintenance import Drain, Maintenance
+from fabricctl.platforms.counters import PortCounters, SwitchCounters
+from fabricctl.verify.api import parse_configs, prove_drains, render_configs
+from fabricctl.verify.report import DrainProof
+
+#: Evidence, strongest first: a flap stalls every flow on the link, an errored frame one flow;
+#: light below the module's warning is a failure to come. `Score` orders links by it.
+Score = tuple[int, float, float]  # (flaps, errored frames a minute, dB below the optic's warning)
+
+
+@dataclass(frozen=True)
+class Evidence:
+    """What one end of a link showed over the window."""
+
+    switch: str
+    port: str
+    errors_per_minute: float | None = None
+    flaps: int | None = None  # flaps in the window (1 where the switch says only whether; None: not read)
+    rx_dbm: float | None = None
+    rx_warn: float | None = None  # the module's low-warning threshold (or its alarm when no warning)
+
+
+@dataclass(frozen=True)
+class MarginalLink:
+    """A fabric link and why it is marginal; `target` is the end a drain names."""
+
+    target: str  # "leaf07:FourHundredGigE1/0/5"
+    far: str  # "spine03 FourHundredGigE1/0/13"
+    reasons: tuple[str, ...]
+    score: Score
+    ends: tuple[Evidence, ...]
+
+
+@dataclass
+class LinkReport:
+    window: float  # seconds between the two reads, by the switches' clocks
+    links: int  # fabric links read at both ends
+    marginal: list[MarginalLink] = field(default_factory=list)
+    unread: dict[str, str] = field(default_factory=dict)  # switch -> why its counters were not read
+    proposed: list[Drain] = field(default_factory=list)
+    held: list[tuple[str, str]] = field(default_factory=list)  # (target, why it stays in service)
+    drained: list[str] = field(default_factory=list)  # marginal links maintenance.yaml drains already
+    proof: DrainProof | None = None
+
+    @property
+    def ok(self) -> bool:
+        """No marginal link left in service, and every switch read."""
+        return not self.unread and all(m.target in self.drained for m in self.marginal)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "ok": self.ok,
+            "window_seconds": self.window,
+            "links": self.links,
+            "marginal": [asdict(m) for m in self.marginal],
+            "unread": self.unread,
+            "proposed": [d.model_dump(exclude_defaults=True) for d in self.proposed],
+            "held": [{"target": t, "why": w} for t, w in self.held],
+            "drained": self.drained,
+            "proof": self.proof.to_dict() if self.proof is not None else None,
+        }
+
+
+def link_checks(
+    root: Path, lab: bool, compiled: Compiled, window: float, timeout: float, workers: int = 50
+) -> LinkReport:
+    """Read every switch with a fabric link twice, `window` apart; rank the marginal links; prove
+    the drain of them. The fabric's configs are rendered and read back while the window runs."""
+    names = sorted({ln.leaf for ln in compiled.topology.links} | {ln.spine for ln in compiled.topology.links})
+    with open_fabric(root, lab, set(names), workers) as nr:
+        first = read_counters(nr, timeout, keep_open=True)
+        clocks = {
+            n: r.clock for n, r in first.items() if isinstance(r, SwitchCounters) and r.clock is not None
+        }
+        timer = next(iter(sorted(clocks)), None)
+        start = clocks[timer] if timer else None
+        parsed = parse_configs(compiled, render_configs(compiled, root))  # while the window runs
+        wait_switch_time(lambda: read_clock(nr, timer, timeout) if timer else None, start, window)
+        second = read_counters(nr, timeout)
+    windows: dict[str, Window] = {}
+    unread: dict[str, str] = {}
+    for name in names:
+        a, b = first.get(name), second.get(name)
+        if isinstance(a, SwitchCounters) and isinstance(b, SwitchCounters):
+            windows[name] = deltas(a, b, window)
+        else:
+            unread[name] = b if isinstance(b, str) else str(a)
+    seconds = max((w.seconds for w in windows.values()), default=window)
+    report = LinkReport(seconds, 0, unread=unread)
+    limits = compiled.fabric.settings.links
+    already = {
+        (ln.leaf, ln.leaf_port) for ln in drained_links(compiled.fabric.maintenance, compiled.topology)
+    }
+    for ln in compiled.topology.links:
+        if ln.leaf not in windows or ln.spine not in windows:
+            continue
+        report.links += 1
+        ends = (
+            _evidence(ln.leaf, ln.leaf_port, windows[ln.leaf]),
+            _evidence(ln.spine, ln.spine_port, windows[ln.spine]),
+        )
+        reasons, score = _judge(ends, limits.max_errors_per_minute, limits.max_flaps)
+        if reasons:
+            # The drain names the end with the most evidence (the switch to look at first).
+            worst = max(ends, key=lambda e: _judge((e,), limits.max_errors_per_minute, limits.max_flaps)[1])
+            other = ends[1] if worst is ends[0] else ends[0]
+            link = MarginalLink(
+                f"{worst.switch}:{worst.port}", f"{other.switch} {other.port}", reasons, score, ends
+            )
+            report.marginal.append(link)
+            if (ln.leaf, ln.leaf_port) in already:
+                report.drained.append(link.target)
+    report.marginal.sort(key=lambda m: (tuple(-x for x in m.score), m.target))
+    _propose(compiled, parsed, report)
+    return report
+
+
+def _evidence(switch: str, port: str, w: Window) -> Evidence:
+    d = w.ports.get(port, PortDelta())
+    now = w.now.ports.get(port, PortCounters())
+    minutes = w.seconds / 60.0 if w.seconds > 0 else None
+    errors = d.errors / minutes if d.errors is not None and minutes else None
+    flaps = None if d.flapped is None else int(d.flapped)  # Comware says whether, EOS how often
+    if d.flapped and d.link_changes:
+        flaps = max(1, (d.link_changes + 1) // 2)  # a flap is two transitions, down and up
+    optic = now.optic
+    floor = (
+        None
+        if optic is None
+        else (optic.rx_low_warn if optic.rx_low_warn is not None else optic.rx_low_alarm)
+    )
+    return Evidence(switch, port, errors, flaps, optic.rx_dbm if optic else None, floor)
+
+
+def _judge(ends: tuple[Evidence, ...], max_errors: float, max_flaps: int) -> tuple[tuple[str, ...], Score]:
+    """Why the link is marginal (empty: it is not), and how strongly."""
+    reasons: list[str] = []
+    flaps, errors, dark = 0, 0.0, 0.0
+    for e in ends:
+        if e.flaps is not None and e.flaps > max_flaps:
+            reasons.append(
+                f"{e.switch} {e.port} flapped {e.flaps} time(s) in the window (at most {max_flaps})"
+            )
+            flaps += e.flaps
+        if e.errors_per_minute is not None and e.errors_per_minute > max_errors:
+            reasons.append(
+                f"{e.switch} {e.port} receives {e.errors_per_minute:.0f} errored frames a minute (at most {max_errors:g})"
+            )
+            errors += e.errors_per_minute
+        if e.rx_dbm is not None and e.rx_warn is not None and e.rx_dbm < e.rx_warn:
+            reasons.append(
+                f"{e.switch} {e.port} receives {e.rx_dbm:.2f} dBm, below its optic's {e.rx_warn:.2f} dBm"
+            )
+            dark += e.rx_warn - e.rx_dbm
+    return tuple(reasons), (flaps, errors, dark)
+
+
+def _propose(compiled: Compiled, parsed: dict[str, Any], report: LinkReport) -> None:
+    """The marginal links to drain, worst first, each kept only while the drain of all so far
+    still proves (verify/drain.py): a link whose drain would take a tenant below its floor stays
+    in service and is named with the tenant."""
+    base = list(compiled.fabric.maintenance.drained)
+    chosen: list[Drain] = []
+    proof: DrainProof | None = None
+    for link in report.marginal:
+        if link.target in report.drained:
+            continue
+        switch, _, port = link.target.partition(":")
+        drain = Drain(switch=switch, port=port, reason="; ".join(link.reasons)[:200])
+        found, violations = prove_drains(
+            compiled, Maintenance(drained=[*base, *chosen, drain]), parsed, compiled.fabric.root
+        )
+        if violations:
+            report.held.append((link.target, violations[0].counterexample))
+            continue
+        chosen.append(drain)
+        proof = found
+    report.proposed = chosen
+    report.proof = proof
