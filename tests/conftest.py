@@ -205,6 +205,10 @@ SLOW = {
     "tests/deploy/test_disruptive.py::test_each_class_is_named_and_apply_needs_consent[comware]",
     "tests/deploy/test_provenance.py::test_only_what_fabricctl_made_is_removed[comware]",
     "tests/deploy/test_provenance.py::test_a_fabric_deployed_without_marks_is_adopted[comware]",
+    "tests/deploy/test_drain.py::test_a_spine_drained_while_tenants_run_and_put_back[comware]",
+    "tests/deploy/test_drain.py::test_a_spine_drained_while_tenants_run_and_put_back[nvue]",
+    "tests/health/test_check_links.py::test_marginal_links_are_ranked_and_a_proven_drain_proposed[comware]",
+    "tests/health/test_check_links.py::test_a_drain_the_floor_refuses_is_held_in_service_and_named[comware]",
 }
 
 
