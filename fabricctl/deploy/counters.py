@@ -20,20 +20,23 @@ from fabricctl.platforms.counters import CounterReader, PortCounters, SwitchCoun
 from fabricctl.secrets import describe_error
 
 
-def _counters_task(task: Task, read_timeout: float, keep_open: bool) -> Result:
+def _counters_task(task: Task, read_timeout: float, keep_open: bool, links: bool = False) -> Result:
     reader = counter_reader(fabric_platform(task.host))
-    return _read_task(task, read_timeout, close=not keep_open, reader=reader)
+    return _read_task(task, read_timeout, close=not keep_open, reader=reader.for_links() if links else reader)
 
 
 def read_counters(
-    nr: Nornir, read_timeout: float = 30.0, keep_open: bool = False
+    nr: Nornir, read_timeout: float = 30.0, keep_open: bool = False, links: bool = False
 ) -> dict[str, SwitchCounters | str]:
     """name -> its counters now, or the error that kept them from being read. With `keep_open`
     the SSH session stays up for the next read (a poller's), and is closed after a failed read
-    so the next one logs in afresh."""
+    so the next one logs in afresh. With `links`, only what a link's health needs (errors,
+    flaps, optics: CounterReader.for_links)."""
     if not nr.inventory.hosts:
         return {}
-    results = nr.run(task=_counters_task, read_timeout=read_timeout, keep_open=keep_open, on_failed=True)
+    results = nr.run(
+        task=_counters_task, read_timeout=read_timeout, keep_open=keep_open, links=links, on_failed=True
+    )
     out: dict[str, SwitchCounters | str] = {}
     for name in nr.inventory.hosts:
         multi = results[name]

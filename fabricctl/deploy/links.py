@@ -14,6 +14,7 @@ Nothing is written or pushed: `fabricctl drain` takes each proposal.
 
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -23,6 +24,7 @@ from fabricctl.compile.drain import drained_links
 from fabricctl.deploy.context import open_fabric
 from fabricctl.deploy.counters import PortDelta, Window, read_clock, read_counters
 from fabricctl.deploy.counters import window as deltas
+from fabricctl.deploy.stages import Stages, quiet
 from fabricctl.deploy.tenant_health import wait_switch_time
 from fabricctl.model.maintenance import Drain, Maintenance
 from fabricctl.platforms.counters import PortCounters, SwitchCounters
@@ -88,21 +90,43 @@ class LinkReport:
 
 
 def link_checks(
-    root: Path, lab: bool, compiled: Compiled, window: float, timeout: float, workers: int = 50
+    root: Path,
+    lab: bool,
+    compiled: Compiled,
+    window: float,
+    timeout: float,
+    workers: int = 50,
+    stages: Stages | None = None,
 ) -> LinkReport:
     """Read every switch with a fabric link twice, `window` apart; rank the marginal links; prove
-    the drain of them. The fabric's configs are rendered and read back while the window runs."""
+    the drain of them. The fabric's configs are rendered and read back while the switches are read."""
+    stages = stages or quiet()
     names = sorted({ln.leaf for ln in compiled.topology.links} | {ln.spine for ln in compiled.topology.links})
-    with open_fabric(root, lab, set(names), workers) as nr:
-        first = read_counters(nr, timeout, keep_open=True)
+    with open_fabric(root, lab, set(names), workers, stages=stages) as nr, ThreadPoolExecutor(1) as pool:
+        # The configs the proof reads back, rendered and parsed while the switches are read (a
+        # read waits on the switches; the parse needs this machine's CPU).
+        rendering = pool.submit(lambda: parse_configs(compiled, render_configs(compiled, root)))
+        with stages.stage("read") as step:
+            first = read_counters(nr, timeout, keep_open=True, links=True)
+            step.detail = (
+                f"{sum(isinstance(r, SwitchCounters) for r in first.values())} of {len(names)} switches"
+            )
         clocks = {
             n: r.clock for n, r in first.items() if isinstance(r, SwitchCounters) and r.clock is not None
         }
         timer = next(iter(sorted(clocks)), None)
         start = clocks[timer] if timer else None
-        parsed = parse_configs(compiled, render_configs(compiled, root))  # while the window runs
-        wait_switch_time(lambda: read_clock(nr, timer, timeout) if timer else None, start, window)
-        second = read_counters(nr, timeout)
+        with stages.stage("render") as step:
+            parsed = rendering.result()
+            step.detail = f"{len(parsed)} configs read back (while the switches were read)"
+        with stages.stage("window") as step:
+            wait_switch_time(lambda: read_clock(nr, timer, timeout) if timer else None, start, window)
+            step.detail = f"{window:.0f} s on {timer}'s clock" if timer else f"{window:.0f} s"
+        with stages.stage("read") as step:
+            second = read_counters(nr, timeout, links=True)
+            step.detail = (
+                f"{sum(isinstance(r, SwitchCounters) for r in second.values())} of {len(names)} switches"
+            )
     windows: dict[str, Window] = {}
     unread: dict[str, str] = {}
     for name in names:
@@ -137,7 +161,9 @@ def link_checks(
             if (ln.leaf, ln.leaf_port) in already:
                 report.drained.append(link.target)
     report.marginal.sort(key=lambda m: (tuple(-x for x in m.score), m.target))
-    _propose(compiled, parsed, report)
+    with stages.stage("proof") as step:
+        _propose(compiled, parsed, report)
+        step.detail = f"{len(report.marginal)} marginal, {len(report.proposed)} drain(s) proposed"
     return report
 
 

@@ -110,7 +110,7 @@ def check_drain(
         )
         proof.tenants.append(row)
         if not row.ok:
-            violations.append(_violation(row, proof, parsed))
+            violations.append(_violation(row, proof))
     proof.still_crossing = _still_crossing(after)
     return proof, violations
 
@@ -366,7 +366,7 @@ def _still_crossing(after: dict[tuple[object, ...], dict[str, _Route]]) -> list[
     return sorted({name for routes in after.values() for name, r in routes.items() if r.mixed})
 
 
-def _violation(row: TenantPaths, proof: DrainProof, parsed: dict[str, SwitchConfig]) -> Violation:
+def _violation(row: TenantPaths, proof: DrainProof) -> Violation:
     leaf = row.pair.split(" -> ")[0]
     drained = ", ".join(proof.drained)
     if row.only_drained:
