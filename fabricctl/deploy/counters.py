@@ -130,6 +130,23 @@ def window(before: SwitchCounters, after: SwitchCounters, fallback_seconds: floa
     return out
 
 
+def windows(
+    names: list[str],
+    first: dict[str, SwitchCounters | str],
+    second: dict[str, SwitchCounters | str],
+    fallback_seconds: float,
+) -> dict[str, Window | str]:
+    """Each switch's window between two reads, or why one of them failed."""
+    out: dict[str, Window | str] = {}
+    for name in names:
+        a, b = first.get(name), second.get(name)
+        if isinstance(a, SwitchCounters) and isinstance(b, SwitchCounters):
+            out[name] = window(a, b, fallback_seconds)
+        else:  # the read that failed says why (the second, when both did)
+            out[name] = b if isinstance(b, str) else a if isinstance(a, str) else "not read"
+    return out
+
+
 def _clock_task(task: Task, read_timeout: float) -> Result:
     full = counter_reader(fabric_platform(task.host))
     clock_only = CounterReader(full.probes[:1], full.parse)  # every reader probes the clock first

@@ -23,7 +23,7 @@ from fabricctl.compile.build import Compiled
 from fabricctl.compile.drain import drained_links
 from fabricctl.deploy.context import open_fabric
 from fabricctl.deploy.counters import PortDelta, Window, read_clock, read_counters
-from fabricctl.deploy.counters import window as deltas
+from fabricctl.deploy.counters import windows as counter_windows
 from fabricctl.deploy.stages import Stages, quiet
 from fabricctl.deploy.tenant_health import wait_switch_time
 from fabricctl.model.maintenance import Drain, Maintenance
@@ -127,14 +127,9 @@ def link_checks(
             step.detail = (
                 f"{sum(isinstance(r, SwitchCounters) for r in second.values())} of {len(names)} switches"
             )
-    windows: dict[str, Window] = {}
-    unread: dict[str, str] = {}
-    for name in names:
-        a, b = first.get(name), second.get(name)
-        if isinstance(a, SwitchCounters) and isinstance(b, SwitchCounters):
-            windows[name] = deltas(a, b, window)
-        else:
-            unread[name] = b if isinstance(b, str) else str(a)
+    read = counter_windows(names, first, second, window)
+    windows = {n: w for n, w in read.items() if isinstance(w, Window)}
+    unread = {n: w for n, w in read.items() if isinstance(w, str)}
     seconds = max((w.seconds for w in windows.values()), default=window)
     report = LinkReport(seconds, 0, unread=unread)
     limits = compiled.fabric.settings.links
@@ -172,7 +167,7 @@ def _evidence(switch: str, port: str, w: Window) -> Evidence:
     now = w.now.ports.get(port, PortCounters())
     minutes = w.seconds / 60.0 if w.seconds > 0 else None
     errors = d.errors / minutes if d.errors is not None and minutes else None
-    flaps = None if d.flapped is None else int(d.flapped)  # Comware says whether, EOS how often
+    flaps = None if d.flapped is None else int(d.flapped)  # some switches say whether, some how often
     if d.flapped and d.link_changes:
         flaps = max(1, (d.link_changes + 1) // 2)  # a flap is two transitions, down and up
     optic = now.optic
