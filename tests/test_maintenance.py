@@ -9,6 +9,7 @@ import pytest
 
 from fabricctl.compile import cache
 from fabricctl.compile.build import Compiled, compile_fabric
+from fabricctl.lab.grammar import Rule
 from fabricctl.model.maintenance import Drain, with_drain, without_drain
 from fabricctl.verify.api import parse_configs, render_configs, verify_fabric
 from fabricctl.verify.report import VerifyReport
@@ -109,6 +110,83 @@ def test_nvue_drains_a_link_per_neighbor(tmp_path: Path) -> None:
         list(parse_configs(compiled, {"leaf1": text})["leaf1"].bgp.policies)
         == compiled.intents["leaf1"].bgp.graceful_shutdown_peers
     )
+
+
+#: The vendor documents each NOS's graceful shutdown is written from (the lab's reference ids).
+DRAIN_SOURCES = {
+    "eos": {"eos-um-maint", "avd-maint"},
+    "comware": {"hpe10500-policy", "hpe10500-bgp-filter", "hpe5710-bgp-community"},
+    "nvue": {"cl517-gshut"},
+}
+
+
+def _lines(platform: str, text: str) -> dict[tuple[str, ...], Rule | None]:
+    """Each line of a rendered config (with the lines that open its view) -> the lab's rule that
+    takes it (None: none does)."""
+    from fabricctl.config.tree import Node, parse_tree
+    from fabricctl.lab.reference import reference
+
+    grammar = reference(platform).grammar
+    out: dict[tuple[str, ...], Rule | None] = {}
+    if platform == "nvue":
+        import shlex
+
+        from fabricctl.lab.devices.nvue.cli import NvueError, commands, validate
+        from fabricctl.lab.devices.nvue.tree import load_yaml
+
+        for line in commands(load_yaml(text), {}):
+            try:
+                out[(line,)] = validate(grammar, shlex.split(line)[2:], negated=False)
+            except NvueError:
+                out[(line,)] = None
+        return out
+
+    def walk(nodes: list[Node], view: str | None, path: tuple[str, ...]) -> None:
+        for node in nodes:
+            words = node.text.split()
+            if words[0] in ("!", "#", "end", "return") or node.text.startswith("version "):
+                continue
+            rule = grammar.find(view, words) if view is not None else None
+            out[(*path, node.text)] = rule
+            walk(node.children, rule.child if rule is not None else None, (*path, node.text))
+
+    walk(parse_tree(text), grammar.root, ())
+    return out
+
+
+@pytest.mark.parametrize("platform", ["eos", "comware", "nvue"])
+def test_every_drain_line_is_taken_by_the_lab_only_as_its_vendor_document_writes_it(
+    platform: str, tmp_path: Path
+) -> None:
+    """Each line a drain adds (a spine whole, a link at both ends) is one the lab's reference takes
+    in its view from a vendor document (confidence V), the one the template cites."""
+    src = NVUE_SMALL if platform == "nvue" else EOS_SMALL
+    plain = copy_fabric(src, tmp_path / "plain")
+    if platform == "comware":
+        on_platform(plain, "comware")
+    before = compile_fabric(plain)
+    link = next(ln for ln in before.topology.links if ln.spine != "spine1")
+    root = drained(
+        src,
+        tmp_path,
+        f"drained:\n  - switch: spine1\n  - switch: {link.leaf}\n    port: {link.leaf_port}\n",
+        platform if platform == "comware" else None,
+    )
+    compiled = compile_fabric(root)
+    was, now = render_configs(before, plain), render_configs(compiled, root)
+    added = 0
+    for name in sorted({"spine1", link.leaf, link.spine}):
+        old = _lines(platform, was[name])
+        for line, rule in _lines(platform, now[name]).items():
+            if line in old:
+                continue
+            added += 1
+            assert rule is not None, f"{name}: {line[-1]!r} is taken by no entry of the lab's reference"
+            assert rule.confidence == "V" and set(rule.sources) & DRAIN_SOURCES[platform], (
+                f"{name}: {line[-1]!r} is taken on {rule.sources} ({rule.confidence}), "
+                f"not on a vendor document of its graceful shutdown"
+            )
+    assert added >= 3
 
 
 def test_a_spine_drain_on_the_reference_fabric_keeps_30_of_32_paths(tmp_path: Path) -> None:

@@ -1,8 +1,8 @@
 """The command reference (fabricctl/lab/devices/*/commands.yaml): sourced, and the only thing the lab takes.
 
 - every entry has a source that names a URL, a section and the device it is for;
-- every line the templates render for the shipped fabrics matches an entry in the view it is
-  written in (a rendered line without an entry fails here: the fix is the template, or a vendor
+- every line the templates render for the shipped fabrics (and for them with a switch and a
+  link drained: maintenance.yaml) matches an entry in the view it is written in (a rendered line without an entry fails here: the fix is the template, or a vendor
   source for a new entry, never an entry copied from the template);
 - docs/emitted-syntax.md is generated from the reference and the rendered lines (regenerate with
   `python tests/regen_goldens.py`).
@@ -91,14 +91,33 @@ def _split(root: Path) -> Path:
     return dst
 
 
+def _drained(root: Path) -> Path:
+    """A copy of a shipped fabric with a spine drained whole and a leaf's uplink drained (both
+    forms of each NOS's graceful shutdown: maintenance.yaml)."""
+    from fabricctl.compile.build import compile_fabric
+
+    links = compile_fabric(root).topology.links
+    spine = links[0].spine
+    link = next(ln for ln in links if ln.spine != spine)
+    dst = Path(tempfile.mkdtemp(prefix="fabric-drained-")) / root.name
+    for folder in ("inventory", "tenants"):
+        shutil.copytree(root / folder, dst / folder)
+    (dst / "maintenance.yaml").write_text(
+        f"drained:\n  - switch: {spine}\n  - switch: {link.leaf}\n    port: {link.leaf_port}\n",
+        encoding="utf-8",
+    )
+    return dst
+
+
 @functools.cache
 def _rendered() -> dict[str, list[tuple[str, str]]]:
-    """platform -> [(switch, config text)] for every switch of the shipped fabrics (the reference also split)."""
+    """platform -> [(switch, config text)] for every switch of the shipped fabrics (the reference
+    also split, and each also with a switch and a link drained)."""
     from fabricctl.compile.build import compile_fabric
     from fabricctl.render import Renderer
 
     out: dict[str, list[tuple[str, str]]] = {p: [] for p in PLATFORMS}
-    for root in [*FABRICS, _split(REPO)]:
+    for root in [*FABRICS, _split(REPO), *(_drained(f) for f in FABRICS)]:
         renderer = Renderer(root)
         for name, intent in compile_fabric(root).intents.items():
             out[intent.platform].append((f"{root.name}/{name}", renderer.render(intent)))
