@@ -9,9 +9,11 @@ import pytest
 
 from fabricctl.compile import cache
 from fabricctl.compile.build import Compiled, compile_fabric
+from fabricctl.compile.drain import plan_name
 from fabricctl.lab.grammar import Rule
 from fabricctl.model.maintenance import Drain, with_drain, without_drain
 from fabricctl.verify.api import parse_configs, render_configs, verify_fabric
+from fabricctl.verify.drain import undrained
 from fabricctl.verify.report import VerifyReport
 from tests.conftest import EOS_SMALL, NVUE_SMALL, REFERENCE, REPO, copy_fabric, on_platform, run_cli
 
@@ -187,6 +189,24 @@ def test_every_drain_line_is_taken_by_the_lab_only_as_its_vendor_document_writes
                 f"not on a vendor document of its graceful shutdown"
             )
     assert added >= 3
+
+
+def test_what_a_plan_puts_back_into_service_is_named_as_drain_names_it(tmp_path: Path) -> None:
+    """From the switches' running configs (here: rendered drained), what maintenance.yaml no
+    longer drains: a whole switch by name, a link by its leaf's port whichever end was named."""
+    plain = compile_fabric(EOS_SMALL)
+    ln = next(ln for ln in plain.topology.links if (ln.leaf, ln.spine) == ("leaf2", "spine2"))
+    entries = f"drained:\n  - switch: spine1\n  - switch: spine2\n    port: {ln.spine_port}\n"
+    root = drained(EOS_SMALL, tmp_path, entries)
+    compiled = compile_fabric(root)
+    running = parse_configs(compiled, render_configs(compiled, root))
+    assert undrained(compiled, running) == []  # what runs is what maintenance.yaml says
+    assert undrained(plain, running) == ["leaf2:" + ln.leaf_port, "spine1"]
+    assert plan_name(plain.topology, Drain(switch="spine2", port=ln.spine_port)) == f"leaf2:{ln.leaf_port}"
+    link_only = drained(
+        EOS_SMALL, tmp_path / "b", "drained:\n  - switch: spine2\n    port: " + ln.spine_port + "\n"
+    )
+    assert undrained(compile_fabric(link_only), running) == ["spine1"]
 
 
 def test_a_spine_drain_on_the_reference_fabric_keeps_30_of_32_paths(tmp_path: Path) -> None:

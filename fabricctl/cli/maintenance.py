@@ -108,7 +108,14 @@ def _current(root: Path) -> str | None:
 
 
 def _apply(
-    ctx: click.Context, root: Path, lab: bool, auto_approve: bool, allow: bool, reason: str, timeout: float
+    ctx: click.Context,
+    root: Path,
+    lab: bool,
+    auto_approve: bool,
+    allow: bool,
+    reason: str,
+    timeout: float,
+    undrain: tuple[str, ...] = (),
 ) -> None:
     from fabricctl.cli.apply import apply_cmd
 
@@ -118,6 +125,7 @@ def _apply(
         lab=lab,
         auto_approve=auto_approve,
         allow_disruptive=allow,
+        allow_undrain=undrain,  # `undrain TARGET --apply` consents to TARGET going back, nothing else
         reason=reason or None,
         timeout=timeout,
     )
@@ -190,6 +198,7 @@ def undrain_cmd(
     timeout: float,
 ) -> None:
     """Put a drained switch or fabric link back into the forwarding path (its entry leaves maintenance.yaml)."""
+    from fabricctl.compile.drain import plan_name
     from fabricctl.model.maintenance import without_drain
 
     one_line_flag("SWITCH[:PORT]", target)
@@ -198,6 +207,7 @@ def undrain_cmd(
     if not any(d.target == target for d in drained):
         listed = ", ".join(d.target for d in drained) or "nothing is drained"
         raise CliError(f"undrain {target}: not in maintenance.yaml (allowed: {listed})")
+    back = next(d for d in drained if d.target == target)
     left = [d for d in drained if d.target != target]
     if left:
         report = _proof(compiled, left)
@@ -208,4 +218,5 @@ def undrain_cmd(
         err=True,
     )
     if then_apply:
-        _apply(ctx, root, lab, auto_approve, False, f"undrain {target}", timeout)
+        name = plan_name(compiled.topology, back)
+        _apply(ctx, root, lab, auto_approve, False, f"undrain {target}", timeout, undrain=(name,))

@@ -82,6 +82,23 @@ def drained_on(maintenance: Maintenance, topo: Topology, switch: str) -> Drained
     return DrainedOn(whole, tuple(sorted(peers, key=lambda ip: tuple(map(int, ip.split("."))))))
 
 
+def link_name(link: FabricLink) -> str:
+    """How a plan names a drained link, whichever end maintenance.yaml named: by its lower
+    switch's port (a leaf's uplink, a spine's link up to a super-spine)."""
+    return f"{link.leaf}:{link.leaf_port}"
+
+
+def plan_name(topo: Topology, drain: Drain) -> str:
+    """`drain`'s target as a plan names it (link_name for a link; a switch by its name)."""
+    if drain.port is None:
+        return drain.switch
+    end = (drain.switch, drain.port)
+    for ln in topo.links_of(drain.switch):
+        if end in ((ln.leaf, ln.leaf_port), (ln.spine, ln.spine_port)):
+            return link_name(ln)
+    return drain.target
+
+
 def check_drains(
     fabric: Fabric, topo: Topology, maintenance: Maintenance, doc: YamlDoc | None, log: ProblemLog
 ) -> None:

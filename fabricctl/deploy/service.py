@@ -126,6 +126,9 @@ def build_plan(
         refuse_gpu_moves(plan, moves, allow_gpu_moves)
         if prepared.verify is not None and prepared.verify.drain is not None:  # maintenance.yaml
             plan.changes["drain"] = prepared.verify.drain.to_dict()
+        back = undrained_by(prepared, running)
+        if back:  # drained on the switches, no longer in maintenance.yaml: apply needs --allow-undrain
+            plan.changes["undrain"] = back
         s = plan.summary()
         step.detail = (
             f"{s['changed']} to change, {s['unchanged']} unchanged"
@@ -133,6 +136,16 @@ def build_plan(
             + f" (+{s['added']:,} -{s['removed']:,} lines)"
         )
     return plan, prepared
+
+
+def undrained_by(prepared: Prepared, running: dict[str, str]) -> list[str]:
+    """The switches and links the plan puts back into the forwarding path (verify/drain.py
+    `undrained`), from the running configs of the switches it changes (`running`)."""
+    from fabricctl.verify.drain import undrained
+    from fabricctl.verify.parse import parse_config
+
+    read = {n: parse_config(n, prepared.platforms[n], text) for n, text in running.items() if text.strip()}
+    return undrained(prepared.compiled, read)
 
 
 class GpuMovesError(PlanError):
@@ -343,7 +356,18 @@ def disruptive(plan: Plan) -> dict[str, list[str]]:
 
 def refuse_disruptive(plan: Plan, opts: ApplyOptions) -> None:
     """A plan that affects running tenants is pushed only when the operator says so
-    (--allow-disruptive) or a canary goes first (--canary N): never by accident at full width."""
+    (--allow-disruptive) or a canary goes first (--canary N): never by accident at full width.
+    Nor does one put a drained switch or link back into service unless the operator says so
+    (--allow-undrain): a checkout that predates a drain must not undo it."""
+    back = [t for t in plan.changes.get("undrain") or [] if t not in opts.allow_undrain]
+    if back and "all" not in opts.allow_undrain:
+        shown = ", ".join(back[:8]) + (f" and {len(back) - 8} more" if len(back) > 8 else "")
+        flags = " ".join(f"--allow-undrain {t}" for t in back[:8])
+        raise PlanError(
+            f"the plan puts {shown} back into the forwarding path: the switches run drained and "
+            "maintenance.yaml no longer drains them; nothing was pushed. If that is meant (`fabricctl "
+            f"undrain`), apply with {flags}; if not, this checkout lacks the drain (pull first)"
+        )
     found = disruptive(plan)
     if not found or opts.allow_disruptive or opts.canary > 0:
         return

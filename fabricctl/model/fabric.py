@@ -420,7 +420,9 @@ class Pods(Strict):
 class DrainFloor(Strict):
     """The floor a drain may not take a tenant below (`drain:` in fabric.yaml; maintenance.yaml
     names what is drained). A plan that would take any tenant below it is refused, naming the
-    tenant: a switch or link leaves service only while every tenant keeps enough of its fabric."""
+    tenant: a switch or link leaves service only while every tenant keeps enough of its fabric,
+    and never while two of its leaves would keep paths only through what is drained (a path
+    lost: graceful shutdown keeps using a drained path when nothing else is left)."""
 
     #: The share of a tenant's fabric bandwidth (its leaves' uplinks, and the spines' uplinks for
     #: a tenant across pods) the drained switches and links may take together. 1/8: one spine of

@@ -3,7 +3,8 @@
 One table, text or Markdown: per tenant its worst pair of leaves, the ECMP paths and fabric
 bandwidth before and after, and whether it stays above the floor; then the tenants a drained leaf
 cuts off (by GPU) and the switches a drain does not steer (they still spread traffic over a
-drained path). `fabricctl drain`, `plan` and the PR comment show the same lines.
+drained path), and what a plan puts back into service. `fabricctl drain`, `plan` and the PR
+comment show the same lines.
 """
 
 from __future__ import annotations
@@ -107,7 +108,25 @@ def plan_drain(plan: Plan) -> DrainProof | None:
     return DrainProof.from_dict(data) if data else None
 
 
+def undrain_line(plan: Plan) -> str | None:
+    """What the plan puts back into the forwarding path (drained on the switches, gone from
+    maintenance.yaml), in one line; None when nothing."""
+    back = plan.changes.get("undrain") or []
+    if not back:
+        return None
+    flags = " ".join(f"--allow-undrain {t}" for t in back[:8])
+    return (
+        f"back into the forwarding path: {', '.join(back)} (the switches run drained, maintenance.yaml "
+        f"no longer drains them; apply needs {flags})"
+    )
+
+
 def drain_section(plan: Plan) -> list[str]:
-    """The plan's text section: the proof, headed like the others."""
-    proof = plan_drain(plan)
-    return [] if proof is None else ["Drain (maintenance.yaml)", *drain_text(proof).splitlines(), ""]
+    """The plan's text section: the proof and what goes back into service, headed like the others."""
+    proof, back = plan_drain(plan), undrain_line(plan)
+    if proof is None and back is None:
+        return []
+    lines = ["Drain (maintenance.yaml)"]
+    if back is not None:
+        lines.append(f"  ! {back}")
+    return [*lines, *(drain_text(proof).splitlines() if proof is not None else []), ""]

@@ -300,12 +300,14 @@ def _diff_block(plan: Plan, names: list[str], diff: str, added: int, removed: in
 
 
 def _drain(plan: Plan, budget: _Budget) -> list[str]:
-    """The drain proof (maintenance.yaml), when anything is drained."""
-    from fabricctl.report.drain import drain_markdown, plan_drain
+    """The drain proof (maintenance.yaml), when anything is drained, and what goes back into service."""
+    from fabricctl.report.drain import drain_markdown, plan_drain, undrain_line
 
-    proof = plan_drain(plan)
+    proof, back = plan_drain(plan), undrain_line(plan)
+    lines = [f"#### :warning: {back[0].upper()}{back[1:]}", ""] if back is not None else []
+    lines += [*drain_markdown(proof).splitlines(), ""] if proof is not None else []
     out: list[str] = []
-    for line in [*drain_markdown(proof).splitlines(), ""] if proof is not None else []:
+    for line in lines:
         budget.take(out, line)
     return out
 

@@ -24,8 +24,8 @@ import socket
 from dataclasses import dataclass, field
 
 from fabricctl.compile.build import Compiled
-from fabricctl.compile.drain import drained_links
-from fabricctl.compile.topology import switch_model
+from fabricctl.compile.drain import drained_links, link_name
+from fabricctl.compile.topology import addr_str, switch_model
 from fabricctl.config.readback import SwitchConfig
 from fabricctl.verify.report import DrainProof, TenantPaths, Violation
 
@@ -364,6 +364,31 @@ def _still_crossing(after: dict[tuple[object, ...], dict[str, _Route]]) -> list[
     """Switches that install a drained path next to an undrained one of the same rank: the
     drain did not reach them as a preference (they still spread traffic over it)."""
     return sorted({name for routes in after.values() for name, r in routes.items() if r.mixed})
+
+
+def undrained(compiled: Compiled, running: dict[str, SwitchConfig]) -> list[str]:
+    """What a plan would put back into the forwarding path: the switches and links the switches
+    run drained (`running`: their running configs read back; every peer policy they hold is a
+    drain's) that the fabric's maintenance.yaml no longer drains, named as `fabricctl drain`
+    names them (a switch; a link by its lower end: compile/drain.py `link_name`). A whole switch when none of its sessions
+    stays drained and every fabric link of it was."""
+    topo = compiled.topology
+    out: set[str] = set()
+    for name, cfg in sorted(running.items()):
+        intent = compiled.intents.get(name)
+        if intent is None or not cfg.bgp.policies:
+            continue
+        bgp = intent.bgp
+        kept = {n.ip for n in bgp.neighbors} if bgp.graceful_shutdown else set(bgp.graceful_shutdown_peers)
+        back = set(cfg.bgp.policies) - kept
+        links = {addr_str(ln.spine_ip if ln.leaf == name else ln.leaf_ip): ln for ln in topo.links_of(name)}
+        if not back:
+            continue
+        if not kept and links and set(links) <= back:
+            out.add(name)
+            continue
+        out |= {link_name(links[p]) for p in back if p in links}
+    return sorted(out)
 
 
 def _violation(row: TenantPaths, proof: DrainProof) -> Violation:

@@ -111,3 +111,33 @@ def test_a_leaf_drain_is_refused_naming_its_tenants(
     assert "cut off (drained leaf): tenant" in out
     assert not (c.root / "maintenance.yaml").exists()
     assert not (c.root / ".fabricctl" / "runs").exists()  # nothing was planned or pushed
+
+
+def test_a_checkout_without_the_drain_never_undrains_silently(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A drained spine whose maintenance.yaml entry is missing (a checkout from before the drain,
+    or a hand edit): the plan names it going back into service and apply refuses until the
+    operator names it with --allow-undrain."""
+    for c in _lab_root(EOS_SMALL, tmp_path, monkeypatch, None):
+        fabric = c.root / "inventory" / "fabric.yaml"
+        fabric.write_text(fabric.read_text(encoding="utf-8") + "drain:\n  max_bandwidth_loss: 0.5\n")
+        assert c.run("apply", "--lab", "--auto-approve", capsys=capsys)[0] == 0
+        before = {n: c.running(n) for n in c.lab.devices}
+        code, out, err = c.run("drain", "spine1", "--apply", "--lab", "--auto-approve", capsys=capsys)
+        assert code == 0, out + err
+        drained = {n: c.running(n) for n in c.lab.devices}
+        (c.root / "maintenance.yaml").unlink()  # the stale checkout
+
+        code, out, _ = c.run("plan", "--lab", capsys=capsys)
+        assert "! back into the forwarding path: spine1 (the switches run drained" in out
+        code, out, err = c.run(
+            "apply", "--lab", "--auto-approve", "--allow-undrain", "leaf2:Ethernet5", capsys=capsys
+        )
+        assert code == 1 and "puts spine1 back into the forwarding path" in err, out + err
+        assert "apply with --allow-undrain spine1;" in err and "nothing was pushed" in err
+        assert {n: c.running(n) for n in c.lab.devices} == drained  # still drained
+
+        code, out, err = c.run("apply", "--lab", "--auto-approve", "--allow-undrain", "spine1", capsys=capsys)
+        assert code == 0, out + err
+        assert {n: c.running(n) for n in c.lab.devices} == before
