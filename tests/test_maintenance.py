@@ -228,6 +228,24 @@ def test_a_drain_below_the_floor_is_refused_naming_each_tenant(tmp_path: Path) -
     assert allowed.ok
 
 
+def test_a_super_spine_drain_is_proven_on_the_spines_way_up(tmp_path: Path) -> None:
+    """A super-spine drain leaves every leaf's uplinks as they were: the paths it takes are the
+    spines' way up to the other pods, and those are what the proof shows and the floor judges."""
+    _, report = proven(drained(MIXED, tmp_path, "drained:\n  - switch: ss01-01\n"))
+    assert report.drain is not None
+    across = [
+        t
+        for t in report.drain.tenants
+        if t.pair and t.pair.split(" -> ")[0][:3] != t.pair.split(" -> ")[1][:3]
+    ]
+    assert across and all((t.paths_before, t.paths_after) == (8, 6) and t.kept == 0.75 for t in across)
+    assert {v.object for v in report.violations if v.check == "drain-floor"} == {
+        f"tenant {t.tenant}" for t in across
+    }
+    _, allowed = proven(drained(MIXED, tmp_path / "b", "drained:\n  - switch: ss01-01\n", floor=0.25))
+    assert allowed.ok, allowed.violations
+
+
 def test_a_drained_leaf_cuts_its_tenants_off(tmp_path: Path) -> None:
     _, report = proven(drained(EOS_SMALL, tmp_path, "drained:\n  - switch: leaf2\n"))
     assert report.ok  # the other leaves keep every path; the cut-off is the plan's disruption

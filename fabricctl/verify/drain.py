@@ -10,7 +10,8 @@ sessions that send communities.
 
 Per tenant, for every pair of its leaves, the paths and bandwidth left: the leaf's ECMP width
 towards the other leaf's VTEP (each path an uplink's bandwidth), and across pods the share of
-the spines' uplink paths it still reaches. The tenant's figure is its worst pair. A tenant is
+the spines' uplink paths it still reaches. The tenant's figure is its worst pair, through the
+tier that loses the larger share. A tenant is
 below its floor when it keeps less than 1 - `drain.max_bandwidth_loss` (fabric.yaml) of what it
 had, or when a pair of its leaves is left with paths only through drained switches and links
 (RFC 8326 keeps using a drained path when nothing else is left: the drain would not take it out
@@ -303,12 +304,13 @@ def _tenant(
             w_before = was.installed if was else 0
             w_after = now.installed if now else 0
             tier_before, tier_after = _spine_tier(a, b, before, after, group_of, spines_of[pod.get(a)])
-            fraction = min(
-                w_after / w_before if w_before else 1.0, tier_after / tier_before if tier_before else 1.0
-            )
-            if tier_before:  # the narrower tier's paths: the leaf's uplinks, or the spines' onward
-                w_before, w_after = min(w_before, tier_before), min(w_after, tier_after)
-            g_before = float(w_before * gbps.get(a, 0))
+            leaf_kept = w_after / w_before if w_before else 1.0
+            tier_kept = tier_after / tier_before if tier_before else 1.0
+            fraction = min(leaf_kept, tier_kept)
+            # The pair's bandwidth: the leaf's uplinks, as many as the spine tier carries on.
+            g_before = float(min(w_before, tier_before or w_before) * gbps.get(a, 0))
+            if tier_kept < leaf_kept:  # the spines' paths onward lose more: they are shown
+                w_before, w_after = tier_before, tier_after
             only = bool(now and now.drained)
             key = (
                 fraction,
