@@ -9,6 +9,7 @@ on it pays: a flap stalls every flow, an errored frame is a RoCE retransmission.
 ranked by evidence (flaps, then errors, then light) and a drain of them is proposed: entries for
 maintenance.yaml, proven like any drain (verify/drain.py) with the fabric's configs; a link whose
 drain would take a tenant below its floor is left in service and named, the rest are proposed.
+A link whose switches print none of the evidence is named as not judged, never as healthy.
 Nothing is written or pushed: `fabricctl drain` takes each proposal.
 """
 
@@ -68,12 +69,15 @@ class LinkReport:
     proposed: list[Drain] = field(default_factory=list)
     held: list[tuple[str, str]] = field(default_factory=list)  # (target, why it stays in service)
     drained: list[str] = field(default_factory=list)  # marginal links maintenance.yaml drains already
+    #: Links read at both ends whose switches print none of the evidence (their counter readers
+    #: read no errors, flaps or optics): not judged, never called healthy.
+    unjudged: list[str] = field(default_factory=list)
     proof: DrainProof | None = None
 
     @property
     def ok(self) -> bool:
-        """No marginal link left in service, and every switch read."""
-        return not self.unread and all(m.target in self.drained for m in self.marginal)
+        """No marginal link left in service, every switch read and every link judged."""
+        return not self.unread and not self.unjudged and all(m.target in self.drained for m in self.marginal)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -85,6 +89,7 @@ class LinkReport:
             "proposed": [d.model_dump(exclude_defaults=True) for d in self.proposed],
             "held": [{"target": t, "why": w} for t, w in self.held],
             "drained": self.drained,
+            "unjudged": self.unjudged,
             "proof": self.proof.to_dict() if self.proof is not None else None,
         }
 
@@ -144,6 +149,9 @@ def link_checks(
             _evidence(ln.leaf, ln.leaf_port, windows[ln.leaf]),
             _evidence(ln.spine, ln.spine_port, windows[ln.spine]),
         )
+        if all(e.errors_per_minute is None and e.flaps is None and e.rx_dbm is None for e in ends):
+            report.unjudged.append(f"{ln.leaf}:{ln.leaf_port}")
+            continue
         reasons, score = _judge(ends, limits.max_errors_per_minute, limits.max_flaps)
         if reasons:
             # The drain names the end with the most evidence (the switch to look at first).

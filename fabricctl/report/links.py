@@ -18,6 +18,16 @@ def _commands(report: LinkReport) -> list[str]:
     ]
 
 
+def _unjudged(report: LinkReport) -> str:
+    shown = ", ".join(report.unjudged[:8]) + (
+        f" and {len(report.unjudged) - 8} more" if len(report.unjudged) > 8 else ""
+    )
+    return (
+        f"{len(report.unjudged)} link(s) not judged: neither end's switch prints errors, flaps or optics "
+        f"to its counter reader ({shown})"
+    )
+
+
 def links_text(report: LinkReport) -> str:
     lines = [
         f"Fabric links: {report.links} read at both ends over {report.window:.0f} s (by the switches' clocks); "
@@ -31,6 +41,8 @@ def links_text(report: LinkReport) -> str:
         lines.append(f"  ... and {len(report.marginal) - MAX_LINKS} more")
     for name, why in sorted(report.unread.items()):
         lines.append(f"  ✗ {name}: counters not read: {why}")
+    if report.unjudged:
+        lines.append(f"  ✗ {_unjudged(report)}")
     if report.proposed:
         lines.append("")
         lines.append("Proposed drain (maintenance.yaml entries, proven; nothing was written or pushed):")
@@ -40,7 +52,7 @@ def links_text(report: LinkReport) -> str:
             lines += drain_text(report.proof).splitlines()
     for target, why in report.held:
         lines.append(f"  ! {target} stays in service: draining it would fail the proof: {why}")
-    if not report.marginal and not report.unread:
+    if not report.marginal and not report.unread and not report.unjudged:
         lines.append("  ✓ no marginal link")
     return "\n".join(lines) + "\n"
 
@@ -63,6 +75,7 @@ def links_markdown(report: LinkReport) -> str:
             lines += ["", drain_markdown(report.proof)]
     lines += [f"- `{t}` stays in service: {w}" for t, w in report.held]
     lines += [f"- `{n}`: counters not read: {w}" for n, w in sorted(report.unread.items())]
+    lines += [f"- {_unjudged(report)}"] if report.unjudged else []
     return "\n".join(lines) + "\n"
 
 

@@ -5,6 +5,12 @@ window passes on the lab's clock (tests/health/test_check_tenant.py runs the com
 from __future__ import annotations
 
 import json
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import NVUE_SMALL
+from tests.deploy.conftest import _lab_root
 
 from .conftest import Converged
 from .test_check_tenant import run_check
@@ -55,3 +61,21 @@ def test_a_drain_the_floor_refuses_is_held_in_service_and_named(converged: Conve
     assert code == 1
     assert f"leaf2:{c.port(5)}" in out and "stays in service" in out and "below the floor" in out
     assert "Proposed drain" not in out
+
+
+def test_links_whose_switches_print_no_evidence_are_not_called_healthy(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """NVUE's counter reader reads its RoCE counters only (platforms/nvue/counters.py): no errors,
+    flaps or optics, so its links cannot be judged, and check --links says so and fails."""
+    for lab_root in _lab_root(NVUE_SMALL, tmp_path, monkeypatch):
+        assert lab_root.run("apply", "--lab", "--auto-approve", capsys=capsys)[0] == 0
+        c = Converged(lab_root.lab, lab_root.root, "nvue")
+        code, out = run_check(c, "--links", "--format", "json")
+        report = json.loads(out)
+        assert code == 1 and not report["ok"], out
+        assert report["links"] > 0 and len(report["unjudged"]) == report["links"]
+        assert report["marginal"] == [] and report["proposed"] == []
+        code, out = run_check(c, "--links")
+        assert code == 1 and "link(s) not judged: neither end's switch prints errors, flaps or optics" in out
+        assert "no marginal link" not in out
