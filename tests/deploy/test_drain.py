@@ -7,6 +7,7 @@ naming its tenants."""
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -96,6 +97,56 @@ def test_a_spine_drained_while_tenants_run_and_put_back(
     sent = _sent(c, "spine1")
     c.lab.advance(10)
     assert _sent(c, "spine1") > sent  # back in the forwarding path
+
+
+def _port_sent(c: LabRoot, switch: str, port: str) -> int:
+    state = c.lab.state()
+    return port_traffic(state, switch, port, c.lab.call(c.lab.clock.now)).tx_packets
+
+
+def test_an_optic_replaced_under_a_drained_link(running: LabRoot, capsys: pytest.CaptureFixture[str]) -> None:
+    """docs/maintenance.md "Replace an optic": the link drained at both ends while tenants run,
+    its traffic gone, the optic pulled (the link down moves nothing), put back, undrained: every
+    switch runs its configuration as before, byte for byte."""
+    c = running
+    assert c.run("apply", "--lab", "--auto-approve", capsys=capsys)[0] == 0
+    compiled = compile_fabric(c.root)
+    link = next(ln for ln in compiled.topology.links if ln.leaf == "leaf1")
+    uplinks = sum(1 for ln in compiled.topology.links if ln.leaf == "leaf1")
+    ends = [("leaf1", link.leaf_port), (link.spine, link.spine_port)]
+    before = {n: c.running(n) for n in c.lab.devices}
+    c.lab.set_workload()
+    c.lab.advance(10)
+    assert all(_port_sent(c, *end) > 0 for end in ends)  # the workload crosses the link both ways
+
+    target = f"leaf1:{link.leaf_port}"
+    code, out, err = c.run(
+        "drain", target, "--reason", "optic replacement", "--apply", "--lab", "--auto-approve", capsys=capsys
+    )
+    assert code == 0, out + err
+    assert f"{uplinks} -> {uplinks - 1}" in out
+    assert re.search(r"\bleaf1 +changed", out) and re.search(rf"\b{link.spine} +changed", out)
+    assert "2 changed," in out  # both ends, nothing else
+    assert _widths(c, "leaf1") == {uplinks - 1}
+    sent = [_port_sent(c, *end) for end in ends]
+    c.lab.advance(10)
+    assert [_port_sent(c, *end) for end in ends] == sent  # nothing crosses the drained link
+
+    c.lab.set_faults("leaf1", links_down=[link.leaf_port])  # the optic pulled
+    c.lab.advance(10)
+    assert _widths(c, "leaf1") == {uplinks - 1}  # the link going down moved nothing
+    c.lab.set_faults("leaf1", links_down=[])  # the new optic in
+    c.lab.advance(10)
+    code, out, _ = c.run("check", "--lab", "--format", "json", capsys=capsys)
+    assert code == 0, [x for x in json.loads(out)["checks"] if not x["ok"]]
+
+    code, out, err = c.run("undrain", target, "--apply", "--lab", "--auto-approve", capsys=capsys)
+    assert code == 0, out + err
+    assert {n: c.running(n) for n in c.lab.devices} == before
+    assert _widths(c, "leaf1") == {uplinks}
+    sent = [_port_sent(c, *end) for end in ends]
+    c.lab.advance(10)
+    assert all(_port_sent(c, *end) > n for end, n in zip(ends, sent, strict=True))
 
 
 def test_a_leaf_drain_is_refused_naming_its_tenants(
