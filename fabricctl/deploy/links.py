@@ -211,22 +211,33 @@ def _judge(ends: tuple[Evidence, ...], max_errors: float, max_flaps: int) -> tup
 
 
 def _propose(compiled: Compiled, parsed: dict[str, Any], report: LinkReport) -> None:
-    """The marginal links to drain, worst first, each kept only while the drain of all so far
-    still proves (verify/drain.py): a link whose drain would take a tenant below its floor stays
-    in service and is named with the tenant."""
+    """The marginal links to drain, worst first (verify/drain.py proves them): all of them when
+    they hold together, one proof; otherwise each kept only while the drain of all so far still
+    proves, so a link whose drain would take a tenant below its floor stays in service and is
+    named with the tenant."""
     base = list(compiled.fabric.maintenance.drained)
-    chosen: list[Drain] = []
-    proof: DrainProof | None = None
-    for link in report.marginal:
-        if link.target in report.drained:
-            continue
-        switch, _, port = link.target.partition(":")
-        drain = Drain(switch=switch, port=port, reason="; ".join(link.reasons)[:200])
-        found, violations = prove_drains(
-            compiled, Maintenance(drained=[*base, *chosen, drain]), parsed, compiled.fabric.root
+    wanted = [
+        Drain(
+            switch=m.target.partition(":")[0],
+            port=m.target.partition(":")[2],
+            reason="; ".join(m.reasons)[:200],
         )
+        for m in report.marginal
+        if m.target not in report.drained
+    ]
+    if not wanted:
+        return
+    root = compiled.fabric.root
+    proof, violations = prove_drains(compiled, Maintenance(drained=[*base, *wanted]), parsed, root)
+    if not violations:  # all of them together hold (the usual case): one proof
+        report.proposed, report.proof = wanted, proof
+        return
+    chosen: list[Drain] = []
+    proof = None
+    for drain in wanted:
+        found, violations = prove_drains(compiled, Maintenance(drained=[*base, *chosen, drain]), parsed, root)
         if violations:
-            report.held.append((link.target, violations[0].counterexample))
+            report.held.append((drain.target, violations[0].counterexample))
             continue
         chosen.append(drain)
         proof = found
