@@ -81,7 +81,8 @@ def main() -> None:
             proposed = [f"{d['switch']}:{d['port']}" for d in report["proposed"]]
             ok = target in found and target in proposed and not report["unread"]
             print(f"run {n + 1}: {target} {'found, drain proposed' if ok else 'MISSED'} in {elapsed:.1f} s "
-                  f"({report['links']} links read at both ends over {report['window_seconds']:.0f} s)")  # fmt: skip
+                  f"({report['links']} links read at both ends over {report['shortest_window_seconds']:.0f}-"
+                  f"{report['window_seconds']:.0f} s, each switch's own window)")  # fmt: skip
             for line in done.stderr.splitlines():  # the command's stage lines: where the time goes
                 if line.strip():
                     print(f"    {line.strip()}")

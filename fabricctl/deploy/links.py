@@ -62,7 +62,7 @@ class MarginalLink:
 
 @dataclass
 class LinkReport:
-    window: float  # seconds between the two reads, by the switches' clocks
+    window: float  # seconds between the two reads, by the switches' clocks: the longest
     links: int  # fabric links read at both ends
     marginal: list[MarginalLink] = field(default_factory=list)
     unread: dict[str, str] = field(default_factory=dict)  # switch -> why its counters were not read
@@ -73,6 +73,8 @@ class LinkReport:
     #: read no errors, flaps or optics): not judged, never called healthy.
     unjudged: list[str] = field(default_factory=list)
     proof: DrainProof | None = None
+    #: The shortest of the switches' windows (each switch's rates divide by its own).
+    shortest: float = 0.0
 
     @property
     def ok(self) -> bool:
@@ -83,6 +85,7 @@ class LinkReport:
         return {
             "ok": self.ok,
             "window_seconds": self.window,
+            "shortest_window_seconds": self.shortest,
             "links": self.links,
             "marginal": [asdict(m) for m in self.marginal],
             "unread": self.unread,
@@ -135,8 +138,8 @@ def link_checks(
     read = counter_windows(names, first, second, window)
     windows = {n: w for n, w in read.items() if isinstance(w, Window)}
     unread = {n: w for n, w in read.items() if isinstance(w, str)}
-    seconds = max((w.seconds for w in windows.values()), default=window)
-    report = LinkReport(seconds, 0, unread=unread)
+    seconds = [w.seconds for w in windows.values()] or [window]
+    report = LinkReport(max(seconds), 0, unread=unread, shortest=min(seconds))
     limits = compiled.fabric.settings.links
     already = {
         (ln.leaf, ln.leaf_port) for ln in drained_links(compiled.fabric.maintenance, compiled.topology)

@@ -18,6 +18,13 @@ def _commands(report: LinkReport) -> list[str]:
     ]
 
 
+def _over(report: LinkReport) -> str:
+    """The window: each switch's own, between the first and second read of it."""
+    if round(report.shortest) >= round(report.window):
+        return f"{report.window:.0f} s"
+    return f"{report.shortest:.0f}-{report.window:.0f} s"
+
+
 def _unjudged(report: LinkReport) -> str:
     shown = ", ".join(report.unjudged[:8]) + (
         f" and {len(report.unjudged) - 8} more" if len(report.unjudged) > 8 else ""
@@ -30,7 +37,7 @@ def _unjudged(report: LinkReport) -> str:
 
 def links_text(report: LinkReport) -> str:
     lines = [
-        f"Fabric links: {report.links} read at both ends over {report.window:.0f} s (by the switches' clocks); "
+        f"Fabric links: {report.links} read at both ends over {_over(report)} (by the switches' clocks); "
         f"{len(report.marginal)} marginal"
     ]
     for m in report.marginal[:MAX_LINKS]:
@@ -61,7 +68,7 @@ def links_markdown(report: LinkReport) -> str:
     lines = [
         "### Fabric links",
         "",
-        f"{report.links} links read at both ends over {report.window:.0f} s; {len(report.marginal)} marginal.",
+        f"{report.links} links read at both ends over {_over(report)}; {len(report.marginal)} marginal.",
         "",
     ]
     if report.marginal:
