@@ -36,6 +36,8 @@ UNDERLAY_MAXIMUM_ROUTES = 256000
 OVERLAY_MAXIMUM_ROUTES = 0
 BFD_MULTIHOP = {"interval": 300, "min_rx": 300, "multiplier": 3}
 ROUTING_PROTOCOLS_MODEL = "multi-agent"
+#: The BGP group and maintenance unit a drained switch quiesces its drained peers with (bgp-drain.j2).
+DRAIN_GROUP = "FABRICCTL-DRAIN"
 #: Breakout mode -> EOS speed of each lane (a 400G-8 port split into 2 x 200G-4).
 BREAKOUT_LANE_SPEED = {"2x200G": "200g-4"}
 #: AVD `qos_profiles[].<key>` of the egress queues (`uc_tx_queues` is the other EOS form; which
@@ -238,6 +240,7 @@ def _router_bgp(intent: DeviceIntent) -> dict[str, Any]:
                 "remote_as": str(n.asn),
                 "description": n.description or None,
                 "bfd": True if n.bfd else None,
+                "send_community": "all" if n.ip in bgp.graceful_shutdown_peers else None,
             }
             for n in bgp.neighbors
         ],
@@ -256,6 +259,19 @@ def _router_bgp(intent: DeviceIntent) -> dict[str, Any]:
             "peer_groups": [{"name": UNDERLAY_PEER_GROUP, "activate": True}],
         },
         "vrfs": [_bgp_vrf(vrf, router_id) for vrf in intent.vrfs],
+    }
+
+
+def _drain(intent: DeviceIntent) -> dict[str, Any]:
+    """Gracefully shut down peers: one BGP group, quiesced by one maintenance unit."""
+    peers = intent.bgp.graceful_shutdown_peers
+    if not peers:
+        return {}
+    return {
+        "bgp_groups": [{"name": DRAIN_GROUP, "neighbors": list(peers)}],
+        "maintenance": {
+            "units": [{"name": DRAIN_GROUP, "groups": {"bgp_groups": [DRAIN_GROUP]}, "quiesce": True}]
+        },
     }
 
 
@@ -283,6 +299,7 @@ def structured_config(intent: DeviceIntent) -> dict[str, Any]:
         "ip_virtual_router_mac_address": intent.anycast_gateway_mac,
         "router_bfd": {"multihop": BFD_MULTIHOP} if intent.bgp.overlay_bfd else None,
         "router_bgp": _router_bgp(intent),
+        **_drain(intent),
     }
     pruned: dict[str, Any] = _prune(config)
     return pruned

@@ -222,6 +222,13 @@ SLOW = {
             "comware-commit-delay-abbreviated",
         )
     ),
+    "tests/deploy/test_drain.py::test_a_spine_drained_while_tenants_run_and_put_back[comware]",
+    "tests/deploy/test_drain.py::test_a_spine_drained_while_tenants_run_and_put_back[nvue]",
+    "tests/health/test_check_links.py::test_marginal_links_are_ranked_and_a_proven_drain_proposed[comware]",
+    "tests/health/test_check_links.py::test_a_drain_the_floor_refuses_is_held_in_service_and_named[comware]",
+    "tests/deploy/test_drain.py::test_an_optic_replaced_under_a_drained_link[comware]",
+    "tests/deploy/test_drain.py::test_an_optic_replaced_under_a_drained_link[nvue]",
+    "tests/health/test_check_links.py::test_links_whose_switches_print_no_evidence_are_not_called_healthy",
 }
 
 

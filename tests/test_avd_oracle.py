@@ -121,6 +121,27 @@ def test_allow_lists_are_still_needed(renderings: dict[str, tuple[str, str]]) ->
     assert stale == []
 
 
+#: A switch drained whole and a link drained (maintenance.yaml): no shipped fabric holds a drain.
+DRAINED = "drained:\n  - switch: spine1\n  - switch: leaf2\n    port: Ethernet5\n"
+
+
+def test_drained_switches_are_avd_lines(tmp_path: Path) -> None:
+    """The graceful-shutdown lines (a BGP group quiesced by a maintenance unit, communities sent
+    to the drained peers) are the lines Arista's renderer writes for the same drain."""
+    root = copy_fabric(EOS_SMALL, tmp_path / "fabric")
+    (root / "maintenance.yaml").write_text(DRAINED, encoding="utf-8")
+    comp = compile_fabric(root)
+    renderer = Renderer(root)
+    drained = {n for n, i in comp.intents.items() if i.bgp.graceful_shutdown_peers}
+    assert drained == {"spine1", "spine2", "leaf2"}  # the switch, and both ends of the link
+    for name in sorted(drained):
+        intent = comp.intents[name]
+        ours, avd = renderer.render(intent), avd_oracle.render(intent)
+        assert "quiesce" in ours, name
+        assert _unexplained(avd_oracle.compare(ours, avd), OURS_ONLY) == [], name
+        assert _unexplained(avd_oracle.compare(avd, ours), AVD_ONLY) == [], name
+
+
 #: The edges of every EOS QoS value fabric.yaml may set: each must be a value pyavd accepts.
 _FIELDS = EosQosTuning.model_fields
 TUNING_EDGES = [

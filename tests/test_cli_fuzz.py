@@ -38,6 +38,8 @@ BASE: dict[str, list[str]] = {
     "ztp render": ["--lab", "--out", "{new}"],
     "ztp serve": ["--lab"],
     "lab ssh": ["leaf1"],
+    "drain": ["spine1"],
+    "undrain": ["spine1"],
 }  # fmt: skip
 DAY0 = ("rack", "ztp")
 #: Strings that mean something: the value each must refuse.

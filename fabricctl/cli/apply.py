@@ -82,6 +82,13 @@ if TYPE_CHECKING:
     help="Push a plan that affects running tenants (removed, moved, re-addressed, isolation changed, ports flapped) without a canary.",
 )
 @click.option(
+    "--allow-undrain",
+    "allow_undrain",
+    multiple=True,
+    metavar="TARGET|all",
+    help="Let the plan put this drained switch or link back into the forwarding path (as the plan names it; repeatable).",
+)
+@click.option(
     "--no-health-gate",
     "no_health_gate",
     is_flag=True,
@@ -154,6 +161,7 @@ def apply_cmd(
     confirm_timeout: int,
     rollback_on_failure: bool,
     allow_disruptive: bool,
+    allow_undrain: tuple[str, ...],
     no_health_gate: bool,
     allow_gpu_moves: bool,
     as_json: bool,
@@ -183,6 +191,8 @@ def apply_cmd(
         check_output_file(report_file, root)  # before anything is read or pushed
     for flag, value in (("--shard", shard), ("--run-group", run_group), ("--reason", reason)):
         one_line_flag(flag, value)
+    for target in allow_undrain:
+        one_line_flag("--allow-undrain", target)
     _check_tickets(tickets)
     check_tenant_flags(root, tenant, tenant_base)
     if digest is not None and not re.fullmatch(r"[0-9a-f]{64}", digest):
@@ -209,6 +219,7 @@ def apply_cmd(
             timeout=timeout,
             health_gate=not no_health_gate,
             allow_disruptive=allow_disruptive,
+            allow_undrain=allow_undrain,
         ),
         plan=PlanOptions(
             limit=limit, timeout=timeout, workers=parallelism, allow_gpu_moves=allow_gpu_moves, prune=prune

@@ -389,15 +389,27 @@ def force_unlock_cmd(root: Path, yes: bool) -> None:
     "(with --limit: only those switches' part of it).",
 )
 @click.option(
+    "--links",
+    "links",
+    is_flag=True,
+    help="Rank marginal fabric links (errors, flaps, weak optics over --window) and propose the drain that isolates them.",
+)
+@click.option(
     "--window",
-    default="5m",
-    show_default=True,
+    default=None,
     type=Duration(10, 86400),
-    help="With --tenant: how long (by the switches' clocks) between the two counter reads rates come from.",
+    help="How long (by the switches' clocks) between the two counter reads rates come from [--tenant: 5m, --links: 30s].",
 )
 @timeout_option
 def check_cmd(
-    root: Path, lab: bool, limit: tuple[str, ...], fmt: str, tenant: str | None, window: float, timeout: float
+    root: Path,
+    lab: bool,
+    limit: tuple[str, ...],
+    fmt: str,
+    tenant: str | None,
+    links: bool,
+    window: float | None,
+    timeout: float,
 ) -> None:
     """Health checks from the switches' own state (links, LLDP cabling, BGP/EVPN, GPU ports); exit 1 on a failure, 2 when nothing failed but a switch waits for a reboot."""
     from fabricctl.deploy.health import check_health
@@ -405,6 +417,18 @@ def check_cmd(
     from fabricctl.report.health import health_json, health_markdown, health_state, health_text
 
     compiled = compile_root(root)
+    if links:
+        if tenant is not None or limit:
+            raise CliError("--links reads every switch with a fabric link: give neither --tenant nor --limit")
+        from fabricctl.deploy.links import link_checks
+        from fabricctl.report.links import links_json, links_markdown, links_text
+
+        report = link_checks(root, lab, compiled, window or 30.0, timeout, stages=stage_lines())
+        echo({"json": links_json, "markdown": links_markdown}.get(fmt, links_text)(report))
+        if not report.ok:
+            sys.exit(1)
+        return
+    window = window or 300.0
     if tenant is not None:
         from fabricctl.deploy.tenant_health import UnknownTenant, tenant_checks
 

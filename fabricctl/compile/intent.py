@@ -142,6 +142,12 @@ class Bgp(Node):
     evpn: bool
     evpn_next_hop_unchanged: bool  # spines, super-spines: re-advertise EVPN routes with the VTEP as next hop
     evpn_retain_all_routes: bool  # spines, super-spines carry no VRFs: keep EVPN routes of every route target
+    #: The whole switch is out of the forwarding path (maintenance.yaml): RFC 8326 graceful
+    #: shutdown of every underlay session, where the NOS has a switch-wide form of it.
+    graceful_shutdown: bool = False
+    #: The underlay peers whose sessions are gracefully shut down (a drained switch: all of them;
+    #: a drained link: the peer at its other end), in address order.
+    graceful_shutdown_peers: list[str] = []
 
 
 class Vtep(Node):

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Literal
 
 from fabricctl.compile.buffers import link_sizing, lossless_port
+from fabricctl.compile.drain import drained_on
 from fabricctl.compile.intent import Bgp, BgpNeighbor, Interface, Loopback
 from fabricctl.compile.topology import Topology, addr_str, switch_model
 from fabricctl.model.fabric import Switch
@@ -124,6 +125,7 @@ def bgp(fabric: Fabric, topo: Topology, switch: Switch) -> Bgp:
     if switch.role == "leaf":
         networks.append(f"{addr_str(topo.vtep[switch.name])}/32")
     max_paths = fabric.settings.underlay.max_paths
+    drained = drained_on(fabric.maintenance, topo, switch.name)
     platform = get_platform(switch.platform)
     default_ecmp = platform.default_max_ecmp
     return Bgp(
@@ -138,4 +140,6 @@ def bgp(fabric: Fabric, topo: Topology, switch: Switch) -> Bgp:
         evpn=True,
         evpn_next_hop_unchanged=switch.role != "leaf",
         evpn_retain_all_routes=switch.role != "leaf",
+        graceful_shutdown=drained.whole,
+        graceful_shutdown_peers=list(drained.peers),
     )

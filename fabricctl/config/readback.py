@@ -121,6 +121,18 @@ class Acl:
 
 
 @dataclass
+class PeerPolicy:
+    """What a config does to one session's routes beyond announcing them (a drain, RFC 8326):
+    the GRACEFUL_SHUTDOWN community added to the routes sent, the switch's AS prepended to them,
+    a LOCAL_PREF given to the routes heard. `src` is the line that does it."""
+
+    src: Src
+    gshut: bool = False
+    prepend: int = 0
+    local_pref: int | None = None
+
+
+@dataclass
 class BgpConfig:
     """What decides how many equal paths the underlay installs (verify/ecmp.py): the ASN, the
     IPv4 unicast sessions and what they announce, and the multipath settings."""
@@ -133,6 +145,9 @@ class BgpConfig:
     #: platform's default (`multipath_relax_default`) when no line does.
     relax: At[bool] | None = None
     ecmp_limit: At[int] | None = None  # the system's ECMP cap (`max-ecmp-num`)
+    policies: dict[str, PeerPolicy] = field(default_factory=dict)  # peer -> what shapes its routes
+    #: Peers sent communities, where the NOS sends none without a line (None: every peer is).
+    communities: set[str] | None = None
 
 
 @dataclass
@@ -156,6 +171,9 @@ class SwitchConfig:
     #: Whether equal-length BGP paths with different AS paths load-balance when no line says
     #: (the NOS's default, docs/multipod.md), and the ECMP cap without a line (None: none).
     multipath_relax_default: bool = False
+    #: Whether the NOS gives routes that arrive with the GRACEFUL_SHUTDOWN community LOCAL_PREF 0
+    #: without a policy saying so (RFC 8326 receiver procedure; verify/drain.py).
+    honors_gshut: bool = False
     ecmp_limit_default: int | None = None
     max_frame_default: int | None = None  # frame limit without a setting (None: IP MTU + header)
     #: The PFC watchdog / deadlock timers, as the config spells them (one setting per switch).

@@ -3,7 +3,7 @@
 - every entry has a source that names a URL, a section and the device it is for, and at least
   one source its platform's vendor published (never fabricctl's own files);
 - every line the templates render for every example fabric (and the reference fabric split
-  2x200G), every day-0 file `ztp render` writes for examples/day0's racks on each platform, and
+  2x200G, and each with a switch and a link drained: maintenance.yaml), every day-0 file `ztp render` writes for examples/day0's racks on each platform, and
   every line of every golden config, matches an entry in the view it is written in
   (a rendered line without an entry fails here: the fix is the template, or a vendor source for a
   new entry, never an entry copied from the template);
@@ -115,10 +115,28 @@ def _split(root: Path) -> Path:
     return dst
 
 
+def _drained(root: Path) -> Path:
+    """A copy of a shipped fabric with a spine drained whole and a leaf's uplink drained (both
+    forms of each NOS's graceful shutdown: maintenance.yaml)."""
+    from fabricctl.compile.build import compile_fabric
+
+    links = compile_fabric(root).topology.links
+    spine = links[0].spine
+    link = next(ln for ln in links if ln.spine != spine)
+    dst = Path(tempfile.mkdtemp(prefix="fabric-drained-")) / root.name
+    for folder in ("inventory", "tenants"):
+        shutil.copytree(root / folder, dst / folder)
+    (dst / "maintenance.yaml").write_text(
+        f"drained:\n  - switch: {spine}\n  - switch: {link.leaf}\n    port: {link.leaf_port}\n",
+        encoding="utf-8",
+    )
+    return dst
+
+
 @functools.cache
 def _rendered() -> dict[str, list[tuple[str, str]]]:
     """platform -> [(switch, config text)] for every switch of the shipped fabrics (the reference
-    also split), the day-0 configs of examples/day0's racks on the platform, and every golden
+    also split, and each also with a switch and a link drained), the day-0 configs of examples/day0's racks on the platform, and every golden
     config (its platform from the intent next to it)."""
     from fabricctl.compile.build import compile_fabric
     from fabricctl.deploy.ztp import render_ztp
@@ -126,7 +144,7 @@ def _rendered() -> dict[str, list[tuple[str, str]]]:
     from tests.day0.helpers import day0_pod
 
     out: dict[str, list[tuple[str, str]]] = {p: [] for p in PLATFORMS}
-    for root in [*FABRICS, _split(REPO)]:
+    for root in [*FABRICS, _split(REPO), *(_drained(f) for f in FABRICS)]:
         renderer = Renderer(root)
         for name, intent in compile_fabric(root).intents.items():
             if intent.platform in out:

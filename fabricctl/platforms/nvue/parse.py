@@ -18,6 +18,7 @@ from fabricctl.config.readback import (
     AclRule,
     At,
     Interface,
+    PeerPolicy,
     PortQos,
     RtHolder,
     Segment,
@@ -50,7 +51,11 @@ def parse_nvue(switch: str, text: str) -> SwitchConfig:
         root = load(text)
     except yaml.YAMLError as exc:
         raise NvueConfigError(f"{switch}: config is not NVUE YAML ({exc})") from None
-    cfg = SwitchConfig(switch, PLATFORM, ip_mtu_default=DEFAULT_MTU, lines=text.count("\n"))
+    # FRR gives routes with the GRACEFUL_SHUTDOWN community LOCAL_PREF 0 as a receiver, and
+    # sends communities to every neighbor (`community-advertise` on by default).
+    cfg = SwitchConfig(
+        switch, PLATFORM, ip_mtu_default=DEFAULT_MTU, lines=text.count("\n"), honors_gshut=True
+    )
     roce = _roce(cfg, root)
     _interfaces(cfg, root, roce)
     _segments(cfg, root)
@@ -294,9 +299,19 @@ def _bgp(cfg: SwitchConfig, root: Obj) -> None:
         cfg.bgp.relax = At(
             ignore == "enabled", src(relax, "aspath-ignore", *path, "path-selection", "multipath")
         )
+    # Graceful BGP Shutdown (5.17 user guide, Optional BGP Configuration): switch-wide or per
+    # neighbor, the GRACEFUL_SHUTDOWN community on the routes sent, LOCAL_PREF 0 on those heard.
+    everywhere = router.text("graceful-shutdown") == "enabled"
     neighbors = bgp.obj("neighbor")
     for peer in neighbors.names():
         body = neighbors.obj(peer)
+        if everywhere or body.text("graceful-shutdown") == "enabled":
+            at = (
+                src(router, "graceful-shutdown", "router", "bgp")
+                if everywhere
+                else src(body, "graceful-shutdown", *path, "neighbor", peer)
+            )
+            cfg.bgp.policies[peer] = PeerPolicy(at, gshut=True, local_pref=0)
         asn = body.text("remote-as")
         if asn and asn.isdigit():
             cfg.bgp_neighbors[peer] = At(int(asn), src(body, "remote-as", *path, "neighbor", peer))
