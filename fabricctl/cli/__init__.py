@@ -84,6 +84,11 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
         "undrain_cmd",
         "Put a drained switch or fabric link back into the forwarding path (its entry leaves maintenance.yaml).",
     ),
+    "reboot": (
+        "fabricctl.cli.reboot",
+        "reboot_cmd",
+        "Reboot the switches with settings pending a reboot (or named), one wave at a time, drained and proven first; resumes where it stopped.",
+    ),
     "drift": (
         "fabricctl.cli.deploy",
         "drift_cmd",

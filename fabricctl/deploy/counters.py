@@ -30,11 +30,15 @@ from fabricctl.platforms.counters import (
 from fabricctl.secrets import describe_error
 
 
-def _counters_task(task: Task, read_timeout: float, keep_open: bool, sessions: bool, links: bool) -> Result:
+def _counters_task(
+    task: Task, read_timeout: float, keep_open: bool, sessions: bool, links: bool, traffic: bool = False
+) -> Result:
     platform = fabric_platform(task.host)
     reader = counter_reader(platform)
     if links:
         reader = reader.for_links()
+    if traffic:
+        reader = reader.for_traffic()
     if sessions:
         reader = with_sessions(reader, get_platform(platform).health)
     return _read_task(task, read_timeout, close=not keep_open, reader=reader)
@@ -46,11 +50,13 @@ def read_counters(
     keep_open: bool = False,
     sessions: bool = False,
     links: bool = False,
+    traffic: bool = False,
 ) -> dict[str, SwitchCounters | str]:
     """name -> its counters now, or the error that kept them from being read. With `keep_open`
     the SSH session stays up for the next read (a poller's), and is closed after a failed read
     so the next one logs in afresh; with `sessions` the BGP sessions are read too (the exporter's);
-    with `links`, only what a link's health needs (errors, flaps, optics: CounterReader.for_links)."""
+    with `links`, only what a link's health needs (errors, flaps, optics: CounterReader.for_links);
+    with `traffic`, only the packets each port carries (CounterReader.for_traffic)."""
     if not nr.inventory.hosts:
         return {}
     results = nr.run(
@@ -59,6 +65,7 @@ def read_counters(
         keep_open=keep_open,
         sessions=sessions,
         links=links,
+        traffic=traffic,
         on_failed=True,
     )
     out: dict[str, SwitchCounters | str] = {}

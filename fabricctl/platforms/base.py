@@ -17,7 +17,7 @@ from pydantic import BaseModel, ConfigDict
 
 from fabricctl.config.readback import TUNNEL_CLASS, TUNNEL_ECN, TUNNEL_MARKING, SwitchConfig
 from fabricctl.config.rules import TENANT_PREFIX, Dialect
-from fabricctl.platforms.boot import BootSetting
+from fabricctl.platforms.boot import BootSetting, Reboot
 from fabricctl.platforms.day0 import Day0
 from fabricctl.platforms.health import HealthReader
 
@@ -275,6 +275,8 @@ class Platform:
     reserved_vlans: tuple[tuple[int, int], ...] = ()
     #: Settings the switch applies only at its next boot (platforms/boot.py), with their sources.
     boot_settings: tuple[BootSetting, ...] = ()
+    #: How the switch is told to reboot (`fabricctl reboot --rolling`); None: not over its CLI.
+    reboot: Reboot | None = None
     #: An l2 tenant's SVI needs an address of its own on each switch besides the anycast gateway
     #: (Cumulus Linux VRR); compile gives it one from the tenant's block.
     svi_address: bool = False

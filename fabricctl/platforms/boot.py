@@ -77,3 +77,25 @@ def pending_lines(settings: tuple[BootSetting, ...], commands: list[str], runnin
                 out.append(command)
             break
     return out
+
+
+@dataclass(frozen=True)
+class Reboot:
+    """How a switch is told to reboot over its CLI, as its vendor documents the dialog: the
+    command, the question that confirms it (and the answer), and the question a switch asks
+    first when its running configuration is not saved. fabricctl never answers that one with a
+    save or a discard (the change is not its own): it declines, and the reboot does not happen."""
+
+    command: str
+    confirm: str  # the question (a regex) whose answer reboots the switch
+    answer: str
+    #: The question (a regex) asked when running differs from startup; None: the NOS never asks.
+    unsaved: str | None = None
+    #: What declines after `unsaved`, answer by answer, until the switch is back at its prompt.
+    decline: tuple[str, ...] = ()
+    source: str = ""
+
+    @property
+    def questions(self) -> str:
+        """Any question of the dialog (what a reply to the command ends with)."""
+        return "|".join(q for q in (self.confirm, self.unsaved) if q)

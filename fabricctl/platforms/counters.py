@@ -42,6 +42,10 @@ class PortCounters:
     link_changes: int | None = None  # link up/down transitions (EOS)
     last_flap_ago: float | None = None  # seconds since the link last flapped (Comware; inf: never)
     optic: Optic | None = None
+    #: Packets received and sent (unicast where the NOS counts it apart): traffic on the port,
+    #: what a drained switch's ports must lose before it reboots.
+    rx_packets: int | None = None
+    tx_packets: int | None = None
 
 
 @dataclass
@@ -63,14 +67,26 @@ class CounterReader:
     #: The probes a link's health reads (errors, flaps, optics: `check --links`), besides the
     #: clock (every reader's first probe); none named: all of them.
     link_commands: tuple[str, ...] = ()
+    #: The probes that count packets per port (`rx_packets`, `tx_packets`), besides the clock.
+    traffic_commands: tuple[str, ...] = ()
 
     def for_links(self) -> CounterReader:
         """This reader with only the clock and the link probes (all of them where none are named)."""
-        if not self.link_commands:
+        return self._only(self.link_commands)
+
+    def for_traffic(self) -> CounterReader:
+        """This reader with only the clock and the packet-counting probes (all where none are named)."""
+        return self._only(self.traffic_commands)
+
+    def _only(self, commands: tuple[str, ...]) -> CounterReader:
+        if not commands:
             return self
-        keep = {self.probes[0].command, *self.link_commands}
+        keep = {self.probes[0].command, *commands}
         return CounterReader(
-            tuple(p for p in self.probes if p.command in keep), self.parse, self.link_commands
+            tuple(p for p in self.probes if p.command in keep),
+            self.parse,
+            self.link_commands,
+            self.traffic_commands,
         )
 
 

@@ -13,7 +13,7 @@ from fabricctl.platforms.base import (
     TunnelQos,
     TunnelStep,
 )
-from fabricctl.platforms.comware.boot import BOOT_SETTINGS
+from fabricctl.platforms.comware.boot import BOOT_SETTINGS, REBOOT
 from fabricctl.platforms.comware.filters import FILTERS
 from fabricctl.platforms.comware.health import HEALTH
 from fabricctl.platforms.comware.parse import DEFAULT_MAX_ECMP, parse_comware
@@ -115,5 +115,6 @@ PLATFORM = Platform(
     # The management vpn-instance goes by these names on S98xx (a tenant must not take it over).
     reserved_names=("mgmt", "Mgmt", "MGMT", "management"),
     boot_settings=BOOT_SETTINGS,
+    reboot=REBOOT,
     headroom="cells",  # `priority-flow-control dot1p <p> headroom <cells>` per port
 )

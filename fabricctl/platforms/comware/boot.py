@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-from fabricctl.platforms.boot import BootSetting, BootState
+from fabricctl.platforms.boot import BootSetting, BootState, Reboot
 from fabricctl.platforms.comware.parse import DEFAULT_MAX_ECMP
 
 SHOW_MAX_ECMP = "display max-ecmp-num"
@@ -51,3 +51,17 @@ def read_max_ecmp(text: str) -> BootState | None:
     in_use = re.search(r"Max-ECMP-Num in use:\s*(\d+)", text, re.IGNORECASE)
     after = re.search(r"Max-ECMP-Num at the next reboot:\s*(\d+)", text, re.IGNORECASE)
     return BootState(in_use[1], after[1]) if in_use and after else None
+
+
+#: `reboot`: HPE Comware 7 fundamentals command reference, `reboot`: "Current configuration may be
+#: lost after the reboot, save current configuration? [Y/N]:" (running not saved), then "This
+#: command will reboot the device. Continue? [Y/N]:". `reboot force` skips the checks and is
+#: documented as a cause of lost data: never sent.
+REBOOT = Reboot(
+    command="reboot",
+    confirm=r"reboot the device\. Continue\? \[Y/N\]:",
+    answer="Y",
+    unsaved=r"save current configuration\? \[Y/N\]:",
+    decline=("N", "N"),
+    source="HPE Comware 7 Fundamentals Command Reference, reboot",
+)

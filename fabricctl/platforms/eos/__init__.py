@@ -13,7 +13,7 @@ from fabricctl.platforms.base import (
     TunnelQos,
     TunnelStep,
 )
-from fabricctl.platforms.eos.boot import BOOT_SETTINGS
+from fabricctl.platforms.eos.boot import BOOT_SETTINGS, REBOOT
 from fabricctl.platforms.eos.filters import FILTERS
 from fabricctl.platforms.eos.health import HEALTH
 from fabricctl.platforms.eos.parse import parse_eos
@@ -183,4 +183,5 @@ PLATFORM = Platform(
     # of that name would take it over).
     reserved_names=("default", "MGMT", "mgmt", "management"),
     boot_settings=BOOT_SETTINGS,
+    reboot=REBOOT,
 )

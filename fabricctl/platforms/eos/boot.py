@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from fabricctl.platforms.boot import BootSetting, BootState
+from fabricctl.platforms.boot import BootSetting, BootState, Reboot
 
 SHOW_ROUTE_SUMMARY = "show ip route summary"
 
@@ -32,3 +32,16 @@ def read_routing_model(data: Any) -> BootState | None:
     if not isinstance(operating, str) or not isinstance(configured, str):
         return None
     return BootState(operating, configured)
+
+
+#: `reload`: EOS User Manual, "Rebooting and Power Cycling": "System configuration has been
+#: modified. Save? [yes/no/cancel/diff]:" when running is not saved, then "Proceed with reload?
+#: [confirm]" (Enter confirms).
+REBOOT = Reboot(
+    command="reload",
+    confirm=r"Proceed with reload\? \[confirm\]",
+    answer="",
+    unsaved=r"Save\? \[yes/no/cancel/diff\]:",
+    decline=("cancel",),
+    source="Arista EOS User Manual, Rebooting and Power Cycling, reload",
+)

@@ -8,7 +8,8 @@ queue`: a string count per queue, `-` where the queue does not mark), VerifyInte
 (`show interfaces counters queue detail`: droppedPackets per traffic class and drop precedence,
 classes reported together as a range `TC0-2`), VerifyInterfacesOpticsReceivePower (`show
 interfaces transceiver dom thresholds`: rxPower per channel and its lowWarn / lowAlarm) and
-VerifyInterfacesCounterDetails (`show interfaces`: linkStatusChanges). The replies ANTA's
+VerifyInterfacesCounterDetails (`show interfaces`: linkStatusChanges; and inUcastPkts / outUcastPkts,
+which NAPALM's get_interfaces_counters reads as rx/tx_unicast_packets). The replies ANTA's
 developers record for these tests are in tests/captures/anta; NAPALM's capture of `show
 interfaces` in tests/captures/napalm. EOS prints no per-queue sent counts in these, so CNPs are
 not read on EOS.
@@ -132,6 +133,11 @@ def read_link_changes(data: Any, out: SwitchCounters) -> None:
         if counters:
             out.port(port).up = _mapping(entry).get("lineProtocolStatus") == "up"
             out.port(port).admin_up = _mapping(entry).get("interfaceStatus") != "disabled"
+        where = f"{INTERFACES!r}: {port}"
+        if "inUcastPkts" in counters:
+            out.port(port).rx_packets = count(counters["inUcastPkts"], f"{where} inUcastPkts")
+        if "outUcastPkts" in counters:
+            out.port(port).tx_packets = count(counters["outUcastPkts"], f"{where} outUcastPkts")
         if "linkStatusChanges" in counters:
             out.port(port).link_changes = count(
                 counters["linkStatusChanges"], f"{INTERFACES!r}: {port} linkStatusChanges"
@@ -163,4 +169,5 @@ COUNTERS = CounterReader(
     probes=(Probe(SHOW_CLOCK, text=True), *(Probe(c, json_command=f"{c} | json") for c in READERS)),
     parse=parse,
     link_commands=(ERRORS, OPTICS, INTERFACES),
+    traffic_commands=(INTERFACES,),
 )

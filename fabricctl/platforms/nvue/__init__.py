@@ -22,7 +22,7 @@ from fabricctl.platforms.base import (
     TunnelQos,
     TunnelStep,
 )
-from fabricctl.platforms.nvue.boot import BOOT_SETTINGS
+from fabricctl.platforms.nvue.boot import BOOT_SETTINGS, REBOOT
 from fabricctl.platforms.nvue.filters import FILTERS
 from fabricctl.platforms.nvue.health import HEALTH
 from fabricctl.platforms.nvue.parse import parse_nvue
@@ -167,5 +167,6 @@ PLATFORM = Platform(
     # Layer 3 VNI VLANs (4000-4064 by default).
     reserved_vlans=((3725, 3999), (4000, 4064)),
     boot_settings=BOOT_SETTINGS,
+    reboot=REBOOT,
     headroom="cable-length",  # `qos pfc <profile> cable-length <m>`: the switch sizes the headroom
 )

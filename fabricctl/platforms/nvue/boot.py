@@ -3,7 +3,7 @@ templates; a fabric's own templates may set one, and the plan then marks it)."""
 
 from __future__ import annotations
 
-from fabricctl.platforms.boot import BootSetting
+from fabricctl.platforms.boot import BootSetting, Reboot
 
 REBOOT_MODE = BootSetting(
     name="system reboot mode",
@@ -19,3 +19,12 @@ REBOOT_MODE = BootSetting(
 #: RoCE buffer changes are applied by `nv config apply` restarting or reloading switchd, within
 #: the apply itself.
 BOOT_SETTINGS = (REBOOT_MODE,)
+
+#: `nv action reboot system`: Cumulus Linux 5.17 user guide, System Power and Switch Reboot
+#: (NVUE saves every applied revision since 5.9: no question about unsaved configuration).
+REBOOT = Reboot(
+    command="nv action reboot system",
+    confirm=r"Do you want to continue\? \[y/N\]",
+    answer="y",
+    source="Cumulus Linux 5.17 user guide, System Power and Switch Reboot; NVUE Command Reference, nv action reboot system",
+)

@@ -3,7 +3,7 @@ the other NOSes give, from the JSON NVUE prints for its documented show paths (`
 object the NVUE API returns for the same path, keyed by interface).
 
 - `nv show interface`: per interface, `link` with `admin-status`, `oper-status` and `stats`
-  (`carrier-transitions`, `in-errors`, `out-errors`, `in-drops`, `out-drops`): the object the
+  (`carrier-transitions`, `in-errors`, `out-errors`, `in-drops`, `out-drops`, `in-pkts`, `out-pkts`): the object the
   NVUE API page's `GET /nvue_v1/interface` shows, and the fields `nv show interface <if>
   counters` prints first (Cumulus Linux user guide 5.17, "Monitoring Interfaces and
   Transceivers with NVUE"). One command for every port: `nv show interface <if> counters` per
@@ -99,6 +99,8 @@ def read_interfaces(data: Any, out: SwitchCounters) -> None:
         if all(n is not None for n in drops):
             c.discards = sum(n for n in drops if n is not None)
         c.link_changes = _count(stats, "carrier-transitions", where)
+        c.rx_packets = _count(stats, "in-pkts", where)
+        c.tx_packets = _count(stats, "out-pkts", where)
 
 
 def read_roce(data: Any, out: SwitchCounters) -> None:
@@ -173,4 +175,5 @@ def parse(rows: dict[str, Any]) -> SwitchCounters:
 COUNTERS = CounterReader(
     probes=(Probe(SHOW_CLOCK, text=True), *(Probe(c, json_command=f"{c} -o json") for c in READERS)),
     parse=parse,
+    traffic_commands=(INTERFACES,),
 )
