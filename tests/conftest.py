@@ -195,6 +195,9 @@ def wait_until(predicate: Callable[[], object], what: str, timeout: float = 60.0
 #: tenant-health scenario whose EOS twin runs in the default tier, and the variants of an
 #: operator's pending change beyond one per NOS. Measured at 12-180 s each.
 SLOW = {
+    "tests/deploy/test_rolling_reboot.py::test_a_rolling_reboot_brings_ecmp_to_full_width_everywhere",
+    "tests/deploy/test_rolling_reboot.py::test_a_named_spine_is_rolled_for_an_upgrade[eos]",
+    "tests/deploy/test_rolling_reboot.py::test_a_named_spine_is_rolled_for_an_upgrade[nvue]",
     "tests/deploy/test_expansion_lab.py::test_expanding_the_reference_fabric_keeps_every_gpu",
     "tests/deploy/test_reference.py::test_reference_first_apply_replan_and_comware_restore",
     "tests/test_multipod.py::test_example_10k_every_config_is_accepted_by_the_lab",

@@ -69,6 +69,7 @@ def test_eos_link_changes_from_napalms_capture() -> None:
     assert out.ports and all(c.link_changes is not None for c in out.ports.values())
     assert {c.up for c in out.ports.values()} == {True}  # every port of the capture is up
     assert 3 in {c.link_changes for c in out.ports.values()}
+    assert (out.ports["Management1"].rx_packets, out.ports["Management1"].tx_packets) == (0, 19575)
 
 
 def test_comware_error_counters_from_the_capture() -> None:
@@ -83,6 +84,9 @@ def test_comware_error_counters_from_the_capture() -> None:
     assert out.ports["GigabitEthernet1/0/2"].errors == 30
     assert out.ports["Ten-GigabitEthernet1/0/50"].errors == 19
     assert out.ports["GigabitEthernet1/0/1"].errors == 0
+    # unicast: the total less broadcast and multicast (573422 - 2580 - 8560)
+    assert out.ports["GigabitEthernet1/0/1"].rx_packets == 562282
+    assert out.ports["Ten-GigabitEthernet1/0/50"].rx_packets == 53840866263 - 13138308 - 21011041401
 
 
 def test_comware_last_flap_from_the_captures() -> None:

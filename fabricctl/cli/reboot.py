@@ -97,14 +97,17 @@ def reboot_cmd(
     from fabricctl.deploy.rolling import RollOptions, busy_elsewhere, read_roll, save_roll
 
     one_line_flag("--reason", reason)
+    for name in switches:
+        one_line_flag("Invalid value for [SWITCH]...", name)
+        if not re.fullmatch(r"[a-z][a-z0-9-]{0,31}", name):
+            raise CliError(
+                f"Invalid value for [SWITCH]...: {name[:40]!r} is not a switch name (allowed: a switch of the inventory)"
+            )
     if not rolling and not abandon:
         raise CliError(
             "reboot needs --rolling (allowed: `fabricctl reboot --rolling [SWITCH]... [--limit ...]`: "
             "one wave at a time, drained, rebooted, checked and put back)"
         )
-    for name in switches:
-        if not re.fullmatch(r"[a-z][a-z0-9-]{0,31}", name):
-            raise CliError(f"SWITCH {name[:40]!r}: not a switch name (allowed: a switch of the inventory)")
     roll = read_roll(root)
     if abandon:
         if roll is None:

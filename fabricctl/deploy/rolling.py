@@ -133,10 +133,8 @@ class Hooks:
 
 
 def pending_switches(checks: list[Check]) -> list[str]:
-    """The switches that report a setting waiting for a boot."""
-    from fabricctl.report.health import pending_reboot
-
-    return pending_reboot(checks)
+    """The switches that report a setting waiting for a boot, in check order."""
+    return list(dict.fromkeys(c.switch for c in checks if c.ok and c.pending))
 
 
 def waves_of(

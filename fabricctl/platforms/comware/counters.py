@@ -57,24 +57,25 @@ def read_errors(rows: Any, command: str, out: SwitchCounters) -> None:
     """Error packets per port (in and out add up), and the unicast packets of the direction:
     the total less broadcast and multicast."""
     for r in rows if isinstance(rows, list) else []:
-        port = out.port(long_name(r["interface"]))
+        name = long_name(r["interface"])
         cells = [
             str(r.get(k, "")).strip() for k in ("packets_total", "packets_broadcast", "packets_multicast")
         ]
-        if not any(c in _NO_COUNT for c in cells):
+        if all(cells) and not any(c in _NO_COUNT for c in cells):
             total, broadcast, multicast = (
                 number(c, f"{command!r}: {r.get('interface')} {k}")
                 for c, k in zip(cells, ("Total", "Broadcast", "Multicast"), strict=True)
             )
             unicast = max(total - broadcast - multicast, 0)
             if command == INBOUND:
-                port.rx_packets = unicast
+                out.port(name).rx_packets = unicast
             else:
-                port.tx_packets = unicast
+                out.port(name).tx_packets = unicast
         cell = str(r.get("packets_error", "")).strip()
         if cell in _NO_COUNT:
             continue
         errors = number(cell, f"{command!r}: {r.get('interface')} Err")
+        port = out.port(name)
         port.errors = (port.errors or 0) + errors
 
 
