@@ -286,6 +286,7 @@ def test_nvue_link_state_errors_discards_and_changes() -> None:
     assert "eth0" not in out.ports  # management: not a switch port
     one = out.ports["swp1"]
     assert (one.up, one.admin_up, one.errors, one.discards, one.link_changes) == (True, True, 0, 5, 4)
+    assert (one.rx_packets, one.tx_packets) == (5, 140188)
     two = out.ports["swp2"]
     assert (two.up, two.admin_up) == (False, False) and two.errors is None  # no stats: not read
 
