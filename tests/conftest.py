@@ -198,6 +198,7 @@ SLOW = {
     "tests/deploy/test_rolling_reboot.py::test_a_rolling_reboot_brings_ecmp_to_full_width_everywhere",
     "tests/deploy/test_rolling_reboot.py::test_a_named_spine_is_rolled_for_an_upgrade[eos]",
     "tests/deploy/test_rolling_reboot.py::test_a_named_spine_is_rolled_for_an_upgrade[nvue]",
+    "tests/deploy/test_rolling_reboot.py::test_a_switch_asking_to_save_a_change_not_ours_is_not_rebooted",
     "tests/deploy/test_expansion_lab.py::test_expanding_the_reference_fabric_keeps_every_gpu",
     "tests/deploy/test_reference.py::test_reference_first_apply_replan_and_comware_restore",
     "tests/test_multipod.py::test_example_10k_every_config_is_accepted_by_the_lab",

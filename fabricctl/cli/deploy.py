@@ -78,7 +78,9 @@ def check_tenant_flags(root: Path, tenant: str | None, base: str) -> None:
     one_line_flag("--tenant", tenant)
     one_line_flag("--tenant-base", base)
     if tenant is None:
-        if click.get_current_context().get_parameter_source("tenant_base") is not ParameterSource.DEFAULT:
+        # None: the command was invoked by another (`drain --apply`), which gives no --tenant-base
+        source = click.get_current_context().get_parameter_source("tenant_base")
+        if source not in (ParameterSource.DEFAULT, None):
             raise CliError(
                 f"--tenant-base {base[:80]!r} is given without --tenant (allowed: --tenant-base only "
                 "with --tenant NAME: the commit every other tenant is taken from)"

@@ -227,3 +227,31 @@ def test_bad_flags_are_refused_before_anything_is_contacted(
         fabricctl = c.root / ".fabricctl"  # nothing read, planned or recorded
         assert not (fabricctl / "runs").exists() and not (fabricctl / "reboot-roll.json").exists()
         assert set(_booted(c).values()) == {0.0}
+
+
+def test_a_switch_asking_to_save_a_change_not_ours_is_not_rebooted(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A change made on the switch by hand while the roll drains it (running no longer the saved
+    config): `reload` asks to save it; the roll declines, does not reboot, keeps the change in
+    running and says so. Once someone saves it, the roll resumes and reboots."""
+    for c in _lab_root(EOS_SMALL, tmp_path, monkeypatch, None):
+        fabric = c.root / "inventory" / "fabric.yaml"
+        fabric.write_text(fabric.read_text(encoding="utf-8") + "drain:\n  max_bandwidth_loss: 0.5\n")
+        assert c.run("apply", "--lab", "--auto-approve", capsys=capsys)[0] == 0
+        before = _booted(c)
+
+        def by_hand(text: str, c: LabRoot = c) -> None:
+            if "traffic has left spine1" in text and "vlan 77" not in c.running("spine1"):
+                c.lab.device("spine1").configure(["vlan 77"])
+
+        code, out, err = roll(c, "spine1", on_line=by_hand)
+        assert code == 1, out + err
+        assert "stopped at spine1, step reboot: it asks to save its running configuration" in err
+        assert "State: spine1 is drained in maintenance.yaml" in err
+        assert _booted(c) == before and "vlan 77" in c.running("spine1")  # not rebooted, nothing lost
+        c.lab.call(c.lab.device("spine1").raw.save)  # its owner saves it
+        code, out, err = roll(c)
+        assert code == 0, out + err
+        assert _booted(c)["spine1"] > before["spine1"] and "vlan 77" in c.running("spine1")
+        assert not (c.root / "maintenance.yaml").exists()
