@@ -41,6 +41,13 @@ class PeerFacts:
     description: str = ""
     families: set[str] = field(default_factory=set)  # "ipv4" and/or "evpn"
     bfd: bool = False  # BGP registers the session with BFD (EOS `neighbor X bfd`, Comware `peer X bfd`)
+    # What this switch's config does to the routes of the session (RFC 8326 graceful shutdown as
+    # each NOS writes it, lab/gshut.py): communities sent at all, the GRACEFUL_SHUTDOWN community
+    # added to the routes sent, its own AS prepended to them, LOCAL_PREF given to those heard.
+    send_community: bool = False
+    gshut: bool = False
+    prepend: int = 0
+    local_pref_in: int | None = None
 
 
 @dataclass
@@ -69,6 +76,9 @@ class DeviceFacts:
     #: The system's ECMP cap (Comware max-ecmp-num, documented default 8); None: no cap beyond
     #: max_paths. A config's own value; the device applies the one it booted with (device.py).
     ecmp_cap: int | None = None
+    #: The NOS gives routes that arrive with the GRACEFUL_SHUTDOWN community LOCAL_PREF 0 (RFC
+    #: 8326 receiver procedure) without any policy configured for it.
+    honors_gshut: bool = False
     rds: dict[str, str] = field(default_factory=dict)  # VRF -> route distinguisher
     segment_rds: dict[tuple[str, str], str] = field(default_factory=dict)  # L2 segment -> its MAC-VRF's RD
     gateways: dict[tuple[str, str], str] = field(default_factory=dict)  # segment -> its gateway interface
@@ -144,7 +154,18 @@ def facts_to_data(facts: DeviceFacts) -> dict[str, object]:
         "asn": facts.asn,
         "router_id": str(facts.router_id) if facts.router_id is not None else None,
         "peers": [
-            [str(p.ip), p.remote_as, p.description, sorted(p.families), p.bfd] for p in facts.peers.values()
+            [
+                str(p.ip),
+                p.remote_as,
+                p.description,
+                sorted(p.families),
+                p.bfd,
+                p.send_community,
+                p.gshut,
+                p.prepend,
+                p.local_pref_in,
+            ]
+            for p in facts.peers.values()
         ],
         "vtep": str(facts.vtep) if facts.vtep is not None else None,
         "vnis": [[vni, *_ends(owner)] for vni, owner in facts.vnis.items()],
@@ -158,6 +179,7 @@ def facts_to_data(facts: DeviceFacts) -> dict[str, object]:
         "max_paths": facts.max_paths,
         "multipath_relax": facts.multipath_relax,
         "ecmp_cap": facts.ecmp_cap,
+        "honors_gshut": facts.honors_gshut,
         "rds": facts.rds,
         "segment_rds": [[*_ends(k), v] for k, v in facts.segment_rds.items()],
         "gateways": [[*_ends(k), v] for k, v in facts.gateways.items()],
@@ -178,6 +200,7 @@ def facts_from_data(data: dict[str, Any]) -> DeviceFacts:
         max_paths=int(data["max_paths"]),
         multipath_relax=bool(data["multipath_relax"]),
         ecmp_cap=_int_or_none(data["ecmp_cap"]),
+        honors_gshut=bool(data["honors_gshut"]),
     )
     for name, up, desc, addresses, vrf, routed, pfc, no_drop, segment, mtu, speed in data["ports"]:
         facts.ports[name] = PortFacts(
@@ -193,10 +216,18 @@ def facts_from_data(data: dict[str, Any]) -> DeviceFacts:
             _int_or_none(mtu),
             _int_or_none(speed),
         )
-    for ip, remote_as, desc, families, bfd in data["peers"]:
+    for ip, remote_as, desc, families, bfd, community, gshut, prepend, local_pref in data["peers"]:
         address = IPv4Address(ip)
         facts.peers[address] = PeerFacts(
-            address, _int_or_none(remote_as), str(desc), set(families), bool(bfd)
+            address,
+            _int_or_none(remote_as),
+            str(desc),
+            set(families),
+            bool(bfd),
+            bool(community),
+            bool(gshut),
+            int(prepend),
+            _int_or_none(local_pref),
         )
     facts.vnis = {int(vni): (str(kind), str(name)) for vni, kind, name in data["vnis"]}
     facts.route_targets = {

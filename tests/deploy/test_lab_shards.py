@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
-from ipaddress import IPv4Network
+from ipaddress import IPv4Address, IPv4Interface, IPv4Network
 from pathlib import Path
 
 import pytest
@@ -86,3 +86,33 @@ def test_shards_split_pods_whole() -> None:
         assign(specs, 4)
     with pytest.raises(ShardError, match="allowed K/N"):
         Shard.parse("3/2")
+
+
+def test_published_facts_say_everything_a_switch_knows() -> None:
+    """What a shard publishes of a switch covers every field of its facts: a field added to the
+    facts and not to what is published would read differently on the other shards."""
+    from dataclasses import fields
+
+    from fabricctl.lab.facts import DeviceFacts, PeerFacts, PortFacts, facts_from_data, facts_to_data
+
+    peer = PeerFacts(IPv4Address("10.0.0.1"), 65001, "to spine", {"evpn"}, True, True, True, 2, 0)
+    port = PortFacts(
+        "Ethernet1",
+        True,
+        "up",
+        [IPv4Interface("10.0.0.0/31")],
+        "red",
+        True,
+        True,
+        (3,),
+        ("l2", "a"),
+        9000,
+        400,
+    )
+    facts = DeviceFacts("leaf1", "eos", "7060", {"Ethernet1": port}, 65001, IPv4Address("10.1.0.1"),
+                        {peer.ip: peer}, IPv4Address("10.2.0.1"), honors_gshut=True, ecmp_cap=8)  # fmt: skip
+    data = facts_to_data(facts)
+    assert set(data) == {f.name for f in fields(DeviceFacts) if not f.name.startswith("_")}
+    assert len(data["ports"][0]) == len(fields(PortFacts))  # type: ignore[index]
+    assert len(data["peers"][0]) == len(fields(PeerFacts))  # type: ignore[index]
+    assert facts_to_data(facts_from_data(json.loads(json.dumps(data)))) == data
