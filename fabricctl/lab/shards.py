@@ -107,6 +107,10 @@ def info_path(folder: Path, index: int) -> Path:
     return folder / f"{index}.json"
 
 
+#: What a shard publishes per switch (Remote's fields of the same names).
+PUBLISHED = ("generation", "boot", "links_down", "bgp_down", "storms", "onsets")
+
+
 @dataclass
 class Remote:
     """A switch another shard serves, as this shard sees it: what that shard published."""
@@ -214,23 +218,9 @@ class Board:
                 )
             except (TypeError, ValueError, AttributeError):
                 continue
-            old = (
-                switch.generation,
-                switch.boot,
-                switch.links_down,
-                switch.bgp_down,
-                switch.storms,
-                switch.onsets,
-            )
-            if new != old:
-                (
-                    switch.generation,
-                    switch.boot,
-                    switch.links_down,
-                    switch.bgp_down,
-                    switch.storms,
-                    switch.onsets,
-                ) = new
+            if new != tuple(getattr(switch, f) for f in PUBLISHED):
+                for name_of_field, value in zip(PUBLISHED, new, strict=True):
+                    setattr(switch, name_of_field, value)
                 moved = True
         return moved
 

@@ -9,19 +9,14 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from fabricctl.deploy import gitstate
-from fabricctl.lab import LabClock, LabFabric
+from fabricctl.lab import LabFabric
 from fabricctl.lab.faults import Faults
-from fabricctl.lab.runtime import lab_json, write_lab_json
 from tests.conftest import run_cli
-from tests.test_multipod import make_fabric
-
-from .conftest import GIT_ENV, git
 
 pytestmark = pytest.mark.lab
 
@@ -29,24 +24,8 @@ GATED = "p01-leaf02"  # its configuration waits on the lab clock, which stands s
 
 
 @pytest.fixture
-def fabric(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[Path, LabFabric]]:
-    for key, value in GIT_ENV.items():
-        monkeypatch.setenv(key, value)
-    monkeypatch.setenv(gitstate.ENV, "origin")
-    monkeypatch.delenv("FABRICCTL_LAB_USERNAME", raising=False)
-    monkeypatch.delenv("FABRICCTL_LAB_PASSWORD", raising=False)
-    root = make_fabric(tmp_path / "fabric", "eos")
-    (root / ".gitignore").write_text(".fabricctl/\n")
-    git(tmp_path, "init", "-q", "--bare", "-b", "main", "remote.git")
-    git(root, "init", "-q", "-b", "main")
-    git(root, "add", "-A")
-    git(root, "commit", "-q", "-m", "fabric")
-    git(root, "remote", "add", "origin", str(tmp_path / "remote.git"))
-    lab = LabFabric.from_inventory(root, clock=LabClock.frozen())
-    with lab:
-        write_lab_json(root, lab)
-        yield root, lab
-        lab_json(root).unlink(missing_ok=True)
+def fabric(remote_lab: tuple[Path, LabFabric]) -> tuple[Path, LabFabric]:
+    return remote_lab
 
 
 def _switches_of_runs(root: Path) -> dict[str, str]:
