@@ -317,6 +317,7 @@ class Claim:
 def recheck(claim: Claim, prepared: Prepared, fetched: dict[str, Fetched]) -> Plan:
     """The plan derived again from `prepared` and `fetched`, when the plan file says exactly
     that; else PlanError naming the first fields that differ (their JSON paths)."""
+    from fabricctl.deploy.disruption import DISRUPTIVE
     from fabricctl.deploy.plan import differences, shard_differences
 
     file, claimed = claim.file, claim.file.plan
@@ -375,7 +376,7 @@ def recheck(claim: Claim, prepared: Prepared, fetched: dict[str, Fetched]) -> Pl
     found = (
         differences(file.data, now)
         if members is None
-        else shard_differences(file.data, now, members, resumed=bool(moved))
+        else shard_differences(file.data, now, members, must_claim=DISRUPTIVE if moved else None)
     )
     if found:
         more = f" (and {len(found) - 5} more)" if len(found) > 5 else ""
