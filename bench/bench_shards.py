@@ -141,6 +141,15 @@ def main() -> None:
     print(
         f"  outside the stages (process start, lock, leases, records on the remote): median {statistics.median(outside):.1f} s per shard"
     )
+    steps: dict[str, list[float]] = {}
+    for s in pushed:
+        for step, seconds in (s.get("timings") or {}).items():
+            steps.setdefault(step, []).append(float(seconds))
+    shown = ", ".join(
+        f"{k} {statistics.median(v):.2f} s"
+        for k, v in sorted(steps.items(), key=lambda kv: -statistics.median(kv[1]))
+    )
+    print(f"  per switch, median of each step: {shown or 'none recorded'}")
     print(f"  push per switch: median {statistics.median(per_switch):.2f} s, max {max(per_switch):.2f} s")
     shard_s = statistics.median(walls.values())
     waves = -(-args.pods // args.target_runners)
