@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any, NoReturn
 import click
 
 from fabricctl.cli.common import CliError, root_option
+from fabricctl.errors import StageError
 from fabricctl.lab.runtime import lab_json, running_lab
 from fabricctl.lab.state import StateStore, lab_dir
 
@@ -49,21 +50,93 @@ def _specs(root: Path) -> list[DeviceSpec]:
 @click.option(
     "--faults", type=click.Path(path_type=Path, dir_okay=False), default=None, help="Fault YAML file."
 )
+@click.option(
+    "--shards",
+    type=click.IntRange(1, 64),
+    default=None,
+    help="Serve the fabric from N lab processes on this host (pods and planes kept whole).",
+)
+@click.option(
+    "--shard",
+    "one_shard",
+    metavar="K/N",
+    default=None,
+    help="Serve only shard K of N (one host of several; every host runs its own K).",
+)
+@click.option(
+    "--block",
+    metavar="CIDR",
+    default=None,
+    help="The IPv4 block switch addresses come from, in inventory order (default: a /16 of 127/8 "
+    "picked for ROOT); every shard of a lab must be given the same.",
+)
 @root_option
-def up(detach: bool, faults: Path | None, root: Path) -> None:
+def up(
+    detach: bool,
+    faults: Path | None,
+    shards: int | None,
+    one_shard: str | None,
+    block: str | None,
+    root: Path,
+) -> None:
     """Start the lab for the inventory under ROOT."""
     from fabricctl.lab.faults import load_faults
+    from fabricctl.lab.server import address_block, first_block, free_block
+    from fabricctl.lab.shards import Shard, ShardError, assign, clear
 
     root = root.resolve()
     specs = _specs(root)
     if faults is not None:
         load_faults(faults, {s.name for s in specs})  # a bad file fails here, before anything starts
+    if shards is not None and one_shard is not None:
+        _fail("--shards N starts every shard on this host, --shard K/N one of them: give one")
+    try:
+        shard = Shard.parse(one_shard) if one_shard is not None else None
+        count = shards if shards is not None else shard.count if shard is not None else 1
+        if count > 1:
+            assign(specs, count)  # too many shards for the fabric: refused before anything starts
+        net = address_block(block) if block is not None else None
+    except (ShardError, StageError) as exc:
+        _fail(str(exc))
     live = running_lab(root)
-    if live is not None:
+    if live is not None and (
+        shard is None or any(s["shard"] == shard.label() for s in live.get("shards", []))
+    ):
         _fail(f"a lab is already running for {root} (pid {live['pid']})")
     cmd = [sys.executable, "-m", "fabricctl.lab", "--root", str(root)]
     if faults is not None:
         cmd += ["--faults", str(faults.resolve())]
+    if count == 1:
+        _start_one(cmd, root, detach)
+        return
+    from fabricctl.lab.runtime import shards_dir
+
+    if shard is not None:  # one host of several: the block every host agrees on
+        _start_shards(
+            [[*cmd, "--shard", shard.label(), "--block", str(net or first_block(str(root)))]], root, detach
+        )
+        return
+    net = net or free_block(str(root), _ssh_port())
+    clear(root)
+    shards_dir(root).mkdir(parents=True, exist_ok=True)
+    origin = repr(time.time())
+    cmds = [
+        [*cmd, "--shard", f"{k}/{count}", "--block", str(net), "--origin", origin]
+        for k in range(1, count + 1)
+    ]
+    _start_shards(cmds, root, detach, count)
+
+
+def _ssh_port() -> int:
+    from fabricctl.lab.server import _port
+
+    try:
+        return _port("FABRICCTL_LAB_SSH_PORT", 20022)
+    except StageError as exc:
+        _fail(str(exc))
+
+
+def _start_one(cmd: list[str], root: Path, detach: bool) -> None:
     if not detach:
         os.execv(sys.executable, cmd)
     from fabricctl.outputs import open_append
@@ -84,6 +157,72 @@ def up(detach: bool, faults: Path | None, root: Path) -> None:
     _fail("lab did not start in time")
 
 
+#: A shard of a large fabric reads the whole inventory before it listens (a 4,160-switch fabric:
+#: about a minute on two busy cores).
+SHARD_START_TIMEOUT = 600.0
+
+
+def _start_shards(cmds: list[list[str]], root: Path, detach: bool, count: int | None = None) -> None:
+    """Start one process per command (a shard each) and wait until every one listens; in the
+    foreground, stop them all on Ctrl-C / SIGTERM or when one exits."""
+    from fabricctl.outputs import open_append
+
+    procs = []
+    for cmd in cmds:
+        k = cmd[cmd.index("--shard") + 1].split("/")[0]
+        with open_append(lab_dir(root) / f"lab-shard-{k}.log", within=root) as log:
+            procs.append(
+                subprocess.Popen(
+                    cmd, stdout=log, stderr=log, stdin=subprocess.DEVNULL, start_new_session=True
+                )
+            )
+    pids = {p.pid for p in procs}
+    deadline = time.monotonic() + SHARD_START_TIMEOUT
+    try:
+        while True:
+            data = running_lab(root)
+            if data is not None and pids <= {s["pid"] for s in data.get("shards", [])}:
+                break
+            dead = [p for p in procs if p.poll() is not None]
+            if dead:
+                _fail(
+                    f"lab shard pid {dead[0].pid} exited with status {dead[0].returncode}; see {lab_dir(root)}/lab-shard-*.log"
+                )
+            if time.monotonic() > deadline:
+                _fail("lab shards did not start in time")
+            time.sleep(0.1)
+    except BaseException:
+        _stop(procs)
+        raise
+    shown = f"{len(procs)} shard(s)" + (f" of {count}" if count and count != len(procs) else "")
+    click.echo(
+        f"lab up: {sum(s['devices'] for s in data['shards'] if s['pid'] in pids)} devices, {shown}, pids {' '.join(str(p.pid) for p in procs)}"
+    )
+    if detach:
+        return
+    import signal as signals
+
+    signals.signal(signals.SIGTERM, lambda *_: (_ for _ in ()).throw(KeyboardInterrupt()))
+    try:
+        while all(p.poll() is None for p in procs):
+            time.sleep(0.2)
+    except KeyboardInterrupt:
+        pass
+    finally:
+        _stop(procs)
+
+
+def _stop(procs: list[subprocess.Popen[bytes]]) -> None:
+    for p in procs:
+        if p.poll() is None:
+            p.terminate()
+    for p in procs:
+        try:
+            p.wait(10)
+        except subprocess.TimeoutExpired:
+            p.kill()
+
+
 @lab_app.command()
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
 @root_option
@@ -92,6 +231,8 @@ def status(as_json: bool, root: Path) -> None:
     data = running_lab(root.resolve())
     if as_json:
         out = {"running": data is not None, "pid": data["pid"] if data else None}
+        if data is not None and "shards" in data:
+            out.update(shards=data["shards"], complete=data["complete"])
         out["devices"] = data["devices"] if data else []
         out["ztp_waiting"] = data.get("ztp_waiting", []) if data else []
         click.echo(json.dumps(out, indent=2))
@@ -99,7 +240,12 @@ def status(as_json: bool, root: Path) -> None:
     if data is None:
         click.echo("lab: not running")
         return
-    click.echo(f"lab: running (pid {data['pid']})")
+    if "shards" in data:
+        state = "running" if data["complete"] else "partly running"
+        parts = ", ".join(f"{s['shard']} pid {s['pid']} ({s['devices']} switches)" for s in data["shards"])
+        click.echo(f"lab: {state}, shards {parts}")
+    else:
+        click.echo(f"lab: running (pid {data['pid']})")
     waiting = set(data.get("ztp_waiting", []))
     for d in data["devices"]:
         eapi = f" eapi {d['eapi_port']}" if d.get("eapi_port") else ""
@@ -135,9 +281,12 @@ def down(root: Path) -> None:
         lab_json(root).unlink(missing_ok=True)
         click.echo("lab: not running")
         return
-    os.kill(int(data["pid"]), signal.SIGTERM)
-    if not _wait_gone(int(data["pid"])):
-        _fail(f"lab pid {data['pid']} did not stop")
+    pids = [int(p) for p in data.get("pids", [data["pid"]])]
+    for pid in pids:
+        os.kill(pid, signal.SIGTERM)
+    for pid in pids:
+        if not _wait_gone(pid):
+            _fail(f"lab pid {pid} did not stop")
     lab_json(root).unlink(missing_ok=True)
     click.echo("lab down")
 
@@ -156,7 +305,8 @@ def reset(root: Path) -> None:
         click.echo("lab state reset to factory")
         return
     before = data.get("resets", 0)
-    os.kill(int(data["pid"]), signal.SIGHUP)
+    for pid in data.get("pids", [data["pid"]]):
+        os.kill(int(pid), signal.SIGHUP)
     deadline = time.monotonic() + 30
     while time.monotonic() < deadline:
         now = running_lab(root)
@@ -219,7 +369,8 @@ def _ask_running_lab(
             _fail(f"--limit {name!r}: no lab switch of that name (allowed: {', '.join(known)})")
     before = data.get(counter, 0)
     write_file(request, json.dumps({"switches": names}) + "\n", within=root)
-    os.kill(int(data["pid"]), sig)
+    for pid in data.get("pids", [data["pid"]]):
+        os.kill(int(pid), sig)
     deadline = time.monotonic() + 30
     while time.monotonic() < deadline:
         now = running_lab(root)

@@ -108,6 +108,17 @@ def refuse_after_a_failed_wave(root: Path, lab: bool, group: str, shard: str) ->
         raise ApplyRefused(f"--shard {shard}: not started, an earlier wave of run {group} failed: {problem}")
 
 
+def resumed_run(root: Path, lab: bool, digest: str, sharded: tuple[str, str] | None) -> str | None:
+    """The earlier try of this reviewed plan (and shard) that did not end cleanly, if any: the
+    switches it brought to the plan are then read back and not pushed again (service.recheck)."""
+    from fabricctl.deploy.gitstate import read_records, shared_remote
+    from fabricctl.deploy.shards import all_records, unfinished_run
+
+    remote = shared_remote(root, lab)
+    shared = read_records(remote) if remote is not None else {}
+    return unfinished_run(all_records(root, shared), digest, sharded[1] if sharded is not None else "")
+
+
 def run_apply(request: ApplyRequest, ui: ApplyUi) -> ApplyOutcome:
     """Lock the fabric, plan (or load and check the reviewed PLAN), ask, push, write the record.
 
@@ -120,6 +131,7 @@ def run_apply(request: ApplyRequest, ui: ApplyUi) -> ApplyOutcome:
     from fabricctl.deploy.scope import tenant_change
     from fabricctl.deploy.service import (
         apply_safely,
+        lease_shard,
         locked,
         plan_fabric,
         record_nothing_to_do,
@@ -164,6 +176,9 @@ def run_apply(request: ApplyRequest, ui: ApplyUi) -> ApplyOutcome:
         claim = None
         if request.plan_file is not None:
             plan, prepared, claim = _reviewed(request, request.plan_file, ui, scopes)
+            if sharded is not None:  # two runners of the run never push one switch
+                lease_shard(root, request.lab, sharded, prepared.names, ui.notify)
+            claim.resumes = resumed_run(root, request.lab, claim.file.digest, sharded)
         else:
             scope = scopes.enter_context(tenant_change(root, request.tenant, request.tenant_base))
             plan, prepared = plan_fabric(

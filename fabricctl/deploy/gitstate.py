@@ -243,12 +243,36 @@ def join_shard(remote: Remote, sha: str, shard: str, text: str) -> str:
 
 
 def leave_shard(remote: Remote, sha: str, shard: str, last: bool) -> None:
-    """Take `shard` out of the shared lock `sha`; the last shard out deletes it."""
+    """Take `shard` (and its switch leases) out of the shared lock `sha`; the last shard out
+    deletes it."""
     if last:
         _push(remote, remote.lock_ref, "", sha)
         return
-    new = _commit(remote, {}, f"fabricctl shard {shard} leaves", sha, remove=(f"shards/{shard}",))
+    gone = (f"shards/{shard}", *(f"leases/{shard}" for _ in lock_leases(remote, sha, only=shard)))
+    new = _commit(remote, {}, f"fabricctl shard {shard} leaves", sha, remove=gone)
     _push(remote, remote.lock_ref, new, sha)
+
+
+def lock_leases(remote: Remote, sha: str, only: str | None = None) -> dict[str, str]:
+    """shard -> its switch lease text (lock.py) in the lock commit `sha` (`only`: that shard's)."""
+    folder = "leases/" if only is None else f"leases/{only}"
+    names = _git(remote, "ls-tree", "--name-only", "-z", sha, folder).split("\0")
+    out = {}
+    for path in filter(None, names):
+        code, text = _run(remote.top, "show", f"{sha}:{path}")
+        out[path.split("/", 1)[1]] = text if code == 0 else ""
+    return out
+
+
+def write_leases(remote: Remote, sha: str, shard: str, text: str, drop: tuple[str, ...] = ()) -> str:
+    """`leases/<shard>` = `text` in the shared lock `sha`, the leases of the shards in `drop`
+    (stale ones) taken out, by compare-and-swap; the new lock commit (LeaseLost: it moved)."""
+    remove = tuple(f"leases/{other}" for other in drop)
+    new = _commit(
+        remote, {f"leases/{shard}": text}, f"fabricctl shard {shard} leases its switches", sha, remove
+    )
+    _push(remote, remote.lock_ref, new, sha)
+    return new
 
 
 def delete_lock(remote: Remote, expected: str) -> None:

@@ -19,7 +19,7 @@ import json
 import os
 import socket
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -214,9 +214,12 @@ def acquire_remote(
                 held_group, held_shards = lock_shards(remote, expected)
                 if group and held_group == group:
                     if name in held_shards:
-                        raise LockHeld(
-                            f"shard {name} of run {group} is running already ({holder.describe()})"
-                        )
+                        earlier = _holder_of(held_shards[name], remote, f"shards/{name}")
+                        if earlier is None or not earlier.stale(ttl):
+                            who = earlier.describe() if earlier is not None else "its holder cannot be read"
+                            raise LockHeld(f"shard {name} of run {group} is running already ({who})")
+                        if on_takeover is not None:  # a killed run of this shard: run it again
+                            on_takeover(earlier)
                     try:
                         return info, join_shard(remote, expected, name, _lock_text(info))
                     except LeaseLost:
@@ -240,6 +243,94 @@ def acquire_remote(
             "FABRICCTL_STATE_REMOTE=none for a fabric whose repository is not shared)"
         ) from None
     raise LockHeld(f"could not take the fabric lock on {remote.describe()} (contended); try again")
+
+
+def _holder_of(text: str, remote: Remote, path: str) -> LockInfo | None:
+    try:
+        return parse_lock(text, Path(f"{remote.name}:{remote.lock_ref}:{path}"))
+    except LockHeld:
+        return None
+
+
+class LeaseHeld(LockHeld):
+    """A switch of this shard is leased to another shard of the run that still runs."""
+
+
+def lease_switches(
+    remote: Remote,
+    shard: tuple[str, str],
+    switches: Iterable[str],
+    ttl: float = TTL_SECONDS,
+    on_takeover: Callable[[LockInfo], None] | None = None,
+) -> None:
+    """Lease `switches` to `shard` (run group, shard name) in the shared lock, so that two runners
+    never push one switch: refused (LeaseHeld, naming the switch and its holder) while another
+    shard of the run holds a lease on one of them; a stale holder's leases (a killed runner: its
+    process gone from this host, or its lease run out) are taken over, aloud. The leases leave
+    with the shard (release_remote)."""
+    from fabricctl.deploy.gitstate import LeaseLost, StateError, lock_leases, lock_shards, write_leases
+    from fabricctl.deploy.gitstate import read_lock as read_ref
+
+    group, name = shard
+    mine = sorted(set(switches))
+    info = _this_holder("apply")
+    text = json.dumps({"holder": json.loads(_lock_text(info)), "switches": mine}, indent=1) + "\n"
+    try:
+        for _ in range(8):
+            found = read_ref(remote)
+            held_group, holders = lock_shards(remote, found[0]) if found is not None else ("", {})
+            if found is None or held_group != group or name not in holders:
+                raise LockHeld(
+                    f"shard {name} of run {group} no longer holds the fabric lock: nothing applied"
+                )
+            stale = []
+            for other, lease_text in lock_leases(remote, found[0]).items():
+                if other == name:
+                    continue
+                holder, leased = _lease(lease_text, remote, other)
+                clash = sorted(set(mine) & leased)
+                if not clash:
+                    continue
+                if not holder.stale(ttl):
+                    raise LeaseHeld(
+                        f"--shard {name}: switch {clash[0]}"
+                        + (f" (and {len(clash) - 1} more)" if len(clash) > 1 else "")
+                        + f" is leased to shard {other} of run {group} ({holder.describe()}): nothing "
+                        "applied; two runners never push one switch (allowed: shards whose switches "
+                        "do not overlap, or this shard once that one ends)"
+                    )
+                if on_takeover is not None:
+                    on_takeover(holder)
+                stale.append(other)
+            try:
+                write_leases(remote, found[0], name, text, tuple(stale))
+                return
+            except LeaseLost:
+                continue
+    except StateError as exc:
+        raise StateError(f"cannot lease the shard's switches: {exc}; nothing applied") from None
+    raise LockHeld(
+        f"could not lease the switches of shard {name} on {remote.describe()} (contended); try again"
+    )
+
+
+def _lease(text: str, remote: Remote, shard: str) -> tuple[LockInfo, set[str]]:
+    """(holder, switches) of shard `shard`'s lease; LeaseHeld when it cannot be read (it proves
+    nothing about who holds which switch: fail closed, as for the lock)."""
+    path = Path(f"{remote.name}:{remote.lock_ref}:leases/{shard}")
+    try:
+        data = json.loads(text)
+        holder = parse_lock(json.dumps(data["holder"]), path)
+        switches = data["switches"]
+        if not isinstance(switches, list) or not all(isinstance(n, str) for n in switches):
+            raise TypeError
+    except (ValueError, TypeError, KeyError, LockHeld):
+        raise LeaseHeld(
+            f"the switch lease {path} cannot be read, so shard {shard} may hold a switch of this "
+            "one: nothing applied; if no apply of this fabric runs anywhere, remove it with "
+            "'fabricctl force-unlock'"
+        ) from None
+    return holder, set(switches)
 
 
 def release_remote(remote: Remote, ours: str, shard: tuple[str, str] | None) -> None:

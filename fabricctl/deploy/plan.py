@@ -446,12 +446,20 @@ def differences(claimed: Any, derived: Any, at: tuple[str | int, ...] = ()) -> l
     return []
 
 
-def shard_differences(claimed: dict[str, Any], derived: dict[str, Any], members: set[str]) -> list[str]:
+def shard_differences(
+    claimed: dict[str, Any],
+    derived: dict[str, Any],
+    members: set[str],
+    must_claim: tuple[str, ...] | None = None,
+) -> list[str]:
     """When only some switches can be derived again (a shard's, or those that answer now), the
     plan-wide account (`changes`, `summary`, `selected`) cannot be compared whole: each of those
     switches is compared field by field, every other top-level field exactly, and what they do to
     tenants must be claimed by the file (each service-affecting class, each held GPU move, the
-    placement of each tenant it touches: the proofs are the whole fabric's but for that list)."""
+    placement of each tenant it touches: the proofs are the whole fabric's but for that list).
+    A resumed run (an earlier run of the plan landed some of its switches) sees a tenant it adds
+    as partly there: then only the classes in `must_claim` (those that interrupt service) must be
+    claimed by the file; the tenant's row claims the others."""
     skip = {"selected", "summary", "changes", "switches"}
     out = differences(
         {k: _without_placement(v) if k == "proofs" else v for k, v in claimed.items() if k not in skip},
@@ -473,6 +481,8 @@ def shard_differences(claimed: dict[str, Any], derived: dict[str, Any], members:
     for row in now.get("tenants") or []:
         classes = (rows.get(row["name"]) or {}).get("classes") or []
         missing = [c for c in row.get("classes") or [] if c not in classes]
+        if must_claim is not None and row["name"] in rows:
+            missing = [c for c in missing if c in must_claim]
         if missing:
             out.append(
                 f"changes.tenants: {row['name']} is {', '.join(missing)} on this shard's switches, "

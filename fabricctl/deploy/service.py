@@ -9,14 +9,22 @@ import contextlib
 import signal
 import threading
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from fabricctl.deploy.plan import Plan, PlanError, PlanFile, Prepared, make_plan, prepare, stale_reasons
+from fabricctl.deploy.plan import (
+    Plan,
+    PlanError,
+    PlanFile,
+    Prepared,
+    make_plan,
+    prepare,
+    stale_reasons,
+)
 from fabricctl.deploy.rack_expansion import expansion_proof
 from fabricctl.deploy.stages import Stages, quiet
-from fabricctl.platforms.push import normalize_running
+from fabricctl.platforms.push import normalize_running, running_hash
 from fabricctl.procs import paused_gc
 
 if TYPE_CHECKING:
@@ -298,15 +306,35 @@ class Claim:
     ref: RefFabric | None = None  # the fabric at the commit the plan was compared with
     members: set[str] | None = None  # a shard: only its switches are derived and compared
     allow_gpu_moves: bool = False  # --allow-gpu-moves on the apply command line
+    #: Switches an earlier run of this plan already brought to the plan (a killed shard's):
+    #: read back as planned, so this run does not push them again (recheck fills it in).
+    landed: list[str] = field(default_factory=list)
+    #: The earlier try of this plan that did not end cleanly (shards.unfinished_run): only then
+    #: may a switch read back changed since the plan count as landed.
+    resumes: str | None = None
 
 
 def recheck(claim: Claim, prepared: Prepared, fetched: dict[str, Fetched]) -> Plan:
     """The plan derived again from `prepared` and `fetched`, when the plan file says exactly
     that; else PlanError naming the first fields that differ (their JSON paths)."""
+    from fabricctl.deploy.disruption import DISRUPTIVE
     from fabricctl.deploy.plan import differences, shard_differences
 
     file, claimed = claim.file, claim.file.plan
-    reasons = stale_reasons(claimed, prepared, fetched)
+    # A switch a killed run of this plan already pushed reads back changed since the plan: it is
+    # resumed, not refused, when the plan derived now leaves nothing to push on it (below).
+    moved = {
+        n
+        for n, sp in claimed.switches.items()
+        if claim.resumes is not None
+        and sp.status == "changed"
+        and (got := fetched.get(n)) is not None
+        and got.text is not None
+        and running_hash(got.text) != sp.running_hash
+        and n in prepared.names
+    }
+    rest = replace(claimed, switches={n: sp for n, sp in claimed.switches.items() if n not in moved})
+    reasons = stale_reasons(rest, prepared, fetched)
     if reasons:
         raise PlanError("stale plan, not applied: " + "; ".join(reasons) + "; run 'fabricctl plan' again")
     # A switch the file says was read and that cannot be read now is not pushed (it fails at
@@ -319,14 +347,37 @@ def recheck(claim: Claim, prepared: Prepared, fetched: dict[str, Fetched]) -> Pl
         and sp.status != "unreachable"
     }
     members = claim.members
-    if unread:
-        members = (members if members is not None else set(prepared.names)) - unread
     scope = claimed.changes.get("scope")
     derived, moves = derive_plan(prepared, fetched, claimed.limit, claimed.prune, claim.ref, scope)
+    elsewhere = sorted(
+        n for n in moved if (sp := derived.switches.get(n)) is None or sp.status != "unchanged"
+    )
+    if elsewhere:
+        raise PlanError(
+            f"stale plan, not applied: switches.{elsewhere[0]}.running_hash: running config changed on "
+            f"{', '.join(elsewhere)} since the plan, and not to what the plan pushes; run 'fabricctl plan' again"
+        )
+    claim.landed = sorted(moved)
+    # A killed run of this plan may also leave its session open on a switch it was pushing: that
+    # switch is settled and pushed as planned (recover: only sessions the records prove ours).
+    settling = {
+        n
+        for n, sp in derived.switches.items()
+        if claim.resumes is not None
+        and sp.status == "pending"
+        and (was := claimed.switches.get(n)) is not None
+        and was.status == "changed"
+    }
+    if unread or moved or settling:
+        members = (members if members is not None else set(prepared.names)) - unread - moved - settling
     if derived.changed_since_commit is not None:  # the REF's name then (it may have moved since)
         derived.changed_since = claimed.changed_since
     now = derived.to_dict()
-    found = differences(file.data, now) if members is None else shard_differences(file.data, now, members)
+    found = (
+        differences(file.data, now)
+        if members is None
+        else shard_differences(file.data, now, members, must_claim=DISRUPTIVE if moved else None)
+    )
     if found:
         more = f" (and {len(found) - 5} more)" if len(found) > 5 else ""
         raise PlanError(
@@ -354,6 +405,26 @@ def locked(
 
     with fabric_lock(root, "apply", on_takeover=took_over, remote=shared_remote(root, lab), shard=shard):
         yield
+
+
+def lease_shard(
+    root: Path, lab: bool, shard: tuple[str, str], switches: Iterable[str], notify: Notify = _quiet
+) -> None:
+    """Lease the switches a shard will push, inside its run's shared lock on the remote (lock.py
+    `lease_switches`); without a remote the lock itself is whole-fabric and exclusive."""
+    from fabricctl.deploy.gitstate import shared_remote
+    from fabricctl.deploy.lock import lease_switches
+
+    remote = shared_remote(root, lab)
+    if remote is None:
+        return
+
+    def took_over(held: LockInfo) -> None:
+        notify(
+            f"warning: took over the switch leases of a stale shard ({held.describe()}): {held.why_stale()}\n"
+        )
+
+    lease_switches(remote, shard, switches, on_takeover=took_over)
 
 
 @dataclass
@@ -512,6 +583,11 @@ def apply_safely(
                     on_claim=lambda r: writer.write(r.to_dict()),
                 )  # fmt: skip
                 step.detail = ", ".join(f"{n} {k}" for k, n in report.counts().items()) or "nothing to do"
+            for name in claim.landed if claim is not None else []:
+                if (outcome := report.switches.get(name)) is not None and outcome.status == "unchanged":
+                    outcome.message = (
+                        "as planned already: read back with the plan's change in place, not pushed again"
+                    )
     except BaseException as exc:  # interrupted three times, a stale plan, a lost lab: still a record
         writer.close()
         report.stopped_reason = report.stopped_reason or f"stopped: {type(exc).__name__}: {exc}".rstrip(": ")

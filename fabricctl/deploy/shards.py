@@ -71,6 +71,12 @@ def check_group(group: str) -> None:
 
 def group_records(root: Path, shared: dict[str, str], group: str) -> list[dict[str, Any]]:
     """The records of run group `group`: on the remote (`shared`) and in this checkout."""
+    return [d for d in all_records(root, shared) if d.get("run_group") == group]
+
+
+def all_records(root: Path, shared: dict[str, str]) -> list[dict[str, Any]]:
+    """Every run record on the remote (`shared`) and in this checkout (this checkout's copy of a
+    run wins: it is the newer)."""
     from fabricctl.deploy.record import runs_dir
 
     texts = dict(shared)
@@ -84,15 +90,33 @@ def group_records(root: Path, shared: dict[str, str], group: str) -> list[dict[s
             data = json.loads(text)
         except ValueError:
             continue
-        if isinstance(data, dict) and data.get("run_group") == group:
+        if isinstance(data, dict):
             out.append(data)
     return out
 
 
+def unfinished_run(records: Iterable[dict[str, Any]], digest: str, shard: str) -> str | None:
+    """The run id of this plan's (`digest`) latest try on `shard` ('' for a whole apply) when that
+    try did not end cleanly (killed, stopped, or a switch failed, was skipped or rolled back): the
+    run an apply of the same plan resumes. None: no such try, or it finished cleanly."""
+    tries = [d for d in records if d.get("plan_hash") == digest and str(d.get("shard") or "") == shard]
+    if not tries:
+        return None
+    last = max(tries, key=lambda d: str(d.get("run_id", "")))
+    switches = last["switches"] if isinstance(last.get("switches"), dict) else {}
+    clean = last.get("state") == "finished" and not any(
+        isinstance(sw, dict) and sw.get("status") in (*BAD, "skipped") for sw in switches.values()
+    )
+    return None if clean else str(last.get("run_id", ""))
+
+
 def earlier_wave_problem(records: Iterable[dict[str, Any]], shard: str) -> str:
-    """Why `shard` must not start, given its group's records ('' when it may)."""
+    """Why `shard` must not start, given its group's records ('' when it may). Only each shard's
+    latest try counts: a killed or failed shard that ran again is judged by its new run."""
+    latest: dict[str, dict[str, Any]] = {}
     for data in sorted(records, key=lambda d: str(d.get("run_id", ""))):
-        other = str(data.get("shard", ""))
+        latest[str(data.get("shard", ""))] = data
+    for other, data in latest.items():
         if other == shard:
             continue  # this shard's own earlier try: running it again is the fix
         switches = data["switches"] if isinstance(data.get("switches"), dict) else {}

@@ -1,4 +1,5 @@
-"""`python -m fabricctl.lab --root DIR [--faults FILE]`: serve a lab in the foreground.
+"""`python -m fabricctl.lab --root DIR [--faults FILE] [--shard K/N --block CIDR]`: serve a lab (or
+one shard of a sharded lab, docs/lab.md) in the foreground.
 
 This is what `fabricctl lab up --detach` spawns. It writes `.fabricctl/lab/lab.json` once
 every port listens, removes it on SIGTERM/SIGINT, resets every device on SIGHUP, and re-cables the
@@ -16,17 +17,28 @@ import signal
 import sys
 import threading
 import time
+from ipaddress import IPv4Network
 from pathlib import Path
 
+from fabricctl.errors import StageError
+from fabricctl.lab.clock import LabClock
 from fabricctl.lab.fabric_state import Cabling
 from fabricctl.lab.faults import FaultFileError
-from fabricctl.lab.runtime import lab_json, reboot_request, recable_request, write_lab_json
-from fabricctl.lab.server import LabFabric
+from fabricctl.lab.runtime import lab_json, reboot_request, recable_request, shards_dir, write_lab_json
+from fabricctl.lab.server import LabFabric, address_block, env_time_scale
+from fabricctl.lab.shards import Shard
 
 
-async def serve(root: Path, faults: Path | None) -> None:
-    """Run until SIGTERM/SIGINT."""
-    fabric = LabFabric.from_inventory(root)
+async def serve(
+    root: Path,
+    faults: Path | None,
+    shard: Shard | None = None,
+    block: IPv4Network | None = None,
+    origin: float | None = None,
+) -> None:
+    """Run until SIGTERM/SIGINT (one shard of a sharded lab with `shard`)."""
+    clock = LabClock(scale=env_time_scale(), origin=origin)
+    fabric = LabFabric.from_inventory(root, shard=shard, block=block, clock=clock)
     if faults is not None:
         fabric.load_faults(faults)
     await fabric.serve_start()
@@ -70,7 +82,10 @@ async def serve(root: Path, faults: Path | None) -> None:
         await stop.wait()
     finally:
         await fabric.serve_stop()
-        lab_json(root).unlink(missing_ok=True)
+        if fabric.board is not None and shard is not None:
+            (shards_dir(root) / f"{shard.index}.json").unlink(missing_ok=True)
+        else:
+            lab_json(root).unlink(missing_ok=True)
 
 
 def ztp_agent(fabric: LabFabric, root: Path, counts: dict[str, int]) -> None:
@@ -104,10 +119,19 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m fabricctl.lab")
     parser.add_argument("--root", type=Path, default=Path("."))
     parser.add_argument("--faults", type=Path, default=None)
+    parser.add_argument("--shard", default=None, help="K/N: serve shard K of N (lab/shards.py)")
+    parser.add_argument(
+        "--block", default=None, help="the /16 (or smaller) the switches' addresses come from"
+    )
+    parser.add_argument(
+        "--origin", type=float, default=None, help="calendar time of lab second 0 (shards share it)"
+    )
     args = parser.parse_args(argv)
     try:
-        asyncio.run(serve(args.root, args.faults))
-    except (FaultFileError, FileNotFoundError, ValueError) as exc:
+        shard = Shard.parse(args.shard) if args.shard else None
+        block = address_block(args.block) if args.block else None
+        asyncio.run(serve(args.root, args.faults, shard, block, args.origin))
+    except (FaultFileError, FileNotFoundError, ValueError, StageError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1
     return 0

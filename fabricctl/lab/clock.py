@@ -36,15 +36,17 @@ class Timer:
 class LabClock:
     """Lab time in seconds since the lab started; `manual` clocks move only on `advance`."""
 
-    def __init__(self, scale: float = 1.0, manual: bool = False) -> None:
+    def __init__(self, scale: float = 1.0, manual: bool = False, origin: float | None = None) -> None:
         if not scale > 0:
             raise ValueError(f"lab time scale must be above 0, not {scale}")
         self.scale = scale
         self.manual = manual
-        self._start = time.monotonic()
+        wall = time.time()
         #: The calendar time at lab second 0: a switch's `show clock` / `display clock` reads
         #: origin + now(), so a commit timer and the clock a client reads run on the same time.
-        self.origin = time.time()
+        #: The shards of one lab share theirs (`origin`), so their lab times agree.
+        self.origin = wall if origin is None else origin
+        self._start = time.monotonic() - (wall - self.origin)
         self._now = 0.0  # manual clocks only
         self._timers: list[Timer] = []
         self._seq = itertools.count()

@@ -11,15 +11,16 @@ import hashlib
 import json
 import re
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from ipaddress import IPv4Address, IPv4Interface
 from typing import Any
 
 from fabricctl.lab.clock import LabClock
 from fabricctl.lab.config_tree import Node
 from fabricctl.lab.editor import Editor
 from fabricctl.lab.fabric_state import Cabling, FabricState
-from fabricctl.lab.factory import DeviceSpec, factory_text, hardware_text
-from fabricctl.lab.facts import DeviceFacts
+from fabricctl.lab.factory import DeviceSpec, factory_text, hardware_text, mgmt_gateway
+from fabricctl.lab.facts import DeviceFacts, facts_from_data, facts_to_data
 from fabricctl.lab.faults import COUNTER_FAULTS, Faults
 from fabricctl.lab.grammar import Grammar
 from fabricctl.lab.nos import LabNos, lab_nos
@@ -34,6 +35,9 @@ ZTP_DONE = "ztp-done"  # written once the switch booted by ZTP (what it fetched,
 #: The system ECMP cap the switch booted with ("null": none); Comware applies `max-ecmp-num` only
 #: at boot (reference source h3c-s6520x-ecmp), so it is kept apart from running.
 BOOTED_ECMP = "booted-ecmp-cap"
+#: What the running config says (facts.facts_to_data), written after it: the switch's neighbours
+#: (in this lab process or another shard's) and its next start read it instead of the config.
+FACTS = "facts.json"
 
 
 @dataclass
@@ -66,6 +70,8 @@ class LabDevice:
     _startup: str | None = None
     _files: dict[str, str] | None = None
     _booted_ecmp: tuple[int | None] | None = None
+    #: Called after the switch stored new facts (a sharded lab tells the other shards).
+    on_publish: Callable[[LabDevice], None] | None = None
 
     @property
     def name(self) -> str:
@@ -196,6 +202,8 @@ class LabDevice:
         self._booted_ecmp = None
         self.boot = self.clock.now()
         self.log.clear()
+        self.generation += 1  # the cap it booted with is a fact too
+        self.publish()
 
     @property
     def startup(self) -> str:
@@ -227,14 +235,29 @@ class LabDevice:
         """Called after every change to running (crash keeps the latest config)."""
         self.generation += 1
         self.store.write(self.name, RUNNING, self.running_text())
+        self.publish()
 
     def facts(self) -> DeviceFacts:
-        """What the running config says about ports, BGP and the VTEP (re-read only after a change)."""
+        """What the running config says about ports, BGP and the VTEP (re-read only after a change).
+        A switch nobody has logged in to yet answers without building its running tree: from the
+        facts it stored with its config, or its factory config's (resting_facts)."""
         if self._facts is None or self._facts[0] != self.generation:
-            facts = self._read_facts(self.running)
-            facts.ecmp_cap = self.booted_ecmp_cap
+            resting = resting_facts(self.spec, self.store) if self._running is None else None
+            if resting is not None:
+                facts = resting
+            else:
+                facts = self._read_facts(self.running)
+                facts.ecmp_cap = self.booted_ecmp_cap
             self._facts = (self.generation, facts)
         return self._facts[1]
+
+    def publish(self) -> None:
+        """Store the facts of the config just persisted, for whoever derives the fabric's state
+        without this switch's tree (another shard, the next start)."""
+        if self.store.directory is not None:
+            self.store.write(self.name, FACTS, json.dumps(facts_to_data(self.facts()), separators=(",", ":")))
+        if self.on_publish is not None:
+            self.on_publish(self)
 
     def set_running(self, tree: Node) -> None:
         """Replace running in place (open editors keep a valid root) and persist."""
@@ -285,6 +308,7 @@ class LabDevice:
         self.generation += 1
         self.ztp_waiting = self.spec.ztp
         _ = self.running, self.startup
+        self.publish()
 
 
 def _insert_port(tree: Node, port: Node, before: list[str], after: list[str]) -> None:
@@ -296,3 +320,87 @@ def _insert_port(tree: Node, port: Node, before: list[str], after: list[str]) ->
     items = list(tree.children.items())
     items.insert(at, (port.text, port.copy()))
     tree.children = dict(items)
+
+
+def resting_facts(spec: DeviceSpec, store: StateStore) -> DeviceFacts | None:
+    """The facts of a switch whose running tree is not loaded: those stored with its running
+    config when they are at least as new (FACTS), else its factory config's when it has no stored
+    config at all (no file: it never booted here, or was reset); None when only reading its
+    stored config can tell."""
+    directory = store.directory
+    if directory is not None:
+        folder = directory / spec.name
+        try:
+            running = (folder / RUNNING).stat().st_mtime_ns
+        except OSError:
+            running = None
+        if running is not None:
+            try:
+                if (folder / FACTS).stat().st_mtime_ns >= running:
+                    return facts_from_data(json.loads((folder / FACTS).read_text(encoding="utf-8")))
+            except (OSError, ValueError, KeyError, TypeError):
+                pass
+            return None
+        if (folder / BOOTED_ECMP).is_file() or (folder / STARTUP).is_file():
+            return None  # a saved config or boot state of its own: read it
+    return factory_facts(spec)
+
+
+#: Specs whose factory facts are read once and given to every switch of the same kind.
+_TEMPLATE_NAME, _TEMPLATE_IP = "lab-factory-template", "192.0.2.123"
+_FACTORY: dict[tuple[str, str, int, bool], tuple[DeviceFacts, bool]] = {}
+
+
+def factory_facts(spec: DeviceSpec) -> DeviceFacts:
+    """What a switch's factory config says, without reading it: the facts of one factory config
+    per platform, model, port count and ZTP state, given this switch's name and management
+    address. The first switch of each kind is also read in full and compared; where the two
+    differ (a NOS whose factory config says more about the switch), every switch is read."""
+    key = (spec.platform, spec.model, spec.ports, spec.ztp)
+    found = _FACTORY.get(key)
+    if found is None:
+        template = _read_factory(
+            DeviceSpec(_TEMPLATE_NAME, spec.platform, _TEMPLATE_IP, spec.model, spec.ports, ztp=spec.ztp)
+        )
+        same = facts_to_data(_personal(template, spec)) == facts_to_data(_read_factory(spec))
+        found = _FACTORY[key] = (template, same)
+    template, same = found
+    return _personal(template, spec) if same else _read_factory(spec)
+
+
+def _read_factory(spec: DeviceSpec) -> DeviceFacts:
+    nos = lab_nos(spec.platform)
+    text = factory_text(spec)
+    tree = nos.parse_config(text) if nos.parse_config is not None else _load(spec.platform, text)
+    facts = nos.read_facts(spec.name, tree)
+    facts.platform, facts.model = spec.platform, spec.model
+    return facts
+
+
+def _load(platform: str, text: str) -> Node:
+    root = Node("", block=True)
+    Editor(reference(platform).grammar, root).load(text)
+    return root
+
+
+def _personal(template: DeviceFacts, spec: DeviceSpec) -> DeviceFacts:
+    """The template's facts for `spec`: its name and management address; the rest is shared
+    (facts are never changed once read)."""
+    ip, gateway = IPv4Address(_TEMPLATE_IP), IPv4Address(mgmt_gateway(_TEMPLATE_IP))
+    mine = IPv4Address(spec.mgmt_ip)
+    ports = dict(template.ports)
+    for name, port in template.ports.items():
+        if any(a.ip == ip for a in port.addresses):
+            ports[name] = replace(
+                port,
+                addresses=[
+                    IPv4Interface(f"{mine}/{a.network.prefixlen}") if a.ip == ip else a
+                    for a in port.addresses
+                ],
+            )
+    static = [
+        (vrf, prefix, IPv4Address(mgmt_gateway(spec.mgmt_ip)) if hop == gateway else hop)
+        for vrf, prefix, hop in template.static
+    ]
+    hostname = spec.name if template.hostname == _TEMPLATE_NAME else template.hostname
+    return replace(template, hostname=hostname, ports=ports, static=static, _owned=None)

@@ -23,6 +23,9 @@ class DeviceSpec:
     mac: str = ""  # the management port's MAC (racks/<rack>.yaml): what DHCP knows the switch by
     serial: str = ""  # the serial number the switch reports (its rack file's; else one derived from its name)
     ztp: bool = False  # delivered factory-default: no config until it boots by ZTP (lab/ztp.py)
+    #: The failure domain it belongs to ("pod:3", "plane:7"; "" for none): a sharded lab keeps
+    #: each together on one shard (lab/shards.py).
+    domain: str = ""
 
     def __post_init__(self) -> None:
         try:

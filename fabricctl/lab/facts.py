@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from ipaddress import IPv4Address, IPv4Interface, IPv4Network
+from typing import Any
 
 from fabricctl.lab.config_tree import Node
 
@@ -113,3 +114,139 @@ def add_static(facts: DeviceFacts, vrf: str, prefix: str, next_hop: str) -> None
     hop = parse_ip(next_hop)
     if hop is not None:
         facts.static.append((vrf, IPv4Network(prefix, strict=False), hop))
+
+
+# --- as plain data: what a lab shard publishes about the switches it serves -----------------------
+
+
+def _ends(key: tuple[str, str]) -> list[str]:
+    return [key[0], key[1]]
+
+
+def _pair(item: object) -> tuple[str, str]:
+    if not (isinstance(item, list) and len(item) == 2 and all(isinstance(x, str) for x in item)):
+        raise ValueError(f"not a [kind, name] pair: {item!r}")
+    return item[0], item[1]
+
+
+def facts_to_data(facts: DeviceFacts) -> dict[str, object]:
+    """`facts` as JSON-ready data (`facts_from_data` reads it back, equal)."""
+    return {
+        "hostname": facts.hostname,
+        "platform": facts.platform,
+        "model": facts.model,
+        "ports": [
+            [
+                p.name,
+                p.admin_up,
+                p.description,
+                [str(a) for a in p.addresses],
+                p.vrf,
+                p.routed,
+                p.pfc,
+                list(p.no_drop),
+                _ends(p.segment) if p.segment is not None else None,
+                p.mtu,
+                p.speed,
+            ]
+            for p in facts.ports.values()
+        ],
+        "asn": facts.asn,
+        "router_id": str(facts.router_id) if facts.router_id is not None else None,
+        "peers": [
+            [
+                str(p.ip),
+                p.remote_as,
+                p.description,
+                sorted(p.families),
+                p.bfd,
+                p.send_community,
+                p.gshut,
+                p.prepend,
+                p.local_pref_in,
+            ]
+            for p in facts.peers.values()
+        ],
+        "vtep": str(facts.vtep) if facts.vtep is not None else None,
+        "vnis": [[vni, *_ends(owner)] for vni, owner in facts.vnis.items()],
+        "route_targets": [
+            [*_ends(owner), sorted(imports), sorted(exports)]
+            for owner, (imports, exports) in facts.route_targets.items()
+        ],
+        "networks": [str(n) for n in facts.networks],
+        "redistributed": sorted(facts.redistributed),
+        "static": [[vrf, str(prefix), str(hop)] for vrf, prefix, hop in facts.static],
+        "max_paths": facts.max_paths,
+        "multipath_relax": facts.multipath_relax,
+        "ecmp_cap": facts.ecmp_cap,
+        "honors_gshut": facts.honors_gshut,
+        "rds": facts.rds,
+        "segment_rds": [[*_ends(k), v] for k, v in facts.segment_rds.items()],
+        "gateways": [[*_ends(k), v] for k, v in facts.gateways.items()],
+        "segment_names": [[*_ends(k), v] for k, v in facts.segment_names.items()],
+    }
+
+
+def facts_from_data(data: dict[str, Any]) -> DeviceFacts:
+    """DeviceFacts from `facts_to_data`'s output; ValueError (or KeyError/TypeError) when it is
+    not that shape: the caller treats such a file as absent."""
+    facts = DeviceFacts(
+        hostname=str(data["hostname"]),
+        platform=str(data["platform"]),
+        model=str(data["model"]),
+        asn=_int_or_none(data["asn"]),
+        router_id=IPv4Address(data["router_id"]) if data["router_id"] is not None else None,
+        vtep=IPv4Address(data["vtep"]) if data["vtep"] is not None else None,
+        max_paths=int(data["max_paths"]),
+        multipath_relax=bool(data["multipath_relax"]),
+        ecmp_cap=_int_or_none(data["ecmp_cap"]),
+        honors_gshut=bool(data["honors_gshut"]),
+    )
+    for name, up, desc, addresses, vrf, routed, pfc, no_drop, segment, mtu, speed in data["ports"]:
+        facts.ports[name] = PortFacts(
+            str(name),
+            bool(up),
+            str(desc),
+            [IPv4Interface(a) for a in addresses],
+            str(vrf),
+            bool(routed),
+            bool(pfc),
+            tuple(int(p) for p in no_drop),
+            _pair(segment) if segment is not None else None,
+            _int_or_none(mtu),
+            _int_or_none(speed),
+        )
+    for ip, remote_as, desc, families, bfd, community, gshut, prepend, local_pref in data["peers"]:
+        address = IPv4Address(ip)
+        facts.peers[address] = PeerFacts(
+            address,
+            _int_or_none(remote_as),
+            str(desc),
+            set(families),
+            bool(bfd),
+            bool(community),
+            bool(gshut),
+            int(prepend),
+            _int_or_none(local_pref),
+        )
+    facts.vnis = {int(vni): (str(kind), str(name)) for vni, kind, name in data["vnis"]}
+    facts.route_targets = {
+        (str(kind), str(name)): (set(imports), set(exports))
+        for kind, name, imports, exports in data["route_targets"]
+    }
+    facts.networks = [IPv4Network(n) for n in data["networks"]]
+    facts.redistributed = set(data["redistributed"])
+    facts.static = [(str(vrf), IPv4Network(p), IPv4Address(h)) for vrf, p, h in data["static"]]
+    facts.rds = {str(k): str(v) for k, v in data["rds"].items()}
+    facts.segment_rds = {(str(a), str(b)): str(v) for a, b, v in data["segment_rds"]}
+    facts.gateways = {(str(a), str(b)): str(v) for a, b, v in data["gateways"]}
+    facts.segment_names = {(str(a), str(b)): str(v) for a, b, v in data["segment_names"]}
+    return facts
+
+
+def _int_or_none(value: object) -> int | None:
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise ValueError(f"not a number: {value!r}")
+    return value

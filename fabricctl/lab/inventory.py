@@ -22,9 +22,19 @@ def specs_from_inventory(root: Path) -> list[DeviceSpec]:
             mac=racked[name][0] if name in racked else "",
             serial=racked[name][1] if name in racked else "",
             ztp=name in racked,
+            domain=_domain(host.get("pod"), host.get("plane")),
         )
         for name, host in load_inventory(Path(root)).hosts.items()
     ]
+
+
+def _domain(pod: object, plane: object) -> str:
+    """A leaf's or spine's pod, a super-spine's plane (what a sharded lab keeps together)."""
+    if isinstance(pod, int) and not isinstance(pod, bool):
+        return f"pod:{pod}"
+    if isinstance(plane, int) and not isinstance(plane, bool):
+        return f"plane:{plane}"
+    return ""
 
 
 def rack_switches(root: Path) -> dict[str, tuple[str, str]]:

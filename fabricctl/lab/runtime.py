@@ -72,8 +72,15 @@ def reboot_request(root: Path) -> Path:
     return lab_dir(root) / "reboot.json"
 
 
+def shards_dir(root: Path) -> Path:
+    """Where the shards of a sharded lab say where they listen (`K.json`) and what changed on
+    their switches (`K.state.json`)."""
+    return lab_dir(root) / "shards"
+
+
 def write_lab_json(root: Path, fabric: Any, extra: dict[str, Any] | None = None) -> None:
-    """Record the running lab `fabric` (a LabFabric; atomic, so readers never see half a file)."""
+    """Record the running lab `fabric` (a LabFabric; atomic, so readers never see half a file):
+    `lab.json`, or a shard's `shards/K.json`."""
     from fabricctl.lab.tls import certificate_pem
 
     data = {
@@ -84,19 +91,76 @@ def write_lab_json(root: Path, fabric: Any, extra: dict[str, Any] | None = None)
         "tls_certificate": certificate_pem().decode(),
         **(extra or {}),
     }
-    write_file(lab_json(root), json.dumps(data, indent=2) + "\n", within=Path(root))
+    shard = getattr(fabric, "shard", None)
+    if shard is not None and shard.count > 1:
+        data.update(shard=shard.label(), switches=len(fabric.order))
+        path = shards_dir(root) / f"{shard.index}.json"
+    else:
+        path = lab_json(root)
+    write_file(path, json.dumps(data, indent=2) + "\n", within=Path(root))
+
+
+#: What a sharded lab's merged lab.json adds up over its shards (the fewest: every shard did it).
+COUNTERS = ("resets", "recables", "reboots")
 
 
 def running_lab(root: Path) -> dict[str, Any] | None:
-    """The lab.json of a live detached lab for this root, else None."""
+    """The lab.json of a live detached lab for this root, else None. A sharded lab's is the
+    shards' merged: every switch any live shard serves (in inventory order), `pids` and
+    `shards` ({"shard": "K/N", "pid", "devices"} each), `complete` when every shard runs."""
     path = lab_json(root)
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError):
-        return None
+        return _running_shards(root)
     if not isinstance(data, dict) or not pid_alive(int(data.get("pid", 0))):
-        return None
+        return _running_shards(root)
     return data
+
+
+def _running_shards(root: Path) -> dict[str, Any] | None:
+    folder = shards_dir(root)
+    found = []
+    for path in sorted(folder.glob("*.json")) if folder.is_dir() else []:
+        if not path.stem.isdigit():
+            continue
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            continue
+        if (
+            isinstance(data, dict)
+            and isinstance(data.get("shard"), str)
+            and pid_alive(int(data.get("pid", 0)))
+        ):
+            found.append(data)
+    if not found:
+        return None
+    found.sort(key=lambda d: int(d["shard"].split("/")[0]))
+    count = int(found[0]["shard"].split("/")[1])
+    devices = sorted((d for data in found for d in data["devices"]), key=lambda d: _address_key(d["host"]))
+    merged: dict[str, Any] = {
+        "pid": found[0]["pid"],
+        "pids": [d["pid"] for d in found],
+        "root": found[0]["root"],
+        "devices": devices,
+        "tls_certificate": found[0].get("tls_certificate"),
+        "shards": [{"shard": d["shard"], "pid": d["pid"], "devices": len(d["devices"])} for d in found],
+        "complete": len(found) == count and all(d["shard"].endswith(f"/{count}") for d in found),
+        "ztp_waiting": sorted({n for d in found for n in d.get("ztp_waiting", [])}),
+        "recabled": sorted({tuple(e) for d in found for e in d.get("recabled", [])}),
+    }
+    for counter in COUNTERS:
+        merged[counter] = min(int(d.get(counter, 0)) for d in found)
+    merged["recabled"] = [list(e) for e in merged["recabled"]]
+    return merged
+
+
+def _address_key(host: str) -> tuple[int, ...]:
+    try:
+        return tuple(int(x) for x in host.split("."))
+    except ValueError:
+        return (1 << 16,)
 
 
 def endpoints_from_json(data: dict[str, Any]) -> dict[str, Endpoint]:

@@ -30,8 +30,10 @@ from fabricctl.lab.dialect import CliError, CliSession, Disconnect, Logout, Rebo
 from fabricctl.lab.editor import Editor
 from fabricctl.lab.fabric_state import Cabling, FabricState
 from fabricctl.lab.factory import DeviceSpec
+from fabricctl.lab.facts import DeviceFacts
 from fabricctl.lab.faults import COUNTER_FAULTS, Faults, load_faults
 from fabricctl.lab.runtime import GNMI_PORT, Endpoint, lab_credentials
+from fabricctl.lab.shards import Board, Remote, Shard, assign
 from fabricctl.lab.state import StateStore, lab_dir
 from fabricctl.lab.tls import server_context
 from fabricctl.lab.traffic import WORKLOAD_PPS, Workload
@@ -65,6 +67,35 @@ def _blocks(seed: str) -> Iterator[IPv4Network]:
 
 
 _SECOND_OCTETS = range(64, 254)
+
+
+def address_block(text: str) -> IPv4Network:
+    """`--block`: the IPv4 block the lab's switches take their addresses from, in inventory
+    order (a /16 of 127.0.0.0/8 by default; on several hosts, one every host routes to)."""
+    try:
+        block = IPv4Network(text)
+    except ValueError:
+        raise StageError(f"--block {text!r}: allowed an IPv4 network such as 127.77.0.0/16") from None
+    if block.prefixlen > 28:
+        raise StageError(f"--block {text}: allowed a network of /28 or larger")
+    return block
+
+
+def first_block(seed: str) -> IPv4Network:
+    """The /16 a lab of this seed (its fabric root) takes when nothing else listens there."""
+    return next(_blocks(seed))
+
+
+def free_block(seed: str, port: int) -> IPv4Network:
+    """The first of the seed's blocks whose first address has `port` free (what the shards of
+    one lab, started together, are all given)."""
+    for block in _blocks(seed):
+        try:
+            _probe(str(block[1]), port)
+        except OSError:
+            continue
+        return block
+    raise StageError(f"no free loopback block for the lab: port {port} is taken on all of 127.64-253.x.x")
 
 
 def gnmi_servers(state: Callable[[], FabricState]) -> Any:
@@ -234,6 +265,8 @@ class LabFabric:
         faults: dict[str, Faults] | None = None,
         seed: str | None = None,
         cabling: Cabling | None = None,
+        shard: Shard | None = None,
+        block: IPv4Network | None = None,
     ) -> None:
         self.seed = seed if seed is not None else uuid.uuid4().hex  # a fabric root: stable endpoints
         self.ssh_port = _port("FABRICCTL_LAB_SSH_PORT", 20022)
@@ -241,8 +274,29 @@ class LabFabric:
         self.gnmi_port = _port("FABRICCTL_LAB_GNMI_PORT", GNMI_PORT)
         self.clock = clock if clock is not None else LabClock(scale=env_time_scale())
         self.store = StateStore(state_dir)
+        specs = list(specs)
+        #: Every switch of the fabric in inventory order (its address is block[position + 1]).
+        self.order = {s.name: i for i, s in enumerate(specs)}
+        self.shard = shard
+        self.block = block
+        mine = {s.name for s in specs}
+        self.remote: dict[str, Remote] = {}
+        self.board: Board | None = None
+        if shard is not None and shard.count > 1:
+            if state_dir is None:
+                raise StageError("a sharded lab needs a state folder its shards share")
+            split = assign(specs, shard.count)
+            mine = set(split[shard.index - 1])
+            self.remote = {
+                s.name: Remote(s, k + 1)
+                for k, names in enumerate(split)
+                for s in specs
+                if s.name in names and s.name not in mine
+            }
+            self.board = Board(state_dir.parent / "shards", shard, self.remote)
+        #: The switches this process serves (all of them unless it is one shard of several).
         self.devices: dict[str, LabDevice] = {
-            s.name: LabDevice(s, self.store, clock=self.clock) for s in specs
+            s.name: LabDevice(s, self.store, clock=self.clock) for s in specs if s.name in mine
         }
         for name, f in (faults or {}).items():
             self._dev(name).faults = f
@@ -253,6 +307,9 @@ class LabFabric:
         self._workload: Workload | None = None  # tenants at work (set_workload)
         for dev in self.devices.values():
             dev.fabric_state = self.state
+            if self.board is not None:
+                dev.on_publish = self._publish_soon
+        self._publish_pending = False
         self._addresses: dict[str, str] = {}
         self._servers: dict[str, list[Any]] = {}
         self._loop: asyncio.AbstractEventLoop | None = None
@@ -266,7 +323,9 @@ class LabFabric:
     # --- construction ---------------------------------------------------------------------
     @classmethod
     def from_inventory(cls, root: Path, **kwargs: Any) -> LabFabric:
-        """Devices from `<root>/inventory` (Nornir SimpleInventory); state under root."""
+        """Devices from `<root>/inventory` (Nornir SimpleInventory); state under root. With
+        `shard=Shard(k, n)` it serves shard k's switches and derives the others' state from what
+        their shards publish under `<root>/.fabricctl/lab/shards/`."""
         from fabricctl.lab.inventory import specs_from_inventory
 
         kwargs.setdefault("state_dir", lab_dir(root) / "state")
@@ -292,10 +351,13 @@ class LabFabric:
         self._stopped = asyncio.Event()
         self._key = asyncssh.generate_private_key("ssh-ed25519")
         self._gnmi = gnmi_servers(self.state)
-        for block in _blocks(self.seed):
-            if len(self.devices) >= block.num_addresses - 2:
+        if self.board is not None:
+            self._publish()  # the other shards learn this one's epoch (and faults) from the start
+        fixed = self.block is not None or self.board is not None  # every shard must agree on it
+        for block in [self.block] if self.block is not None else _blocks(self.seed):
+            if len(self.order) >= block.num_addresses - 2:
                 raise StageError(f"a lab serves at most {block.num_addresses - 2} devices")
-            self._addresses = {name: str(block[i + 1]) for i, name in enumerate(self.devices)}
+            self._addresses = {name: str(block[self.order[name] + 1]) for name in self.devices}
             try:
                 for dev in self.devices.values():
                     if not dev.faults.unreachable and not dev.ztp_waiting:
@@ -308,6 +370,11 @@ class LabFabric:
                     raise
                 for name in list(self._servers):  # another lab holds this block: try the next
                     await self._unlisten(name)
+                if fixed:
+                    raise StageError(
+                        f"the lab's address block {block} is taken (port {self.ssh_port}, {self._addresses.get(next(iter(self.devices), ''), '')}): "
+                        "another lab listens there; give each lab its own block (--block)"
+                    ) from None
         raise StageError(
             f"no free loopback block for the lab: ports {self.ssh_port}/{self.eapi_port}/{self.gnmi_port} are "
             "taken on all of 127.64-253.x.x (set FABRICCTL_LAB_SSH_PORT / FABRICCTL_LAB_EAPI_PORT / "
@@ -453,8 +520,11 @@ class LabFabric:
         return self.call(self._derive_state)
 
     def _derive_state(self) -> FabricState:
+        if self.board is not None:
+            self.board.refresh()
         key = (
             self.cabling.version,
+            self.board.version if self.board is not None else 0,
             tuple(
                 (
                     d.generation,
@@ -468,18 +538,24 @@ class LabFabric:
             ),
         )
         if self._state is None or self._state[0] != key:
-            self._state = (
-                key,
-                FabricState(
-                    {n: d.facts() for n, d in self.devices.items()},
-                    self.cabling,
-                    {n: set(d.faults.links_down) for n, d in self.devices.items()},
-                    {n: set(d.faults.bgp_down) for n, d in self.devices.items()},
-                    {n: d.storms() for n, d in self.devices.items()},
-                    {n: d.onsets() for n, d in self.devices.items()},
-                    {n: d.boot for n, d in self.devices.items()},
-                ),
-            )
+            facts: dict[str, DeviceFacts] = {}
+            links_down: dict[str, set[str]] = {}
+            bgp_down: dict[str, set[str]] = {}
+            storms: dict[str, dict[str, float]] = {}
+            onsets: dict[str, dict[str, dict[str, float]]] = {}
+            boots: dict[str, float] = {}
+            for name in self.order:  # inventory order, in every shard: the same derived state
+                dev = self.devices.get(name)
+                if dev is not None:
+                    facts[name] = dev.facts()
+                    links_down[name], bgp_down[name] = set(dev.faults.links_down), set(dev.faults.bgp_down)
+                    storms[name], onsets[name], boots[name] = dev.storms(), dev.onsets(), dev.boot
+                    continue
+                other = self.remote[name]
+                facts[name] = other.facts(self.store)
+                links_down[name], bgp_down[name] = set(other.links_down), set(other.bgp_down)
+                storms[name], onsets[name], boots[name] = dict(other.storms), dict(other.onsets), other.boot
+            self._state = (key, FabricState(facts, self.cabling, links_down, bgp_down, storms, onsets, boots))
         state = self._state[1]
         if self._workload is not None:
             self._workload.follow(state, self.clock.now())
@@ -498,11 +574,52 @@ class LabFabric:
 
         self.call(start)
 
+    # --- shards -----------------------------------------------------------------------------
+    def _publish_soon(self, dev: LabDevice | None = None) -> None:
+        """Tell the other shards, once per burst of changes (on the lab loop), what changed here."""
+        loop = self._loop
+        if loop is None or not loop.is_running() or threading.current_thread() is not self._loop_thread:
+            self._publish()
+            return
+        if not self._publish_pending:
+            self._publish_pending = True
+            loop.call_soon(self._publish)
+
+    def _publish(self) -> None:
+        self._publish_pending = False
+        if self.board is None:
+            return
+        entries: dict[str, dict[str, Any]] = {}
+        for name, dev in self.devices.items():
+            f = dev.faults
+            entry: dict[str, Any] = {
+                "generation": dev.generation,
+                "boot": dev.boot,
+                "links_down": sorted(f.links_down),
+                "bgp_down": sorted(f.bgp_down),
+                "storms": dev.storms(),
+                "onsets": {k: v for k, v in dev.onsets().items() if v},
+            }
+            if (
+                dev.generation
+                or dev.boot
+                or any(entry[k] for k in ("links_down", "bgp_down", "storms", "onsets"))
+            ):
+                entries[name] = entry
+        self.board.publish(entries)
+
+    def serves(self, name: str) -> bool:
+        """Whether this process serves `name` (a shard serves some of the fabric's switches)."""
+        return name in self.devices
+
     def recable(self, plan: Cabling, switches: Iterable[str] | None = None) -> list[tuple[str, str]]:
         """Re-cable the racks of `switches` (every switch when None) as `plan` says, e.g. the
         inventory's cabling after a 2 x 200G breakout: breakout cables in, a 200G leg per lane.
         Returns the switch ports whose cable changed (they flap)."""
-        names = set(self.devices) if switches is None else {self._dev(n).name for n in switches}
+        names = set(self.order) if switches is None else {n for n in switches if n in self.order}
+        unknown = sorted(set(switches or ()) - names)
+        if unknown:
+            raise KeyError(f"no lab device named {unknown[0]!r}")
         return self.call(lambda: self.cabling.recable(plan, names))
 
     def swap_cables(self, a: tuple[str, str], b: tuple[str, str]) -> None:
@@ -521,6 +638,8 @@ class LabFabric:
         dev.faults = new
         dev.storms()  # a storm is counted from now
         dev.onsets()  # and so is every counter fault
+        if self.board is not None:
+            self._publish_soon()
         if new.unreachable != was_unreachable and self._addresses:
             if new.unreachable:
                 self._acall(lambda: self._unlisten(name))
@@ -542,9 +661,11 @@ class LabFabric:
             self.set_faults(name, Faults())
 
     def load_faults(self, path: Path) -> None:
-        """Apply a fault file (see faults.py for the format)."""
-        for name, f in load_faults(path, set(self.devices)).items():
-            self.set_faults(name, f)
+        """Apply a fault file (see faults.py for the format); a shard applies its own switches'
+        faults (the others' shards publish theirs)."""
+        for name, f in load_faults(path, set(self.order)).items():
+            if name in self.devices:
+                self.set_faults(name, f)
 
     def ztp_waiting(self) -> list[str]:
         """The switches still in their auto-configuration (factory-default, not listening)."""
@@ -572,10 +693,17 @@ class LabFabric:
     def reboot(self, switches: Iterable[str] | None = None) -> list[str]:
         """Reload `switches` (every switch when None) from their startup-config: what a switch
         applies only at boot (max-ecmp-num) takes its saved value. Returns the names rebooted."""
-        names = list(self.devices) if switches is None else [self._dev(n).name for n in switches]
+        names = list(self.devices) if switches is None else [n for n in switches if self._known(n)]
         for n in names:
             self.call(self.devices[n].reboot)
         return names
+
+    def _known(self, name: str) -> bool:
+        """Whether `name` is served here; KeyError for no switch of the fabric (another shard's
+        switch is that shard's to change)."""
+        if name not in self.order:
+            raise KeyError(f"no lab device named {name!r}")
+        return name in self.devices
 
     def reset(self, name: str | None = None) -> None:
         """Restore factory state for one device or all."""

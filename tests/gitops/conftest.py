@@ -20,6 +20,7 @@ from fabricctl.compile.build import compile_fabric
 from fabricctl.deploy.fetch import Fetched
 from fabricctl.deploy.plan import Plan
 from fabricctl.deploy.service import build_plan
+from fabricctl.lab import LabClock, LabFabric
 from fabricctl.lab.factory import factory_text
 from fabricctl.lab.inventory import specs_from_inventory
 from tests.conftest import REFERENCE, copy_fabric
@@ -160,3 +161,30 @@ def chromium() -> str | None:
         if os.access(path, os.X_OK):
             return path
     return shutil.which("chromium") or shutil.which("chromium-browser")
+
+
+@pytest.fixture
+def remote_lab(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[Path, LabFabric]]:
+    """A 2-pod EOS fabric committed in a repository whose remote (a bare one) holds the lock and
+    the records, and its lab in-process on a frozen clock: what sharded applies run against."""
+    from fabricctl.deploy import gitstate
+    from fabricctl.lab.runtime import lab_json, write_lab_json
+    from tests.test_multipod import make_fabric
+
+    for key, value in GIT_ENV.items():
+        monkeypatch.setenv(key, value)
+    monkeypatch.setenv(gitstate.ENV, "origin")
+    monkeypatch.delenv("FABRICCTL_LAB_USERNAME", raising=False)
+    monkeypatch.delenv("FABRICCTL_LAB_PASSWORD", raising=False)
+    root = make_fabric(tmp_path / "fabric", "eos")
+    (root / ".gitignore").write_text(".fabricctl/\n")
+    git(tmp_path, "init", "-q", "--bare", "-b", "main", "remote.git")
+    git(root, "init", "-q", "-b", "main")
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", "fabric", "-m", "Ticket: NET-77")
+    git(root, "remote", "add", "origin", str(tmp_path / "remote.git"))
+    lab = LabFabric.from_inventory(root, clock=LabClock.frozen())
+    with lab:
+        write_lab_json(root, lab)
+        yield root, lab
+        lab_json(root).unlink(missing_ok=True)

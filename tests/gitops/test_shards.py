@@ -5,41 +5,20 @@ after an earlier wave failed."""
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from fabricctl.deploy import gitstate
-from fabricctl.lab import LabClock, LabFabric
-from fabricctl.lab.runtime import lab_json, write_lab_json
+from fabricctl.lab import LabFabric
 from tests.conftest import run_cli
-from tests.test_multipod import make_fabric
-
-from .conftest import GIT_ENV, git
 
 pytestmark = pytest.mark.lab
 
 
 @pytest.fixture
-def fabric(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
-    for key, value in GIT_ENV.items():
-        monkeypatch.setenv(key, value)
-    monkeypatch.setenv(gitstate.ENV, "origin")
-    monkeypatch.delenv("FABRICCTL_LAB_USERNAME", raising=False)
-    monkeypatch.delenv("FABRICCTL_LAB_PASSWORD", raising=False)
-    root = make_fabric(tmp_path / "fabric", "eos")
-    (root / ".gitignore").write_text(".fabricctl/\n")
-    git(tmp_path, "init", "-q", "--bare", "-b", "main", "remote.git")
-    git(root, "init", "-q", "-b", "main")
-    git(root, "add", "-A")
-    git(root, "commit", "-q", "-m", "fabric", "-m", "Ticket: NET-77")
-    git(root, "remote", "add", "origin", str(tmp_path / "remote.git"))
-    lab = LabFabric.from_inventory(root, clock=LabClock.frozen())
-    with lab:
-        write_lab_json(root, lab)
-        yield root
-        lab_json(root).unlink(missing_ok=True)
+def fabric(remote_lab: tuple[Path, LabFabric]) -> Path:
+    return remote_lab[0]
 
 
 def _apply(root: Path, capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
