@@ -91,6 +91,10 @@ overlay:
 qos:
   mtu: 9000
   tenant_mtu: 8950
+  buffer:                     # stand-ins: H3C publishes no S9825-64D figures (SONiC's design example)
+    cell_bytes: 144
+    mac_phy_delay_bytes: 820
+    pipeline_latency_bytes: 18432
 cabling:
   leaf_uplinks_per_spine: {per_spine}
   leaf_uplink_ports: 1-{leaf_up}

@@ -46,6 +46,10 @@ qos:
   mtu: 9214
   lossless_bandwidth_percent: 50
   profile_name: ROCE-LOSSLESS
+  buffer:                     # stand-ins: H3C publishes no S9825-64D figures (SONiC's design example)
+    cell_bytes: 144
+    mac_phy_delay_bytes: 820
+    pipeline_latency_bytes: 18432
 cabling:
   leaf_uplinks_per_spine: {uplinks_per_spine}
   leaf_uplink_ports: {uplink_ports}

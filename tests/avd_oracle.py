@@ -36,17 +36,20 @@ UNDERLAY_MAXIMUM_ROUTES = 256000
 OVERLAY_MAXIMUM_ROUTES = 0
 BFD_MULTIHOP = {"interval": 300, "min_rx": 300, "multiplier": 3}
 ROUTING_PROTOCOLS_MODEL = "multi-agent"
+#: The BGP group and maintenance unit a drained switch quiesces its drained peers with (bgp-drain.j2).
+DRAIN_GROUP = "FABRICCTL-DRAIN"
 #: Breakout mode -> EOS speed of each lane (a 400G-8 port split into 2 x 200G-4).
 BREAKOUT_LANE_SPEED = {"2x200G": "200g-4"}
 #: AVD `qos_profiles[].<key>` of the egress queues (`uc_tx_queues` is the other EOS form; which
 #: one a 7060X5 prints is not settled by AVD).
 TX_QUEUE_KEY = "tx_queues"
-#: A VTEP carries the lossless class through its tunnels: DSCP and ECN copied to the outer header
-#: and back, decapsulated traffic classified by DSCP (evpn.j2).
+#: The tunnel QoS lines a VTEP's model takes (intent `vtep.tunnel_qos`, readback TUNNEL_* keys) as
+#: AVD's `vxlan_interface.vxlan1.vxlan.qos` keys: DSCP and ECN copied to the outer header and back,
+#: decapsulated traffic classified by DSCP (evpn.j2).
 VTEP_QOS = {
-    "ecn_propagation": True,
-    "dscp_propagation_encapsulation": True,
-    "map_dscp_to_traffic_class_decapsulation": True,
+    "ecn-propagation": "ecn_propagation",
+    "marking-encap": "dscp_propagation_encapsulation",
+    "class-decap": "map_dscp_to_traffic_class_decapsulation",
 }
 
 
@@ -195,8 +198,9 @@ def _vxlan(intent: DeviceIntent) -> dict[str, Any] | None:
         "udp_port": vtep.udp_port,
         "vlans": [{"id": v.id, "vni": v.l2vni} for v in intent.vlans],
         "vrfs": [{"name": v.name, "vni": v.l3vni} for v in intent.vrfs],
-        "qos": VTEP_QOS,
     }
+    if vtep.tunnel_qos:
+        vxlan["qos"] = {VTEP_QOS[key]: True for key in vtep.tunnel_qos}
     return {"vxlan1": {"vxlan": vxlan}}
 
 
@@ -236,6 +240,7 @@ def _router_bgp(intent: DeviceIntent) -> dict[str, Any]:
                 "remote_as": str(n.asn),
                 "description": n.description or None,
                 "bfd": True if n.bfd else None,
+                "send_community": "all" if n.ip in bgp.graceful_shutdown_peers else None,
             }
             for n in bgp.neighbors
         ],
@@ -254,6 +259,19 @@ def _router_bgp(intent: DeviceIntent) -> dict[str, Any]:
             "peer_groups": [{"name": UNDERLAY_PEER_GROUP, "activate": True}],
         },
         "vrfs": [_bgp_vrf(vrf, router_id) for vrf in intent.vrfs],
+    }
+
+
+def _drain(intent: DeviceIntent) -> dict[str, Any]:
+    """Gracefully shut down peers: one BGP group, quiesced by one maintenance unit."""
+    peers = intent.bgp.graceful_shutdown_peers
+    if not peers:
+        return {}
+    return {
+        "bgp_groups": [{"name": DRAIN_GROUP, "neighbors": list(peers)}],
+        "maintenance": {
+            "units": [{"name": DRAIN_GROUP, "groups": {"bgp_groups": [DRAIN_GROUP]}, "quiesce": True}]
+        },
     }
 
 
@@ -281,6 +299,7 @@ def structured_config(intent: DeviceIntent) -> dict[str, Any]:
         "ip_virtual_router_mac_address": intent.anycast_gateway_mac,
         "router_bfd": {"multihop": BFD_MULTIHOP} if intent.bgp.overlay_bfd else None,
         "router_bgp": _router_bgp(intent),
+        **_drain(intent),
     }
     pruned: dict[str, Any] = _prune(config)
     return pruned

@@ -121,6 +121,27 @@ def test_allow_lists_are_still_needed(renderings: dict[str, tuple[str, str]]) ->
     assert stale == []
 
 
+#: A switch drained whole and a link drained (maintenance.yaml): no shipped fabric holds a drain.
+DRAINED = "drained:\n  - switch: spine1\n  - switch: leaf2\n    port: Ethernet5\n"
+
+
+def test_drained_switches_are_avd_lines(tmp_path: Path) -> None:
+    """The graceful-shutdown lines (a BGP group quiesced by a maintenance unit, communities sent
+    to the drained peers) are the lines Arista's renderer writes for the same drain."""
+    root = copy_fabric(EOS_SMALL, tmp_path / "fabric")
+    (root / "maintenance.yaml").write_text(DRAINED, encoding="utf-8")
+    comp = compile_fabric(root)
+    renderer = Renderer(root)
+    drained = {n for n, i in comp.intents.items() if i.bgp.graceful_shutdown_peers}
+    assert drained == {"spine1", "spine2", "leaf2"}  # the switch, and both ends of the link
+    for name in sorted(drained):
+        intent = comp.intents[name]
+        ours, avd = renderer.render(intent), avd_oracle.render(intent)
+        assert "quiesce" in ours, name
+        assert _unexplained(avd_oracle.compare(ours, avd), OURS_ONLY) == [], name
+        assert _unexplained(avd_oracle.compare(avd, ours), AVD_ONLY) == [], name
+
+
 #: The edges of every EOS QoS value fabric.yaml may set: each must be a value pyavd accepts.
 _FIELDS = EosQosTuning.model_fields
 TUNING_EDGES = [
@@ -143,6 +164,19 @@ def test_every_tuning_value_fabricctl_takes_is_one_pyavd_takes(
     avd_oracle.validate(avd_oracle.structured_config(intent.model_copy(update={"qos": qos})))
 
 
+def test_vxlan_qos_lines_are_avd_lines_where_the_model_takes_them(compiled: dict[Path, Compiled]) -> None:
+    """No shipped EOS model takes `vxlan qos` (Arista lists the 7050X3 family only), so a VTEP
+    whose model does is rendered here: every tunnel QoS line both ways against pyavd."""
+    intent = compiled[EOS_SMALL].intents["leaf1"]
+    assert intent.vtep is not None and intent.vtep.tunnel_qos == []
+    vtep = intent.vtep.model_copy(update={"tunnel_qos": list(avd_oracle.VTEP_QOS)})
+    intent = intent.model_copy(update={"vtep": vtep})
+    ours, avd = Renderer(EOS_SMALL).render(intent), avd_oracle.render(intent)
+    assert "vxlan qos ecn propagation" in ours
+    assert _unexplained(avd_oracle.compare(ours, avd), OURS_ONLY) == []
+    assert _unexplained(avd_oracle.compare(avd, ours), AVD_ONLY) == []
+
+
 # --- the oracle can fail -----------------------------------------------------------------------
 
 #: The anycast MAC as `hhhh.hhhh.hhhh`: EOS takes that form but prints the colon form.
@@ -158,7 +192,7 @@ MUTANTS = [
     ("bgp.j2", "      network {{ net }}\n", "   network {{ net }}\n"),
     ("evpn.j2", "{{ anycast_gateway_mac | mac }}", "{{ anycast_gateway_mac | upper }}"),
     ("evpn.j2", "{{ anycast_gateway_mac | mac }}", _DOTTED_MAC),
-    ("evpn.j2", "   vxlan qos ecn propagation\n", ""),
+    ("evpn.j2", "   vxlan udp-port {{ vtep.udp_port }}\n", ""),
     ("tenants.j2", "   ip address virtual {{ vlan.gateway }}", "   ip virtual address {{ vlan.gateway }}"),
     ("interfaces.j2", "   shutdown\n", ""),
     ("acl.j2", "   counters per-entry\n", ""),

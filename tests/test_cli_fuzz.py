@@ -4,7 +4,8 @@ files where folders are, symlinks where fabricctl writes, unknown switches, text
 line. Each ends in exit 1 with one clear message that names the option or the value, no
 traceback, nothing contacted, nothing served.
 
-The values come from the click tree (`_cases`), so an option added later is driven too.
+The values come from the click tree (`_cases`), so an option added later is driven too. The bad
+value takes the place of the option's valid value in `BASE`, so it is the only one given.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ import click
 import pytest
 
 from fabricctl.cli import app
+from fabricctl.cli.common import Duration, ListenAddress
 from tests.conftest import EOS_SMALL, copy_fabric, run_cli
 
 #: Valid values for what a command needs, so the bad value is the only thing wrong. `{day0}` is
@@ -32,9 +34,12 @@ BASE: dict[str, list[str]] = {
     "shards": ["{plan}"],
     "completion": ["bash"],
     "rack add": ["r02", "--template", "{day0}/rack-template.yaml", "--serials", "{day0}/serials-r02.csv", "--dry-run"],
+    "rack accept": ["r01", "--lab", "--soak", "10m"],
     "ztp render": ["--lab", "--out", "{new}"],
     "ztp serve": ["--lab"],
     "lab ssh": ["leaf1"],
+    "drain": ["spine1"],
+    "undrain": ["spine1"],
 }  # fmt: skip
 DAY0 = ("rack", "ztp")
 #: Strings that mean something: the value each must refuse.
@@ -47,11 +52,9 @@ STRINGS: dict[str, list[str]] = {
     "--digest": ["not-a-digest"],
     "--approved-by": ["two words"],
     "--run-group": ["../up"],
-    "--window": ["soon"],
-    "--soak": ["forever"],
-    "--listen": ["300.1.2.3"],
-    "--host": ["300.1.2.3"],
     "--install": ["fabricctl==0.1.0\nrm -rf /"],
+    "--ticket": ["", "T" * 65],
+    "--hook": ["no-such-program {{a}} {{b}}", "rdma-bw '{{a}} {{b}}"],  # {{}}: the test formats it
 }
 LINE_BREAK = "bad\nvalue"
 
@@ -88,7 +91,16 @@ def _bad_values(param: click.Parameter) -> list[tuple[str, str]]:
         out = [("not a number", "abc"), ("nan", "nan"), ("inf", "inf")]
         if t.min is not None:
             out.append(("below the range", str(t.min - 1)))
+        if t.max is not None:
+            out.append(("above the range", str(t.max + 1)))
         return out
+    if isinstance(t, Duration):
+        out = [("not a duration", "soon"), ("above the range", f"{t.high + 1}s")]
+        if t.low > 0:
+            out.append(("below the range", f"{t.low - 1}s"))
+        return [*out, ("a line break", LINE_BREAK)]
+    if isinstance(t, ListenAddress):
+        return [("meaningless", "300.1.2.3"), ("a line break", LINE_BREAK)]
     if t is click.INT:
         return [("not a number", "abc"), ("negative", "-5"), ("zero", "0")]
     if isinstance(t, click.Path):
@@ -106,15 +118,8 @@ def _bad_values(param: click.Parameter) -> list[tuple[str, str]]:
     raise AssertionError(f"{param.name}: no bad values for {t!r}: add them here")
 
 
-#: Driven elsewhere: a bad value `rack accept` lets through starts a soak of the rack's switches
-#: (tests/day0/test_accept.py drives its flags).
-APART = {"rack accept"}
-
-
 def _cases() -> Iterator[tuple[str, str, str, str]]:
     for path, cmd in _commands():
-        if path in APART:
-            continue
         for param in cmd.params:
             if param.name in ("verbose", "root"):
                 continue  # `--root`: below, once per command
@@ -126,34 +131,6 @@ def _cases() -> Iterator[tuple[str, str, str, str]]:
 
 
 CASES = list(_cases())
-#: Cases that still fail: the command refuses something else first (no lab running, no login,
-#: a plan file that is no plan) or misses the check. Strict: a fixed case must leave the list.
-KNOWN_GAPS = {
-    "apply --tenant-base meaningless",
-    "apply --ticket a line break",
-    "exporter --listen a line break",
-    "exporter --listen meaningless",
-    "force-unlock --root a folder without inventory/",
-    "history --root a folder without inventory/",
-    "init --install a line break",
-    "init --install meaningless",
-    "lab down --root a folder without inventory/",
-    "lab reset --root a folder without inventory/",
-    "lab ssh  a line break",
-    "lab status --root a folder without inventory/",
-    "plan --tenant-base meaningless",
-    "rack add --serials a folder where a file is expected",
-    "rack add --serials a missing file",
-    "rack add --template a folder where a file is expected",
-    "rack add --template a missing file",
-    "shards --root a folder without inventory/",
-    "tenant new --gpus negative",
-    "tenant new --gpus not a number",
-    "tenant new --gpus zero",
-    "ztp render --out a file where a folder is expected",
-    "ztp serve --host a line break",
-    "ztp serve --host meaningless",
-}
 
 
 class Served(AssertionError):
@@ -195,6 +172,9 @@ def places(made: dict[str, str], monkeypatch: pytest.MonkeyPatch) -> dict[str, s
 
     lab_up = types.SimpleNamespace(Popen=served, DEVNULL=subprocess.DEVNULL)  # `lab up --detach`
     monkeypatch.setattr(fabricctl.cli.lab, "subprocess", lab_up)
+    import fabricctl.deploy.acceptance
+
+    monkeypatch.setattr(fabricctl.deploy.acceptance, "run_acceptance", served)  # `rack accept`: the soak
     monkeypatch.delenv("FABRICCTL_LAB_USERNAME", raising=False)
     return made
 
@@ -203,12 +183,7 @@ def _id(case: tuple[str, str, str, str]) -> str:
     return f"{case[0]} {case[1]} {case[2]}"
 
 
-def _param(case: tuple[str, str, str, str]) -> object:
-    gap = pytest.mark.xfail(strict=True, reason="not yet a located refusal of this value")
-    return pytest.param(*case, id=_id(case), marks=[gap] if _id(case) in KNOWN_GAPS else [])
-
-
-@pytest.mark.parametrize(("command", "option", "what", "value"), [_param(c) for c in CASES])
+@pytest.mark.parametrize(("command", "option", "what", "value"), CASES, ids=map(_id, CASES))
 def test_a_bad_value_is_one_located_error(
     command: str,
     option: str,
@@ -222,6 +197,9 @@ def test_a_bad_value_is_one_located_error(
     bad = value.format(**places)
     base = [b.format(**places) for b in BASE.get(command, [])]
     argv = [*command.split(), *([option, bad] if option else [bad])]
+    if option in base:  # the bad value is the option's only value (click keeps the last one given)
+        at = base.index(option)
+        del base[at : at + 2]
     if not option:  # an argument: the bad value takes its place; the command's options stay
         options = BASE.get(command, [])
         keep = [i for i, b in enumerate(options) if b.startswith("--")]
@@ -240,3 +218,38 @@ def test_a_bad_value_is_one_located_error(
         f"{what}: neither {named!r} nor the value in: {said!r}"
     )
     assert not no_network, f"contacted: {no_network}"
+
+
+@pytest.mark.parametrize(
+    "text", ["127.0.0.1", "0.0.0.0", "::", "::1", "fe80::1%eth0", "localhost", "metrics.example.net."]
+)
+def test_a_listen_address_is_an_ip_address_or_a_host_name(text: str) -> None:
+    assert ListenAddress().convert(text, None, None) == text
+
+
+@pytest.mark.parametrize(
+    "text", ["300.1.2.3", "10.1.2", "", "-exporter", "a..b", "under_score", "bad\nvalue", "a" * 64, "::1x"]
+)
+def test_an_address_no_host_can_listen_on_is_refused(text: str) -> None:
+    with pytest.raises(click.BadParameter, match="not an IP address or host name"):
+        ListenAddress().convert(text, None, None)
+
+
+def test_the_exporter_listens_before_any_switch_is_read(
+    made: dict[str, str], capsys: pytest.CaptureFixture[str], no_network: list[object]
+) -> None:
+    """An address this host does not have (TEST-NET-1) is named before the lab starts or a
+    switch is read."""
+    argv = ["exporter", "--lab", "--listen", "192.0.2.1", "--port", "0", "--root", made["root"]]
+    code, _, err = run_cli(argv, capsys)
+    assert code == 1 and "error: --listen 192.0.2.1 --port 0: cannot listen there" in err, err
+    assert not no_network
+
+
+def test_more_tickets_than_a_record_keeps_are_refused(
+    made: dict[str, str], capsys: pytest.CaptureFixture[str], no_network: list[object]
+) -> None:
+    tickets = [arg for i in range(17) for arg in ("--ticket", f"NET-{i}")]
+    code, _, err = run_cli(["apply", "--lab", "--auto-approve", *tickets, "--root", made["root"]], capsys)
+    assert code == 1 and "--ticket given 17 times (allowed: at most 16" in err, err
+    assert not no_network

@@ -64,7 +64,9 @@ def test_error_case(
         assert summary.startswith(f"{len(problems)} error"), err
         for line in problems:
             # file:line: field: message (allowed: ...); a missing file has no line.
-            assert re.match(r"^(inventory|tenants)/[\w./-]+\.(?i:ya?ml)(:\d+)?: ", line), line
+            assert re.match(
+                r"^((inventory|tenants)/[\w./-]+\.(?i:ya?ml)|maintenance\.yaml)(:\d+)?: ", line
+            ), line
         assert problems == sorted(problems, key=_sort_key), "problems are reported sorted"
     assert_golden(case / "expected.txt", err)
 

@@ -16,7 +16,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import EOS_SMALL, GOLDEN, REFERENCE, REPO, assert_golden, copy_fabric, run_cli
+from conftest import EOS_SMALL, GOLDEN, REFERENCE, REPO, assert_golden, comware_qos, copy_fabric, run_cli
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -152,7 +152,7 @@ def write_fabric(root: Path, shape: dict[str, object]) -> None:
             hosts.append(f"  data:\n    index: {i}")
     (root / "inventory" / "hosts.yaml").write_text("\n".join(hosts) + "\n", encoding="utf-8")
     fabric = root / "inventory" / "fabric.yaml"
-    text = fabric.read_text(encoding="utf-8").replace("mtu: 9214", "mtu: 9000")
+    text = comware_qos(fabric.read_text(encoding="utf-8"))
     uplinks = '"1"' if spines == 1 else f"1-{spines}"  # one per spine: validate refuses an unused uplink
     text = text[: text.index("cabling:")] + (
         f"cabling:\n  leaf_uplinks_per_spine: 1\n  leaf_uplink_ports: {uplinks}\n"

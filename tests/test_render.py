@@ -198,7 +198,11 @@ def leaf(platform: str) -> DeviceIntent:
             evpn_next_hop_unchanged=False,
             evpn_retain_all_routes=False,
         ),
-        vtep=Vtep(source_interface=1, source_ip="10.0.2.1"),
+        vtep=Vtep(
+            source_interface=1,
+            source_ip="10.0.2.1",
+            tunnel_qos=["marking-encap", "ecn-propagation", "class-decap"],  # a model that sets all three
+        ),
         anycast_gateway_mac="00:00:5e:00:01:01",
         qos=_qos(platform),
     )
@@ -420,7 +424,7 @@ def test_comware_leaf() -> None:
         " qos trust dscp",
         " priority-flow-control enable",
         " priority-flow-control no-drop dot1p 3",
-        " priority-flow-control dot1p 3 headroom 1532",  # 220,571 bytes in 144-byte cells
+        " priority-flow-control dot1p 3 headroom 1532",  # the intent's headroom, in cells
         " priority-flow-control deadlock enable",
         " qos wrr be group 1 byte-count 40",
         " qos wrr af3 group 1 byte-count 60",

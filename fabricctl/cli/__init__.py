@@ -74,6 +74,16 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
         "shards_cmd",
         "Print the failure domains a reviewed plan changes, as JSON for a CI matrix: pods, then super-spines.",
     ),
+    "drain": (
+        "fabricctl.cli.maintenance",
+        "drain_cmd",
+        "Take a switch or fabric link out of the forwarding path (BGP graceful shutdown), proven safe per tenant first.",
+    ),
+    "undrain": (
+        "fabricctl.cli.maintenance",
+        "undrain_cmd",
+        "Put a drained switch or fabric link back into the forwarding path (its entry leaves maintenance.yaml).",
+    ),
     "drift": (
         "fabricctl.cli.deploy",
         "drift_cmd",

@@ -20,7 +20,6 @@ from fabricctl.cli.common import (
     allow_gpu_moves_option,
     check_output_file,
     echo,
-    fabric_root,
     insecure_host_keys_option,
     lab_option,
     limit_option,
@@ -32,7 +31,7 @@ from fabricctl.cli.common import (
     stage_lines,
     timeout_option,
 )
-from fabricctl.cli.deploy import diff_options, prune_option, tenant_options
+from fabricctl.cli.deploy import check_tenant_flags, diff_options, prune_option, tenant_options
 
 if TYPE_CHECKING:
     from fabricctl.deploy.apply_flow import ApplyUi
@@ -81,6 +80,13 @@ if TYPE_CHECKING:
     "--allow-disruptive",
     is_flag=True,
     help="Push a plan that affects running tenants (removed, moved, re-addressed, isolation changed, ports flapped) without a canary.",
+)
+@click.option(
+    "--allow-undrain",
+    "allow_undrain",
+    multiple=True,
+    metavar="TARGET|all",
+    help="Let the plan put this drained switch or link back into the forwarding path (as the plan names it; repeatable).",
 )
 @click.option(
     "--no-health-gate",
@@ -155,6 +161,7 @@ def apply_cmd(
     confirm_timeout: int,
     rollback_on_failure: bool,
     allow_disruptive: bool,
+    allow_undrain: tuple[str, ...],
     no_health_gate: bool,
     allow_gpu_moves: bool,
     as_json: bool,
@@ -184,8 +191,10 @@ def apply_cmd(
         check_output_file(report_file, root)  # before anything is read or pushed
     for flag, value in (("--shard", shard), ("--run-group", run_group), ("--reason", reason)):
         one_line_flag(flag, value)
-    one_line_flag("--tenant", tenant)
-    one_line_flag("--tenant-base", tenant_base)
+    for target in allow_undrain:
+        one_line_flag("--allow-undrain", target)
+    _check_tickets(tickets)
+    check_tenant_flags(root, tenant, tenant_base)
     if digest is not None and not re.fullmatch(r"[0-9a-f]{64}", digest):
         raise CliError(
             f"--digest {digest[:80]!r}: not a plan digest (allowed: 64 hex digits, as the plan comment shows)"
@@ -197,7 +206,7 @@ def apply_cmd(
             "--shard and --run-group apply one failure domain of a reviewed plan: give the PLAN file"
         )
     request = ApplyRequest(
-        root=fabric_root(root),
+        root=root,
         lab=lab,
         plan_file=plan_file,
         options=ApplyOptions(
@@ -210,6 +219,7 @@ def apply_cmd(
             timeout=timeout,
             health_gate=not no_health_gate,
             allow_disruptive=allow_disruptive,
+            allow_undrain=allow_undrain,
         ),
         plan=PlanOptions(
             limit=limit, timeout=timeout, workers=parallelism, allow_gpu_moves=allow_gpu_moves, prune=prune
@@ -261,6 +271,20 @@ def apply_cmd(
             if names:
                 said.append(f"{len(names)} switch(es) {word}: {', '.join(shown)}")
         raise CliError("; ".join(said))
+
+
+def _check_tickets(tickets: tuple[str, ...]) -> None:
+    """--ticket values: ids on one line, as many and as long as the run record keeps."""
+    from fabricctl.deploy.audit import MAX_TICKET, MAX_TICKETS
+
+    if len(tickets) > MAX_TICKETS:
+        raise CliError(f"--ticket given {len(tickets)} times (allowed: at most {MAX_TICKETS} tickets a run)")
+    for ticket in tickets:
+        one_line_flag("--ticket", ticket)
+        if not ticket.strip() or len(ticket) > MAX_TICKET:
+            raise CliError(
+                f"--ticket {ticket[:80]!r}: not a ticket id (allowed: 1-{MAX_TICKET} characters, e.g. NET-1234)"
+            )
 
 
 LOGIN = re.compile(r"[A-Za-z0-9][A-Za-z0-9._@+-]{0,99}")
@@ -349,6 +373,6 @@ def shards_cmd(plan_file: Path, root: Path) -> None:
     from fabricctl.deploy.shards import shards_of
 
     plan = load_plan(plan_file)
-    compiled = compile_fabric(fabric_root(root))
+    compiled = compile_fabric(root)
     check_fabric(plan, compiled, plan_file)
     echo(json.dumps(shards_of(compiled, plan)) + "\n")

@@ -32,11 +32,20 @@ class CliError(click.ClickException):
         super().__init__(redact(message))
 
 
+def fabric_root(root: Path) -> Path:
+    if not (root / "inventory").is_dir():
+        raise CliError(
+            f"--root {root}: no inventory/ folder here (allowed: a fabric repository with inventory/ and tenants/)"
+        )
+    return root
+
+
 root_option = click.option(
     "--root",
     type=click.Path(path_type=Path, file_okay=False),
     default=Path("."),
     show_default="current directory",
+    callback=lambda _ctx, _param, value: fabric_root(value),  # refused before anything is read
     help="Fabric repository (holds inventory/ and tenants/).",
 )
 allow_gpu_moves_option = click.option(
@@ -79,6 +88,68 @@ class Seconds(click.FloatRange):
         if not math.isfinite(number):
             self.fail(f"{value!r} is not a number of seconds (allowed: {self._describe_range()})", param, ctx)
         return number
+
+
+class Duration(click.types.FloatParamType):
+    """A duration as operators write it (`90`, `90s`, `5m`, `1h`) in seconds, within a range."""
+
+    name = "duration"
+
+    def __init__(self, low: int, high: int) -> None:
+        self.low, self.high = low, high
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> float:
+        import re
+
+        if isinstance(value, float):
+            return value
+        allowed = f"seconds like 90 or 90s, 5m, 1h; {_span(self.low)} to {_span(self.high)}"
+        m = re.fullmatch(r"(\d{1,7})([smh]?)", str(value).strip())
+        if m is None:
+            self.fail(f"{str(value)[:40]!r} is not a duration (allowed: {allowed})", param, ctx)
+        seconds = int(m[1]) * {"": 1, "s": 1, "m": 60, "h": 3600}[m[2]]
+        if not self.low <= seconds <= self.high:
+            self.fail(f"{value!r} is outside the range (allowed: {allowed})", param, ctx)
+        return float(seconds)
+
+
+def _span(seconds: int) -> str:
+    for unit, size in (("h", 3600), ("m", 60)):
+        if seconds and seconds % size == 0:
+            return f"{seconds // size}{unit}"
+    return f"{seconds}s"
+
+
+class ListenAddress(click.types.StringParamType):
+    """An address to listen on: an IP address (0.0.0.0 or :: for every one of this host) or a
+    host name (RFC 1123: dot-separated labels of letters, digits and inner hyphens, the last not
+    all digits, so a mistyped IPv4 address like 300.1.2.3 is no host name)."""
+
+    name = "address"
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> str:
+        import ipaddress
+        import re
+
+        text = str(value)
+        try:
+            return str(ipaddress.ip_address(text))
+        except ValueError:
+            pass
+        label = r"[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?"
+        labels = text.removesuffix(".").split(".")
+        if (
+            len(text) <= 253
+            and all(re.fullmatch(label, part) for part in labels)
+            and not labels[-1].isdigit()
+        ):
+            return text
+        self.fail(
+            f"{text[:80]!r} is not an IP address or host name (allowed: an IPv4 or IPv6 address of "
+            "this host, 0.0.0.0 or :: for all of them, or a host name like localhost)",
+            param,
+            ctx,
+        )
 
 
 #: Upper bounds of the numeric flags: far above any real use, low enough that a typo (10^20)
@@ -230,18 +301,10 @@ def console(err: bool = False) -> Console:
     return Console(stderr=err, highlight=False, soft_wrap=True, width=None if stream.isatty() else 200)
 
 
-def fabric_root(root: Path) -> Path:
-    if not (root / "inventory").is_dir():
-        raise CliError(
-            f"--root {root}: no inventory/ folder here (allowed: a fabric repository with inventory/ and tenants/)"
-        )
-    return root
-
-
 def compile_root(root: Path) -> Compiled:
     from fabricctl.compile.build import compile_fabric
 
-    return compile_fabric(fabric_root(root))
+    return compile_fabric(root)
 
 
 def rack_switches(compiled: Compiled, rack: str) -> set[str]:

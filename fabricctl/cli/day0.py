@@ -3,12 +3,33 @@
 
 from __future__ import annotations
 
+import re
 import sys
 from pathlib import Path
 
 import click
 
-from fabricctl.cli.common import CliError, echo, fabric_root, lab_option, root_option
+from fabricctl.cli.common import CliError, Duration, ListenAddress, Seconds, echo, lab_option, root_option
+
+
+def _rack_name(_ctx: click.Context, _param: click.Parameter, name: str) -> str:
+    """A rack name as rack files hold it (model/rack.py), refused before anything is read."""
+    from fabricctl.model.rack import NAME_PATTERN
+
+    if not re.fullmatch(NAME_PATTERN, name):
+        raise click.BadParameter(
+            f"rack name {name[:40]!r} is not allowed (allowed: a lower-case letter, then a-z 0-9 -, 1-32)"
+        )
+    return name
+
+
+def _hook(_ctx: click.Context, _param: click.Parameter, command: str | None) -> str | None:
+    from fabricctl.deploy.acceptance import hook_problem
+
+    problem = hook_problem(command) if command is not None else None
+    if problem is not None:
+        raise click.BadParameter(f"{problem} (allowed: a program and its arguments on one line)")
+    return command
 
 
 @click.group()
@@ -17,7 +38,7 @@ def rack() -> None:
 
 
 @rack.command("add")
-@click.argument("name")
+@click.argument("name", callback=_rack_name)
 @click.option(
     "--template",
     type=click.Path(path_type=Path, dir_okay=False, exists=True),
@@ -44,16 +65,9 @@ def add(
     dry_run: bool,
 ) -> None:
     """Write racks/NAME.yaml and its switches' inventory entries, checked by validate first."""
-    import re
-
     from fabricctl.compile.build import load_and_check
     from fabricctl.compile.rack_add import load_template, new_rack, read_serials
 
-    root = fabric_root(root)
-    if not re.fullmatch(r"[a-z][a-z0-9-]{0,31}", name):
-        raise CliError(
-            f"rack name {name!r} is not allowed (allowed: a lower-case letter, then a-z 0-9 -, 1-32)"
-        )
     made = new_rack(
         root,
         name,
@@ -91,41 +105,50 @@ def add(
     )
 
 
+#: The longest soak: three days on the switches' clocks (a burn-in, not a typo of 10^6 hours).
+MAX_SOAK = 72 * 3600
+
+
 @rack.command("accept")
-@click.argument("name")
+@click.argument("name", callback=_rack_name)
 @root_option
 @lab_option
 @click.option(
     "--soak",
+    type=Duration(0, MAX_SOAK),
     default="10m",
     show_default=True,
     metavar="DURATION",
-    help="Counter window on the switches' clocks: no flap, no error growth, quiet PFC/ECN (e.g. 90s, 10m, 1h).",
+    help="Counter window on the switches' clocks: no flap, no error growth, quiet PFC/ECN (e.g. 90s, 10m, 1h; up to 72h).",
 )
 @click.option(
     "--hook",
     default=None,
     metavar="COMMAND",
+    callback=_hook,
     help="Run per pair of the rack's servers ({a} and {b} name them), e.g. an RDMA bandwidth test; exit 0 passes.",
 )
 @click.option(
-    "--timeout", type=click.FloatRange(1, 600), default=30.0, show_default=True, help="Seconds per read."
+    "--timeout",
+    type=Seconds(min=1, max=600),
+    default=30.0,
+    show_default=True,
+    help="Seconds per read, 1-600.",
 )
-def accept_cmd(name: str, root: Path, lab: bool, soak: str, hook: str | None, timeout: float) -> None:
+def accept_cmd(name: str, root: Path, lab: bool, soak: float, hook: str | None, timeout: float) -> None:
     """Check a cabled rack (cables both ends, speeds, soak, BGP/EVPN, proofs); on pass its GPUs are placeable."""
     from fabricctl.cli.common import compile_root
     from fabricctl.deploy.acceptance import line, run_acceptance, write_record
     from fabricctl.model.problems import ProblemLog
     from fabricctl.model.rack import load_racks
 
-    seconds = _duration(soak)
     compiled = compile_root(root)
     racks = {rd.rack.name: rd for rd in load_racks(compiled.fabric.root, ProblemLog(compiled.fabric.root))}
     if name not in racks:
         raise CliError(
             f"rack {name!r}: no racks/{name}.yaml (allowed: {', '.join(sorted(racks)) or 'none: fabricctl rack add'})"
         )
-    result = run_acceptance(compiled, racks[name], lab, seconds, hook, timeout)
+    result = run_acceptance(compiled, racks[name], lab, soak, hook, timeout)
     where = write_record(compiled, result)
     passed = sum(c.ok for c in result.checks)
     for c in result.failures:
@@ -140,18 +163,6 @@ def accept_cmd(name: str, root: Path, lab: bool, soak: str, hook: str | None, ti
         f"rack {name} NOT accepted: {len(result.failures)} of {len(result.checks)} checks failed (record: {where})\n"
     )
     sys.exit(1)
-
-
-def _duration(text: str) -> float:
-    """90, 90s, 10m, 1h -> seconds."""
-    import re
-
-    m = re.fullmatch(r"(\d{1,6})([smh]?)", text.strip())
-    if m is None:
-        raise CliError(
-            f"--soak {text!r} is not a duration (allowed: a number with s, m or h, e.g. 90s, 10m, 1h)"
-        )
-    return float(int(m[1]) * {"": 1, "s": 1, "m": 60, "h": 3600}[m[2]])
 
 
 @click.group()
@@ -172,7 +183,6 @@ def render(root: Path, lab: bool, out: Path | None) -> None:
     """Write kea-dhcp4.json and every rack switch's day-0 files (no tenant: those come by apply)."""
     from fabricctl.deploy.ztp import KEA_FILE, render_ztp
 
-    root = fabric_root(root)
     made = render_ztp(root, lab=lab, out=out)
     for name, entry in made.switches.items():
         echo(f"{name:<12} {entry['mac']}  {entry['address']:<15} {entry['boot_url']}\n")
@@ -190,7 +200,10 @@ def render(root: Path, lab: bool, out: Path | None) -> None:
     help="The folder ztp render wrote (default: .fabricctl/ztp under the root).",
 )
 @click.option(
-    "--host", default=None, help="Listen address (default: fabric.yaml ztp.server; --lab: 127.0.0.1)."
+    "--host",
+    type=ListenAddress(),
+    default=None,
+    help="Listen address: an IP address of this host or a host name (default: fabric.yaml ztp.server; --lab: 127.0.0.1).",
 )
 @click.option("--port", type=click.IntRange(0, 65535), default=None, help="Default: fabric.yaml ztp.port.")
 @lab_option
@@ -201,7 +214,6 @@ def serve(root: Path, folder: Path | None, host: str | None, port: int | None, l
     from fabricctl.model.load import load_fabric
     from fabricctl.model.problems import ProblemLog
 
-    root = fabric_root(root)
     log = ProblemLog(root)
     fabric = load_fabric(root, log)
     log.check()

@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-import contextlib
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -12,11 +11,11 @@ import click
 
 from fabricctl.cli.common import (
     CliError,
+    Duration,
     allow_gpu_moves_option,
     check_output_file,
     compile_root,
     echo,
-    fabric_root,
     insecure_host_keys_option,
     lab_option,
     limit_option,
@@ -59,7 +58,7 @@ def compute_plan(
     from fabricctl.deploy.service import plan_fabric
 
     return plan_fabric(
-        fabric_root(root),
+        root,
         lab,
         options,
         select_switches,
@@ -69,15 +68,26 @@ def compute_plan(
     )
 
 
-@contextlib.contextmanager
-def tenant_scope(root: Path, tenant: str | None, base: str) -> Iterator[TenantChange | None]:
-    """The scope of `--tenant NAME --tenant-base REF` for the block (None without --tenant)."""
-    from fabricctl.deploy.scope import tenant_change
+def check_tenant_flags(root: Path, tenant: str | None, base: str) -> None:
+    """`--tenant NAME [--tenant-base REF]`, refused before anything is read or locked: text on
+    one line, a base only with a tenant, a base that names a commit."""
+    from click.core import ParameterSource
+
+    from fabricctl.deploy.scope import ScopeError, base_commit
 
     one_line_flag("--tenant", tenant)
     one_line_flag("--tenant-base", base)
-    with tenant_change(root, tenant, base) as scope:
-        yield scope
+    if tenant is None:
+        if click.get_current_context().get_parameter_source("tenant_base") is not ParameterSource.DEFAULT:
+            raise CliError(
+                f"--tenant-base {base[:80]!r} is given without --tenant (allowed: --tenant-base only "
+                "with --tenant NAME: the commit every other tenant is taken from)"
+            )
+        return
+    try:
+        base_commit(root, base)
+    except ScopeError as exc:
+        raise CliError(str(exc)) from None
 
 
 def tenant_options(f: Callable[..., Any]) -> Callable[..., Any]:
@@ -227,7 +237,9 @@ def plan_cmd(
 ) -> None:
     """Diff every switch's running config against the intent (read-only); optionally save the plan."""
     from fabricctl.cli.output import color_enabled
+    from fabricctl.deploy.scope import tenant_change
 
+    check_tenant_flags(root, tenant, tenant_base)
     one_line_flag("--changed-since", changed_since)
     one_line_flag("--artifact-url", artifact_url)
     for path in out_paths:  # before any switch is read: a plan nobody can save is wasted reads
@@ -247,7 +259,7 @@ def plan_cmd(
     from fabricctl.deploy.plan import VerifyRefused
 
     try:
-        with tenant_scope(root, tenant, tenant_base) as scope:
+        with tenant_change(root, tenant, tenant_base) as scope:
             plan, prepared = compute_plan(root, lab, options, scope)
     except VerifyRefused as refused:  # the review shows the failed proofs first, then the error
         if fmt != "text":
@@ -362,19 +374,6 @@ def force_unlock_cmd(root: Path, yes: bool) -> None:
     echo("lock removed\n")
 
 
-def _seconds(text: str) -> float:
-    """`90`, `90s`, `5m` or `1h` in seconds (at least 10: rates need counts to grow)."""
-    import re
-
-    m = re.fullmatch(r"(\d+)([smh]?)", text.strip())
-    if m is None:
-        raise click.BadParameter(f"{text!r} is not a duration (allowed: seconds like 90 or 90s, 5m, 1h)")
-    seconds = int(m[1]) * {"": 1, "s": 1, "m": 60, "h": 3600}[m[2]]
-    if not 10 <= seconds <= 86400:
-        raise click.BadParameter(f"{text!r} is outside 10s..24h")
-    return float(seconds)
-
-
 @click.command("check")
 @root_option
 @lab_option
@@ -390,15 +389,27 @@ def _seconds(text: str) -> float:
     "(with --limit: only those switches' part of it).",
 )
 @click.option(
+    "--links",
+    "links",
+    is_flag=True,
+    help="Rank marginal fabric links (errors, flaps, weak optics over --window) and propose the drain that isolates them.",
+)
+@click.option(
     "--window",
-    default="5m",
-    show_default=True,
-    callback=lambda _ctx, _param, value: _seconds(value),
-    help="With --tenant: how long (by the switches' clocks) between the two counter reads rates come from.",
+    default=None,
+    type=Duration(10, 86400),
+    help="How long (by the switches' clocks) between the two counter reads rates come from [--tenant: 5m, --links: 30s].",
 )
 @timeout_option
 def check_cmd(
-    root: Path, lab: bool, limit: tuple[str, ...], fmt: str, tenant: str | None, window: float, timeout: float
+    root: Path,
+    lab: bool,
+    limit: tuple[str, ...],
+    fmt: str,
+    tenant: str | None,
+    links: bool,
+    window: float | None,
+    timeout: float,
 ) -> None:
     """Health checks from the switches' own state (links, LLDP cabling, BGP/EVPN, GPU ports); exit 1 on a failure, 2 when nothing failed but a switch waits for a reboot."""
     from fabricctl.deploy.health import check_health
@@ -406,6 +417,18 @@ def check_cmd(
     from fabricctl.report.health import health_json, health_markdown, health_state, health_text
 
     compiled = compile_root(root)
+    if links:
+        if tenant is not None or limit:
+            raise CliError("--links reads every switch with a fabric link: give neither --tenant nor --limit")
+        from fabricctl.deploy.links import link_checks
+        from fabricctl.report.links import links_json, links_markdown, links_text
+
+        report = link_checks(root, lab, compiled, window or 30.0, timeout, stages=stage_lines())
+        echo({"json": links_json, "markdown": links_markdown}.get(fmt, links_text)(report))
+        if not report.ok:
+            sys.exit(1)
+        return
+    window = window or 300.0
     if tenant is not None:
         from fabricctl.deploy.tenant_health import UnknownTenant, tenant_checks
 

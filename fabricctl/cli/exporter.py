@@ -10,6 +10,8 @@ from pathlib import Path
 import click
 
 from fabricctl.cli.common import (
+    CliError,
+    ListenAddress,
     Seconds,
     compile_root,
     lab_option,
@@ -24,7 +26,13 @@ from fabricctl.cli.common import (
 @root_option
 @lab_option
 @limit_option
-@click.option("--listen", default="127.0.0.1", show_default=True, help="Address to serve /metrics on.")
+@click.option(
+    "--listen",
+    type=ListenAddress(),
+    default="127.0.0.1",
+    show_default=True,
+    help="Address to serve /metrics on (an IP address of this host, 0.0.0.0 or :: for all, or a host name).",
+)
 @click.option(
     "--port", type=click.IntRange(0, 65535), default=9464, show_default=True, help="0: any free port."
 )
@@ -65,16 +73,24 @@ def exporter_cmd(
     exposition = Exposition(compiled)
     for name in sorted(names):  # every switch answers `up 0` until its first read
         exposition.update(name, Snapshot())
-    # Switches with `telemetry: gnmi` stream their counters; the poller reads the others.
-    with feeds(root, lab, names, concurrency, timeout, exposition.update) as (read, streamed):
-        poller = Poller(names - streamed, read, interval, concurrency, on_update=exposition.update)
+    try:  # listen before any switch is contacted: an address this host cannot take is named first
         server = serve(exposition, listen, port)
-        bound = server.address[1]
-        click.echo(f"serving http://{listen}:{bound}/metrics for {len(names)} switches", err=True)
-        sys.stderr.flush()
-        poller.start()
-        try:
-            stop.wait()
-        finally:
-            poller.stop()
-            server.stop()
+    except OSError as exc:
+        raise CliError(
+            f"--listen {listen} --port {port}: cannot listen there: {exc.strerror or exc} "
+            "(allowed: an address of this host and a free port)"
+        ) from None
+    try:
+        # Switches with `telemetry: gnmi` stream their counters; the poller reads the others.
+        with feeds(root, lab, names, concurrency, timeout, exposition.update) as (read, streamed):
+            poller = Poller(names - streamed, read, interval, concurrency, on_update=exposition.update)
+            bound = server.address[1]
+            click.echo(f"serving http://{listen}:{bound}/metrics for {len(names)} switches", err=True)
+            sys.stderr.flush()
+            poller.start()
+            try:
+                stop.wait()
+            finally:
+                poller.stop()
+    finally:
+        server.stop()

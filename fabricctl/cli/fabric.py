@@ -15,7 +15,6 @@ from fabricctl.cli.common import (
     compile_root,
     console,
     echo,
-    fabric_root,
     limit_option,
     root_option,
     select_switches,
@@ -39,9 +38,7 @@ def validate(root: Path, changed_since: str | None, allow_gpu_moves: bool) -> No
     must stay on its leaf and port: a change that moves one is refused, naming each GPU."""
     from fabricctl.deploy.service import validate_fabric
 
-    done = validate_fabric(
-        fabric_root(root), changed_since, allow_gpu_moves, lambda text: echo(text, err=True)
-    )
+    done = validate_fabric(root, changed_since, allow_gpu_moves, lambda text: echo(text, err=True))
     fabric = done.fabric
     tiers = f"{len(fabric.spines)} spines + {len(fabric.leaves)} leaves"
     if fabric.superspines:
@@ -68,14 +65,13 @@ def render(root: Path, out_dir: Path | None, limit: tuple[str, ...], force: bool
     from fabricctl.outputs import named_output
     from fabricctl.render import Renderer
 
-    path = fabric_root(root)
-    target = out_dir if out_dir is not None else path / "out"
+    target = out_dir if out_dir is not None else root / "out"
     check_output_folder(target)  # before compiling: nothing is read for a render that cannot land
-    within = named_output(target, path, folder=True)
+    within = named_output(target, root, folder=True)
     renderer = Renderer(root)
     # A whole-fabric render keeps the compile cache's snapshot; unforced, the cache may answer
     # for every switch the change does not touch.
-    found = cache.scan(path) if not limit else None
+    found = cache.scan(root) if not limit else None
     known = cache.changes(found) if found is not None and not force else None
     stats = (
         write_artifacts(known.intents, renderer, target, known=known.unchanged, within=within)

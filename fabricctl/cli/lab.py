@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any, NoReturn
 
 import click
 
-from fabricctl.cli.common import CliError
+from fabricctl.cli.common import CliError, root_option
 from fabricctl.lab.runtime import lab_json, running_lab
 from fabricctl.lab.state import StateStore, lab_dir
 
@@ -26,12 +26,6 @@ def lab_app() -> None:
     """Mock switches over real SSH: the default target for demos and tests."""
 
 
-root_option = click.option(
-    "--root",
-    type=click.Path(path_type=Path, file_okay=False),
-    default=Path("."),
-    help="Fabric root (holds inventory/).",
-)
 START_TIMEOUT = 60.0
 
 
@@ -272,13 +266,17 @@ def ssh(name: str, root: Path) -> None:
     """Log in to a lab switch's CLI with the lab login (like `netlab connect`); `exit` leaves."""
     import asyncio
 
+    known = [s.name for s in _specs(root)]  # a name the inventory lacks is named first
+    if name not in known:
+        _fail(f"no lab switch named {name!r} (allowed: {', '.join(known)})")
     data = running_lab(root.resolve())
     if data is None:
         _fail(f"no lab is running for {root}; start one with `fabricctl lab up --detach --root {root}`")
     device = next((d for d in data["devices"] if d["name"] == name), None)
     if device is None:
-        known = ", ".join(d["name"] for d in data["devices"])
-        _fail(f"no lab switch named {name!r} (allowed: {known})")
+        _fail(
+            f"lab switch {name!r} is not running: the lab started before it joined the inventory (fabricctl lab down, then lab up)"
+        )
     from fabricctl.lab.runtime import lab_credentials
 
     try:

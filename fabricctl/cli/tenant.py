@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 
 import click
 
-from fabricctl.cli.common import CliError, echo, fabric_root, root_option
+from fabricctl.cli.common import CliError, echo, root_option
 
 if TYPE_CHECKING:
     from fabricctl.compile.placement import Placement
@@ -62,7 +62,6 @@ def new(
         tenant_yaml,
     )
 
-    root = fabric_root(root)
     fabric, docs, topo, alloc = load_and_check(root)
     folder = root / "tenants"
     check_name(fabric, name, docs)
@@ -133,7 +132,6 @@ def rm(name: str, root: Path, force: bool, dry_run: bool) -> None:
     from fabricctl.gitinfo import file_status
     from fabricctl.model.problems import InputError
 
-    root = fabric_root(root)
     _fabric, docs, _topo, alloc = load_and_check(root)
     doc = next((d for d in docs if d.tenant.name == name), None)
     if doc is None:

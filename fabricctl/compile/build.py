@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -10,12 +11,14 @@ from fabricctl.compile import tenants as tenant_objects
 from fabricctl.compile import underlay
 from fabricctl.compile.allocate import Allocation, allocate
 from fabricctl.compile.capabilities import check_capabilities
+from fabricctl.compile.drain import check_drains, drained_on, load_maintenance
 from fabricctl.compile.intent import Breakout, DeviceIntent, Interface, Vtep
 from fabricctl.compile.lossless import qos_intent
 from fabricctl.compile.racks import check_racks
-from fabricctl.compile.topology import Topology, addr_str, build_topology
+from fabricctl.compile.topology import Topology, addr_str, build_topology, switch_model
 from fabricctl.model.fabric import Switch
 from fabricctl.model.load import Fabric, TenantDoc, load_fabric, load_tenants
+from fabricctl.model.maintenance import Maintenance
 from fabricctl.model.problems import ProblemLog
 from fabricctl.model.rack import RACKS, load_racks
 from fabricctl.procs import paused_gc
@@ -50,6 +53,10 @@ def _load_and_check(root: Path) -> tuple[Fabric, list[TenantDoc], Topology, Allo
     if (root / RACKS).is_dir():  # racks against the inventory and cabling rules (compile/racks.py)
         check_racks(fabric, topo, load_racks(root, log), log)
         log.check()
+    maintenance, doc = load_maintenance(root, log)
+    check_drains(fabric, topo, maintenance, doc, log)
+    log.check()
+    fabric.maintenance = maintenance
     scratch = ProblemLog(root)
     alloc = allocate(fabric, topo, docs, scratch)
     if scratch.problems:  # the error path only: git is asked nothing when all is well
@@ -87,6 +94,18 @@ def compile_fabric(root: Path, only: set[str] | None = None) -> Compiled:
     return Compiled(fabric, docs, topo, alloc, intents)
 
 
+def with_maintenance(compiled: Compiled, maintenance: Maintenance) -> Compiled:
+    """The same fabric with another maintenance.yaml (a drain proposed, not yet written): only the
+    switches whose drained sessions differ are compiled again."""
+    fabric = dataclasses.replace(compiled.fabric, maintenance=maintenance)
+    topo, old = compiled.topology, compiled.fabric.maintenance
+    intents = dict(compiled.intents)
+    for sw in fabric.switches:
+        if sw.name in intents and drained_on(old, topo, sw.name) != drained_on(maintenance, topo, sw.name):
+            intents[sw.name] = device_intent(fabric, topo, compiled.allocation, sw)
+    return Compiled(fabric, compiled.tenants, topo, compiled.allocation, intents)
+
+
 def device_intent(fabric: Fabric, topo: Topology, alloc: Allocation, switch: Switch) -> DeviceIntent:
     """One switch's intent, assembled feature by feature."""
     qos = qos_intent(fabric.settings.qos, switch)
@@ -117,7 +136,11 @@ def device_intent(fabric: Fabric, topo: Topology, alloc: Allocation, switch: Swi
         ),
         acls=tenant_objects.acls(here, fabric_name),
         bgp=underlay.bgp(fabric, topo, switch),
-        vtep=Vtep(source_interface=1, source_ip=addr_str(topo.vtep[switch.name]))
+        vtep=Vtep(
+            source_interface=1,
+            source_ip=addr_str(topo.vtep[switch.name]),
+            tunnel_qos=list(switch_model(switch).tunnel_qos.lines()),
+        )
         if switch.role == "leaf"
         else None,
         anycast_gateway_mac=fabric.settings.overlay.anycast_gateway_mac if switch.role == "leaf" else None,

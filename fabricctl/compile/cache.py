@@ -17,7 +17,7 @@ those leaves, and the snapshot's digests for every other switch.
 
 Fail-closed: the cache only ever answers "nothing else changed, and nothing conflicts". Any doubt
 (a changed inventory or fabricctl, a racy stamp, a symlink, any problem at all, a missing digest,
-an unreadable cache) gives None, and the caller compiles the whole fabric, which reports every
+an unreadable cache, a maintenance.yaml: a drain in progress) gives None, and the caller compiles the whole fabric, which reports every
 problem the way it always does. The snapshot lives in the user's cache folder (store.py), never
 in the fabric repository.
 """
@@ -47,6 +47,7 @@ from fabricctl.errors import StageError
 from fabricctl.model.bounds import MAX_TENANT_FILES
 from fabricctl.model.fabric import FabricSettings, Switch
 from fabricctl.model.load import TENANT_SUFFIXES, Fabric, TenantDoc, read_tenant
+from fabricctl.model.maintenance import MAINTENANCE_FILE
 from fabricctl.model.problems import ProblemLog
 from fabricctl.outputs import write_file
 from fabricctl.procs import paused_gc
@@ -135,8 +136,8 @@ def scan(root: Path) -> Scan | None:
     """Stamp the inputs; None when the cache is off or the folder is not plain files."""
     db_file = cache_file(root)
     folder = root / "tenants"
-    if db_file is None or folder.is_symlink():
-        return None
+    if db_file is None or folder.is_symlink() or os.path.lexists(root / MAINTENANCE_FILE):
+        return None  # a drain in progress: the whole compile reads maintenance.yaml
     taken = now_ns()
     stamps: dict[str, Stamp] = {}
     try:

@@ -44,6 +44,7 @@ def check_capabilities(fabric: Fabric, alloc: Allocation, docs: list[TenantDoc],
                 f"1500-{platform.capabilities.max_ip_mtu} (the platform's max_ip_mtu)",
             )
             break
+    _buffer_figures(fabric, log)
     breakout = fabric.settings.cabling.gpu_port_breakout
     if breakout != "none":
         for leaf in fabric.leaves:
@@ -76,3 +77,23 @@ def check_capabilities(fabric: Fabric, alloc: Allocation, docs: list[TenantDoc],
                         f"{leaf_name} ({platform.title}) lacks {what}",
                         f"leaves whose platform has {flag}",
                     )
+
+
+def _buffer_figures(fabric: Fabric, log: ProblemLog) -> None:
+    """A platform that takes PFC headroom as a size needs the ASIC figures to size it from: the
+    switch model's published ones, else fabric.yaml `qos.buffer` (compile/buffers.py)."""
+    policy = fabric.settings.qos.buffer
+    given = None not in (policy.cell_bytes, policy.mac_phy_delay_bytes, policy.pipeline_latency_bytes)
+    for sw in fabric.switches:
+        platform = get_platform(sw.platform)
+        model = platform.model(sw.model)
+        if platform.headroom == "cells" and model.buffer is None and not given:
+            log.add(
+                fabric.root / "inventory" / "fabric.yaml",
+                fabric.settings_line("qos", "buffer"),
+                "qos.buffer",
+                f"{sw.name} ({platform.title} {model.name}) takes PFC headroom in buffer cells and its vendor "
+                "publishes no buffer figures: set cell_bytes, mac_phy_delay_bytes and pipeline_latency_bytes",
+                "the switch ASIC's cell size, MAC/PHY delay and pipeline latency in bytes",
+            )
+            return

@@ -54,8 +54,9 @@ class Interface(Node):
     access_vlan: int | None = None  # l2 tenant GPU ports
     acl_in: str | None = None
     lossless: bool = False  # the RoCE lossless QoS profile (trust, PFC, ECN, ETS, watchdog)
-    speed_gbps: int | None = None  # lossless ports: the speed the headroom is sized for
-    headroom: int | None = None  # lossless ports: PFC headroom bytes (compile/buffers.py)
+    speed_gbps: int | None = None  # lossless ports: the speed the link runs at (the slower end's)
+    cable_m: int | None = None  # lossless ports: the cable the headroom is sized for (both ends alike)
+    headroom: int | None = None  # lossless ports: PFC headroom bytes (compile/buffers.py), where sized
     tenant: str | None = None
     peer: str | None = None  # "spine01 FourHundredGigE1/0/3" or "gpu001 nic0"
 
@@ -141,12 +142,21 @@ class Bgp(Node):
     evpn: bool
     evpn_next_hop_unchanged: bool  # spines, super-spines: re-advertise EVPN routes with the VTEP as next hop
     evpn_retain_all_routes: bool  # spines, super-spines carry no VRFs: keep EVPN routes of every route target
+    #: The whole switch is out of the forwarding path (maintenance.yaml): RFC 8326 graceful
+    #: shutdown of every underlay session, where the NOS has a switch-wide form of it.
+    graceful_shutdown: bool = False
+    #: The underlay peers whose sessions are gracefully shut down (a drained switch: all of them;
+    #: a drained link: the peer at its other end), in address order.
+    graceful_shutdown_peers: list[str] = []
 
 
 class Vtep(Node):
     source_interface: int  # Loopback number
     source_ip: str
     udp_port: int = 4789
+    #: The tunnel QoS steps a configuration line sets on this model (config/readback.py TUNNEL_*
+    #: keys: "marking-encap", "ecn-propagation", "class-decap"); the others are the model's default.
+    tunnel_qos: list[str] = []
 
 
 class Qos(Node):
@@ -162,7 +172,7 @@ class Qos(Node):
     mtu: int  # IP MTU of fabric links
     tenant_mtu: int  # IP MTU of GPU ports and tenant gateways
     roce_mtu: int  # the RDMA path MTU every hop must carry whole
-    cell_bytes: int  # the buffer cell a platform counts headroom in (fabric.yaml qos.buffer)
+    cell_bytes: int | None  # the buffer cell headroom is counted in (the model's, or fabric.yaml qos.buffer)
     tuning: dict[str, int | float | str | None]  # the platform's own QoS values (fabric.yaml qos.<platform>)
 
 

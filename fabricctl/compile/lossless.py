@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+from fabricctl.compile.buffers import figures_for
 from fabricctl.compile.intent import Qos
+from fabricctl.compile.topology import switch_model
 from fabricctl.model.fabric import QosPolicy, Switch
 from fabricctl.platforms import get_platform
 
@@ -10,6 +12,7 @@ from fabricctl.platforms import get_platform
 def qos_intent(policy: QosPolicy, switch: Switch) -> Qos:
     platform = get_platform(switch.platform)
     cnp_class = policy.cnp_class if policy.cnp_class is not None else platform.cnp_class
+    figures = figures_for(switch_model(switch), policy.buffer)
     return Qos(
         profile_name=policy.profile_name,
         dscp_to_class={policy.roce_dscp: policy.lossless_priority, policy.cnp_dscp: cnp_class},
@@ -21,6 +24,6 @@ def qos_intent(policy: QosPolicy, switch: Switch) -> Qos:
         mtu=policy.mtu,
         tenant_mtu=policy.gpu_mtu,
         roce_mtu=policy.roce_mtu,
-        cell_bytes=policy.buffer.cell_bytes,
+        cell_bytes=figures.cell_bytes if figures is not None else None,
         tuning=policy.tuning_for(platform).model_dump(),
     )

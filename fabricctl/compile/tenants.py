@@ -7,7 +7,7 @@ from fabricctl.compile.buffers import lossless_port
 from fabricctl.compile.intent import Acl, AclEntry, Interface, Vlan, Vrf
 from fabricctl.compile.topology import Topology, addr_str, switch_model
 from fabricctl.config.rules import fabric_mark
-from fabricctl.model.fabric import RD_SEGMENT_BASE, FabricSettings, Overlay, Switch
+from fabricctl.model.fabric import RD_SEGMENT_BASE, FabricSettings, Overlay, Switch, cable_meters
 
 
 def mark(fabric: str, a: TenantAllocation) -> str:
@@ -105,8 +105,9 @@ def gpu_interfaces(
     qos = settings.qos
     model = switch_model(leaf)
     port_gbps, lane_gbps = model.port_gbps, model.lane_gbps(settings.cabling.gpu_port_breakout)
+    meters = cable_meters(settings.cabling.gpu_cable)
     sizes = {
-        speed: lossless_port(qos.buffer, speed, settings.cabling.gpu_cable, mtu, qos.roce_mtu, vxlan=False)
+        speed: lossless_port(model, qos.buffer, speed, meters, mtu, qos.roce_mtu, vxlan=False)
         for speed in (port_gbps, lane_gbps)
     }
     out = []
@@ -141,6 +142,7 @@ def gpu_interfaces(
                 acl_in=a.acl_name,
                 lossless=a.tenant.lossless,
                 speed_gbps=speed if a.tenant.lossless else None,
+                cable_m=meters if a.tenant.lossless else None,
                 headroom=sizes[speed] if a.tenant.lossless else None,
                 tenant=a.name,
                 peer=peer,

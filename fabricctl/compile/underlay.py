@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from typing import Literal
 
-from fabricctl.compile.buffers import lossless_port
+from fabricctl.compile.buffers import link_sizing, lossless_port
+from fabricctl.compile.drain import drained_on
 from fabricctl.compile.intent import Bgp, BgpNeighbor, Interface, Loopback
 from fabricctl.compile.topology import Topology, addr_str, switch_model
 from fabricctl.model.fabric import Switch
@@ -27,17 +28,11 @@ def loopbacks(topo: Topology, switch: Switch) -> list[Loopback]:
 
 def fabric_interfaces(fabric: Fabric, topo: Topology, switch: Switch, mtu: int) -> list[Interface]:
     """Every cabled fabric port (leaf-spine, spine-superspine): routed /31, lossless QoS, jumbo MTU,
-    PFC headroom for its cable's length class."""
-    settings = fabric.settings
-    qos = settings.qos
-    cable = {"leaf-spine": settings.cabling.uplink_cable}
-    if settings.pods is not None:
-        cable["spine-superspine"] = settings.pods.uplink_cable
-    port_gbps = switch_model(switch).port_gbps
-    sizes = {
-        tier: lossless_port(qos.buffer, port_gbps, length, mtu, qos.roce_mtu, vxlan=True)
-        for tier, length in cable.items()
-    }
+    PFC headroom for the link: its speed (the slower end's port) and its tier's cable, the same
+    at both ends."""
+    qos = fabric.settings.qos
+    model = switch_model(switch)
+    sizes: dict[tuple[int, int], int | None] = {}
     out = []
     for link in topo.links_of(switch.name):
         role: Literal["uplink", "downlink"]
@@ -57,6 +52,11 @@ def fabric_interfaces(fabric: Fabric, topo: Topology, switch: Switch, mtu: int) 
                 link.spine_ip,
                 "downlink",
             )
+        gbps, meters = link_sizing(fabric, link)
+        if (gbps, meters) not in sizes:
+            sizes[(gbps, meters)] = lossless_port(
+                model, qos.buffer, gbps, meters, mtu, qos.roce_mtu, vxlan=True
+            )
         out.append(
             Interface(
                 name=name,
@@ -65,8 +65,9 @@ def fabric_interfaces(fabric: Fabric, topo: Topology, switch: Switch, mtu: int) 
                 mtu=mtu,
                 ipv4=f"{addr_str(ip)}/31",
                 lossless=True,
-                speed_gbps=port_gbps,
-                headroom=sizes[link.tier],
+                speed_gbps=gbps,
+                cable_m=meters,
+                headroom=sizes[(gbps, meters)],
                 peer=f"{peer} {peer_port}",
             )
         )
@@ -124,6 +125,7 @@ def bgp(fabric: Fabric, topo: Topology, switch: Switch) -> Bgp:
     if switch.role == "leaf":
         networks.append(f"{addr_str(topo.vtep[switch.name])}/32")
     max_paths = fabric.settings.underlay.max_paths
+    drained = drained_on(fabric.maintenance, topo, switch.name)
     platform = get_platform(switch.platform)
     default_ecmp = platform.default_max_ecmp
     return Bgp(
@@ -138,4 +140,6 @@ def bgp(fabric: Fabric, topo: Topology, switch: Switch) -> Bgp:
         evpn=True,
         evpn_next_hop_unchanged=switch.role != "leaf",
         evpn_retain_all_routes=switch.role != "leaf",
+        graceful_shutdown=drained.whole,
+        graceful_shutdown_peers=list(drained.peers),
     )

@@ -50,6 +50,8 @@ class PortQos:
     headroom_cells: dict[int, At[int]] = field(default_factory=dict)
     #: ECN marking thresholds per queue, as the config spells them (both ends of a link compare).
     ecn_values: dict[int, At[str]] = field(default_factory=dict)
+    #: The cable length (m) the NOS sizes the headroom for, where a line gives it instead of a size.
+    cable_m: At[int] | None = None
     profile: Src | None = None  # the service-profile / wred apply line, when there is one
 
 
@@ -119,6 +121,18 @@ class Acl:
 
 
 @dataclass
+class PeerPolicy:
+    """What a config does to one session's routes beyond announcing them (a drain, RFC 8326):
+    the GRACEFUL_SHUTDOWN community added to the routes sent, the switch's AS prepended to them,
+    a LOCAL_PREF given to the routes heard. `src` is the line that does it."""
+
+    src: Src
+    gshut: bool = False
+    prepend: int = 0
+    local_pref: int | None = None
+
+
+@dataclass
 class BgpConfig:
     """What decides how many equal paths the underlay installs (verify/ecmp.py): the ASN, the
     IPv4 unicast sessions and what they announce, and the multipath settings."""
@@ -131,6 +145,9 @@ class BgpConfig:
     #: platform's default (`multipath_relax_default`) when no line does.
     relax: At[bool] | None = None
     ecmp_limit: At[int] | None = None  # the system's ECMP cap (`max-ecmp-num`)
+    policies: dict[str, PeerPolicy] = field(default_factory=dict)  # peer -> what shapes its routes
+    #: Peers sent communities, where the NOS sends none without a line (None: every peer is).
+    communities: set[str] | None = None
 
 
 @dataclass
@@ -147,18 +164,16 @@ class SwitchConfig:
     class_queue: dict[int, At[int]] = field(default_factory=dict)  # class -> queue where remapped
     bgp_neighbors: dict[str, At[int]] = field(default_factory=dict)  # peer ip -> remote AS
     bgp: BgpConfig = field(default_factory=BgpConfig)
-    #: Tunnel QoS a VTEP sets (TUNNEL_* keys -> the line): what it does not state is the NOS default.
+    #: Tunnel QoS a VTEP sets (TUNNEL_* keys -> the line): what it does not state is the switch
+    #: model's documented default (platforms/base.py TunnelQos, verify/lossless.py).
     tunnel_qos: dict[str, Src] = field(default_factory=dict)
-    #: What the NOS does without a tunnel QoS line (TUNNEL_* -> a sentence with its source): the
-    #: lossless proof quotes it when a line is missing.
-    tunnel_defaults: dict[str, str] = field(default_factory=dict)
-    #: Tunnel behaviour no line sets and no vendor document states (TUNNEL_* -> why it is taken
-    #: as given): the proof rests on it and the report lists it as an assumption.
-    tunnel_assumed: dict[str, str] = field(default_factory=dict)
     ip_mtu_default: int = 1500  # the IP MTU of a routed port without an mtu line
     #: Whether equal-length BGP paths with different AS paths load-balance when no line says
     #: (the NOS's default, docs/multipod.md), and the ECMP cap without a line (None: none).
     multipath_relax_default: bool = False
+    #: Whether the NOS gives routes that arrive with the GRACEFUL_SHUTDOWN community LOCAL_PREF 0
+    #: without a policy saying so (RFC 8326 receiver procedure; verify/drain.py).
+    honors_gshut: bool = False
     ecmp_limit_default: int | None = None
     max_frame_default: int | None = None  # frame limit without a setting (None: IP MTU + header)
     #: The PFC watchdog / deadlock timers, as the config spells them (one setting per switch).

@@ -264,6 +264,26 @@ def server_pairs(compiled: Compiled, rd: RackDoc) -> list[tuple[str, str]]:
     return list(zip(servers[::2], servers[1::2], strict=False))
 
 
+def hook_problem(command: str) -> str | None:
+    """Why `command` cannot run as a hook (checked before the soak, not after it), or None."""
+    import shutil
+
+    from fabricctl.model.text import one_line_problem
+
+    problem = one_line_problem(command)
+    if problem is not None:
+        return f"the command {problem}"
+    try:
+        words = shlex.split(command)
+    except ValueError as exc:  # an unclosed quote, a trailing backslash
+        return f"the command cannot be split into words ({exc})"
+    if not words:
+        return "the command is empty"
+    if shutil.which(words[0]) is None:
+        return f"no program {words[0][:80]!r} on PATH or at that path (or it is not executable)"
+    return None
+
+
 def hook_checks(command: str, pairs: list[tuple[str, str]], timeout: float = HOOK_TIMEOUT) -> list[Check]:
     """`command` once per server pair ({a} and {b} name the servers); exit 0 passes, the last
     line of its output is kept as the figure."""

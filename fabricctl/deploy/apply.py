@@ -44,6 +44,9 @@ class ApplyOptions:
     health_gate: bool = True  # checks read before the push must still pass after commit, or it is undone
     #: Push a plan that affects running tenants' service (deploy/disruption.py) without a canary.
     allow_disruptive: bool = False
+    #: The drained switches and links a plan may put back into service (changes["undrain"], as
+    #: it names them; "all": any).
+    allow_undrain: tuple[str, ...] = ()
 
 
 @dataclass

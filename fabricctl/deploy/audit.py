@@ -20,6 +20,7 @@ from fabricctl.model.text import printable
 
 TICKET = re.compile(r"\b(?:[A-Z][A-Z0-9]{1,15}-\d{1,9}|(?:CHG|INC|RITM|CR)\d{4,12})\b")
 MAX_TICKETS = 16
+MAX_TICKET = 64  # characters of one ticket id the record keeps
 
 
 def tickets_of(root: Path, given: Iterable[str], env: Mapping[str, str] | None = None) -> list[str]:
@@ -34,7 +35,7 @@ def tickets_of(root: Path, given: Iterable[str], env: Mapping[str, str] | None =
         elif TICKET.fullmatch(label):
             found.append(label)
     found += _trailers(root)
-    unique = list(dict.fromkeys(printable(t)[:64] for t in found if t))
+    unique = list(dict.fromkeys(printable(t)[:MAX_TICKET] for t in found if t))
     return unique[:MAX_TICKETS]
 
 

@@ -30,24 +30,36 @@ from fabricctl.platforms.counters import (
 from fabricctl.secrets import describe_error
 
 
-def _counters_task(task: Task, read_timeout: float, keep_open: bool, sessions: bool) -> Result:
+def _counters_task(task: Task, read_timeout: float, keep_open: bool, sessions: bool, links: bool) -> Result:
     platform = fabric_platform(task.host)
     reader = counter_reader(platform)
+    if links:
+        reader = reader.for_links()
     if sessions:
         reader = with_sessions(reader, get_platform(platform).health)
     return _read_task(task, read_timeout, close=not keep_open, reader=reader)
 
 
 def read_counters(
-    nr: Nornir, read_timeout: float = 30.0, keep_open: bool = False, sessions: bool = False
+    nr: Nornir,
+    read_timeout: float = 30.0,
+    keep_open: bool = False,
+    sessions: bool = False,
+    links: bool = False,
 ) -> dict[str, SwitchCounters | str]:
     """name -> its counters now, or the error that kept them from being read. With `keep_open`
     the SSH session stays up for the next read (a poller's), and is closed after a failed read
-    so the next one logs in afresh; with `sessions` the BGP sessions are read too (the exporter's)."""
+    so the next one logs in afresh; with `sessions` the BGP sessions are read too (the exporter's);
+    with `links`, only what a link's health needs (errors, flaps, optics: CounterReader.for_links)."""
     if not nr.inventory.hosts:
         return {}
     results = nr.run(
-        task=_counters_task, read_timeout=read_timeout, keep_open=keep_open, sessions=sessions, on_failed=True
+        task=_counters_task,
+        read_timeout=read_timeout,
+        keep_open=keep_open,
+        sessions=sessions,
+        links=links,
+        on_failed=True,
     )
     out: dict[str, SwitchCounters | str] = {}
     for name in nr.inventory.hosts:
@@ -100,6 +112,7 @@ class PortDelta:
     queue_dropped: dict[int, int] | None = None
     queue_sent: dict[int, int] | None = None
     flapped: bool | None = None
+    link_changes: int | None = None  # link transitions in the window, where the switch counts them
 
 
 @dataclass
@@ -147,7 +160,25 @@ def window(before: SwitchCounters, after: SwitchCounters, fallback_seconds: floa
             queue_dropped=_grown_map(b.queue_dropped, a.queue_dropped),
             queue_sent=_grown_map(b.queue_sent, a.queue_sent),
             flapped=_flapped(b, a, seconds),
+            link_changes=grown(b.link_changes, a.link_changes),
         )
+    return out
+
+
+def windows(
+    names: list[str],
+    first: dict[str, SwitchCounters | str],
+    second: dict[str, SwitchCounters | str],
+    fallback_seconds: float,
+) -> dict[str, Window | str]:
+    """Each switch's window between two reads, or why one of them failed."""
+    out: dict[str, Window | str] = {}
+    for name in names:
+        a, b = first.get(name), second.get(name)
+        if isinstance(a, SwitchCounters) and isinstance(b, SwitchCounters):
+            out[name] = window(a, b, fallback_seconds)
+        else:  # the read that failed says why (the second, when both did)
+            out[name] = b if isinstance(b, str) else a if isinstance(a, str) else "not read"
     return out
 
 

@@ -27,6 +27,7 @@ from nornir.core.task import Result, Task
 from nornir_netmiko.tasks import netmiko_send_command
 
 from fabricctl.compile.build import Compiled
+from fabricctl.compile.drain import drained_links
 from fabricctl.deploy.nornir_inv import fabric_platform
 from fabricctl.platforms import get_platform
 from fabricctl.platforms.boot import BootState
@@ -375,7 +376,16 @@ def _ecmp_checks(
     intent = compiled.intents.get(name)
     if state.routes is None or intent is None or intent.role != "leaf" or intent.vtep is None:
         return []
-    uplinks = sum(len(ports) for ports in links_up(compiled, name, state, planned).values())
+    up = links_up(compiled, name, state, planned)
+    uplinks = sum(len(ports) for ports in up.values())
+    # Drained uplinks (maintenance.yaml) carry a path only where nothing else does (RFC 8326).
+    drained = sum(
+        1
+        for ln in drained_links(compiled.fabric.maintenance, compiled.topology)
+        if ln.leaf == name and ln.leaf_port in up.get(ln.spine, ())
+    )
+    drained = drained if 0 < drained < uplinks else 0
+    uplinks -= drained
     widths = {
         other.name: state.routes.get(f"{other.vtep.source_ip}/32", 0)
         for other in compiled.intents.values()
@@ -387,7 +397,7 @@ def _ecmp_checks(
     short = sum(1 for w in widths.values() if w < uplinks)
     ok = short == 0
     seen = f"{width} path(s) to {far}" + (f"; {short} of {len(widths)} VTEPs short" if short else "")
-    expected = f"{uplinks} path(s) each"
+    expected = f"{uplinks} path(s) each" + (f" ({drained} uplink(s) drained)" if drained else "")
     cap = _pending_cap(compiled, name, state)
     if not ok and cap is not None and width >= min(uplinks, int(cap.in_use)):
         pending = f"ECMP cap {cap.next_boot} takes effect at the next reboot; {cap.in_use} in use"

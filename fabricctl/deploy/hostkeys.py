@@ -11,7 +11,9 @@ options are set over whatever its connection extras say, since a pull request ca
 from __future__ import annotations
 
 import contextlib
+import functools
 import os
+import threading
 from collections.abc import Iterator, Mapping
 from contextvars import ContextVar
 from pathlib import Path
@@ -71,6 +73,64 @@ def lab_known_hosts(root: Path, endpoints: Mapping[str, Endpoint]) -> Path:
     path = lab_dir(Path(root)) / "known_hosts"
     write_file(path, "".join(f"{line}\n" for line in lines), within=Path(root))
     return path
+
+
+def per_switch(known_hosts: Path, targets: Mapping[str, tuple[str, int | None]]) -> dict[str, Path]:
+    """name -> a known_hosts file holding only that switch's keys (`targets`: name -> the address
+    and SSH port it is reached at). paramiko reads the whole file given at every login, parsing
+    each line under the logging module's lock: at hundreds of switches that costs more than the
+    logins themselves and grows with the square of the fabric. The file is read once here
+    (hashed host names too); a switch it has no key for gets an empty file, so its login is
+    refused as before. The files are public keys, in a folder of this process's, removed at exit."""
+    import paramiko
+
+    try:
+        keys = paramiko.HostKeys(str(known_hosts))
+    except (OSError, UnicodeDecodeError, paramiko.hostkeys.InvalidHostKey) as exc:
+        raise HostKeyError(f"{known_hosts}: {_unreadable(known_hosts, exc)}; nothing was contacted") from None
+    out = {}
+    for name, (host, port) in targets.items():
+        lookup = host if port in (None, 22) else f"[{host}]:{port}"
+        found = keys.lookup(lookup)
+        lines = sorted(f"{lookup} {kind} {found[kind].get_base64()}\n" for kind in found or ())
+        out[name] = _kept("".join(lines))
+    return out
+
+
+def _unreadable(path: Path, exc: Exception) -> str:
+    bad = getattr(exc, "line", None)
+    if not isinstance(bad, str):
+        return f"cannot be read ({exc})"
+    lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
+    number = next((i for i, line in enumerate(lines, 1) if line.strip() == bad.strip()), None)
+    where = f"line {number}" if number is not None else "a line"
+    return (
+        f"{where} is not a host key entry ({bad.strip()[:80]!r}; allowed: "
+        "'<host>[,<host>...] <key type> <base64 key>', as ssh-keyscan writes it)"
+    )
+
+
+def _kept(text: str) -> Path:
+    """`text` in this process's folder of host key files, named by its digest (written once)."""
+    import hashlib
+
+    path = _folder() / hashlib.sha256(text.encode()).hexdigest()[:32]
+    if not path.exists():
+        tmp = path.with_suffix(f".{os.getpid()}.{threading.get_ident()}.tmp")
+        tmp.write_text(text, encoding="utf-8")
+        os.replace(tmp, path)
+    return path
+
+
+@functools.cache
+def _folder() -> Path:
+    import atexit
+    import shutil
+    import tempfile
+
+    folder = Path(tempfile.mkdtemp(prefix="fabricctl-host-keys-"))
+    atexit.register(shutil.rmtree, folder, True)
+    return folder
 
 
 def ssh_options(known_hosts: Path | None) -> dict[str, Any]:

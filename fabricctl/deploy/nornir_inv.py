@@ -19,7 +19,7 @@ from nornir.core import Nornir
 from nornir.core.inventory import ConnectionOptions, Host
 
 from fabricctl.deploy.credentials import Credentials
-from fabricctl.deploy.hostkeys import ssh_options
+from fabricctl.deploy.hostkeys import per_switch, ssh_options
 from fabricctl.logs import LIBRARIES
 from fabricctl.model.inventory import inventory_options
 from fabricctl.platforms import get_platform
@@ -50,7 +50,7 @@ def build_nornir(
     known_hosts: Path | None = None,
 ) -> Nornir:
     """InitNornir on `<root>/inventory`, every host made ready to connect; SSH host keys are
-    checked against `known_hosts` (None: not checked)."""
+    checked against `known_hosts` (None: not checked), each switch against its own entries."""
     _quiet_loggers()
     with paused_gc():  # the inventory's YAML, read after compile and verify filled the heap
         nr = InitNornir(
@@ -60,8 +60,17 @@ def build_nornir(
         )
     if names is not None:
         nr = nr.filter(filter_func=lambda h: h.name in names)
-    for host in nr.inventory.hosts.values():
-        _prepare_host(host, creds, endpoints[host.name] if endpoints is not None else None, known_hosts)
+    hosts = nr.inventory.hosts
+    eps = {name: endpoints[name] if endpoints is not None else None for name in hosts}
+    own: dict[str, Path] = {}
+    if known_hosts is not None:
+        where = {
+            name: (ep.host, ep.ssh_port) if (ep := eps[name]) else (host.hostname or name, host.port)
+            for name, host in hosts.items()
+        }
+        own = per_switch(known_hosts, where)
+    for name, host in hosts.items():
+        _prepare_host(host, creds, eps[name], own.get(name))
     return nr
 
 

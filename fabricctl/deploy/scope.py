@@ -60,18 +60,25 @@ def _files_of(folder: Path, tenant: str) -> list[Path]:
     return [p for p in tenant_files(folder) if _declared(p) == tenant] if folder.is_dir() else []
 
 
-@contextlib.contextmanager
-def tenant_inputs(root: Path, tenant: str, base: str) -> Iterator[tuple[Path, str]]:
-    """(a fabric root of the base's inputs with `tenant` from the working tree, the base commit),
-    for the time of the block."""
-    from fabricctl.deploy.changed import ChangedSinceError, materialise, resolve_commit
+def base_commit(root: Path, base: str) -> str:
+    """The commit `--tenant-base` names, or a ScopeError saying why there is none."""
+    from fabricctl.deploy.changed import ChangedSinceError, resolve_commit
 
     try:
-        commit = resolve_commit(root, base)
+        return resolve_commit(root, base)
     except ChangedSinceError as exc:
         raise ScopeError(
             f"--tenant-base {base}: {str(exc).replace(f'--changed-since {base}: ', '')}"
         ) from None
+
+
+@contextlib.contextmanager
+def tenant_inputs(root: Path, tenant: str, base: str) -> Iterator[tuple[Path, str]]:
+    """(a fabric root of the base's inputs with `tenant` from the working tree, the base commit),
+    for the time of the block."""
+    from fabricctl.deploy.changed import materialise
+
+    commit = base_commit(root, base)
     with tempfile.TemporaryDirectory(prefix="fabricctl-tenant-") as tmp:
         inputs = Path(tmp)
         if not materialise(root, commit, inputs):

@@ -148,9 +148,24 @@ def derive_plan(
         plan.changes["racks"] = racks.to_dict()
     if moves:
         plan.changes["gpu_moves"] = [m.to_dict() for m in moves]
+    if prepared.verify is not None and prepared.verify.drain is not None:  # maintenance.yaml
+        plan.changes["drain"] = prepared.verify.drain.to_dict()
+    back = undrained_by(prepared, running)
+    if back:  # drained on the switches, no longer in maintenance.yaml: apply needs --allow-undrain
+        plan.changes["undrain"] = back
     if scope is not None:
         plan.changes["scope"] = dict(scope)
     return plan, moves
+
+
+def undrained_by(prepared: Prepared, running: dict[str, str]) -> list[str]:
+    """The switches and links the plan puts back into the forwarding path (verify/drain.py
+    `undrained`), from the running configs of the switches it changes (`running`)."""
+    from fabricctl.verify.drain import undrained
+    from fabricctl.verify.parse import parse_config
+
+    read = {n: parse_config(n, prepared.platforms[n], text) for n, text in running.items() if text.strip()}
+    return undrained(prepared.compiled, read)
 
 
 def _diff_line(plan: Plan) -> str:
@@ -387,6 +402,10 @@ class ApplyHooks:
     interrupted: Callable[[int, int], None] | None = None
 
 
+#: The service-affecting class of a tenant whose GPUs sit on a drained leaf.
+CUT_OFF = "cut off by a drained leaf"
+
+
 def disruptive(plan: Plan) -> dict[str, list[str]]:
     """Tenants whose running service the plan affects -> their service-affecting classes."""
     from fabricctl.deploy.disruption import DISRUPTIVE
@@ -397,12 +416,28 @@ def disruptive(plan: Plan) -> dict[str, list[str]]:
         for r in (rows if isinstance(rows, list) else [])
         if isinstance(r, dict) and isinstance(r.get("name"), str) and isinstance(r.get("classes"), list)
     }
+    # A drained leaf (maintenance.yaml) takes its tenants' GPUs off the fabric.
+    drain = plan.changes.get("drain")
+    cut_off = drain.get("cut_off") if isinstance(drain, dict) else None
+    for name in cut_off if isinstance(cut_off, dict) else {}:
+        out.setdefault(str(name), []).append(CUT_OFF)
     return {name: classes for name, classes in sorted(out.items()) if classes}
 
 
 def refuse_disruptive(plan: Plan, opts: ApplyOptions) -> None:
     """A plan that affects running tenants is pushed only when the operator says so
-    (--allow-disruptive) or a canary goes first (--canary N): never by accident at full width."""
+    (--allow-disruptive) or a canary goes first (--canary N): never by accident at full width.
+    Nor does one put a drained switch or link back into service unless the operator says so
+    (--allow-undrain): a checkout that predates a drain must not undo it."""
+    back = [t for t in plan.changes.get("undrain") or [] if t not in opts.allow_undrain]
+    if back and "all" not in opts.allow_undrain:
+        shown = ", ".join(back[:8]) + (f" and {len(back) - 8} more" if len(back) > 8 else "")
+        flags = " ".join(f"--allow-undrain {t}" for t in back[:8])
+        raise PlanError(
+            f"the plan puts {shown} back into the forwarding path: the switches run drained and "
+            "maintenance.yaml no longer drains them; nothing was pushed. If that is meant (`fabricctl "
+            f"undrain`), apply with {flags}; if not, this checkout lacks the drain (pull first)"
+        )
     found = disruptive(plan)
     if not found or opts.allow_disruptive or opts.canary > 0:
         return

@@ -22,7 +22,7 @@ from pathlib import Path
 from fabricctl.compile.build import Compiled
 from fabricctl.deploy.context import open_fabric
 from fabricctl.deploy.counters import PortDelta, Window, read_clock, read_counters
-from fabricctl.deploy.counters import window as deltas
+from fabricctl.deploy.counters import windows as counter_windows
 from fabricctl.deploy.fetch import fetch_running
 from fabricctl.deploy.health import PAUSE_PPS_MAX, Check, check_health, read_health
 from fabricctl.platforms.counters import SwitchCounters
@@ -350,12 +350,6 @@ def tenant_checks(
         )
         progress("reading counters again")
         second = read_counters(nr, timeout)
-    windows: dict[str, Window | str] = {}
-    for name in names:
-        a, b = first.get(name), second.get(name)
-        if isinstance(a, SwitchCounters) and isinstance(b, SwitchCounters):
-            windows[name] = deltas(a, b, window)
-        else:
-            windows[name] = b if isinstance(b, str) else str(a)
+    windows = counter_windows(names, first, second, window)
     proofs = proof_checks(compiled, scope, render_configs(compiled, root), running)
     return proofs + scoped_checks(compiled, scope, states) + counter_checks(compiled, scope, windows)

@@ -36,6 +36,23 @@ class Logout(Exception):
     """The user logged out (`exit` / `quit` at the top)."""
 
 
+class Reboot(Exception):
+    """The switch reloads now (it was told to, and confirmed): `text` is the last the session
+    prints before the connection drops. The command has rebooted the device already."""
+
+    def __init__(self, text: str) -> None:
+        super().__init__(text)
+        self.text = text
+
+
+@dataclass
+class Question:
+    """A question the CLI shows instead of its prompt; the next line is the answer."""
+
+    text: str
+    on_answer: Callable[[str], Awaitable[Output]]  # gets the answer, stripped and lower-case
+
+
 @dataclass(frozen=True)
 class Command:
     """One non-config command: regex over the whole line, handler, modes it is valid in."""
@@ -172,6 +189,23 @@ class CliSession:
         #: Comware logs a console line), for what the NOS logs of a session.
         self.login_user = ""
         self.login_address = "**"
+        #: A question the CLI waits to have answered (its text is the prompt meanwhile).
+        self.question: Question | None = None
+
+    def ask(self, text: str, on_answer: Callable[[str], Awaitable[Output]]) -> Output:
+        """Show `text` as the prompt; the next line is the answer."""
+        self.question = Question(text, on_answer)
+        return ""
+
+    def ask_yes_no(self, text: str, on_answer: Callable[[bool], Awaitable[Output]]) -> Output:
+        """A [Y/N] question: y/yes or n/no answer it; any other line asks it again."""
+
+        async def answered(answer: str) -> Output:
+            if answer not in ("y", "yes", "n", "no"):
+                return self.ask(text, answered)
+            return await on_answer(answer.startswith("y"))
+
+        return self.ask(text, answered)
 
     @property
     def mode(self) -> str:
@@ -197,6 +231,9 @@ class CliSession:
 
     async def execute(self, line: str, as_json: bool = False) -> Output:
         """Run one line; raise CliError on failure."""
+        if self.question is not None:
+            pending, self.question = self.question, None
+            return await pending.on_answer(line.strip().lower())
         prompt = self.prompt()
         stripped = line.strip()
         if not stripped:

@@ -40,6 +40,13 @@ class PeerFacts:
     description: str = ""
     families: set[str] = field(default_factory=set)  # "ipv4" and/or "evpn"
     bfd: bool = False  # BGP registers the session with BFD (EOS `neighbor X bfd`, Comware `peer X bfd`)
+    # What this switch's config does to the routes of the session (RFC 8326 graceful shutdown as
+    # each NOS writes it, lab/gshut.py): communities sent at all, the GRACEFUL_SHUTDOWN community
+    # added to the routes sent, its own AS prepended to them, LOCAL_PREF given to those heard.
+    send_community: bool = False
+    gshut: bool = False
+    prepend: int = 0
+    local_pref_in: int | None = None
 
 
 @dataclass
@@ -68,6 +75,9 @@ class DeviceFacts:
     #: The system's ECMP cap (Comware max-ecmp-num, documented default 8); None: no cap beyond
     #: max_paths. A config's own value; the device applies the one it booted with (device.py).
     ecmp_cap: int | None = None
+    #: The NOS gives routes that arrive with the GRACEFUL_SHUTDOWN community LOCAL_PREF 0 (RFC
+    #: 8326 receiver procedure) without any policy configured for it.
+    honors_gshut: bool = False
     rds: dict[str, str] = field(default_factory=dict)  # VRF -> route distinguisher
     segment_rds: dict[tuple[str, str], str] = field(default_factory=dict)  # L2 segment -> its MAC-VRF's RD
     gateways: dict[tuple[str, str], str] = field(default_factory=dict)  # segment -> its gateway interface

@@ -43,7 +43,10 @@ class Faults:
     ECN and the receivers' CNPs come back through the far end; lossless_drops: the lossless
     queue drops (a headroom or buffer misfit); flapping: the link goes down and up again every
     FLAP_PERIOD lab seconds; optic_degrading: the optic's receive power falls steadily, and once
-    below its low alarm the port counts FCS errors.
+    below its low alarm the port counts FCS errors. A marginal link, still up: crc_errors: the
+    port receives frames with bad FCS at MARGINAL_FCS_PER_SECOND (a dirty connector, a failing
+    cable); optic_low: the optic receives at MARGINAL_RX_DBM, below its low warning, not yet at
+    its alarm.
     """
 
     unreachable: bool = False
@@ -63,6 +66,8 @@ class Faults:
     lossless_drops: list[str] = field(default_factory=list)
     flapping: list[str] = field(default_factory=list)
     optic_degrading: list[str] = field(default_factory=list)
+    crc_errors: list[str] = field(default_factory=list)
+    optic_low: list[str] = field(default_factory=list)
 
     @classmethod
     def from_mapping(cls, device: str, data: Any) -> Faults:
@@ -92,7 +97,7 @@ class Faults:
 _FLAGS = ("unreachable", "auth_failure", "commit_failure", "hang_on_commit")
 _SECONDS = ("latency", "config_latency")
 #: The faults that make counters grow, counted from the moment each is set on a port.
-COUNTER_FAULTS = ("congestion", "lossless_drops", "flapping", "optic_degrading")
+COUNTER_FAULTS = ("congestion", "lossless_drops", "flapping", "optic_degrading", "crc_errors", "optic_low")
 _LISTS = ("links_down", "bgp_down", "pfc_storm", *COUNTER_FAULTS)
 
 

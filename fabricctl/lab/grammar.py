@@ -152,7 +152,8 @@ class Rule:
     reset_keeps: tuple[str, ...] = ()  # with resets ["*"]: the settings that survive the reset
     #: What the vendor documents say about the command (the command reference, lab/devices/<platform>/commands.yaml):
     #: the value in force when the line is absent, where the switch shows it, the source ids and
-    #: how sure the source is (V: a vendor document, P: public configs or code only).
+    #: how sure the source is (V: read in a vendor document; P: a vendor document names it, its syntax
+    #: or view for this device not read).
     default: str | None = None
     shows: str | None = None
     sources: tuple[str, ...] = ()

@@ -26,7 +26,7 @@ from fabricctl.lab.nos import lab_nos
 
 CONFIDENCE = {
     "V": "read in a vendor document (H3C/HPE/Arista; the source names the device)",
-    "P": "seen only in public configurations or code: check with `?` on the device",
+    "P": "a vendor document names it, but its syntax or view for this device was not read: check with `?` on the device",
 }
 _RULE_FIELDS = {
     "key",
@@ -59,6 +59,7 @@ class Source:
     #: A generated reference's page: its path in the vendor's repository and git blob id.
     path: str = ""
     blob: str = ""
+    publisher: str = ""  # who wrote the document (the vendor, for a vendor document)
 
 
 @dataclass(frozen=True)
@@ -142,7 +143,13 @@ def parse_reference(platform: str, data: dict[str, Any]) -> Reference:
             if not raw.get(name):
                 raise ReferenceError(f"source {sid!r}: missing {name}")
         sources[sid] = Source(
-            sid, raw["url"], raw["section"], raw["device"], str(raw.get("path", "")), str(raw.get("blob", ""))
+            sid,
+            raw["url"],
+            raw["section"],
+            raw["device"],
+            str(raw.get("path", "")),
+            str(raw.get("blob", "")),
+            str(raw.get("publisher", "")),
         )
     abbreviations = data.get("abbreviations") or {}
     modes = {}

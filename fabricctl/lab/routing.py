@@ -36,6 +36,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from ipaddress import IPv4Address, IPv4Network
 
+from fabricctl.lab import gshut
 from fabricctl.lab.fabric_state import FabricState, _components, _graph
 from fabricctl.lab.nos import lab_nos
 from fabricctl.lab.ports import chassis_digits
@@ -188,6 +189,16 @@ class Routing:
                 end = st.far_end(*owner)  # a direct session runs over the cable to the peer's port
                 if end is not None and end[0] == name:
                     hops_to.setdefault((name, owner[0]), []).append(Hop(s.peer, end[1]))
+        if gshut.shaped(st.facts):  # a session's routes are shaped (a drain): ranked as BGP does
+            heard_from = gshut.heard(hops_to)
+            for origin, facts in st.facts.items():
+                prefixes = [p for p in facts.networks if p in ribs[origin]["default"]]
+                for name, chosen in gshut.best_paths(st, origin, heard_from).items() if prefixes else ():
+                    for prefix in prefixes:
+                        ribs[name]["default"].setdefault(
+                            prefix, Route(prefix, "ebgp", chosen.hops, chosen.path)
+                        )
+            return
         neighbors: dict[str, list[str]] = {}
         for here, there in hops_to:
             neighbors.setdefault(there, []).append(here)  # `here` hears what `there` advertises

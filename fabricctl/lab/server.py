@@ -26,7 +26,7 @@ import asyncssh
 from fabricctl.errors import StageError
 from fabricctl.lab.clock import LabClock
 from fabricctl.lab.device import ZTP_DONE, LabDevice
-from fabricctl.lab.dialect import CliError, CliSession, Disconnect, Logout, to_text
+from fabricctl.lab.dialect import CliError, CliSession, Disconnect, Logout, Reboot, to_text
 from fabricctl.lab.editor import Editor
 from fabricctl.lab.fabric_state import Cabling, FabricState
 from fabricctl.lab.factory import DeviceSpec
@@ -34,6 +34,7 @@ from fabricctl.lab.faults import COUNTER_FAULTS, Faults, load_faults
 from fabricctl.lab.runtime import GNMI_PORT, Endpoint, lab_credentials
 from fabricctl.lab.state import StateStore, lab_dir
 from fabricctl.lab.tls import server_context
+from fabricctl.lab.traffic import WORKLOAD_PPS, Workload
 
 T = TypeVar("T")
 
@@ -146,6 +147,10 @@ async def _enter(dev: LabDevice, cli: CliSession, process: asyncssh.SSHServerPro
     except Logout:
         process.exit(0)
         return False
+    except Reboot as reboot:  # the switch reloads: its last words, then the connection drops
+        process.stdout.write(reboot.text.replace("\n", "\r\n") + "\r\n")
+        process.exit(0)
+        return False
     except Disconnect:
         process.get_extra_info("connection").abort()
         return False
@@ -245,6 +250,7 @@ class LabFabric:
             self._dev(name).onsets()
         self.cabling = cabling if cabling is not None else Cabling()
         self._state: tuple[object, FabricState] | None = None  # derived once per change
+        self._workload: Workload | None = None  # tenants at work (set_workload)
         for dev in self.devices.values():
             dev.fabric_state = self.state
         self._addresses: dict[str, str] = {}
@@ -474,7 +480,23 @@ class LabFabric:
                     {n: d.boot for n, d in self.devices.items()},
                 ),
             )
-        return self._state[1]
+        state = self._state[1]
+        if self._workload is not None:
+            self._workload.follow(state, self.clock.now())
+            state.derived["workload"] = self._workload
+        return state
+
+    def set_workload(self, pps: float | None = WORKLOAD_PPS) -> None:
+        """Tenants at work: every leaf sends `pps` packets per second to every other leaf's VTEP
+        over its routes (lab/traffic.py Workload), counted by every port it crosses from now on;
+        None stops it."""
+
+        def start() -> None:
+            self._workload = Workload(pps, self.clock.now()) if pps else None
+            self._state = None
+            self._derive_state()  # the workload's rates, from the routes in force now
+
+        self.call(start)
 
     def recable(self, plan: Cabling, switches: Iterable[str] | None = None) -> list[tuple[str, str]]:
         """Re-cable the racks of `switches` (every switch when None) as `plan` says, e.g. the

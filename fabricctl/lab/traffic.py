@@ -1,7 +1,8 @@
 """What the lab's ports count, as a function of the lab clock and the counter faults.
 
 The lab carries no traffic of its own: every counter here stays flat on a healthy fabric, so a
-counter that grows is a fault a test set (faults.py), and its rate is the constant below. Each
+counter that grows is a fault a test set (faults.py), and its rate is the constant below; or the
+tenants' workload a test started (`Workload`), whose packets follow the switches' routes. Each
 fault counts from the lab time it was set on the port (FabricState.onset), so two reads a window
 apart give that rate whatever the machine's speed. A switch counts from its last boot, as a real
 one does: a reboot starts its counters again, and its neighbors see their links go down and up.
@@ -29,6 +30,10 @@ RX_LOW_WARN_DBM = -7.0
 RX_LOW_ALARM_DBM = -10.0
 DEGRADE_DB_PER_MINUTE = 1.0
 DEGRADED_FCS_PER_SECOND = 1_000
+#: A marginal link (faults crc_errors, optic_low): FCS errors per second it receives, and the
+#: receive power of a weak optic, between its low warning and its low alarm.
+MARGINAL_FCS_PER_SECOND = 20
+MARGINAL_RX_DBM = -8.5
 #: The queue CNPs travel in: the CNP class both platforms' QoS defaults give them.
 CNP_QUEUE = 6
 
@@ -44,6 +49,8 @@ class PortTraffic:
     link_changes: int = 0  # link up/down transitions since the lab started
     last_flap: float | None = None  # lab time of the last transition (None: never since boot)
     rx_dbm: float = RX_NOMINAL_DBM
+    tx_packets: int = 0  # unicast packets of a running workload (Workload), sent
+    rx_packets: int = 0  # and received
 
 
 def _elapsed(since: float | None, now: float) -> float:
@@ -77,12 +84,21 @@ def port_traffic(state: FabricState, device: str, port: str, now: float) -> Port
     degrade_since = state.onset(device, "optic_degrading", port)
     rx = RX_NOMINAL_DBM if up else RX_DARK_DBM
     errors = 0
+    if up and state.onset(device, "optic_low", port) is not None:
+        rx = MARGINAL_RX_DBM
+    marginal = state.onset(device, "crc_errors", port)
+    if up and marginal is not None:
+        errors += int(max(now - max(marginal, boot), 0.0) * MARGINAL_FCS_PER_SECOND)
     if up and degrade_since is not None:
         minutes = max(now - degrade_since, 0.0) / 60.0
         rx = max(RX_NOMINAL_DBM - DEGRADE_DB_PER_MINUTE * minutes, RX_DARK_DBM)
         below = (RX_NOMINAL_DBM - RX_LOW_ALARM_DBM) / DEGRADE_DB_PER_MINUTE * 60.0  # seconds to the alarm
-        errors = int(max(now - max(degrade_since + below, boot), 0.0) * DEGRADED_FCS_PER_SECOND)
+        errors += int(max(now - max(degrade_since + below, boot), 0.0) * DEGRADED_FCS_PER_SECOND)
+    workload = state.derived.get("workload")
+    sent, received = workload.packets(device, port, now) if isinstance(workload, Workload) else (0, 0)
     return PortTraffic(
+        tx_packets=sent,
+        rx_packets=received,
         ecn_marked=int(CONGESTION_ECN_PPS * congested),
         cnp_sent=int(CONGESTION_CNP_PPS * returned),
         lossless_dropped=int(LOSSLESS_DROP_PPS * dropping),
@@ -91,3 +107,84 @@ def port_traffic(state: FabricState, device: str, port: str, now: float) -> Port
         last_flap=last_flap,
         rx_dbm=round(rx, 2),
     )
+
+
+#: Bytes of one workload packet: a 4096-byte RDMA payload with its RoCEv2 headers (the byte
+#: counters a show command prints next to the packet counts).
+ROCE_FRAME_BYTES = 4096 + 62
+#: Tenant traffic a running workload sends, per pair of leaves (each leaf to every other leaf's
+#: VTEP), in packets per second: RoCE in the lossless class.
+WORKLOAD_PPS = 10_000
+
+
+class Workload:
+    """Tenants at work (`LabFabric.set_workload`): every leaf sends `pps` packets per second to
+    every other leaf's VTEP, spread over its ECMP next hops as its routes say, and so on hop by
+    hop to the leaf that holds the VTEP. Each port counts the packets it sends and receives since
+    the workload started; the counts integrate the rates in force over time, so a drain (routes
+    change) moves traffic off the drained links from that moment, and what was counted stays."""
+
+    def __init__(self, pps: float, now: float) -> None:
+        self.pps = pps
+        self.at = now
+        self.counted: dict[tuple[str, str], tuple[float, float]] = {}  # (switch, port) -> (tx, rx)
+        self.rates: dict[tuple[str, str], tuple[float, float]] = {}
+        self.state: FabricState | None = None
+
+    def follow(self, state: FabricState, now: float) -> None:
+        """Counts up to `now` at the rates of the state before; then the rates of `state`."""
+        if state is self.state:
+            return
+        self.settle(now)
+        self.state = state
+        self.rates = workload_rates(state, self.pps)
+
+    def settle(self, now: float) -> None:
+        seconds = max(now - self.at, 0.0)
+        for key, (tx, rx) in self.rates.items():
+            was = self.counted.get(key, (0.0, 0.0))
+            self.counted[key] = (was[0] + tx * seconds, was[1] + rx * seconds)
+        self.at = max(now, self.at)
+
+    def packets(self, device: str, port: str, now: float) -> tuple[int, int]:
+        """(sent, received) unicast packets of the port at lab time `now`."""
+        tx, rx = self.counted.get((device, port), (0.0, 0.0))
+        rate = self.rates.get((device, port), (0.0, 0.0))
+        seconds = max(now - self.at, 0.0)
+        return int(tx + rate[0] * seconds), int(rx + rate[1] * seconds)
+
+
+def workload_rates(state: FabricState, pps: float) -> dict[tuple[str, str], tuple[float, float]]:
+    """(switch, port) -> (sent, received) packets per second of the workload over `state`'s routes."""
+    from ipaddress import IPv4Network
+
+    from fabricctl.lab.routing import routing
+
+    rib = routing(state)
+    vteps = {name: f.vtep for name, f in state.facts.items() if f.vtep is not None}
+    owner = {v: name for name, v in vteps.items()}
+    rates: dict[tuple[str, str], list[float]] = {}
+    for src in vteps:
+        for dst, vtep in vteps.items():
+            if dst == src:
+                continue
+            target = IPv4Network(f"{vtep}/32")
+            todo = [(src, pps)]
+            for _ in range(8):  # a Clos is at most 5 switches deep
+                nxt: list[tuple[str, float]] = []
+                for here, amount in todo:
+                    if owner.get(vtep) == here:
+                        continue
+                    route = rib.routes(here).get("default", {}).get(target)
+                    hops = [h for h in route.hops if h.interface] if route is not None else []
+                    for hop in hops:
+                        share = amount / len(hops)
+                        rates.setdefault((here, hop.interface), [0.0, 0.0])[0] += share
+                        far = state.far_end(here, hop.interface)
+                        if far is not None and far[0] in state.facts:
+                            rates.setdefault(far, [0.0, 0.0])[1] += share
+                            nxt.append((far[0], share))
+                todo = nxt
+                if not todo:
+                    break
+    return {key: (tx, rx) for key, (tx, rx) in rates.items()}

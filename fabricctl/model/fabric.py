@@ -237,15 +237,18 @@ def cable_meters(length: str) -> int:
 
 
 class BufferModel(Strict):
-    """The ASIC figures of the PFC headroom model (compile/buffers.py, SONiC's dynamic-buffer
-    formula). Defaults are SONiC's published ASIC_TABLE entry for a 400G ASIC (Spectrum-3:
-    cell 144 bytes, pipeline latency 18 KB, MAC/PHY delay 0.8 KB, sonic-buildimage
-    files/build_templates/asic_table.j2) and its lossless traffic pattern (100% small packets, the
-    worst case); set your switch ASIC's figures from its vendor's buffer guide."""
+    """How PFC headroom is sized (compile/buffers.py, SONiC's dynamic-buffer headroom calculation).
 
-    cell_bytes: StrictInt = Field(default=144, ge=64, le=1024)
-    mac_phy_delay_bytes: StrictInt = Field(default=820, ge=0, le=1_000_000)
-    pipeline_latency_bytes: StrictInt = Field(default=18_432, ge=0, le=10_000_000)
+    small_packet_percent: the share of minimum-size packets the lossless class is sized for (100:
+    the worst case, every cell holds one). cell_bytes, mac_phy_delay_bytes and
+    pipeline_latency_bytes: the ASIC figures for switch models whose vendor publishes none (each
+    published model carries its own, platforms/<nos>/__init__.py); a platform that takes the
+    headroom as a size needs them (validate says which switch lacks them).
+    """
+
+    cell_bytes: StrictInt | None = Field(default=None, ge=64, le=1024)
+    mac_phy_delay_bytes: StrictInt | None = Field(default=None, ge=0, le=1_000_000)
+    pipeline_latency_bytes: StrictInt | None = Field(default=None, ge=0, le=10_000_000)
     small_packet_percent: StrictInt = Field(default=100, ge=0, le=100)
 
 
@@ -417,6 +420,34 @@ class Pods(Strict):
         return value
 
 
+class DrainFloor(Strict):
+    """The floor a drain may not take a tenant below (`drain:` in fabric.yaml; maintenance.yaml
+    names what is drained). A plan that would take any tenant below it is refused, naming the
+    tenant: a switch or link leaves service only while every tenant keeps enough of its fabric,
+    and never while two of its leaves would keep paths only through what is drained (a path
+    lost: graceful shutdown keeps using a drained path when nothing else is left)."""
+
+    #: The share of a tenant's fabric bandwidth (its leaves' uplinks, and the spines' uplinks for
+    #: a tenant across pods) the drained switches and links may take together. 1/8: one spine of
+    #: eight, or two uplinks of sixteen, leave every tenant at least 7/8 of what it leases.
+    max_bandwidth_loss: float = Field(default=0.125, ge=0.0, le=1.0, strict=True)
+
+
+class LinkHealth(Strict):
+    """When `fabricctl check --links` calls a fabric link marginal (`links:` in fabric.yaml), from
+    counters read twice a window apart on the switches' clocks. A marginal link still carries
+    traffic: each errored frame is a RoCE retransmission for some tenant, and a flap stalls every
+    flow on it, so it is drained (a plan `check --links` proposes) before it fails."""
+
+    #: Errored frames (FCS/CRC) a minute a port may receive. IEEE 802.3bs allows a 400GBASE-R
+    #: link a frame loss ratio below 6.2e-10: at 400 Gb/s of 4 KiB RoCE frames (about 12 million
+    #: frames a second) that is under one errored frame every two minutes; 6 a minute is ten
+    #: times more than the standard's worst, well above a cosmic-ray bit flip.
+    max_errors_per_minute: float = Field(default=6.0, ge=0.0, le=1_000_000.0, strict=True)
+    #: Link flaps a port may show in the window: any flap of a fabric link is marginal by default.
+    max_flaps: StrictInt = Field(default=0, ge=0, le=1000)
+
+
 class Ztp(Strict):
     """Day-0 provisioning (`fabricctl ztp render|serve`, docs/day0.md): the management subnet a
     DHCP server (ISC Kea) serves to factory-default switches, and where they fetch their files."""
@@ -472,6 +503,8 @@ class FabricSettings(Strict):
     cabling: Cabling
     pods: Pods | None = None
     ztp: Ztp | None = None
+    drain: DrainFloor = Field(default_factory=DrainFloor)
+    links: LinkHealth = Field(default_factory=LinkHealth)
     limits: dict[str, StrictInt] = Field(
         default_factory=dict,
         description="Per-leaf budgets overriding the platform's datasheet figures: " + ", ".join(LIMIT_NAMES),

@@ -17,6 +17,7 @@ from pydantic import BaseModel, ValidationError
 from fabricctl.model.bounds import MAX_INVENTORY_FILE_BYTES, MAX_TENANT_FILE_BYTES, MAX_TENANT_FILES
 from fabricctl.model.fabric import FabricSettings, Switch
 from fabricctl.model.inventory import check_inventory, load_inventory, value_origin
+from fabricctl.model.maintenance import NOTHING_DRAINED, Maintenance
 from fabricctl.model.problems import ProblemLog, kind_of
 from fabricctl.model.tenant import Tenant
 from fabricctl.model.yamlsource import YamlDoc, dotted, inside_root, load_yaml, validated
@@ -33,6 +34,8 @@ class Fabric:
     settings: FabricSettings
     switches: list[Switch]
     settings_doc: YamlDoc | None = field(default=None, repr=False)
+    #: maintenance.yaml: what is out of the forwarding path (compile/build.py reads and checks it).
+    maintenance: Maintenance = field(default=NOTHING_DRAINED, repr=False)
 
     def settings_line(self, *path: str | int) -> int:
         """Line in inventory/fabric.yaml of a settings field (or its nearest written parent)."""

@@ -48,7 +48,9 @@ def _mac(value: str) -> str:
 
 Mac = Annotated[str, AfterValidator(_mac)]
 Serial = Annotated[str, Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9-]{3,39}$")]
-Name = Annotated[str, Field(pattern=r"^[a-z][a-z0-9-]{0,31}$")]
+#: The name of a rack, or of a switch or server in it (`rack add` and `rack accept` take it too).
+NAME_PATTERN = r"[a-z][a-z0-9-]{0,31}"
+Name = Annotated[str, Field(pattern=f"^{NAME_PATTERN}$")]
 
 
 class RackSwitch(Strict):

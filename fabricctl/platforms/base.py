@@ -10,12 +10,12 @@ from __future__ import annotations
 
 import importlib
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, fields
-from typing import TYPE_CHECKING, Protocol
+from dataclasses import dataclass, field, fields
+from typing import TYPE_CHECKING, Literal, Protocol
 
 from pydantic import BaseModel, ConfigDict
 
-from fabricctl.config.readback import SwitchConfig
+from fabricctl.config.readback import TUNNEL_CLASS, TUNNEL_ECN, TUNNEL_MARKING, SwitchConfig
 from fabricctl.config.rules import TENANT_PREFIX, Dialect
 from fabricctl.platforms.boot import BootSetting
 from fabricctl.platforms.day0 import Day0
@@ -86,6 +86,62 @@ class Limits:
     max_acl_entries: int
 
 
+#: Pause quanta a port may still send after it receives XOFF, by port speed in Gb/s (IEEE 802.3
+#: annex 31B.3.7, as SONiC's headroom plugins list them: sonic-swss cfgmgr/buffer_headroom_*.lua).
+IEEE_PAUSE_QUANTA: Mapping[int, int] = {10: 67, 25: 80, 40: 118, 50: 147, 100: 394, 200: 453, 400: 905}
+
+
+@dataclass(frozen=True)
+class BufferFigures:
+    """The ASIC figures of SONiC's PFC headroom formula for one switch model (compile/buffers.py),
+    in bytes, from `source`: the cell the buffer is carved in, the pipeline latency (XON), the
+    bytes held in MAC/PHY, and the bytes held on the ASIC's tile per Gb/s of port speed."""
+
+    cell_bytes: int
+    pipeline_latency_bytes: float
+    mac_phy_delay_bytes: float
+    source: str
+    tile_bytes_per_gbps: float = 0
+
+
+#: How a VTEP of a model treats one step of RoCE's way through a VXLAN tunnel (verify/lossless.py):
+#: "line": a documented configuration line does it (the templates write it);
+#: "copy": by default the outer DSCP is the inner packet's (documented);
+#: "from-class": by default the outer DSCP is derived from the packet's class through the model's
+#:   class -> DSCP map (documented): the spines must map that DSCP into the lossless class;
+#: "rfc6040": by default ECN is carried per RFC 6040 normal mode (documented);
+#: "compatibility": by default the outer header is Not-ECT (RFC 6040 section 4.1 compatibility
+#:   mode, documented): no switch inside the fabric can mark congestion, PFC alone holds the class;
+#: "inner": by default decapsulated traffic keeps and is classified by its inner marking (documented);
+#: "unknown": no vendor document states it; verify takes it as given and lists it.
+TunnelMode = Literal["line", "copy", "from-class", "rfc6040", "compatibility", "inner", "unknown"]
+
+
+@dataclass(frozen=True)
+class TunnelStep:
+    mode: TunnelMode
+    source: str = ""  # the document and section that state it ("" for unknown)
+    #: What the document leaves out where it states the behaviour for part of the traffic only
+    #: (verify lists it as an assumption next to the documented part).
+    unstated: str = ""
+
+
+@dataclass(frozen=True)
+class TunnelQos:
+    """What a model's VTEPs do with RoCE's marking at encapsulation (`marking`: the outer DSCP),
+    with ECN both ways (`ecn`, RFC 6040), and at decapsulation (`decap`: the inner DSCP kept, the
+    lossless class kept)."""
+
+    marking: TunnelStep = TunnelStep("unknown")
+    ecn: TunnelStep = TunnelStep("unknown")
+    decap: TunnelStep = TunnelStep("unknown")
+
+    def lines(self) -> tuple[str, ...]:
+        """The steps a configuration line sets (readback TUNNEL_* keys), for the templates."""
+        steps = ((TUNNEL_MARKING, self.marking), (TUNNEL_ECN, self.ecn), (TUNNEL_CLASS, self.decap))
+        return tuple(key for key, step in steps if step.mode == "line")
+
+
 @dataclass(frozen=True)
 class SwitchModel:
     """One switch model a platform runs on (`data.model` in the inventory): its datasheet's
@@ -106,10 +162,23 @@ class SwitchModel:
     #: Its own port names where they differ from the platform's (a chassis names slot/port).
     port_name: PortNamer | None = None
     port_position: Callable[[str], tuple[int, int | None] | None] | None = None
+    #: SerDes lanes of a front-panel port at port_gbps (a 400G QSFP-DD port: 8 x 50G).
+    lanes: int = 8
+    #: The figures its PFC headroom is sized from (None: its vendor publishes none; the fabric's
+    #: `qos.buffer` gives them where the platform takes a size).
+    buffer: BufferFigures | None = None
+    #: Pause quanta per port speed (Gb/s) its peer response is sized with.
+    pause_quanta: Mapping[int, int] = field(default_factory=lambda: dict(IEEE_PAUSE_QUANTA))
+    tunnel_qos: TunnelQos = TunnelQos()
 
     def lane_gbps(self, mode: str) -> int:
         """The speed of one lane of a breakout mode ("2x200G" -> 200); the port's for "none"."""
         return self.port_gbps if mode == NO_BREAKOUT else int(mode.partition("x")[2].rstrip("G"))
+
+    def serdes(self, gbps: int) -> int:
+        """The SerDes lanes a port (or breakout lane) running at `gbps` uses: each carries
+        port_gbps / lanes (a 400G-8 port split 2 x 200G: 4 lanes each)."""
+        return max(1, gbps * self.lanes // self.port_gbps)
 
 
 @dataclass(frozen=True)
@@ -209,6 +278,10 @@ class Platform:
     #: An l2 tenant's SVI needs an address of its own on each switch besides the anycast gateway
     #: (Cumulus Linux VRR); compile gives it one from the tenant's block.
     svi_address: bool = False
+    #: How a lossless port's PFC headroom is sized: "cells" (a line gives the size in buffer
+    #: cells, computed by compile/buffers.py), "cable-length" (a line gives the cable length and
+    #: the NOS sizes it), "nos" (the NOS sizes it from nothing fabricctl sets).
+    headroom: Literal["cells", "cable-length", "nos"] = "nos"
 
     def reserved(self, name: str) -> str | None:
         """Why `name` cannot name a tenant's VRF, ACL or VSI on this NOS, or None."""

@@ -60,6 +60,18 @@ class SwitchCounters:
 class CounterReader:
     probes: tuple[Probe, ...]
     parse: Callable[[dict[str, Any]], SwitchCounters]  # probe command -> parsed rows, JSON or text
+    #: The probes a link's health reads (errors, flaps, optics: `check --links`), besides the
+    #: clock (every reader's first probe); none named: all of them.
+    link_commands: tuple[str, ...] = ()
+
+    def for_links(self) -> CounterReader:
+        """This reader with only the clock and the link probes (all of them where none are named)."""
+        if not self.link_commands:
+            return self
+        keep = {self.probes[0].command, *self.link_commands}
+        return CounterReader(
+            tuple(p for p in self.probes if p.command in keep), self.parse, self.link_commands
+        )
 
 
 def counter_reader(platform: str) -> CounterReader:

@@ -489,6 +489,19 @@ def _diff_block(plan: Plan, names: list[str], diff: str, added: int, removed: in
     return "\n".join(body), truncated
 
 
+def _drain(plan: Plan, budget: _Budget) -> list[str]:
+    """The drain proof (maintenance.yaml), when anything is drained, and what goes back into service."""
+    from fabricctl.report.drain import drain_markdown, plan_drain, undrain_line
+
+    proof, back = plan_drain(plan), undrain_line(plan)
+    lines = [f"#### :warning: {back[0].upper()}{back[1:]}", ""] if back is not None else []
+    lines += [*drain_markdown(proof).splitlines(), ""] if proof is not None else []
+    out: list[str] = []
+    for line in lines:
+        budget.take(out, line)
+    return out
+
+
 def plan_markdown(
     plan: Plan, artifact: str | None = None, max_chars: int = MAX_CHARS, fabric: Fabric | None = None
 ) -> str:
@@ -518,6 +531,7 @@ def plan_markdown(
         out += proofs_markdown(record, budget, limit=max_chars // 6)
     out += _service(plan, budget, limit=max_chars // 6)
     out += _readdressed(plan, budget, limit=max_chars // 6)
+    out += _drain(plan, budget)
     out += _moves(plan, budget, limit=max_chars // 6)
     out += _pods(plan, fabric, budget, limit=max_chars // 6)
     out += _tenants(plan, budget, limit=max_chars // 4)

@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from fabricctl.model.text import printable
+from fabricctl.report.drain import drain_section
 from fabricctl.report.summary import (
     at_boot_lines,
     gpu_moves,
@@ -273,6 +274,7 @@ def plan_text(
     out += moves_section(plan, paint)
     out += tenant_section(plan, paint)
     out += proof_section(plan, paint)
+    out += drain_section(plan)
     out += rack_section(plan, paint)
     out += switch_section(plan, paint)
     diffs = [sp for sp in plan.switches.values() if sp.status in ("changed", "pending") and sp.diff]

@@ -5,17 +5,19 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from fabricctl.compile.build import Compiled
+from fabricctl.compile.build import Compiled, with_maintenance
 from fabricctl.config.readback import SwitchConfig
+from fabricctl.model.maintenance import Maintenance
 from fabricctl.procs import paused_gc
 from fabricctl.verify.capacity import check_capacity
+from fabricctl.verify.drain import check_drain
 from fabricctl.verify.ecmp import check_ecmp
 from fabricctl.verify.facts import Facts
 from fabricctl.verify.isolation import check_isolation
 from fabricctl.verify.link_ends import link_proofs
 from fabricctl.verify.lossless import check_lossless
 from fabricctl.verify.parse import parse_config
-from fabricctl.verify.report import VerifyReport, Violation
+from fabricctl.verify.report import DrainProof, VerifyReport, Violation
 
 Fetch = Callable[[list[str]], dict[str, str]]
 
@@ -60,8 +62,9 @@ def _verify(compiled: Compiled, configs: dict[str, str], max_oversubscription: f
     iso, exceptions = check_isolation(compiled, parsed, facts)
     rows, cap = check_capacity(compiled, parsed, max_oversubscription)
     ecmp, widths = check_ecmp(compiled, parsed)
-    lossless, assumptions = check_lossless(compiled, parsed)
-    violations += iso + lossless + ecmp + cap
+    lossless, assumptions, notes = check_lossless(compiled, parsed)
+    drain, floor = check_drain(compiled, parsed)
+    violations += iso + lossless + ecmp + cap + floor
     links, gpu_ports = link_proofs(compiled, parsed)
     return VerifyReport(
         violations=sorted(set(violations)),
@@ -71,9 +74,38 @@ def _verify(compiled: Compiled, configs: dict[str, str], max_oversubscription: f
         assumptions=assumptions,
         links=links,
         gpu_ports=gpu_ports,
+        notes=notes,
         switches=len(parsed),
         tenants=len(compiled.allocation.tenants),
+        drain=drain,
     )
+
+
+def verify_maintenance(
+    compiled: Compiled, maintenance: Maintenance, root: Path | None = None
+) -> VerifyReport:
+    """The proofs of the fabric with another maintenance.yaml (a drain proposed, not written yet):
+    its configs rendered and read back like any plan's, the drain proof among them."""
+    changed = with_maintenance(compiled, maintenance)
+    return verify_fabric(changed, render_configs(changed, root))
+
+
+def prove_drains(
+    compiled: Compiled, maintenance: Maintenance, parsed: dict[str, SwitchConfig], root: Path | None = None
+) -> tuple[DrainProof | None, list[Violation]]:
+    """The drain proof alone for another maintenance.yaml, over `parsed` (the fabric's configs
+    read back): only the switches whose drained sessions change are rendered and read again. A
+    drain changes graceful-shutdown lines only, which no other proof reads; a plan of it runs
+    every proof again."""
+    from fabricctl.render import Renderer
+
+    changed = with_maintenance(compiled, maintenance)
+    renderer = Renderer(root)
+    now = dict(parsed)
+    for name, intent in changed.intents.items():
+        if intent is not compiled.intents.get(name):
+            now[name] = parse_config(name, intent.platform, renderer.render(intent))
+    return check_drain(changed, now)
 
 
 def render_configs(compiled: Compiled, root: Path | None = None) -> dict[str, str]:

@@ -1,5 +1,6 @@
 """Capacity: oversubscription per tier (leaf: GPU ports : uplinks; spine of a multi-pod fabric:
-leaf-facing : super-spine-facing ports), hardware budgets per switch, GPUs per tenant and free GPUs.
+leaf-facing : super-spine-facing ports), hardware budgets per switch (and the PFC headroom a switch
+reserves against its model's packet buffer), GPUs per tenant and free GPUs.
 
 Bandwidth comes from the topology and each switch's model (its port speed, a breakout lane's); budgets are counted from
 the config text read back (what the switch will actually hold), against the platform limits with
@@ -8,9 +9,11 @@ the fabric's overrides.
 
 from __future__ import annotations
 
+from fabricctl.compile.buffers import figures_for, lossless_port
 from fabricctl.compile.build import Compiled
 from fabricctl.compile.topology import switch_model
 from fabricctl.config.readback import SwitchConfig
+from fabricctl.model.fabric import Switch
 from fabricctl.platforms import get_platform
 from fabricctl.platforms.base import breakout_lanes
 from fabricctl.verify.report import CapacityRow, Violation
@@ -86,6 +89,7 @@ def check_capacity(
             for i in cfg.interfaces.values()
             if i.acl_in and i.acl_in.value in cfg.acls
         )
+        out += _headroom_budget(compiled, sw, cfg, rows)
         vrfs = sum(1 for v in cfg.vrfs.values() if v.src.line)
         for metric, used, limit in (
             ("VRFs", vrfs, limits.max_vrfs),
@@ -162,3 +166,65 @@ def _spine_tier(
                 )
             )
     return out
+
+
+def _headroom_budget(
+    compiled: Compiled, sw: Switch, cfg: SwitchConfig, rows: list[CapacityRow]
+) -> list[Violation]:
+    """The PFC headroom the switch reserves, as its config states it (cells, or the cable length the
+    NOS sizes it for, by the model's figures), against the packet buffer its model's datasheet
+    gives: headroom is carved out of that buffer before any shared pool, so more headroom than
+    buffer means the switch cannot reserve it. Models without a published buffer get no row."""
+    model = switch_model(sw)
+    policy = compiled.fabric.settings.qos
+    figures = figures_for(model, policy.buffer)
+    if model.buffer_mb is None or figures is None:
+        return []
+    intent = compiled.intents.get(sw.name)
+    speeds = {i.name: i.speed_gbps for i in intent.interfaces if i.speed_gbps} if intent else {}
+    reserved = ports = 0
+    for intf in cfg.interfaces.values():
+        for priority in intf.qos.headroom:
+            cells = intf.qos.headroom_cells.get(priority)
+            if cells is not None:
+                size: int | None = cells.value * figures.cell_bytes
+            elif intf.qos.cable_m is not None:
+                gbps = speeds.get(intf.name, model.port_gbps)
+                size = lossless_port(
+                    model,
+                    policy.buffer,
+                    gbps,
+                    intf.qos.cable_m.value,
+                    policy.mtu,
+                    policy.roce_mtu,
+                    vxlan=True,
+                )
+            else:
+                continue
+            reserved += size or 0
+            ports += 1
+    if not ports:
+        return []
+    buffer = model.buffer_mb * 1_000_000
+    used = round(reserved / 1_000_000, 1)
+    source = model.sources.get("buffer_mb", "")
+    ok = reserved <= buffer
+    rows.append(
+        CapacityRow(
+            sw.name, "PFC headroom MB", used, model.buffer_mb, ok, f"{ports} lossless port(s), {model.name}"
+        )
+    )
+    if ok:
+        return []
+    return [
+        Violation(
+            "budget",
+            sw.name,
+            "PFC headroom",
+            None,
+            f"({ports} lossless ports, {reserved:,} bytes of headroom)",
+            f"{sw.name} reserves {used} MB of PFC headroom on {ports} lossless port(s), more than the "
+            f"{model.buffer_mb:g} MB packet buffer of the {model.name} ({source}): the switch cannot hold "
+            "what arrives after XOFF on every port at once",
+        )
+    ]

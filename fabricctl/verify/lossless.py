@@ -3,26 +3,40 @@
 
 The reference is the fabric's QoS policy as each switch's intent states it (DSCP -> class, the
 no-drop priority, the CNP and protocol classes, the RoCE MTU). Each switch's DSCP and queue maps
-are checked once, and every VTEP for trusting tunnelled traffic; each port on a path (both ends of
-every fabric link, every GPU port of a lossless tenant, the gateways of lossless l2 tenants) is
-checked for trust, PFC no-drop on exactly that priority with headroom, the PFC watchdog, ECN on
-that queue, strict CNP and protocol queues, and its size: the IP MTU of a routed hop and the
-frame limit of every hop must carry a full RoCE packet (plus VXLAN on fabric links). Since every hop must equal the policy, any two hops agree: a mismatch anywhere names the
-switch, port and line, with a GPU-to-GPU path that crosses it.
+are checked once, and every VTEP's tunnel QoS against what its switch model does (a line, or the
+model's documented default, platforms/base.py TunnelQos); each port on a path (both ends of every
+fabric link, every GPU port of a lossless tenant, the gateways of lossless l2 tenants) is checked
+for trust, PFC no-drop on exactly that priority with headroom, the PFC watchdog, ECN on that
+queue, strict CNP and protocol queues, and its size: the IP MTU of a routed hop and the frame
+limit of every hop must carry a full RoCE packet (plus VXLAN on fabric links). Both ends of every
+fabric link, whatever their NOS, must carry the same no-drop priority and DSCP map and be sized
+for the link's cable and speed. Since every hop must equal the policy, any two hops agree: a
+mismatch anywhere names the switch, port and line, with a GPU-to-GPU path that crosses it.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from functools import partial
+from typing import Literal
 
+from fabricctl.compile.buffers import figures_for, link_sizing, lossless_port
 from fabricctl.compile.build import Compiled
 from fabricctl.compile.intent import Interface as IntentInterface
 from fabricctl.compile.intent import Qos
 from fabricctl.compile.lossless import qos_intent
-from fabricctl.compile.topology import FabricLink, GpuPort
-from fabricctl.config.readback import TUNNEL_CLASS, TUNNEL_ECN, TUNNEL_MARKING, Interface, Src, SwitchConfig
+from fabricctl.compile.topology import FabricLink, GpuPort, switch_model
+from fabricctl.config.readback import (
+    TUNNEL_CLASS,
+    TUNNEL_ECN,
+    TUNNEL_MARKING,
+    At,
+    Interface,
+    Src,
+    SwitchConfig,
+)
 from fabricctl.model.fabric import ETHERNET_OVERHEAD, ROCE_HEADERS, VXLAN_OVERHEAD
+from fabricctl.platforms.base import TunnelStep
 from fabricctl.verify.report import Violation
 
 
@@ -104,12 +118,17 @@ class Paths:
         return self._via(ln, gp)
 
 
-def check_lossless(compiled: Compiled, parsed: dict[str, SwitchConfig]) -> tuple[list[Violation], list[str]]:
-    """Every lossless-relevant port against the policy, every switch's priority maps and every
-    VTEP's tunnel QoS; also the assumptions the proof rests on (behaviour no document states)."""
+def check_lossless(
+    compiled: Compiled, parsed: dict[str, SwitchConfig]
+) -> tuple[list[Violation], list[str], list[str]]:
+    """Every lossless-relevant port against the policy, every switch's priority maps, every VTEP's
+    tunnel QoS and both ends of every fabric link; also what the proof rests on: the assumptions
+    (behaviour no document states) and the notes (each model's documented behaviour it relies on,
+    and the links it proved across NOSes)."""
     paths = Paths(compiled)
     out: list[Violation] = []
     assumed: dict[tuple[str, str], list[str]] = {}  # (VTEP | switch, what is taken as given) -> where
+    noted: dict[tuple[str, str], list[str]] = {}  # (VTEP, documented behaviour) -> where
     ports: dict[str, list[tuple[str, str]]] = {}  # switch -> [(port, "fabric" | "routed" | "bridged")]
     for ln in compiled.topology.links:
         ports.setdefault(ln.leaf, []).append((ln.leaf_port, "fabric"))
@@ -117,15 +136,19 @@ def check_lossless(compiled: Compiled, parsed: dict[str, SwitchConfig]) -> tuple
     for (leaf, name), (a, _pa) in compiled.allocation.port_owner.items():
         if a.tenant.lossless:
             ports.setdefault(leaf, []).append((name, "routed" if a.tenant.isolation == "l3" else "bridged"))
+    outer: dict[
+        int, tuple[int, str]
+    ] = {}  # outer DSCP a VTEP derives from a class -> (class, 'VTEP (model)')
     for sw, cfg in parsed.items():
         qos = _policy(compiled, sw)
         if qos is None:
             continue
         out += _dscp_map(cfg, qos, paths)
-        out += _tunnel(compiled, cfg, qos, paths, assumed)
+        out += _tunnel(compiled, cfg, qos, paths, assumed, noted, outer)
+        _fabric_figures(compiled, cfg, assumed)
         gateways: set[str] = set()  # the segments of lossless bridged ports (their gateways route)
         intent = compiled.intents.get(sw)
-        sized = {i.name: i for i in intent.interfaces if i.headroom} if intent is not None else {}
+        sized = {i.name: i for i in intent.interfaces if i.lossless} if intent is not None else {}
         for name, kind in ports.get(sw, []):
             intf = cfg.interfaces.get(name)
             if intf is None:
@@ -142,7 +165,7 @@ def check_lossless(compiled: Compiled, parsed: dict[str, SwitchConfig]) -> tuple
                 continue
             out += _port(cfg, intf, qos, paths)
             out += _size(cfg, intf, qos, kind, partial(paths.through, sw, name))
-            if name in sized:
+            if kind != "fabric" and name in sized:  # fabric links: _link_ends sizes both ends
                 out += _headroom(cfg, intf, qos, sized[name], paths, assumed)
             if kind == "bridged" and intf.segment is not None:
                 gateways.add(intf.segment.value)
@@ -165,19 +188,68 @@ def check_lossless(compiled: Compiled, parsed: dict[str, SwitchConfig]) -> tuple
                 "gateway",
                 partial(_routed_by, paths, sw, intf.name),
             )
-    out += _link_ends(compiled, parsed, paths)
-    assumptions = [
+    out += _outer_dscp(parsed, outer, paths)
+    ends, crossed = _link_ends(compiled, parsed, paths, assumed)
+    out += ends
+    return out, _listed(assumed), _listed(noted) + crossed
+
+
+def _listed(found: dict[tuple[str, str], list[str]]) -> list[str]:
+    """'4 VTEPs (leaf1, leaf2, leaf3, ...): what', one line per (noun, what)."""
+    return [
         f"{len(names)} {noun}{'s' if len(names) > 1 and noun == 'VTEP' else 'es' if len(names) > 1 else ''} "
         f"({', '.join(sorted(names)[:3])}{', ...' if len(names) > 3 else ''}): {what}"
-        for (noun, what), names in sorted((key, set(names)) for key, names in assumed.items())
+        for (noun, what), names in sorted((key, set(names)) for key, names in found.items())
     ]
-    return out, assumptions
+
+
+def _fabric_figures(compiled: Compiled, cfg: SwitchConfig, assumed: dict[tuple[str, str], list[str]]) -> None:
+    """A switch whose headroom lines are sized from fabric.yaml `qos.buffer` (its vendor publishes
+    no figures for the model): the headroom proof rests on those figures, so the report lists them."""
+    sw = compiled.fabric.switch(cfg.name)
+    if sw is None or not any(i.qos.headroom_cells for i in cfg.interfaces.values()):
+        return
+    model = switch_model(sw)
+    figures = figures_for(model, compiled.fabric.settings.qos.buffer)
+    if model.buffer is not None or figures is None:
+        return
+    what = (
+        f"the PFC headroom is sized from fabric.yaml qos.buffer (cell {figures.cell_bytes} bytes, pipeline "
+        f"latency {figures.pipeline_latency_bytes:g} bytes, MAC/PHY delay {figures.mac_phy_delay_bytes:g} "
+        f"bytes), figures no vendor document states for the {model.name}"
+    )
+    assumed.setdefault(("switch", what), []).append(cfg.name)
 
 
 #: The NOS reserves PFC headroom itself where no line sizes it: nothing to compare with the bytes in flight.
 _NOS_HEADROOM = (
-    "the NOS sizes PFC headroom itself (no line sets it), so it is not compared with the bytes in flight"
+    "the NOS sizes PFC headroom itself (no line sets a size or a cable length), so it is not compared "
+    "with the bytes in flight"
 )
+
+
+def _sized_for(
+    intf: Interface, qos: Qos, need: int | None, gbps: int, meters: int
+) -> tuple[Src, str] | Literal[False] | None:
+    """Whether a port's headroom covers what arrives after XOFF at `gbps` on a `meters` cable:
+    None when it does, (line, what is short) when not, False when no line sizes it (the NOS does)."""
+    lc = qos.lossless_class
+    if (cells := intf.qos.headroom_cells.get(lc)) is not None:
+        have = cells.value * (qos.cell_bytes or 0)
+        if need is None or have >= need:
+            return None
+        return cells.src, (
+            f"{cells.value} cells x {qos.cell_bytes} bytes = {have:,} bytes of headroom, but a {gbps}G port "
+            f"on a {meters} m cable takes {need:,} bytes after it sends XOFF"
+        )
+    if (cable := intf.qos.cable_m) is not None:
+        if cable.value >= meters:
+            return None
+        return cable.src, (
+            f"the switch sizes the headroom for a {cable.value} m cable, but the cabling plan gives this "
+            f"{gbps}G link {meters} m"
+        )
+    return False
 
 
 def _headroom(
@@ -188,66 +260,138 @@ def _headroom(
     paths: Paths,
     assumed: dict[tuple[str, str], list[str]],
 ) -> list[Violation]:
-    """The headroom a port reserves covers what arrives after XOFF at its speed and cable length."""
-    lc = qos.lossless_class
-    at = intf.qos.headroom_cells.get(lc)
-    if at is None:
-        if lc in intf.qos.headroom:
-            assumed.setdefault(("switch", _NOS_HEADROOM), []).append(cfg.name)
+    """The headroom a GPU port reserves covers what arrives after XOFF at its speed and cable."""
+    if qos.lossless_class not in intf.qos.headroom or planned.speed_gbps is None or planned.cable_m is None:
         return []  # a missing headroom line is the `headroom` check of _port
-    have = at.value * qos.cell_bytes
-    need = planned.headroom or 0
-    if have >= need:
+    short = _sized_for(intf, qos, planned.headroom, planned.speed_gbps, planned.cable_m)
+    if short is False:
+        assumed.setdefault(("switch", _NOS_HEADROOM), []).append(cfg.name)
         return []
+    if short is None:
+        return []
+    src, what = short
     return [
         Violation(
             "headroom",
             cfg.name,
             intf.name,
-            at.src.line or None,
-            at.src.text,
-            f"{at.value} cells x {qos.cell_bytes} bytes = {have:,} bytes of headroom on path "
-            f"{paths.through(cfg.name, intf.name)}, but a {planned.speed_gbps}G port with its cable "
-            f"takes {need:,} bytes after it sends XOFF (fabric.yaml qos.buffer, docs/verify.md): the "
-            "rest of the frames in flight are dropped",
+            src.line or None,
+            src.text,
+            f"{what} on path {paths.through(cfg.name, intf.name)} (docs/verify.md): the rest of the frames in "
+            "flight are dropped",
         )
     ]
 
 
-def _link_ends(compiled: Compiled, parsed: dict[str, SwitchConfig], paths: Paths) -> list[Violation]:
-    """Both ends of every fabric link carry the same lossless values: headroom, ECN thresholds on
-    the lossless queue and PFC watchdog timers (compared where both ends run the same NOS)."""
+def _link_ends(
+    compiled: Compiled,
+    parsed: dict[str, SwitchConfig],
+    paths: Paths,
+    assumed: dict[tuple[str, str], list[str]],
+) -> tuple[list[Violation], list[str]]:
+    """Both ends of every fabric link, whatever their NOS, carry the same lossless class: the same
+    PFC no-drop priorities, RoCE's DSCP in the same class, and headroom sized for the link (its
+    speed and the cable the cabling plan gives it); where both run one NOS, also the same ECN
+    thresholds on the lossless queue and PFC watchdog timers. Returns the violations, each naming
+    both ends, and one line per pair of NOSes that meet on a link, naming a link proven."""
+    fabric = compiled.fabric
+    policy = fabric.settings.qos
     out = []
+    crossed: dict[tuple[str, str], tuple[int, str]] = {}
     for ln in compiled.topology.links:
         a, b = parsed.get(ln.leaf), parsed.get(ln.spine)
         qos = _policy(compiled, ln.leaf)
-        if a is None or b is None or qos is None or a.platform != b.platform:
+        far_qos = _policy(compiled, ln.spine)
+        if a is None or b is None or qos is None or far_qos is None:
             continue
         pa, pb = a.interfaces.get(ln.leaf_port), b.interfaces.get(ln.spine_port)
         if pa is None or pb is None:
             continue
+        ends = f"{ln.leaf} {ln.leaf_port} <-> {ln.spine} {ln.spine_port}"
         lc = qos.lossless_class
-        pairs = (
-            ("PFC headroom", pa.qos.headroom_cells.get(lc), pb.qos.headroom_cells.get(lc)),
-            (f"ECN on queue {lc}", pa.qos.ecn_values.get(lc), pb.qos.ecn_values.get(lc)),
-            ("PFC watchdog", a.watchdog_timers, b.watchdog_timers),
+        roce = next(d for d, c in sorted(qos.dscp_to_class.items()) if c == lc)
+        # The no-drop priority and RoCE's class are the policy's at each end (_port, _dscp_map: a
+        # difference is reported there, on the line); here they are compared to name the link.
+        alike = _value(_at_set(pa.qos.no_drop)) == _value(_at_set(pb.qos.no_drop)) and (
+            _value(a.dscp_map.get(roce)) == _value(b.dscp_map.get(roce)) == lc
         )
+        pairs: list[tuple[str, tuple[object, Src] | None, tuple[object, Src] | None]] = []
+        if a.platform == b.platform:
+            pairs += [
+                (f"ECN on queue {lc}", pa.qos.ecn_values.get(lc), pb.qos.ecn_values.get(lc)),
+                ("PFC watchdog", a.watchdog_timers, b.watchdog_timers),
+            ]
+            pairs.append(("PFC headroom", pa.qos.headroom_cells.get(lc), pb.qos.headroom_cells.get(lc)))
+        broken = not alike
         for what, here, there in pairs:
-            if here is None or there is None or here.value == there.value:
+            if here is None or there is None or here[0] == there[0]:
                 continue
+            broken = True
+            src = there[1]
             out.append(
                 Violation(
                     "lossless-ends",
                     ln.spine,
                     ln.spine_port,
-                    there.src.line or None,
-                    there.src.text,
-                    f"{what} is '{there.value}' here but '{here.value}' at the other end of the link "
-                    f"({ln.leaf} {ln.leaf_port}, line {here.src.line}) on path {paths.through(ln.spine, ln.spine_port)}: "
+                    src.line or None,
+                    src.text,
+                    f"{what} is '{there[0]}' here but '{here[0]}' at the other end of the link "
+                    f"{ends} (line {here[1].line}) on path {paths.through(ln.spine, ln.spine_port)}: "
                     "the two ends of a link pause, mark and recover the lossless class differently",
                 )
             )
-    return out
+        gbps, meters = link_sizing(fabric, ln)
+        for name, port, end_qos in ((ln.leaf, pa, qos), (ln.spine, pb, far_qos)):
+            sw = fabric.switch(name)
+            if sw is None or end_qos.lossless_class not in port.qos.headroom:
+                continue
+            model = switch_model(sw)
+            need = lossless_port(
+                model, policy.buffer, gbps, meters, end_qos.mtu, end_qos.roce_mtu, vxlan=True
+            )
+            short = _sized_for(port, end_qos, need, gbps, meters)
+            if short is False:
+                assumed.setdefault(("switch", _NOS_HEADROOM), []).append(name)
+            elif short is not None:
+                broken = True
+                src, what = short
+                out.append(
+                    Violation(
+                        "headroom",
+                        name,
+                        port.name,
+                        src.line or None,
+                        src.text,
+                        f"{what}: the link {ends} is sized for {meters} m at {gbps}G at both ends "
+                        f"(docs/verify.md), on path {paths.through(name, port.name)}: the rest of the frames in "
+                        "flight are dropped",
+                    )
+                )
+        if a.platform != b.platform and not broken:  # a link of two NOSes proven alike: name it
+            low, high = sorted((a.platform, b.platform))
+            key = (low, high)
+            count, sample = crossed.get(key, (0, ""))
+            proven = (
+                f"{ends}: no-drop priority {lc}, DSCP {roce} -> {lc} at both ends, headroom for {meters} m at "
+                f"{gbps}G"
+            )
+            crossed[key] = (count + 1, sample or proven)
+    notes = [
+        f"{count} fabric link(s) between {x} and {y} proven alike at both ends, e.g. {sample}"
+        for (x, y), (count, sample) in sorted(crossed.items())
+    ]
+    return out, notes
+
+
+def _at_set(found: dict[int, Src]) -> tuple[str, Src] | None:
+    """A port's no-drop priorities as one comparable value, with the line of the first."""
+    if not found:
+        return None
+    return ",".join(map(str, sorted(found))), found[min(found)]
+
+
+def _value(at: tuple[object, Src] | None) -> object:
+    return None if at is None else at[0]
 
 
 def _lossless_vrfs(compiled: Compiled, switch: str) -> list[str]:
@@ -301,19 +445,21 @@ def _size_violation(
     )
 
 
-#: A RoCE packet's way through a VXLAN tunnel, step by step: (tunnel QoS key, violation, where it
-#: happens, what the step must do, what goes wrong without it).
+#: A RoCE packet's way through a VXLAN tunnel, step by step: (tunnel QoS key, the model's step,
+#: violation, where it happens, what the step must do, what goes wrong without it).
 _TUNNEL_STEPS = (
     (
         TUNNEL_MARKING,
+        "marking",
         "tunnel-encap",
         "encapsulation",
-        "the outer header carries the inner DSCP",
+        "the outer header carries the lossless class (the inner DSCP, or one every hop maps back)",
         "spines queue VXLAN by the outer DSCP, so RoCE leaves the no-drop class on every spine and "
         "is dropped under congestion",
     ),
     (
         TUNNEL_ECN,
+        "ecn",
         "tunnel-ecn",
         "encapsulation and decapsulation",
         "ECN is copied into the outer header and a CE mark back into the inner one (RFC 6040 section 4)",
@@ -322,35 +468,76 @@ _TUNNEL_STEPS = (
     ),
     (
         TUNNEL_CLASS,
+        "decap",
         "tunnel-trust",
         "decapsulation",
-        "decapsulated RoCE is classified into the lossless class",
+        "decapsulated RoCE keeps its inner DSCP and is classified into the lossless class",
         "PFC does not pause it on the way to the GPU and it can be dropped",
     ),
 )
 
+#: What a documented default does, for the notes (platforms/base.py TunnelMode).
+_DOCUMENTED = {
+    "copy": "at encapsulation the outer DSCP is the inner one by default",
+    "rfc6040": "ECN is carried per RFC 6040 by default (outer ECN from the inner at encapsulation, a CE "
+    "mark back into an ECT inner at decapsulation)",
+    "inner": "decapsulated traffic keeps its inner DSCP and class by default",
+    "compatibility": "the outer header is Not-ECT (RFC 6040 section 4.1 compatibility mode): no switch "
+    "inside the fabric marks ECN on RoCE, PFC alone holds the lossless class there and the egress "
+    "leaf marks the inner header",
+}
+
 
 def _tunnel(
-    compiled: Compiled, cfg: SwitchConfig, qos: Qos, paths: Paths, assumed: dict[tuple[str, str], list[str]]
+    compiled: Compiled,
+    cfg: SwitchConfig,
+    qos: Qos,
+    paths: Paths,
+    assumed: dict[tuple[str, str], list[str]],
+    noted: dict[tuple[str, str], list[str]],
+    outer: dict[int, tuple[int, str]],
 ) -> list[Violation]:
     """Follow RoCE through this VTEP's tunnels: inner DSCP -> outer DSCP at encapsulation (the
-    spines' DSCP maps, checked on each spine, then queue it) -> ECN both ways -> class at
-    decapsulation. A step no line sets is the NOS default (a violation when that breaks the
-    class) or, where no document states the behaviour, an assumption the report lists."""
+    spines' DSCP maps then queue it) -> ECN both ways -> class at decapsulation. Each step is a
+    line or the switch model's documented default: a default that breaks the class is a violation,
+    one the model documents is a note, one no document states an assumption (both listed)."""
     intent = compiled.intents.get(cfg.name)
     sw = compiled.fabric.switch(cfg.name)
     vtep = intent.vtep is not None if intent is not None else bool(sw and sw.role == "leaf")
-    if not vtep:
+    if not vtep or sw is None:
         return []
+    model = switch_model(sw)
     out = []
     roce = next(d for d, c in sorted(qos.dscp_to_class.items()) if c == qos.lossless_class)
-    for key, check, where, must, broken in _TUNNEL_STEPS:
+    for key, attr, check, where, must, broken in _TUNNEL_STEPS:
         if key in cfg.tunnel_qos:
             continue
-        if key in cfg.tunnel_assumed:
-            assumed.setdefault(("VTEP", cfg.tunnel_assumed[key]), []).append(cfg.name)
+        step: TunnelStep = getattr(model.tunnel_qos, attr)
+        about = f"{model.name}: {{}} ({step.source})"
+        if step.unstated:
+            assumed.setdefault(
+                ("VTEP", f"{step.unstated}, though no vendor document states it for the {model.name}"), []
+            ).append(cfg.name)
+        if step.mode == "unknown":
+            what = f"{must}, though no vendor document states it for the {model.name}"
+            assumed.setdefault(("VTEP", what), []).append(cfg.name)
             continue
-        default = cfg.tunnel_defaults.get(key, "the NOS does not do it by default")
+        if step.mode in _DOCUMENTED:
+            noted.setdefault(("VTEP", about.format(_DOCUMENTED[step.mode])), []).append(cfg.name)
+            continue
+        if step.mode == "from-class":
+            for cls in sorted(set(qos.dscp_to_class.values())):
+                outer.setdefault(8 * cls, (cls, f"{cfg.name} ({model.name})"))
+            derived = ", ".join(f"class {c} -> DSCP {8 * c}" for c in sorted(set(qos.dscp_to_class.values())))
+            noted.setdefault(
+                (
+                    "VTEP",
+                    about.format(f"at encapsulation the outer DSCP is derived from the class ({derived})"),
+                ),
+                [],
+            ).append(cfg.name)
+            continue
+        # "line": the model sets it with a line, and the line is missing
         walk = f"RoCE (DSCP {roce}, class {qos.lossless_class}) on path {paths.through(cfg.name, None)}"
         out.append(
             Violation(
@@ -359,10 +546,46 @@ def _tunnel(
                 "VXLAN",
                 None,
                 f"(no line for: {must})",
-                f"{walk}: at {where} on {cfg.name} {default}; {broken}",
+                f"{walk}: at {where} on {cfg.name} the {model.name} needs the line its vendor documents "
+                f"({step.source}); without it {broken}",
             )
         )
     return out
+
+
+def _outer_dscp(
+    parsed: dict[str, SwitchConfig], outer: dict[int, tuple[int, str]], paths: Paths
+) -> list[Violation]:
+    """Where a VTEP derives the outer DSCP from the class, every switch a tunnel crosses (and the
+    far VTEP's uplink, which pauses by it) must map that DSCP back into the same class."""
+    out = []
+    for sw, cfg in sorted(parsed.items()):
+        for dscp, (cls, vtep) in sorted(outer.items()):
+            at = cfg.dscp_map.get(dscp)
+            if at is not None and at.value == cls:
+                continue
+            out.append(
+                _dscp_violation(
+                    "tunnel-encap",
+                    sw,
+                    dscp,
+                    at,
+                    f"VXLAN packets of class {cls} leave {vtep} with outer DSCP {dscp} (derived from the class), "
+                    f"but {sw} puts DSCP {dscp} in {_class(at)}, on path {paths.through(sw, None)}: the class is "
+                    "lost inside the tunnel",
+                )
+            )
+    return out
+
+
+def _class(at: At[int] | None) -> str:
+    return f"class {at.value}" if at else "the default class"
+
+
+def _dscp_violation(check: str, switch: str, dscp: int, at: At[int] | None, why: str) -> Violation:
+    """A DSCP that lands in the wrong class on `switch`, named by its map line (or its absence)."""
+    line, text = ((at.src.line or None), at.src.text) if at else (None, f"(no map for DSCP {dscp})")
+    return Violation(check, switch, f"DSCP {dscp}", line, text, why)
 
 
 def _policy(compiled: Compiled, switch: str) -> Qos | None:
@@ -379,15 +602,13 @@ def _dscp_map(cfg: SwitchConfig, qos: Qos, paths: Paths) -> list[Violation]:
         at = cfg.dscp_map.get(dscp)
         what = "RoCE" if cls == qos.lossless_class else "CNP"
         if at is None or at.value != cls:
-            got = f"class {at.value}" if at else "the default class"
             out.append(
-                Violation(
+                _dscp_violation(
                     "dscp-map",
                     cfg.name,
-                    f"DSCP {dscp}",
-                    (at.src.line or None) if at else None,
-                    at.src.text if at else f"(no map for DSCP {dscp})",
-                    f"{what} DSCP {dscp} is {got} on {cfg.name} but class {cls} on every other hop, on path "
+                    dscp,
+                    at,
+                    f"{what} DSCP {dscp} is {_class(at)} on {cfg.name} but class {cls} on every other hop, on path "
                     f"{paths.through(cfg.name, None)}: PFC pauses priority {qos.lossless_class} while the packet "
                     "is elsewhere, so it can be dropped",
                 )

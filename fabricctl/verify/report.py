@@ -68,6 +68,68 @@ class EcmpRow:
     switch: str  # the switch with that width
 
 
+@dataclass(frozen=True)
+class TenantPaths:
+    """What a drain leaves one tenant: its worst pair of leaves, before and after."""
+
+    tenant: str
+    leaves: int
+    pair: str  # "leaf1 -> leaf3" (the worst), or "" for a tenant on one leaf (no fabric path)
+    paths_before: int
+    paths_after: int
+    gbps_before: float
+    gbps_after: float
+    only_drained: bool  # the pair keeps paths only through drained switches or links
+    ok: bool
+
+    @property
+    def kept(self) -> float:
+        """The share of its fabric bandwidth the tenant keeps (1.0 when nothing is lost)."""
+        return self.gbps_after / self.gbps_before if self.gbps_before else 1.0
+
+
+@dataclass
+class DrainProof:
+    """The proof of one maintenance.yaml: plain data for the plan (JSON, text, Markdown)."""
+
+    drained: list[str]  # what maintenance.yaml names, as the command line does
+    max_loss: float  # fabric.yaml drain.max_bandwidth_loss
+    links: int  # fabric links out of the forwarding path
+    tenants: list[TenantPaths] = field(default_factory=list)
+    #: Tenant -> its GPUs on a drained leaf ("gpu001 nic0 (leaf3)"): they lose the fabric.
+    cut_off: dict[str, list[str]] = field(default_factory=dict)
+    #: Switches whose routes still cross a drained switch or link although another path exists
+    #: (the GRACEFUL_SHUTDOWN community did not reach them, or their NOS does not honour it).
+    still_crossing: list[str] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return all(t.ok for t in self.tenants)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> DrainProof:
+        """A proof as a plan file holds it (to_dict)."""
+        return cls(
+            drained=list(data["drained"]),
+            max_loss=float(data["max_bandwidth_loss"]),
+            links=int(data["links"]),
+            tenants=[TenantPaths(**t) for t in data["tenants"]],
+            cut_off={str(k): list(v) for k, v in data["cut_off"].items()},
+            still_crossing=list(data["still_crossing"]),
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "drained": self.drained,
+            "max_bandwidth_loss": self.max_loss,
+            "links": self.links,
+            "ok": self.ok,
+            "tenants": [asdict(t) for t in self.tenants],
+            "cut_off": self.cut_off,
+            "still_crossing": self.still_crossing,
+        }
+
+
 @dataclass
 class VerifyReport:
     violations: list[Violation] = field(default_factory=list)
@@ -80,8 +142,13 @@ class VerifyReport:
     #: lossless GPU ports: what the lossless proof shows a reviewer.
     links: list[LinkProof] = field(default_factory=list)
     gpu_ports: list[GpuPortsProof] = field(default_factory=list)
+    #: What the proofs rely on that a vendor documents per switch model (tunnel QoS defaults), and
+    #: the fabric links they proved alike at both ends across NOSes.
+    notes: list[str] = field(default_factory=list)
     switches: int = 0
     tenants: int = 0
+    #: What maintenance.yaml leaves every tenant (verify/drain.py); None: nothing is drained.
+    drain: DrainProof | None = None
 
     @property
     def ok(self) -> bool:
@@ -107,6 +174,8 @@ class VerifyReport:
             "assumptions": self.assumptions,
             "links": [link.model_dump() for link in self.links],
             "gpu_ports": [g.model_dump() for g in self.gpu_ports],
+            "notes": self.notes,
+            **({"drain": self.drain.to_dict()} if self.drain is not None else {}),
         }
 
 
@@ -129,6 +198,10 @@ def render_text(report: VerifyReport, console: Console, max_rows: int = 40) -> N
             console.print(f"  ... {len(report.exceptions) - max_rows} more (see --format json)")
     _capacity_tables(report, console, max_rows)
     _ecmp_table(report, console, max_rows)
+    if report.notes:
+        console.print("[bold]Documented[/bold] (per switch model, with its source) and proven across NOSes:")
+        for n in report.notes:
+            console.print(f"  · {n}", markup=False)
     if report.assumptions:
         console.print("[bold]Assumed[/bold] (no vendor document states it; check it on a switch):")
         for a in report.assumptions:

@@ -17,6 +17,7 @@ from fabricctl.lab.clock import LabClock
 from fabricctl.lab.runtime import lab_json, write_lab_json
 from fabricctl.lab.server import LabFabric
 from fabricctl.lab.ztp import Boot, boot
+from tests.conftest import comware_qos
 
 DAY0 = Path(__file__).resolve().parents[2] / "examples" / "day0"
 RACKS = (("r01", "spine-rack-template.yaml"), ("r02", "rack-template.yaml"))
@@ -28,9 +29,8 @@ def day0_pod(dst: Path, platform: str = "eos", racks: tuple[tuple[str, str], ...
     if platform != "eos":
         model, mtu = {"comware": ("S9825-64D", 9000), "nvue": ("SN5600", 9216)}[platform]
         fabric = dst / "inventory" / "fabric.yaml"
-        fabric.write_text(
-            fabric.read_text(encoding="utf-8").replace("mtu: 9214", f"mtu: {mtu}"), encoding="utf-8"
-        )
+        text = fabric.read_text(encoding="utf-8").replace("mtu: 9214", f"mtu: {mtu}")
+        fabric.write_text(comware_qos(text) if platform == "comware" else text, encoding="utf-8")
         for template in dst.glob("*template.yaml"):
             text = template.read_text(encoding="utf-8").replace(", eos]", f", {platform}]")
             template.write_text(text.replace("7060X5-64", model), encoding="utf-8")

@@ -132,7 +132,7 @@ def test_accept_cli(pod: BootedPod, capsys: pytest.CaptureFixture[str]) -> None:
     code, _, err = pod.run("rack", "accept", "r09", "--lab", capsys=capsys)
     assert code == 1 and "rack 'r09': no racks/r09.yaml (allowed: r01, r02)" in err
     code, _, err = pod.run("rack", "accept", "r02", "--lab", "--soak", "ten", capsys=capsys)
-    assert code == 1 and "--soak 'ten' is not a duration" in err
+    assert code == 1 and "Invalid value for '--soak': 'ten' is not a duration" in err
     pod.lab.swap_cables(("leaf5", "Ethernet1"), ("leaf6", "Ethernet1"))
     code, out, _ = pod.run("rack", "accept", "r02", "--lab", "--soak", "0", capsys=capsys)
     assert code == 1 and "rack r02 NOT accepted" in out

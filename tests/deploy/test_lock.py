@@ -169,6 +169,7 @@ def test_a_lock_that_cannot_be_opened_refuses(tmp_path: Path) -> None:
 def test_force_unlock_removes_a_lock_nobody_can_read(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
+    (tmp_path / "inventory").mkdir()  # a fabric repository: --root holds inventory/
     path = lock_path(tmp_path)
     path.parent.mkdir(parents=True)
     path.write_text("garbage", encoding="utf-8")
@@ -223,6 +224,7 @@ def test_exactly_one_of_racing_processes_wins(tmp_path: Path) -> None:
 
 
 def test_force_unlock_cli(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (tmp_path / "inventory").mkdir()
     assert main(["force-unlock", "--yes", "--root", str(tmp_path)]) in (0, None)
     assert "no lock held" in capsys.readouterr().out
     _write(tmp_path, user="alice", host="build-7", pid=4242)

@@ -98,6 +98,7 @@ def test_every_apply_is_recorded_with_who_where_and_which_commit(
 def test_history_reads_what_is_there(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     from tests.conftest import run_cli
 
+    (tmp_path / "inventory").mkdir()  # a fabric repository: --root holds inventory/
     code, out, err = run_cli(["history", "--root", str(tmp_path)], capsys)
     assert (code, out) == (0, "") and "no runs recorded" in err
     runs = tmp_path / ".fabricctl" / "runs"
@@ -138,6 +139,7 @@ def test_history_lists_a_record_of_any_shape_as_unreadable(
 ) -> None:
     from tests.conftest import run_cli
 
+    (tmp_path / "inventory").mkdir()
     runs = tmp_path / ".fabricctl" / "runs"
     runs.mkdir(parents=True)
     for i, (name, text) in enumerate(HOSTILE_RECORDS.items()):
@@ -155,6 +157,7 @@ def test_history_escapes_what_a_record_says(tmp_path: Path, capsys: pytest.Captu
     """USER=$'\\e]0;x\\a' (or a record edited in a shared repository) cannot write to the terminal."""
     from tests.conftest import run_cli
 
+    (tmp_path / "inventory").mkdir()
     runs = tmp_path / ".fabricctl" / "runs"
     runs.mkdir(parents=True)
     record = {

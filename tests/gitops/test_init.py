@@ -154,3 +154,96 @@ def test_this_repositorys_own_workflows_hold_no_login() -> None:
     for name in ("plan.yml", "apply.yml"):
         text = (REPO / ".github" / "workflows" / name).read_text()
         assert "secrets." not in text and "LAB_FLAG: --lab" in text, name
+
+
+DIGEST = "ab" * 32
+
+
+def _gitlab_apply(
+    repo: Path, tmp_path: Path, notes: list[dict[str, object]], approvers: list[str]
+) -> tuple[int, str, str]:
+    """The apply job's script as GitLab runs it (bash -e), with `curl` answering from GitLab's
+    API shapes (commit -> merge requests, notes, approvals, the plan artifact) and `fabricctl`
+    writing the arguments it got: (exit code, what fabricctl was run with, or "")."""
+    import json
+    import zipfile
+
+    script = "\n".join(yaml.safe_load((repo / ".gitlab-ci.yml").read_text())["apply"]["script"])
+    api = tmp_path / "api"
+    api.mkdir()
+    (api / "merge_requests").write_text(json.dumps([{"iid": 7, "source_branch": "add-tenant"}]))
+    (api / "notes").write_text(json.dumps(notes))
+    (api / "approvals").write_text(
+        json.dumps({"approved_by": [{"user": {"username": u}} for u in approvers]})
+    )
+    with zipfile.ZipFile(api / "plan.zip", "w") as z:
+        z.writestr("plan.json", "{}")
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    curl = bin_dir / "curl"
+    curl.write_text(
+        "#!/bin/sh\n# the last argument is the URL; -o FILE writes there\nout=''; prev=''\n"
+        'for a in "$@"; do [ "$prev" = "-o" ] && out="$a"; prev="$a"; url="$a"; done\n'
+        'case "$url" in\n'
+        f"  */notes[?]*) f={api}/notes ;;\n"
+        f"  */approvals) f={api}/approvals ;;\n"
+        f"  */commits/*/merge_requests) f={api}/merge_requests ;;\n"
+        f"  */jobs/artifacts/add-tenant/download*) f={api}/plan.zip ;;\n"
+        '  *) echo "unexpected $url" >&2; exit 22 ;;\nesac\n'
+        'if [ -n "$out" ]; then cp "$f" "$out"; else cat "$f"; fi\n'
+    )
+    ran = tmp_path / "fabricctl-argv"
+    fabricctl = bin_dir / "fabricctl"
+    fabricctl.write_text(f'#!/bin/sh\nprintf "%s\\n" "$@" > {ran}\n')
+    for tool in (curl, fabricctl):
+        tool.chmod(0o755)
+    env = {
+        "PATH": f"{bin_dir}:/usr/bin:/bin",
+        "CI_API_V4_URL": "https://gitlab.example/api/v4",
+        "CI_PROJECT_ID": "42",
+        "CI_COMMIT_SHA": "c0ffee",
+        "FABRICCTL_READ_TOKEN": "read-token",
+        "FABRICCTL_NOTE_BOT": "project_42_bot",
+        "LAB_FLAG": "",
+    }
+    work = tmp_path / "job"
+    work.mkdir()
+    proc = subprocess.run(
+        ["bash", "-e", "-c", script], cwd=work, env=env, capture_output=True, text=True, check=False
+    )
+    assert proc.returncode == 0 or not ran.exists(), proc.stderr
+    return proc.returncode, ran.read_text() if ran.exists() else "", proc.stdout + proc.stderr
+
+
+def _note(author: str, digest: str) -> dict[str, object]:
+    return {"author": {"username": author}, "body": f"<!-- fabricctl-plan -->\nplan digest `sha256:{digest}`"}
+
+
+def test_gitlab_apply_holds_the_plan_to_the_bots_digest_and_names_the_approvers(
+    repo: Path, tmp_path: Path
+) -> None:
+    forged = "cd" * 32
+    code, argv, _ = _gitlab_apply(
+        repo, tmp_path, [_note("mallory", forged), _note("project_42_bot", DIGEST)], ["bob", "alice"]
+    )
+    assert code == 0, argv
+    args = argv.splitlines()
+    assert args[:2] == ["apply", "reviewed/plan.json"]
+    assert args[args.index("--digest") + 1] == DIGEST and forged not in argv
+    assert args[args.index("--approved-by") + 1] == "alice,bob"
+
+
+@pytest.mark.parametrize(
+    ("notes", "approvers", "said"),
+    [
+        ([_note("mallory", DIGEST)], ["alice"], "no plan digest in the plan note of !7"),  # not the bot's
+        ([], ["alice"], "no plan digest in the plan note of !7"),
+        ([_note("project_42_bot", DIGEST)], [], "!7 has no approval"),
+    ],
+    ids=["digest-from-another-author", "no-plan-note", "no-approval"],
+)
+def test_gitlab_apply_refuses_without_the_bots_digest_or_an_approval(
+    repo: Path, tmp_path: Path, notes: list[dict[str, object]], approvers: list[str], said: str
+) -> None:
+    code, argv, printed = _gitlab_apply(repo, tmp_path, notes, approvers)
+    assert code != 0 and argv == "" and said in printed, printed

@@ -253,7 +253,7 @@ def test_the_pr_comment_carries_each_proof(tmp_path: Path) -> None:
         assert row in proofs, row
     assert (
         # every link end agrees: one row for the 32 links (each end of each is in the plan file)
-        "| 32: leaf1..leaf4 - spine1, spine2 | leaf-spine | 40 m | 400G | 3, 221,052 B | 3, 221,052 B | agree |"
+        "| 32: leaf1..leaf4 - spine1, spine2 | leaf-spine | 40 m | 400G | 3, NOS-sized | 3, NOS-sized | agree |"
         in proofs
     )
     assert text.index("#### Proofs") > text.index("#### Tenants")  # all held: after what changes

@@ -1,7 +1,8 @@
 """`fabricctl check --tenant`: faults injected on the lab are named with the tenant whose paths
 they are on, and left out for a tenant whose paths they are not on. The window passes on the
-lab's clock: the command waits on the switches' clocks, the test moves the lab's forward until
-the command has finished."""
+lab's clock: the command waits on the switches' clocks, and the test moves the lab's forward only
+while the command says it is waiting, so how fast this machine runs the reads never decides what
+the window holds."""
 
 from __future__ import annotations
 
@@ -19,22 +20,36 @@ from fabricctl.compile.build import compile_fabric
 
 from .conftest import Converged
 
+#: The progress line the command prints each time it has read the switch's clock inside the
+#: window and is about to wait again (deploy/tenant_health.py `wait_switch_time`).
+WAITING = re.compile(r"^  \d+(?:m\d\ds|s) of \S+$", re.M)
 
-def run_check(c: Converged, *args: str) -> tuple[int, str]:
-    """`check --lab --tenant ...` in a thread while this one advances the lab's clock."""
-    out = io.StringIO()
+
+def run_check_with_progress(c: Converged, *args: str) -> tuple[int, str, str]:
+    """`check --lab --tenant ...` in a thread; (exit code, stdout, stderr). This thread moves
+    the lab's clock only once the command has printed that it waits for its window: the clock
+    the window starts from is read, and the first reading inside the window is taken, before the
+    clock moves, however slow the reads are on a loaded machine."""
+    out, err = io.StringIO(), io.StringIO()
     code: list[int] = []
 
     def run() -> None:
         with contextlib.redirect_stdout(out):
             code.append(exit_code(["check", "--lab", "--root", str(c.root), *args]))
 
-    worker = threading.Thread(target=run)
-    worker.start()
-    while worker.is_alive():  # a condition polled, never a timed wait
-        c.lab.advance(5)
-        worker.join(0.2)
-    return code[0], out.getvalue()
+    with contextlib.redirect_stderr(err):
+        worker = threading.Thread(target=run)
+        worker.start()
+        while worker.is_alive():  # a condition polled, never a timed wait
+            if WAITING.search(err.getvalue()):
+                c.lab.advance(5)
+            worker.join(0.2)
+    return code[0], out.getvalue(), err.getvalue()
+
+
+def run_check(c: Converged, *args: str) -> tuple[int, str]:
+    code, out, _ = run_check_with_progress(c, *args)
+    return code, out
 
 
 def link_ends(c: Converged) -> set[tuple[str, str]]:
@@ -155,11 +170,9 @@ def test_limit_narrows_the_tenant_to_those_switches_and_the_window_shows_progres
     """`--tenant team-llm --limit leaf1`: only leaf1's GPUs and links are read and reported; the
     window says how far it is on stderr while it waits."""
     c = converged
-    err = io.StringIO()
-    with contextlib.redirect_stderr(err):
-        code, out = run_check(
-            c, "--tenant", "team-llm", "--limit", "leaf1", "--window", "30s", "--format", "json"
-        )
+    code, out, progress = run_check_with_progress(
+        c, "--tenant", "team-llm", "--limit", "leaf1", "--window", "30s", "--format", "json"
+    )
     report = json.loads(out)
     assert code == 0 and report["ok"], _failed(report)
     assert {ch["switch"] for ch in report["checks"]} == {"leaf1"}
@@ -170,7 +183,6 @@ def test_limit_narrows_the_tenant_to_those_switches_and_the_window_shows_progres
         if a.tenant.name == "team-llm" and k[0] == "leaf1"
     }
     assert {(ch["switch"], ch["subject"]) for ch in report["checks"] if ch["name"] == "gpu-port"} == held
-    progress = err.getvalue()
     assert "tenant team-llm: 4 GPU port(s)" in progress and "counting for 30s by leaf1's clock" in progress
     assert re.search(r"^  \d+s of 30s$", progress, flags=re.M), progress
     code, _ = run_check(c, "--tenant", "intern-01", "--limit", "leaf1", "--window", "10s")

@@ -190,6 +190,8 @@ def test_eos_sections_in_the_order_of_aristas_renderer() -> None:
         "static_routes": [{"prefix": "0.0.0.0/0", "next_hop": "192.0.2.254"}],
         "router_bgp": {"as": "65000", "router_id": "1.1.1.1"},
         "management_api_http": {"enable_https": True},
+        "bgp_groups": [{"name": "G", "neighbors": ["192.0.2.1"]}],
+        "maintenance": {"units": [{"name": "G", "groups": {"bgp_groups": ["G"]}, "quiesce": True}]},
     }
     data, _ = validate(structured)
     lines = [ln for ln in pyavd.get_device_config(data).splitlines() if ln and ln[0] not in " !"]

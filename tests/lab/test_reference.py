@@ -1,9 +1,12 @@
 """The command reference (fabricctl/lab/devices/*/commands.yaml): sourced, and the only thing the lab takes.
 
-- every entry has a source that names a URL, a section and the device it is for;
-- every line the templates render for the shipped fabrics matches an entry in the view it is
-  written in (a rendered line without an entry fails here: the fix is the template, or a vendor
-  source for a new entry, never an entry copied from the template);
+- every entry has a source that names a URL, a section and the device it is for, and at least
+  one source its platform's vendor published (never fabricctl's own files);
+- every line the templates render for every example fabric (and the reference fabric split
+  2x200G, and each with a switch and a link drained: maintenance.yaml), every day-0 file `ztp render` writes for examples/day0's racks on each platform, and
+  every line of every golden config, matches an entry in the view it is written in
+  (a rendered line without an entry fails here: the fix is the template, or a vendor source for a
+  new entry, never an entry copied from the template);
 - docs/emitted-syntax.md is generated from the reference and the rendered lines (regenerate with
   `python tests/regen_goldens.py`).
 """
@@ -26,7 +29,13 @@ from fabricctl.lab.reference import CONFIDENCE, Reference, ReferenceError, parse
 from fabricctl.platforms import get_platform
 
 REPO = Path(__file__).resolve().parents[2]
-FABRICS = [REPO, REPO / "examples" / "eos-small"]
+#: The reference fabric and every example that compiles on its own (examples/day0 is racks only).
+FABRICS = [REPO, *sorted({p.parent for p in REPO.glob("examples/*/tenants")})]
+GOLDEN = REPO / "tests" / "golden"
+#: Who writes each platform's vendor documents (a source's `publisher`).
+VENDORS = {"comware": {"H3C", "HPE", "HP"}, "eos": {"Arista"}}
+#: What a source that cites fabricctl itself would name.
+PROJECT_MARKS = ("fabricctl", "commands.yaml", "emitted-syntax", "citations.md", "tests/", "templates/")
 PLATFORMS = ("comware", "eos")
 DOC = REPO / "docs" / "emitted-syntax.md"
 
@@ -55,6 +64,21 @@ def test_every_entry_has_a_source_with_url_section_and_device(platform: str) -> 
             src = ref.sources[sid]
             assert src.url.startswith("http"), f"{sid}: {src.url}"
             assert src.section and src.device, sid
+
+
+@pytest.mark.parametrize("platform", PLATFORMS)
+def test_every_entry_cites_a_document_its_vendor_published(platform: str) -> None:
+    """A line shape the lab takes rests on the vendor's word: at least one source of every entry
+    is a document its platform's vendor published, and no source is fabricctl's own file."""
+    ref = reference(platform)
+    for sid, src in ref.sources.items():
+        assert src.publisher, f"{sid}: no publisher"
+        assert src.url.startswith("http"), sid
+        text = f"{src.url} {src.section} {src.device}".lower()
+        assert not [m for m in PROJECT_MARKS if m in text], f"{sid} points at fabricctl's own files"
+    for view, rule in ref.rules():
+        publishers = {ref.sources[sid].publisher for sid in rule.sources}
+        assert publishers & VENDORS[platform], f"{view}: {rule.pattern} cites no {platform} vendor document"
 
 
 @pytest.mark.parametrize(
@@ -91,17 +115,52 @@ def _split(root: Path) -> Path:
     return dst
 
 
+def _drained(root: Path) -> Path:
+    """A copy of a shipped fabric with a spine drained whole and a leaf's uplink drained (both
+    forms of each NOS's graceful shutdown: maintenance.yaml)."""
+    from fabricctl.compile.build import compile_fabric
+
+    links = compile_fabric(root).topology.links
+    spine = links[0].spine
+    link = next(ln for ln in links if ln.spine != spine)
+    dst = Path(tempfile.mkdtemp(prefix="fabric-drained-")) / root.name
+    for folder in ("inventory", "tenants"):
+        shutil.copytree(root / folder, dst / folder)
+    (dst / "maintenance.yaml").write_text(
+        f"drained:\n  - switch: {spine}\n  - switch: {link.leaf}\n    port: {link.leaf_port}\n",
+        encoding="utf-8",
+    )
+    return dst
+
+
 @functools.cache
 def _rendered() -> dict[str, list[tuple[str, str]]]:
-    """platform -> [(switch, config text)] for every switch of the shipped fabrics (the reference also split)."""
+    """platform -> [(switch, config text)] for every switch of the shipped fabrics (the reference
+    also split, and each also with a switch and a link drained), the day-0 configs of examples/day0's racks on the platform, and every golden
+    config (its platform from the intent next to it)."""
     from fabricctl.compile.build import compile_fabric
+    from fabricctl.deploy.ztp import render_ztp
     from fabricctl.render import Renderer
+    from tests.day0.helpers import day0_pod
 
     out: dict[str, list[tuple[str, str]]] = {p: [] for p in PLATFORMS}
-    for root in [*FABRICS, _split(REPO)]:
+    for root in [*FABRICS, _split(REPO), *(_drained(f) for f in FABRICS)]:
         renderer = Renderer(root)
         for name, intent in compile_fabric(root).intents.items():
-            out[intent.platform].append((f"{root.name}/{name}", renderer.render(intent)))
+            if intent.platform in out:
+                out[intent.platform].append((f"{root.name}/{name}", renderer.render(intent)))
+    for platform in PLATFORMS:  # the day-0 header (login, management address) and the fabric config
+        pod = day0_pod(Path(tempfile.mkdtemp(prefix="day0-")) / "pod", platform)
+        made = render_ztp(pod, lab=True)
+        for name, switch in sorted(made.switches.items()):
+            config = next(f for f in switch["files"] if f.endswith((".cfg", ".startup-config")))
+            out[platform].append((f"day0/{name}", (made.out / config).read_text(encoding="utf-8")))
+    for cfg in sorted(GOLDEN.glob("*/*.cfg")):
+        intent = yaml.safe_load(cfg.with_suffix(".intent.yaml").read_text(encoding="utf-8"))
+        if intent["platform"] in out:
+            out[intent["platform"]].append(
+                (f"golden {cfg.parent.name}/{cfg.name}", cfg.read_text(encoding="utf-8"))
+            )
     return out
 
 
@@ -179,7 +238,7 @@ def emitted_syntax_doc() -> str:
         checks = [(v, r) for v, r in ref.rules() if (v, r.pattern) in emitted and r.confidence == "P"]
         out += ["", "To check with `?` on the device before production (confidence P):", ""]
         out += [
-            f"- `{r.pattern}` ({ref.grammar.modes[v].title}): {_cell(r.note) or 'seen only in public configs'}"
+            f"- `{r.pattern}` ({ref.grammar.modes[v].title}): {_cell(r.note) or 'its syntax for this device was not read in the cited document'}"
             for v, r in checks
         ]
         out += [

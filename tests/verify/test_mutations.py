@@ -238,13 +238,6 @@ EOS: list[Mutation] = [
         "default 1500",
     ),
     M(
-        "tunnel-class-not-from-dscp",
-        (E("leaf2", ("interface Vxlan1",), r"^\s+vxlan qos map dscp to traffic-class decapsulation\n?", ""),),
-        "tunnel-trust",
-        "leaf2",
-        "VXLAN",
-    ),
-    M(
         "headroom-gone-with-no-drop",
         (
             E(
@@ -329,18 +322,20 @@ EOS: list[Mutation] = [
         "PFC watchdog",
     ),
     M(
-        "tunnel-outer-dscp-from-traffic-class",
-        (E("leaf3", ("interface Vxlan1",), r"^\s+vxlan qos dscp propagation encapsulation\n?", ""),),
+        # a 7060X5 VTEP derives the outer DSCP from the class (class 3 -> DSCP 24): a spine that
+        # maps DSCP 24 elsewhere takes RoCE out of the lossless class inside the tunnel
+        "tunnel-outer-dscp-not-mapped-back",
+        (
+            E(
+                "spine1",
+                (),
+                r"^(qos map dscp 26 to traffic-class 3)$",
+                r"qos map dscp 24 to traffic-class 0\n\1",
+            ),
+        ),
         "tunnel-encap",
-        "leaf3",
-        "the outer DSCP is derived from the traffic class",
-    ),
-    M(
-        "tunnel-ecn-not-propagated",
-        (E("leaf4", ("interface Vxlan1",), r"^\s+vxlan qos ecn propagation\n?", ""),),
-        "tunnel-ecn",
-        "leaf4",
-        "DCQCN never slows the sender",
+        "spine1",
+        "outer DSCP 24",
     ),
     M(
         "ecmp-capped-by-maximum-paths",
@@ -557,18 +552,18 @@ COMWARE: list[Mutation] = [
         "default 1500",
     ),
     M(
-        "headroom-below-the-bytes-in-flight",  # 800 cells on a 400G port with a 40m cable
+        "headroom-below-the-bytes-in-flight",  # 800 cells on a 400G-8 port with a 40m cable
         (
             E(
                 "leaf05",
                 ("interface FourHundredGigE1/0/1",),
-                r"priority-flow-control dot1p 3 headroom 1532",
+                r"priority-flow-control dot1p 3 headroom 2184",
                 "priority-flow-control dot1p 3 headroom 800",
             ),
         ),
         "headroom",
         "leaf05",
-        "takes 220,571 bytes after it sends XOFF",
+        "takes 314,368 bytes after it sends XOFF: the link leaf05 FourHundredGigE1/0/1 <-> spine01",
     ),
     M(
         "headroom-differs-across-a-link",
@@ -576,13 +571,13 @@ COMWARE: list[Mutation] = [
             E(
                 "leaf05",
                 ("interface FourHundredGigE1/0/2",),
-                r"priority-flow-control dot1p 3 headroom 1532",
-                "priority-flow-control dot1p 3 headroom 1600",
+                r"priority-flow-control dot1p 3 headroom 2184",
+                "priority-flow-control dot1p 3 headroom 2300",
             ),
         ),
         "lossless-ends",
         "spine01",
-        "PFC headroom is '1532' here but '1600' at the other end of the link (leaf05 FourHundredGigE1/0/2",
+        "PFC headroom is '2184' here but '2300' at the other end of the link leaf05 FourHundredGigE1/0/2 <-> spine01",
     ),
     M(
         "ecn-thresholds-differ-across-a-link",

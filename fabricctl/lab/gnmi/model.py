@@ -115,7 +115,7 @@ class GnmiTarget:
     #: Origins the switch refuses, with the reason it gives (EOS without `provider eos-native`).
     refused_origins: Mapping[str, str] = field(default_factory=dict)
     #: Leaves that change by events, not by time: ON_CHANGE and TARGET_DEFINED watch these.
-    event_leaves: frozenset[str] = frozenset({"oper-status", "admin-status", "last-change"})
+    event_leaves: frozenset[str] = frozenset({"oper-status", "admin-status", "last-change", "session-state"})
 
     def roots(self, paths: Iterable[Path]) -> frozenset[str]:
         """The top-level elements the paths reach (`*` or `...` first: every root)."""
@@ -170,3 +170,45 @@ def last_change(view: View, port: str, last_flap: float | None) -> int:
     clock, else the switch's boot (what `show interfaces` prints as its last status change)."""
     seconds = view.calendar - view.now + last_flap if last_flap is not None else view.calendar - view.uptime
     return nanoseconds(seconds)
+
+
+OC_XCVR = "openconfig-platform-transceiver"
+OC_NI = "openconfig-network-instance"
+
+
+def transceiver(
+    out: Leaves, component: str, rx_dbm: float, lanes: int, floors: Mapping[str, float] | None = None
+) -> None:
+    """A module's openconfig-platform-transceiver leaves: every lane's `input-power/instant`
+    (dBm), and its `input-power-lower` thresholds by severity where the NOS serves them."""
+    xcvr = (elem("components"), elem("component", name=component), elem("transceiver"))
+    for lane in range(1, lanes + 1):
+        ch = (*xcvr, elem("physical-channels"), elem("channel", index=str(lane)))
+        out[under(ch, "state", "index")] = (OC_XCVR, lane)
+        out[under(ch, "state", "input-power", "instant")] = (OC_XCVR, float(rx_dbm))
+    for severity, floor in (floors or {}).items():
+        th = (*xcvr, elem("thresholds"), elem("threshold", severity=severity), elem("state"))
+        out[under(th, "severity")] = (OC_XCVR, severity)
+        out[under(th, "input-power-lower")] = (OC_XCVR, float(floor))
+
+
+def bgp_neighbors(view: View, out: Leaves) -> None:
+    """The default network instance's BGP neighbors (openconfig-network-instance with
+    openconfig-bgp): each session the switch's show commands list, its `session-state` the enum
+    of the lab session's state (Established -> ESTABLISHED, Active -> ACTIVE, Idle -> IDLE)."""
+    bgp = (
+        elem("network-instances"),
+        elem("network-instance", name="default"),
+        elem("protocols"),
+        elem("protocol", identifier="BGP", name="BGP"),
+        elem("bgp"),
+        elem("neighbors"),
+    )
+    for ip, session in sorted(view.state.sessions.get(view.name, {}).items()):
+        neighbor = (*bgp, elem("neighbor", **{"neighbor-address": str(ip)}))
+        out[under(neighbor, "neighbor-address")] = (OC_NI, str(ip))
+        state = under(neighbor, "state")
+        out[under(state, "neighbor-address")] = (OC_NI, str(ip))
+        if session.remote_as is not None:
+            out[under(state, "peer-as")] = (OC_NI, session.remote_as)
+        out[under(state, "session-state")] = (OC_NI, session.state.upper())

@@ -4,7 +4,15 @@ from __future__ import annotations
 
 import re
 
-from fabricctl.platforms.base import Capabilities, Limits, Platform, Release, SwitchModel
+from fabricctl.platforms.base import (
+    Capabilities,
+    Limits,
+    Platform,
+    Release,
+    SwitchModel,
+    TunnelQos,
+    TunnelStep,
+)
 from fabricctl.platforms.comware.boot import BOOT_SETTINGS
 from fabricctl.platforms.comware.filters import FILTERS
 from fabricctl.platforms.comware.health import HEALTH
@@ -33,6 +41,12 @@ def port_position(name: str) -> tuple[int, int | None] | None:
     return (int(m[1]), None) if m[1] else (int(m[2]), int(m[3]))
 
 
+#: H3C's PFC configuration chapter (S9825 & S9855 PFC commands, docs/emitted-syntax.md h3c-pfc).
+_TUNNEL_DOT1P = (
+    "`qos trust tunnel-dot1p` (H3C 'Configuring PFC': 'For PFC to take effect in an overlay network, "
+    "execute the qos trust tunnel-dot1p command'): decapsulated traffic keeps its inner priority"
+)
+
 MODELS = (
     SwitchModel(
         name="S9825-64D",
@@ -46,9 +60,18 @@ MODELS = (
             "ports": "H3C S9825 series data sheet, model table: S9825-64D (64 x 400G QSFP-DD)",
             "breakouts": "H3C S9825 & S9855 interface command reference, `using twohundredgige` (a 400G "
             "port in two 200G ports)",
+            "lanes": "a 400G QSFP-DD port is 400GAUI-8, eight 50G lanes (IEEE 802.3bs); a 200G breakout "
+            "port takes four",
             "limits": "fabricctl's figure before switch models were data; no stored datasheet states it",
             "max_vlans": "IEEE 802.1Q: 12-bit VLAN id, 1-4094",
+            "buffer_mb": "no H3C document found states the S9825-64D's packet buffer, its cell size, "
+            "pipeline latency or MAC/PHY delay: the fabric gives the headroom figures (fabric.yaml "
+            "qos.buffer) and validate refuses a Comware switch without them",
+            "tunnel_qos": f"decapsulation: {_TUNNEL_DOT1P}; no H3C/HPE document found states how the "
+            "outer DSCP is set at encapsulation or whether ECN is copied (RFC 6040), and none names a "
+            "command that sets either: verify takes both as given and lists them",
         },
+        tunnel_qos=TunnelQos(decap=TunnelStep("line", _TUNNEL_DOT1P)),
     ),
 )
 
@@ -92,4 +115,5 @@ PLATFORM = Platform(
     # The management vpn-instance goes by these names on S98xx (a tenant must not take it over).
     reserved_names=("mgmt", "Mgmt", "MGMT", "management"),
     boot_settings=BOOT_SETTINGS,
+    headroom="cells",  # `priority-flow-control dot1p <p> headroom <cells>` per port
 )

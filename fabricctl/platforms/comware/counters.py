@@ -182,4 +182,5 @@ COUNTERS = CounterReader(
         Probe(INTERFACES, text=True),
     ),
     parse=parse,
+    link_commands=(INBOUND, OPTICS, INTERFACES),
 )

@@ -13,12 +13,11 @@ from ipaddress import IPv4Interface, IPv4Network
 from fabricctl.config.addr import wildcard_network
 from fabricctl.config.readback import (
     TUNNEL_CLASS,
-    TUNNEL_ECN,
-    TUNNEL_MARKING,
     Acl,
     AclRule,
     At,
     Interface,
+    PeerPolicy,
     RtHolder,
     Segment,
     Src,
@@ -31,19 +30,8 @@ from fabricctl.platforms.comware.qos import DEFAULT_DOT1P_LP, QUEUE_NUMBER, defa
 #: Guide R1110, 1.5 "Configuring the maximum number of ECMP routes": default 8, takes effect after
 #: a reboot; the S98xx figure is not published, so the documented sibling's default is assumed).
 DEFAULT_MAX_ECMP = 8
-
-#: How a Comware VTEP carries the lossless class through VXLAN. H3C documents one line: "For PFC to
-#: take effect in an overlay network, execute the qos trust tunnel-dot1p command" (PFC
-#: configuration, docs/emitted-syntax.md h3c-pfc). No H3C/HPE document found says how the outer
-#: DSCP is set at encapsulation or whether ECN is copied (RFC 6040), and no command to set either
-#: was found: the lossless proof takes them as assumptions, listed in every report, to be checked
-#: on a switch (docs/verify.md, "Tunnel QoS").
-_TUNNEL_DEFAULTS = {TUNNEL_CLASS: "decapsulated RoCE is not classified into the lossless class"}
-_TUNNEL_ASSUMED = {
-    TUNNEL_MARKING: "the outer DSCP of VXLAN packets is the inner packet's (no H3C document states it)",
-    TUNNEL_ECN: "ECN is copied into the outer header and a CE mark back out at decapsulation, as "
-    "RFC 6040 asks (no H3C document states it)",
-}
+#: The GRACEFUL_SHUTDOWN community (RFC 8326) as Comware writes a community, `aa:nn`.
+GSHUT_COMMUNITY = "65535:0"
 
 #: Frame limit of a port without `jumboframe enable N` (S6850 guide; H3C's Comware code: 9416).
 DEFAULT_MAX_FRAME = 9416
@@ -61,8 +49,6 @@ def parse_comware(name: str, text: str) -> SwitchConfig:
         lines=text.count("\n") + 1,
         max_frame_default=DEFAULT_MAX_FRAME,
         ecmp_limit_default=DEFAULT_MAX_ECMP,
-        tunnel_defaults=dict(_TUNNEL_DEFAULTS),
-        tunnel_assumed=dict(_TUNNEL_ASSUMED),
     )
     for dscp in range(64):
         cfg.dscp_map[dscp] = At(default_dscp_dot1p(dscp), Src(0, "(pre-defined dscp-dot1p map)"))
@@ -73,6 +59,8 @@ def parse_comware(name: str, text: str) -> SwitchConfig:
     wred_values: dict[str, dict[int, At[str]]] = {}
     wred_apply: dict[str, At[str]] = {}
     deadlock: list[Node] = []
+    policies: dict[str, list[Node]] = {}  # routing policy -> the apply clauses of its permit nodes
+    bound: list[tuple[str, str, str, Node]] = []
     for node in parse_tree(text):
         words = node.text.split()
         if words[0] == "interface" and len(words) == 2:
@@ -119,7 +107,9 @@ def parse_comware(name: str, text: str) -> SwitchConfig:
         elif node.text.startswith("priority-flow-control deadlock "):
             deadlock.append(node)
         elif words[0] == "bgp" and len(words) == 2:
-            _bgp(cfg, node, words[1])
+            bound = _bgp(cfg, node, words[1])
+        elif words[0] == "route-policy" and len(words) == 5 and words[2:4] == ["permit", "node"]:
+            policies.setdefault(words[1], []).extend(node.children)
         elif words[0] == "max-ecmp-num" and len(words) == 2 and words[1].isdigit():
             cfg.bgp.ecmp_limit = At(int(words[1]), _src(node))
     for intf_name, at in wred_apply.items():
@@ -130,7 +120,29 @@ def parse_comware(name: str, text: str) -> SwitchConfig:
     if deadlock:
         cfg.watchdog_timers = At("; ".join(sorted(n.text for n in deadlock)), _src(deadlock[0]))
     _bind_l3vnis(cfg)
+    _peer_policies(cfg, policies, bound)
     return cfg
+
+
+def _peer_policies(
+    cfg: SwitchConfig, policies: dict[str, list[Node]], bound: list[tuple[str, str, str, Node]]
+) -> None:
+    """What the routing policies bound to a peer do to its routes (HPE 10500 Comware 7 L3 IP
+    routing configuration guide, "Configuring apply clauses"): `apply as-path N..` without
+    `replace` adds the numbers in front of the AS_PATH, `apply community 65535:0` adds the
+    GRACEFUL_SHUTDOWN community (RFC 8326), `apply local-preference N` sets LOCAL_PREF."""
+    for peer, name, way, line in bound:
+        policy = cfg.bgp.policies.get(peer) or PeerPolicy(_src(line))
+        for clause in policies.get(name, []):
+            w = clause.text.split()
+            if way == "export" and w[:2] == ["apply", "as-path"] and "replace" not in w:
+                policy.prepend += sum(1 for n in w[2:] if n.isdigit())
+            elif way == "export" and w[:2] == ["apply", "community"] and GSHUT_COMMUNITY in w:
+                policy.gshut = True
+            elif way == "import" and w[:2] == ["apply", "local-preference"] and w[2:3] and w[2].isdigit():
+                policy.local_pref = int(w[2])
+        if policy.gshut or policy.prepend or policy.local_pref is not None:
+            cfg.bgp.policies[peer] = policy
 
 
 def _interface(intf: Interface, node: Node, wred_apply: dict[str, At[str]]) -> None:
@@ -189,10 +201,13 @@ def _interface(intf: Interface, node: Node, wred_apply: dict[str, At[str]]) -> N
             wred_apply[intf.name] = At(words[3], s)
 
 
-def _bgp(cfg: SwitchConfig, node: Node, asn: str) -> None:
-    """Sessions, and what the IPv4 unicast family announces and load-balances."""
+def _bgp(cfg: SwitchConfig, node: Node, asn: str) -> list[tuple[str, str, str, Node]]:
+    """Sessions, and what the IPv4 unicast family announces and load-balances; returns the
+    routing policies its peers apply: (peer, policy, import | export, the line)."""
+    bound: list[tuple[str, str, str, Node]] = []
     if asn.isdigit():
         cfg.bgp.asn = At(int(asn), _src(node))
+    cfg.bgp.communities = set()  # Comware sends communities only with `peer advertise-community`
     for child in node.children:
         cw = child.text.split()
         if len(cw) == 4 and cw[0] == "peer" and cw[2] == "as-number" and cw[3].isdigit():
@@ -209,6 +224,16 @@ def _bgp(cfg: SwitchConfig, node: Node, asn: str) -> None:
                         cfg.bgp.networks.append(At(IPv4Network(f"{aw[1]}/{aw[2]}"), _src(af)))
                 elif len(aw) == 3 and aw[0] == "peer" and aw[2] == "enable":
                     cfg.bgp.ipv4_peers.add(aw[1])
+                elif aw[0] == "peer" and aw[2:] == ["advertise-community"]:
+                    cfg.bgp.communities.add(aw[1])
+                elif (
+                    len(aw) == 5
+                    and aw[0] == "peer"
+                    and aw[2] == "route-policy"
+                    and aw[4] in ("import", "export")
+                ):
+                    bound.append((aw[1], aw[3], aw[4], af))
+    return bound
 
 
 def _vsi(cfg: SwitchConfig, node: Node, name: str) -> None:

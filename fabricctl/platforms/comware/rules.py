@@ -22,6 +22,8 @@ DIALECT = Dialect(
         r"interface LoopBack[01]$",
         r"bgp \d+$",
         r"max-ecmp-num ",
+        # Drains (maintenance.yaml, templates/comware/bgp-drain.j2): fabricctl's by their names.
+        r"route-policy FABRICCTL-DRAIN-(IN|OUT) ",
     ),
     ports=r"interface (FourHundredGigE|TwoHundredGigE)",
     # Ownership by proof (docs/plan-apply.md, "What fabricctl owns"): `description` in VPN
@@ -100,6 +102,7 @@ DIALECT = Dialect(
         r"interface Vsi-interface",
         r"vsi ",
         r"bgp ",
+        r"route-policy ",  # once no peer applies it
         r"ip vpn-instance ",
         r"acl ",
     ),

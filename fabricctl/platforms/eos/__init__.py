@@ -4,7 +4,15 @@ from __future__ import annotations
 
 import re
 
-from fabricctl.platforms.base import Capabilities, Limits, Platform, Release, SwitchModel
+from fabricctl.platforms.base import (
+    Capabilities,
+    Limits,
+    Platform,
+    Release,
+    SwitchModel,
+    TunnelQos,
+    TunnelStep,
+)
 from fabricctl.platforms.eos.boot import BOOT_SETTINGS
 from fabricctl.platforms.eos.filters import FILTERS
 from fabricctl.platforms.eos.health import HEALTH
@@ -64,6 +72,31 @@ def chassis_port_position(name: str) -> tuple[int, int | None] | None:
 _EOS_LIMITS = Limits(max_vrfs=1024, max_vlans=4094, max_vnis=16000, max_acl_entries=12288)
 _CARRIED = "fabricctl's figure before switch models were data; no stored datasheet states it"
 _VLANS = "IEEE 802.1Q: 12-bit VLAN id, 1-4094"
+#: `vxlan qos ...` (EOS User Manual, VXLAN DSCP Mapping) lists the 7050X3 family only
+#: (DCS-7050SX3-48YC12, DCS-7050CX3M-32S, DCS-7050CX3-32S); without it Arista documents what a
+#: VTEP does with bridged packets (a TOI of 2023-08-31 under the ECN tag,
+#: arista.com/zh/support/toi/tag/ecn): "for bridged packets undergoing VXLAN encapsulation, the
+#: DSCP in the outer IP header is derived from TC and the ECN bits are set to zero". TC n leaves
+#: with DSCP 8n by EOS's default TC -> DSCP map (EOS User Manual, Quality of Service), so the
+#: spines' default DSCP -> TC map (d/8) puts it back in class n; ECN in the outer header is
+#: Not-ECT (RFC 6040 section 4.1 compatibility mode). For routed packets (an l3 tenant's RoCE
+#: through its L3VNI) the TOI says nothing: verify takes the same as given and lists it.
+_TOI_ECN = "Arista TOI of 2023-08-31 under the ECN tag (arista.com/zh/support/toi/tag/ecn), bridged packets"
+_ROUTED = "routed RoCE (an l3 tenant's, through its L3VNI) is encapsulated as bridged RoCE is"
+_NO_VXLAN_QOS = TunnelQos(
+    marking=TunnelStep(
+        "from-class",
+        f"{_TOI_ECN}: the outer DSCP is derived from TC; EOS User Manual, Quality of Service: the default "
+        "TC -> DSCP map (TC n -> DSCP 8n)",
+        unstated=_ROUTED,
+    ),
+    ecn=TunnelStep("compatibility", f"{_TOI_ECN}: the outer ECN bits are set to zero"),
+)
+_VXLAN_QOS_SOURCE = (
+    "EOS User Manual, VXLAN DSCP Mapping (arista.com/um-eos/eos-vxlan-dscp-mapping): Platform "
+    "Compatibility lists DCS-7050SX3-48YC12, DCS-7050CX3M-32S and DCS-7050CX3-32S only; this model "
+    "is not among them"
+)
 
 MODELS = (
     SwitchModel(
@@ -77,9 +110,13 @@ MODELS = (
         sources={
             "ports": "Arista 7060X5 series datasheet, model table: DCS-7060X5-64 (64 x 400G)",
             "breakouts": "lab/devices/eos/commands.yaml `speed 200g-4` (a 400G-8 port in two 200G-4 lanes)",
+            "lanes": "a 400G QSFP-DD/OSFP port is 400G-8, eight 50G lanes (EOS `speed 400g-8`)",
             "limits": _CARRIED,
             "max_vlans": _VLANS,
+            "buffer_mb": "EOS sizes PFC headroom itself (no command takes a size): no figure is needed",
+            "tunnel_qos": _VXLAN_QOS_SOURCE,
         },
+        tunnel_qos=_NO_VXLAN_QOS,
     ),
     SwitchModel(
         name="7808R3",
@@ -92,9 +129,13 @@ MODELS = (
         sources={
             "ports": "Arista 7800R3 Platform Architecture white paper, Platform Overview and Table 1: the "
             "8-slot 7808R3 takes 288 x 400G (8 x 7800R3-36P line cards)",
+            "lanes": "7800R3-36P: 400G QSFP-DD ports, eight 50G lanes each",
             "limits": _CARRIED,
             "max_vlans": _VLANS,
+            "buffer_mb": "EOS sizes PFC headroom itself (no command takes a size): no figure is needed",
+            "tunnel_qos": _VXLAN_QOS_SOURCE,
         },
+        tunnel_qos=_NO_VXLAN_QOS,
         port_name=chassis_port_name,
         port_position=chassis_port_position,
     ),

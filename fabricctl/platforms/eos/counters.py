@@ -162,4 +162,5 @@ def parse(rows: dict[str, Any]) -> SwitchCounters:
 COUNTERS = CounterReader(
     probes=(Probe(SHOW_CLOCK, text=True), *(Probe(c, json_command=f"{c} | json") for c in READERS)),
     parse=parse,
+    link_commands=(ERRORS, OPTICS, INTERFACES),
 )

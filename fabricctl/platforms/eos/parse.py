@@ -19,6 +19,7 @@ from fabricctl.config.readback import (
     AclRule,
     At,
     Interface,
+    PeerPolicy,
     PortQos,
     RtHolder,
     Segment,
@@ -34,15 +35,6 @@ _TUNNEL_QOS = {
     "vxlan qos ecn propagation": TUNNEL_ECN,
     "vxlan qos dscp propagation encapsulation": TUNNEL_MARKING,
     "vxlan qos map dscp to traffic-class decapsulation": TUNNEL_CLASS,
-}
-#: A VTEP without those lines (Arista TOI, tag ECN, "VXLAN DSCP and ECN propagation": "for bridged
-#: packets undergoing VXLAN encapsulation, the DSCP in the outer IP header is derived from TC and
-#: the ECN bits are set to zero"; EOS User Manual, VXLAN DSCP Mapping: with the decapsulation map
-#: the TC is derived from the outer DSCP).
-_TUNNEL_DEFAULTS = {
-    TUNNEL_MARKING: "the outer DSCP is derived from the traffic class, not copied from the inner packet",
-    TUNNEL_ECN: "the outer ECN bits are set to zero (Not-ECT) and a CE mark is not copied back at decapsulation",
-    TUNNEL_CLASS: "the traffic class of decapsulated traffic is not taken from the outer DSCP",
 }
 
 
@@ -63,8 +55,14 @@ def parse_eos(name: str, text: str) -> SwitchConfig:
         platform="eos",
         lines=text.count("\n") + 1,
         multipath_relax_default=True,
-        tunnel_defaults=dict(_TUNNEL_DEFAULTS),
+        # The maintenance receiver route-map gives GRACEFUL_SHUTDOWN routes LOCAL_PREF 0 (Arista
+        # TOI "Configurable Maintenance Mode Receiver Route-Map").
+        honors_gshut=True,
     )
+    for dscp in range(64):  # EOS User Manual, Quality of Service: the default DSCP -> TC map
+        cfg.dscp_map[dscp] = At(dscp // 8, Src(0, "(default DSCP -> traffic-class map: DSCP d -> d/8)"))
+    bgp_groups: dict[str, list[Node]] = {}  # maintenance BGP group -> its neighbor lines
+    quiesced: set[str] = set()  # BGP groups of the quiesced maintenance units
     profiles: dict[str, tuple[PortQos, set[int]]] = {}
     wanted_profile: dict[str, At[str]] = {}
     for node in parse_tree(text):
@@ -102,6 +100,16 @@ def parse_eos(name: str, text: str) -> SwitchConfig:
             cfg.watchdog_timers = At(text, seen.src if seen is not None else _src(node))
         elif head == "router" and len(words) == 3 and words[1] == "bgp":
             _bgp(cfg, node)
+        elif words[:2] == ["group", "bgp"] and len(words) == 3:
+            bgp_groups[words[2]] = [c for c in node.children if c.text.startswith("neighbor ")]
+        elif node.text == "maintenance":
+            quiesced |= _quiesced(node)
+    # A quiesced unit's BGP peers (EOS User Manual, Maintenance Mode): the default BGP profile
+    # sends their routes with the GRACEFUL_SHUTDOWN community and gives theirs LOCAL_PREF 0.
+    for group in sorted(quiesced):
+        for line in bgp_groups.get(group, []):
+            peer = line.text.split()[1]
+            cfg.bgp.policies[peer] = PeerPolicy(_src(line), gshut=True, local_pref=0)
     for key, seg in cfg.segments.items():
         if f"Vlan{key}" in cfg.interfaces:
             svi = cfg.interfaces[f"Vlan{key}"]
@@ -270,12 +278,15 @@ def _bgp(cfg: SwitchConfig, node: Node) -> None:
         cfg.bgp.asn = At(int(asn), _src(node))
     groups: dict[str, str] = {}  # neighbor -> its peer group
     active: set[str] = set()  # neighbors and groups activated in IPv4 unicast
+    sends: set[str] = set()  # neighbors and groups sent communities
     for child in node.children:
         words = child.text.split()
         if len(words) == 4 and words[0] == "neighbor" and words[2] == "remote-as" and words[3].isdigit():
             cfg.bgp_neighbors[words[1]] = At(int(words[3]), _src(child))
         elif len(words) == 5 and words[0] == "neighbor" and words[2:4] == ["peer", "group"]:
             groups[words[1]] = words[4]
+        elif len(words) == 3 and words[0] == "neighbor" and words[2] == "send-community":
+            sends.add(words[1])
         elif words[0] == "maximum-paths" and len(words) >= 2 and words[1].isdigit():
             cfg.bgp.max_paths = At(int(words[1]), _src(child))
         elif child.text in (
@@ -297,6 +308,17 @@ def _bgp(cfg: SwitchConfig, node: Node) -> None:
             seg = cfg.segments.setdefault(words[1], Segment("segment", words[1], Src(0, f"vlan {words[1]}")))
             _rts(seg, child)
     cfg.bgp.ipv4_peers = {ip for ip in cfg.bgp_neighbors if ip in active or groups.get(ip) in active}
+    cfg.bgp.communities = {ip for ip in cfg.bgp_neighbors if ip in sends or groups.get(ip) in sends}
+
+
+def _quiesced(node: Node) -> set[str]:
+    """The BGP groups of the maintenance units that are quiesced."""
+    out = set()
+    for unit in node.children:
+        lines = [c.text.split() for c in unit.children]
+        if unit.text.startswith("unit ") and ["quiesce"] in lines:
+            out |= {w[2] for w in lines if w[:2] == ["group", "bgp"] and len(w) == 3}
+    return out
 
 
 def _rts(holder: RtHolder, node: Node) -> None:

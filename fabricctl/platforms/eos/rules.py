@@ -20,6 +20,11 @@ DIALECT = Dialect(
         r"ip virtual-router mac-address ",
         r"router bgp ",
         r"router bfd$",
+        # Drains (maintenance.yaml, templates/eos/bgp-drain.j2): maintenance mode is how
+        # fabricctl takes a switch or link out of service, so its units are fabricctl's; the BGP
+        # group is fabricctl's by its name.
+        r"group bgp FABRICCTL-DRAIN$",
+        r"maintenance$",
     ),
     ports=r"interface Ethernet",
     # Ownership by proof (docs/plan-apply.md, "What fabricctl owns"): a VRF's description, an
@@ -95,6 +100,8 @@ DIALECT = Dialect(
     admin_down=r"shutdown$",
     flaps=(r"speed ",),
     removal_order=(
+        r"maintenance$",  # out of maintenance before the group it quiesces goes
+        r"group bgp ",
         r"interface Ethernet",
         r"interface Vlan",
         r"interface Vxlan",

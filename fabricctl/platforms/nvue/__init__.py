@@ -11,7 +11,17 @@ from __future__ import annotations
 
 import re
 
-from fabricctl.platforms.base import Capabilities, Limits, Platform, Release, SwitchModel
+from fabricctl.platforms.base import (
+    IEEE_PAUSE_QUANTA,
+    BufferFigures,
+    Capabilities,
+    Limits,
+    Platform,
+    Release,
+    SwitchModel,
+    TunnelQos,
+    TunnelStep,
+)
 from fabricctl.platforms.nvue.boot import BOOT_SETTINGS
 from fabricctl.platforms.nvue.filters import FILTERS
 from fabricctl.platforms.nvue.health import HEALTH
@@ -43,6 +53,18 @@ def port_position(name: str) -> tuple[int, int | None] | None:
         return None
     return (int(m[1]), None) if m[2] is None else (int(m[1]), int(m[2]) + 1)
 
+
+#: SONiC's published Spectrum-4 figures and headroom plugin (sonic-net/sonic-buildimage
+#: platform/mellanox/asic_table.j2 at 086b03b; sonic-net/sonic-swss cfgmgr/buffer_headroom_mellanox.lua
+#: at e6b0c5b), NVIDIA's own headroom model for its ASICs.
+_ASIC_TABLE = "sonic-net/sonic-buildimage platform/mellanox/asic_table.j2 (086b03b)"
+_HEADROOM_LUA = "sonic-net/sonic-swss cfgmgr/buffer_headroom_mellanox.lua (e6b0c5b)"
+_NVUE_517 = "https://docs.nvidia.com/networking-ethernet-software/cumulus-linux-517/NVUE-Command-Reference/"
+_NVUE_VXLAN = f"{_NVUE_517}Set-and-Unset-Commands/VXLAN/"
+_TUNNEL_DSCP = (
+    f"{CL_GUIDE}Network-Virtualization/VXLAN-Tunnel-DSCP/ (VXLAN Tunnel DSCP Operations: 'The "
+    "configuration options propagate ECN between the underlay and overlay according to RFC 6040')"
+)
 
 _PORTS_PAGE = (
     f"{CL_GUIDE}Layer-1-and-Switch-Ports/Interface-Configuration-and-Management/Switch-Port-Attributes/"
@@ -77,7 +99,25 @@ MODELS = (
             "gives ATCAM sharing, not a budget): fabricctl's conservative budget, override it under "
             "`limits:`",
             "max_ecmp": "no published figure",
+            "lanes": "SN5600: 64 x OSFP 800G, eight 100G lanes each (a 400G breakout lane takes four)",
+            "buffer": f"{_ASIC_TABLE} (ASIC_TABLE:MELLANOX-SPECTRUM-4: cell_size 192, pipeline_latency "
+            f"19 KB, mac_phy_delay 0.8 KB) and {_HEADROOM_LUA} (kb_on_tile = speed Gb/s * 120 / 8 on "
+            "Spectrum-4; 905 pause quanta at 800G)",
+            "tunnel_qos": f"{_TUNNEL_DSCP}; {_NVUE_VXLAN}",
         },
+        buffer=BufferFigures(
+            cell_bytes=192,
+            pipeline_latency_bytes=19 * 1024,
+            mac_phy_delay_bytes=0.8 * 1024,
+            tile_bytes_per_gbps=120 / 8,
+            source=_ASIC_TABLE,
+        ),
+        pause_quanta={**IEEE_PAUSE_QUANTA, 800: 905},
+        tunnel_qos=TunnelQos(
+            marking=TunnelStep("line", f"{_NVUE_VXLAN}: `nve vxlan encapsulation dscp action copy`"),
+            ecn=TunnelStep("rfc6040", _TUNNEL_DSCP),
+            decap=TunnelStep("line", f"{_NVUE_VXLAN}: `nve vxlan decapsulation dscp action preserve`"),
+        ),
     ),
 )
 
@@ -127,4 +167,5 @@ PLATFORM = Platform(
     # Layer 3 VNI VLANs (4000-4064 by default).
     reserved_vlans=((3725, 3999), (4000, 4064)),
     boot_settings=BOOT_SETTINGS,
+    headroom="cable-length",  # `qos pfc <profile> cable-length <m>`: the switch sizes the headroom
 )

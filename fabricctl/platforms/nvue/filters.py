@@ -4,7 +4,8 @@ and which DSCP entries the RoCE profile does not already set."""
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any
 
 from fabricctl.platforms.filters import mac_digits
 from fabricctl.platforms.nvue.qos import roce_switch_priority
@@ -35,7 +36,19 @@ def beyond_roce(dscp_to_class: Mapping[int, int]) -> list[tuple[int, int]]:
     return [(d, p) for d, p in sorted(dscp_to_class.items()) if roce_switch_priority(d) != p]
 
 
+def pfc_profile(cable_m: int) -> str:
+    """The PFC profile of the lossless ports on a `cable_m` cable (one per length on a switch)."""
+    return f"roce-{cable_m}m"
+
+
+def pfc_profiles(interfaces: Iterable[Any]) -> list[tuple[str, int]]:
+    """(profile, cable length) for every cable length of the lossless ports, in NVUE's key order."""
+    return sorted({(pfc_profile(i.cable_m), i.cable_m) for i in interfaces if i.lossless and i.cable_m})
+
+
 FILTERS: dict[str, Callable[..., object]] = {
+    "pfc_profile": pfc_profile,
+    "pfc_profiles": pfc_profiles,
     "mac": mac,
     "breakout": breakout,
     "quote": quote,

@@ -1,9 +1,25 @@
-"""Cumulus Linux port counters over gNMI (`nv set system gnmi-server`, port 9339): the QoS paths
-NVIDIA's user guide lists (CumulusNetworks/docs, content/cumulus-linux-517/Monitoring-and-
-Troubleshooting/gNMI Streaming.md, Metrics > QoS) for what counters.py reads from `nv show
-interface qos-roce-counters`: pause packets of the lossless switch priority, ECN marks and
-no-buffer drops of the lossless queue, CNPs sent and dropped on the CNP queue, and ingress
-discards per switch priority. Cumulus Linux serves no Get: counters are only subscribed to.
+"""Cumulus Linux port counters and BGP sessions over gNMI (`nv set system gnmi-server`, port
+9339), from the metrics NVIDIA's user guide lists (CumulusNetworks/docs commit 1b78c09,
+content/cumulus-linux-517/Monitoring-and-Troubleshooting/gNMI Streaming.md, Metrics) for what
+counters.py reads from `nv show interface`, `nv show interface qos-roce-counters` and `nv show
+platform transceiver`, and the health reader from `nv show vrf default router bgp neighbor`:
+
+- tab Interface: `/interfaces/interface[name]/state/admin-status`, `oper-status`,
+  `transceiver` and `counters/in-errors|out-errors|in-discards|out-discards|carrier-transitions`
+  (`nv show interface`'s link state and `stats`);
+- tab QoS: `/qos/interfaces/interface[interface-id]/switch-priority[priority]/state/counters/
+  in-pause-pkts|out-pause-pkts` and `output/queues/queue[name]/state/ecn-marked-pkts|
+  transmit-pkts|no-buffer-uc-dropped-pkts` (pause packets of the lossless switch priority, ECN
+  marks and no-buffer drops of the lossless queue, CNPs sent and dropped on the CNP queue);
+- tab Platform: `/components/component[name]/transceiver/physical-channels/channel[index]/state/
+  input-power/instant` (each lane's receive power);
+- tab Routing: `/network-instances/network-instance[name]/protocols/protocol[identifier][name]/
+  bgp/neighbors/neighbor[neighbor-address]/state/session-state`.
+
+Not read: the transceiver's receive-power thresholds. The guide lists no threshold path (no
+`thresholds/threshold[severity]/state/input-power-lower`), so a streamed switch gives its optics'
+power and no floor: `fabricctl_optic_rx_low_threshold_dbm` is absent for it, never a guessed value.
+Cumulus Linux serves no Get: counters are only subscribed to.
 """
 
 from __future__ import annotations
@@ -12,15 +28,30 @@ from collections.abc import Mapping
 from typing import Any
 
 from fabricctl.platforms.counters import SwitchCounters
-from fabricctl.platforms.gnmi import GnmiCounters, Path, count, key, names
+from fabricctl.platforms.gnmi import (
+    PORT_COUNTERS,
+    PORT_STATE,
+    RX_POWER,
+    SESSION_STATE,
+    GnmiCounters,
+    OpenConfig,
+    Path,
+    count,
+    key,
+    names,
+)
 from fabricctl.platforms.nvue.qos import ROCE_CNP_PRIORITY, ROCE_LOSSLESS_PRIORITY
 
 _QOS = ("qos", "interfaces", "interface")
 
 
 def parse(leaves: Mapping[Path, Any]) -> SwitchCounters:
+    out = SwitchCounters()
+    oc = OpenConfig(sessions=True)
     per_port: dict[str, dict[tuple[str, int], int]] = {}
     for path, value in leaves.items():
+        if oc.take(path, value):
+            continue
         n = names(path)
         if n[:3] != _QOS:
             continue
@@ -28,7 +59,6 @@ def parse(leaves: Mapping[Path, Any]) -> SwitchCounters:
         if n[3:] in (
             ("switch-priority", "state", "counters", "in-pause-pkts"),
             ("switch-priority", "state", "counters", "out-pause-pkts"),
-            ("switch-priority", "state", "counters", "in-discards"),
         ):
             per_port.setdefault(port, {})[(n[-1], int(key(path, 3, "priority")))] = count(path, value)
         elif n[3:6] == ("output", "queues", "queue") and n[6:] in (
@@ -37,7 +67,7 @@ def parse(leaves: Mapping[Path, Any]) -> SwitchCounters:
             ("state", "no-buffer-uc-dropped-pkts"),
         ):
             per_port.setdefault(port, {})[(n[-1], int(key(path, 5, "name")))] = count(path, value)
-    out = SwitchCounters()
+    oc.into(out)
     lossless, cnp = ROCE_LOSSLESS_PRIORITY, ROCE_CNP_PRIORITY
     for port, got in per_port.items():
         c = out.port(port)
@@ -55,25 +85,27 @@ def parse(leaves: Mapping[Path, Any]) -> SwitchCounters:
         }
         if dropped:
             c.queue_dropped = dropped
-        ingress = [n for (leaf, _), n in got.items() if leaf == "in-discards"]
-        if ingress:
-            c.discards = sum(ingress) + sum(dropped.values())
     return out
 
+
+_NO_THRESHOLDS = "NVIDIA's gNMI metrics list no transceiver threshold path (tab Platform)"
 
 GNMI = GnmiCounters(
     port=9339,
     sampled=(  # the leaves parse reads, and no others
+        *PORT_COUNTERS,
         *(
             f"/qos/interfaces/interface[interface-id=*]/switch-priority[priority=*]/state/counters/{leaf}"
-            for leaf in ("in-pause-pkts", "out-pause-pkts", "in-discards")
+            for leaf in ("in-pause-pkts", "out-pause-pkts")
         ),
         *(
             f"/qos/interfaces/interface[interface-id=*]/output/queues/queue[name=*]/state/{leaf}"
             for leaf in ("ecn-marked-pkts", "transmit-pkts", "no-buffer-uc-dropped-pkts")
         ),
+        RX_POWER,
     ),
-    on_change=(),  # the CLI reader reads no port state on Cumulus Linux: neither does this one
+    on_change=(*PORT_STATE, *SESSION_STATE),
     encoding="PROTO",
     parse=parse,
+    unread=(("optic.rx_low_warn", _NO_THRESHOLDS), ("optic.rx_low_alarm", _NO_THRESHOLDS)),
 )

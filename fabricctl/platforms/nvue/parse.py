@@ -13,12 +13,12 @@ import yaml
 
 from fabricctl.config.readback import (
     TUNNEL_CLASS,
-    TUNNEL_ECN,
     TUNNEL_MARKING,
     Acl,
     AclRule,
     At,
     Interface,
+    PeerPolicy,
     PortQos,
     RtHolder,
     Segment,
@@ -51,14 +51,18 @@ def parse_nvue(switch: str, text: str) -> SwitchConfig:
         root = load(text)
     except yaml.YAMLError as exc:
         raise NvueConfigError(f"{switch}: config is not NVUE YAML ({exc})") from None
-    cfg = SwitchConfig(switch, PLATFORM, ip_mtu_default=DEFAULT_MTU, lines=text.count("\n"))
+    # FRR gives routes with the GRACEFUL_SHUTDOWN community LOCAL_PREF 0 as a receiver, and
+    # sends communities to every neighbor (`community-advertise` on by default).
+    cfg = SwitchConfig(
+        switch, PLATFORM, ip_mtu_default=DEFAULT_MTU, lines=text.count("\n"), honors_gshut=True
+    )
     roce = _roce(cfg, root)
     _interfaces(cfg, root, roce)
     _segments(cfg, root)
     _vrfs(cfg, root)
     _acls(cfg, root)
     _bgp(cfg, root)
-    _tunnel(cfg)
+    _tunnel(cfg, root)
     return cfg
 
 
@@ -157,7 +161,27 @@ def _interfaces(cfg: SwitchConfig, root: Obj, roce: Src | None) -> None:
                 "disable",
             )
             intf.qos = _port_qos(roce, src(qos, "pfc-watchdog", *path, "qos") if on else None)
+            intf.qos.cable_m = _cable_length(root, qos, path)
         cfg.interfaces[name] = intf
+
+
+#: `nv set qos roce cable-length`: "The default setting is 100 meters" (NVUE Command Reference 5.17, QoS).
+ROCE_CABLE_M = 100
+
+
+def _cable_length(root: Obj, port_qos: Obj, path: tuple[str, ...]) -> At[int]:
+    """The cable the port's PFC headroom is sized for: its PFC profile's `cable-length`
+    (`nv set interface <id> qos pfc profile <name>`, `nv set qos pfc <name> cable-length <m>`),
+    else the RoCE profile's (`qos roce cable-length`, default 100 m)."""
+    qos = root.obj("qos")
+    if (name := port_qos.obj("pfc").text("profile")) is not None:
+        profile = qos.obj("pfc", name)
+        if (meters := profile.text("cable-length")) and meters.isdigit():
+            return At(int(meters), src(profile, "cable-length", "qos", "pfc", name))
+    roce = qos.obj("roce")
+    if (meters := roce.text("cable-length")) and meters.isdigit():
+        return At(int(meters), src(roce, "cable-length", "qos", "roce"))
+    return At(ROCE_CABLE_M, Src(0, f"(RoCE profile default cable-length {ROCE_CABLE_M})"))
 
 
 def _route_targets(obj: Obj, *path: str) -> list[At[str]]:
@@ -275,9 +299,19 @@ def _bgp(cfg: SwitchConfig, root: Obj) -> None:
         cfg.bgp.relax = At(
             ignore == "enabled", src(relax, "aspath-ignore", *path, "path-selection", "multipath")
         )
+    # Graceful BGP Shutdown (5.17 user guide, Optional BGP Configuration): switch-wide or per
+    # neighbor, the GRACEFUL_SHUTDOWN community on the routes sent, LOCAL_PREF 0 on those heard.
+    everywhere = router.text("graceful-shutdown") == "enabled"
     neighbors = bgp.obj("neighbor")
     for peer in neighbors.names():
         body = neighbors.obj(peer)
+        if everywhere or body.text("graceful-shutdown") == "enabled":
+            at = (
+                src(router, "graceful-shutdown", "router", "bgp")
+                if everywhere
+                else src(body, "graceful-shutdown", *path, "neighbor", peer)
+            )
+            cfg.bgp.policies[peer] = PeerPolicy(at, gshut=True, local_pref=0)
         asn = body.text("remote-as")
         if asn and asn.isdigit():
             cfg.bgp_neighbors[peer] = At(int(asn), src(body, "remote-as", *path, "neighbor", peer))
@@ -285,9 +319,15 @@ def _bgp(cfg: SwitchConfig, root: Obj) -> None:
             cfg.bgp.ipv4_peers.add(peer)
 
 
-def _tunnel(cfg: SwitchConfig) -> None:
-    """How the VTEP carries the lossless class through VXLAN: no NVUE object in fabricctl's config
-    sets it, and the user guide states no default for it, so the proof takes it as given."""
-    why = "no NVUE line sets it and the Cumulus Linux user guide states no default; taken as given"
-    for key in (TUNNEL_ECN, TUNNEL_MARKING, TUNNEL_CLASS):
-        cfg.tunnel_assumed[key] = why
+def _tunnel(cfg: SwitchConfig, root: Obj) -> None:
+    """How the VTEP carries the lossless class through VXLAN: `nve vxlan encapsulation dscp action
+    copy` (the outer DSCP is the inner one) and `decapsulation dscp action preserve` (the inner
+    DSCP is kept); what no line sets is the switch model's documented default (verify/lossless.py)."""
+    vxlan = root.obj("nve", "vxlan")
+    for step, action, key in (
+        ("encapsulation", "copy", TUNNEL_MARKING),
+        ("decapsulation", "preserve", TUNNEL_CLASS),
+    ):
+        dscp = vxlan.obj(step, "dscp")
+        if dscp.text("action") == action:
+            cfg.tunnel_qos[key] = src(dscp, "action", "nve", "vxlan", step, "dscp")

@@ -5,17 +5,15 @@ from __future__ import annotations
 import asyncio
 import re
 import time
-from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
 
 import fabricctl.lab.devices.comware.commit as commit
 import fabricctl.lab.devices.comware.show as show_comware
 import fabricctl.lab.devices.comware.show_boot as show_boot
 from fabricctl.lab.config_tree import Node
-from fabricctl.lab.device import FLASH_NAME, LabDevice
+from fabricctl.lab.device import FLASH_NAME
 from fabricctl.lab.devices.comware.names import INTERFACE_TYPES
 from fabricctl.lab.devices.comware.render import render_comware
-from fabricctl.lab.dialect import CliError, CliSession, Logout, Output, command, word_column
+from fabricctl.lab.dialect import CliError, CliSession, Logout, Output, Reboot, command, word_column
 from fabricctl.lab.editor import Editor, InvalidInput
 from fabricctl.lab.names import canonical, full_interface_line
 from fabricctl.lab.sessions import CommitFailed
@@ -32,18 +30,13 @@ SAVED_FILE = (
     "Saving configuration {url}. Please wait...\n"
     "Configuration is saved to device successfully."
 )
+#: `reboot`'s questions (HPE Comware 7 fundamentals command reference, `reboot`).
+REBOOT_SAVE = "Current configuration may be lost after the reboot, save current configuration? [Y/N]:"
+REBOOT_CONFIRM = "This command will reboot the device. Continue? [Y/N]:"
 REPLACED = (
     "Now replacing the current configuration. Please wait...\n"
     "Succeeded in replacing current configuration with the file {name}."
 )
-
-
-@dataclass
-class Question:
-    """A pending `[Y/N]:` question: shown instead of the prompt; the next line answers it."""
-
-    text: str
-    on_answer: Callable[[bool], Awaitable[Output]]
 
 
 def flash_name(url: str) -> str | None:
@@ -57,10 +50,6 @@ class ComwareCli(CliSession):
 
     SHOWS = (*show_comware.SHOWS, *show_boot.SHOWS)
     SHOW_MODES = "user system"
-
-    def __init__(self, dev: LabDevice) -> None:
-        super().__init__(dev)
-        self.question: Question | None = None
 
     @property
     def mode(self) -> str:
@@ -98,9 +87,7 @@ class ComwareCli(CliSession):
         return CliError(f"{caret}\n{message}", eapi=message.strip())
 
     async def execute(self, line: str, as_json: bool = False) -> Output:
-        if self.question is not None:
-            return await self._answer(line.strip().lower())
-        if line.strip().startswith("#"):
+        if self.question is None and line.strip().startswith("#"):
             return ""
         out = await super().execute(line, as_json)
         if line.strip():  # a command that ran (a refused one raised): SHELL_CMD logs it as typed
@@ -108,18 +95,6 @@ class ComwareCli(CliSession):
                 self.dev, line.strip(), self.login_user, self.login_address, "vty0", self.sysname()
             )
         return out
-
-    def ask(self, text: str, on_answer: Callable[[bool], Awaitable[Output]]) -> Output:
-        """Show `text` (ending in `[Y/N]:`) as the prompt; the next line is the answer."""
-        self.question = Question(text, on_answer)
-        return ""
-
-    async def _answer(self, answer: str) -> Output:
-        assert self.question is not None
-        if answer not in ("y", "yes", "n", "no"):
-            return ""  # asked again (the question stays the prompt)
-        pending, self.question = self.question, None
-        return await pending.on_answer(answer.startswith("y"))
 
     async def config_line(self, line: str) -> None:
         self.apply_config(full_interface_line(INTERFACE_TYPES, line, self.dev.grammar.negations))
@@ -216,10 +191,10 @@ class ComwareCli(CliSession):
             if not yes:
                 return ""
             if name in self.dev.files:
-                return self.ask(f"{url} exists, overwrite? [Y/N]:", write)
+                return self.ask_yes_no(f"{url} exists, overwrite? [Y/N]:", write)
             return await write(True)
 
-        return self.ask(f"The current configuration will be saved to {url}. Continue? [Y/N]:", confirm)
+        return self.ask_yes_no(f"The current configuration will be saved to {url}. Continue? [Y/N]:", confirm)
 
     @command(r"configuration replace file (\S+)", "system")
     async def _replace_file(self, m: re.Match[str], as_json: bool) -> Output:
@@ -240,7 +215,36 @@ class ComwareCli(CliSession):
                 self.editor.reset()
             return REPLACED.format(name=name)
 
-        return self.ask("Current configuration will be lost, save current configuration? [Y/N]:", replace)
+        return self.ask_yes_no(
+            "Current configuration will be lost, save current configuration? [Y/N]:", replace
+        )
+
+    @command(r"reboot( force)?", "user")
+    async def _reboot(self, m: re.Match[str], as_json: bool) -> Output:
+        """`reboot` in user view: a configuration changed since the last save is offered for
+        saving first, then the reboot waits for its confirmation; `reboot force` reboots at once
+        (H3C's Comware collection sends `reboot force`; HPE Comware 7 fundamentals command
+        reference, `reboot`: "Current configuration may be lost after the reboot, save current
+        configuration? [Y/N]:", "This command will reboot the device. Continue? [Y/N]:"). The
+        switch boots from its next-startup configuration."""
+
+        def down() -> Output:
+            self.dev.reboot()
+            raise Reboot("Now rebooting, please wait...")
+
+        async def proceed(yes: bool) -> Output:
+            return down() if yes else ""
+
+        async def save(yes: bool) -> Output:
+            if yes:
+                self.dev.save()
+            return self.ask_yes_no(REBOOT_CONFIRM, proceed)
+
+        if m[1]:
+            return down()
+        if self.dev.running_text() != self.dev.startup:
+            return self.ask_yes_no(REBOOT_SAVE, save)
+        return self.ask_yes_no(REBOOT_CONFIRM, proceed)
 
     @command(r"display logbuffer", "user system")
     async def _display_logbuffer(self, m: re.Match[str], as_json: bool) -> Output:

@@ -1,15 +1,12 @@
 """A Comware V7 switch out of the box (every port in bridge mode): the baseline fabricctl does not own.
 
 The factory text is fed through the grammar, so the grammar provably accepts every factory line.
-The hash is a fixed lab value, not derived from any password.
 """
 
 from __future__ import annotations
 
 from fabricctl.lab.factory import mgmt_gateway
 from fabricctl.lab.nos import Spec
-
-ADMIN_HASH = "$h$6$fabricctllab$Qm3pL9vX2cN8bT4yR7wK1sD5fG6hJ0kA+zE/uI9oP2lM3nB4vC5xZ6aS7dF8gH=="
 
 
 def factory(spec: Spec) -> str:
@@ -22,7 +19,6 @@ def factory(spec: Spec) -> str:
         "#",
         " lldp global enable",
         "#",
-        " ntp-service enable",
         " ntp-service unicast-server 192.0.2.250",
         "#",
         " info-center loghost 192.0.2.251",
@@ -40,16 +36,13 @@ def factory(spec: Spec) -> str:
         "#",
         f" ip route-static 0.0.0.0 0 {mgmt_gateway(spec.mgmt_ip)}",
         "#",
-        " snmp-agent",
         " snmp-agent community read simple fabricctl-ro",
         " snmp-agent sys-info version v2c v3",
         "#",
         "line vty 0 63",
         " authentication-mode scheme",
-        " user-role network-operator",
         "#",
         "local-user admin class manage",
-        f" password hash {ADMIN_HASH}",
         " service-type ssh",
         " authorization-attribute user-role network-admin",
         "#",

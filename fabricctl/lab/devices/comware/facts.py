@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ipaddress import IPv4Interface
+from ipaddress import IPv4Address, IPv4Interface
 
 from fabricctl.lab.config_tree import Node
 from fabricctl.lab.facts import DeviceFacts, PeerFacts, PortFacts, add_static, child_words, parse_ip
@@ -19,12 +19,16 @@ def _targets(facts: DeviceFacts, owner: tuple[str, str], node: Node) -> None:
 #: Comware's system ECMP cap without `max-ecmp-num` (reference source h3c-s6520x-ecmp: 8 on the
 #: documented sibling; the S98xx figure is not published).
 COMWARE_DEFAULT_ECMP = 8
+#: The GRACEFUL_SHUTDOWN community (RFC 8326) as `aa:nn`.
+GSHUT = "65535:0"
 
 
 def read_facts(name: str, running: Node) -> DeviceFacts:
     """What a Comware current configuration says (the lines lab/devices/comware/commands.yaml accepts)."""
     # No AS-path relax by default (hpe5710-balance-relax); `balance as-path-relax` turns it on.
     facts = DeviceFacts(hostname=name, ecmp_cap=COMWARE_DEFAULT_ECMP)
+    policies: dict[str, list[list[str]]] = {}  # routing policy -> the apply clauses of its permit nodes
+    bound: list[tuple[IPv4Address, str, str]] = []  # (peer, policy, import | export)
     for text, node in running.children.items():
         words = text.split()
         if words[0] == "sysname" and len(words) == 2:
@@ -59,6 +63,8 @@ def read_facts(name: str, running: Node) -> DeviceFacts:
                 if w[:2] == ["xconnect", "vsi"] and len(w) >= 3:  # service-instance N / xconnect vsi NAME
                     port.segment = ("vsi", w[2])
             facts.ports[port.name] = port
+        elif words[0] == "route-policy" and len(words) == 5 and words[2:4] == ["permit", "node"]:
+            policies.setdefault(words[1], []).extend(w for w in child_words(node) if w[0] == "apply")
         elif words[:3] == ["tunnel", "global", "source-address"] and len(words) == 4:
             facts.vtep = parse_ip(words[3])
         elif words[:2] == ["ip", "route-static"] and len(words) == 5:
@@ -102,6 +108,11 @@ def read_facts(name: str, running: Node) -> DeviceFacts:
                     for aw in child_words(sub):
                         if family and aw[0] == "peer" and aw[-1] == "enable" and (ip := parse_ip(aw[1])):
                             facts.peers.setdefault(ip, PeerFacts(ip, None)).families.add(family)
+                        elif family == "ipv4" and aw[0] == "peer" and (ip := parse_ip(aw[1])) is not None:
+                            if aw[2:] == ["advertise-community"]:
+                                facts.peers.setdefault(ip, PeerFacts(ip, None)).send_community = True
+                            elif aw[2] == "route-policy" and len(aw) == 5 and aw[4] in ("import", "export"):
+                                bound.append((ip, aw[3], aw[4]))
                         elif family == "ipv4" and aw[0] == "network" and len(aw) == 3:
                             facts.networks.append(IPv4Interface(f"{aw[1]}/{aw[2]}").network)
                         elif family == "ipv4" and aw == ["balance", "as-path-relax"]:
@@ -112,4 +123,30 @@ def read_facts(name: str, running: Node) -> DeviceFacts:
                     for aw in (c.text.split() for af in sub.children.values() for c in af.children.values()):
                         if aw == ["import-route", "direct"]:
                             facts.redistributed.add(w[2])
+    _apply_policies(facts, policies, bound)
     return facts
+
+
+def _apply_policies(
+    facts: DeviceFacts, policies: dict[str, list[list[str]]], bound: list[tuple[IPv4Address, str, str]]
+) -> None:
+    """What the routing policies bound to a peer do to its routes (Configuring apply clauses,
+    reference source hpe10500-policy): `apply as-path N..` adds the numbers in front of the
+    AS_PATH, `apply community 65535:0 additive` adds the GRACEFUL_SHUTDOWN community, `apply
+    local-preference N` sets LOCAL_PREF. A peer bound to a policy the config lacks gets none."""
+    for ip, name, way in bound:
+        peer = facts.peers.get(ip)
+        if peer is None:
+            continue
+        for clause in policies.get(name, []):
+            if way == "export" and clause[:2] == ["apply", "as-path"] and "replace" not in clause:
+                peer.prepend += len(clause) - 2
+            elif way == "export" and clause[:2] == ["apply", "community"] and GSHUT in clause:
+                peer.gshut = True
+            elif (
+                way == "import"
+                and clause[:2] == ["apply", "local-preference"]
+                and clause[2:]
+                and clause[2].isdigit()
+            ):
+                peer.local_pref_in = int(clause[2])

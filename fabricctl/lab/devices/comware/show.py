@@ -895,14 +895,15 @@ def _physical_ports(view: View, only: str | None) -> list[str]:
 @show(r"display counters (?P<way>inbound|outbound) interface(?: (?P<port>\S+(?: \S+)?))?")
 def counters(view: View, m: re.Match[str]) -> Shown:
     """Packets and error packets per port and direction, in the table real switches print
-    (ntc-templates' hp_comware display_counters_bound_interface capture): errors in are the
-    FCS errors of a failing optic, none go out."""
+    (ntc-templates' hp_comware display_counters_bound_interface capture): the tenants' workload
+    where one runs; errors in are the FCS errors of a failing optic, none go out."""
     only = _port(view, m["port"])
     rows = ["Interface         Total (pkts)   Broadcast (pkts)   Multicast (pkts)  Err (pkts)"]
     for port in _physical_ports(view, only):
         traffic = port_traffic(view.state, view.name, port, view.now)
         errors = traffic.fcs_errors if m["way"] == "inbound" else 0
-        rows.append(f"{short(INTERFACE_TYPES, port):<17} {errors:>12} {0:>18} {0:>18} {errors:>11}")
+        total = errors + (traffic.rx_packets if m["way"] == "inbound" else traffic.tx_packets)
+        rows.append(f"{short(INTERFACE_TYPES, port):<17} {total:>12} {0:>18} {0:>18} {errors:>11}")
     rows += ["", ' Overflow: More than 14 digits (7 digits for column "Err").', "       --: Not supported."]
     return _text("\n".join(rows))
 
@@ -912,13 +913,18 @@ def queue_statistics(view: View, m: re.Match[str]) -> Shown:
     """Packets each of the 8 egress queues forwarded and dropped (Comware 7 ACL and QoS command
     reference, `display qos queue-statistics interface outbound`: per interface a Direction and
     totals, then per queue Forwarded and Dropped). The lab forwards CNPs on the CNP queue of a
-    port that faces congestion and drops on the lossless queue under the lossless_drops fault."""
+    port that faces congestion, the tenants' workload on the lossless queue, and drops on the
+    lossless queue under the lossless_drops fault."""
     only = _port(view, m["port"])
     blocks = []
     for port in _physical_ports(view, only):
         facts = view.facts.ports[port]
         traffic = port_traffic(view.state, view.name, port, view.now)
-        forwarded = {q: (traffic.cnp_sent if q == CNP_QUEUE else 0) for q in range(8)}
+        roce = max(facts.no_drop, default=None)  # the workload's RoCE rides the no-drop class
+        forwarded = {
+            q: (traffic.cnp_sent if q == CNP_QUEUE else 0) + (traffic.tx_packets if q == roce else 0)
+            for q in range(8)
+        }
         dropped = {q: (traffic.lossless_dropped if q in facts.no_drop else 0) for q in range(8)}
         lines = [
             f"Interface: {port}",

@@ -15,7 +15,7 @@ import fabricctl.lab.devices.eos.show_system as show_eos_system
 from fabricctl.lab.config_tree import Node, unified_diff
 from fabricctl.lab.device import LabDevice
 from fabricctl.lab.devices.eos.names import INTERFACE_TYPES
-from fabricctl.lab.dialect import CliError, CliSession, Logout, Output, command
+from fabricctl.lab.dialect import CliError, CliSession, Logout, Output, Reboot, command
 from fabricctl.lab.editor import Editor, InvalidInput
 from fabricctl.lab.names import canonical, full_interface_line
 from fabricctl.lab.sessions import CommitFailed
@@ -26,6 +26,11 @@ COPY_OK = "Copy completed successfully."
 def _seconds(hms: str) -> int:
     h, m, s = (int(x) for x in hms.split(":"))
     return h * 3600 + m * 60 + s
+
+
+#: `reload`'s questions (EOS User Manual, "Rebooting and Power Cycling").
+RELOAD_SAVE = "System configuration has been modified. Save? [yes/no/cancel/diff]:"
+RELOAD_CONFIRM = "Proceed with reload? [confirm]"
 
 
 class EosCli(CliSession):
@@ -58,6 +63,8 @@ class EosCli(CliSession):
         return self.dev.name
 
     def prompt(self) -> str:
+        if self.question is not None:
+            return self.question.text
         host = self.hostname()
         if self.editor is None:
             return f"{host}#"
@@ -98,6 +105,37 @@ class EosCli(CliSession):
         self.apply_config(full_interface_line(INTERFACE_TYPES, line, self.dev.grammar.negations))
         if self.session is None:
             self.dev.persist_running()
+
+    # --- reload ---------------------------------------------------------------------------
+    @command(r"reload(?: (now|force))?", "exec")
+    async def _reload(self, m: re.Match[str], as_json: bool) -> Output:
+        """`reload`: a modified running configuration is offered for saving first (yes / no /
+        cancel), then the reload waits for its confirmation (Enter or y); `reload now` and
+        `reload force` reload at once. The switch boots from its startup-config (EOS User
+        Manual, "Rebooting and Power Cycling": reload [now|force], "Proceed with reload?
+        [confirm]", "System configuration has been modified. Save? [yes/no/cancel/diff]")."""
+
+        def down() -> Output:
+            self.dev.reboot()
+            raise Reboot("")
+
+        async def proceed(answer: str) -> Output:
+            return down() if answer in ("", "y", "yes") else ""
+
+        async def save(answer: str) -> Output:
+            if answer in ("yes", "y"):
+                self.dev.save()
+            elif answer == "cancel":
+                return ""
+            elif answer not in ("no", "n"):
+                return self.ask(RELOAD_SAVE, save)
+            return self.ask(RELOAD_CONFIRM, proceed)
+
+        if m[1]:
+            return down()
+        if self.dev.running_text() != self.dev.startup:
+            return self.ask(RELOAD_SAVE, save)
+        return self.ask(RELOAD_CONFIRM, proceed)
 
     # --- terminal / mode changes -------------------------------------------------------
     @command(r"enable|disable", "exec config session")

@@ -15,7 +15,7 @@ from typing import Any
 
 from fabricctl.lab.device import LabDevice
 from fabricctl.lab.devices.eos.cli import EosCli
-from fabricctl.lab.dialect import CliError, Disconnect, Logout
+from fabricctl.lab.dialect import CliError, Disconnect, Logout, Reboot
 from fabricctl.lab.http import Credentials, basic_user, requests
 
 #: EOS reads its log with `tail` over the log file, slower than a `send log` writes to it: a
@@ -69,6 +69,8 @@ async def run_cmds(
             out = await cli.execute(cmd, as_json=fmt == "json")
         except Logout:
             out = {} if fmt == "json" else ""
+        except Reboot as reboot:  # `reload now` over eAPI: the answer, then the switch is gone
+            out = {} if fmt == "json" else reboot.text
         except (Disconnect, asyncio.CancelledError):
             raise
         except Exception as exc:  # a command error, never a dropped connection

@@ -16,7 +16,11 @@ def read_facts(name: str, running: Node) -> DeviceFacts:
     """What an EOS running config says (the lines lab/devices/eos/commands.yaml accepts)."""
     # EOS load-balances equal-length AS paths by default (Arista TOI "BGP multipath relax",
     # reference source arista-toi-relax); `no bgp bestpath as-path multipath-relax` turns it off.
-    facts = DeviceFacts(hostname=name, multipath_relax=True)
+    # An EOS receiver gives GRACEFUL_SHUTDOWN routes LOCAL_PREF 0 through its maintenance
+    # receiver route-map (Arista TOI, reference source arista-toi-gshut-receiver).
+    facts = DeviceFacts(hostname=name, multipath_relax=True, honors_gshut=True)
+    bgp_groups: dict[str, list[str]] = {}  # maintenance BGP group -> its neighbor addresses
+    quiesced: set[str] = set()  # BGP groups of quiesced maintenance units
     groups: dict[str, str] = {}  # neighbor ip -> peer group
     group_bfd: set[str] = set()  # peer groups (and neighbors) with `neighbor X bfd`
     vtep_source: str | None = None
@@ -68,6 +72,13 @@ def read_facts(name: str, running: Node) -> DeviceFacts:
             )
         elif words[:2] == ["ip", "route"] and len(words) == 4:
             add_static(facts, "default", words[2], words[3])
+        elif words[:2] == ["group", "bgp"] and len(words) == 3:
+            bgp_groups[words[2]] = [w[1] for w in child_words(node) if w[0] == "neighbor" and len(w) == 2]
+        elif words == ["maintenance"]:
+            for unit in node.children.values():
+                lines = child_words(unit)
+                if unit.text.startswith("unit ") and ["quiesce"] in lines:
+                    quiesced |= {w[2] for w in lines if w[:2] == ["group", "bgp"] and len(w) == 3}
         elif words[:2] == ["router", "bgp"] and len(words) == 3:
             facts.asn = int(words[2])
             for key, sub in node.children.items():
@@ -93,6 +104,8 @@ def read_facts(name: str, running: Node) -> DeviceFacts:
                         groups[str(ip)] = w[4]
                     elif w[2] == "description":
                         peer.description = " ".join(w[3:])
+                    elif w[2:] == ["send-community"]:
+                        peer.send_community = True
                 elif w[0] == "address-family" and len(w) == 2:
                     family = {"ipv4": "ipv4", "evpn": "evpn"}.get(w[1])
                     for aw in child_words(sub):
@@ -129,6 +142,15 @@ def read_facts(name: str, running: Node) -> DeviceFacts:
             group_families.get(str(ip), set()) | group_families.get(groups.get(str(ip), ""), set())
         )
         peer.bfd = str(ip) in group_bfd or groups.get(str(ip)) in group_bfd
+    # A quiesced unit's BGP peers: the default maintenance profile sends their routes with the
+    # GRACEFUL_SHUTDOWN community and gives the routes heard from them LOCAL_PREF 0 (EOS User
+    # Manual, Maintenance Mode; reference source eos-um-maint).
+    for group in quiesced:
+        for text in bgp_groups.get(group, []):
+            addr = parse_ip(text)
+            quiet = facts.peers.get(addr) if addr is not None else None
+            if quiet is not None:
+                quiet.gshut, quiet.local_pref_in = True, 0
     return facts
 
 

@@ -4,7 +4,8 @@ augments, from the models Arista publishes for the lab's release.
 Sources: aristanetworks/yang, folder EOS-4.31.2F (commit 63be023): openconfig-interfaces
 (interface state and counters), openconfig-if-ethernet, openconfig-qos (egress queue
 transmit-pkts and dropped-pkts), openconfig-platform-transceiver (physical-channels input-power,
-thresholds by severity), arista-intf-augments 1.7.3 (`ethernet/pfc/priorities/priority[index]/
+thresholds by severity), openconfig-network-instance 4.2.2 with openconfig-bgp 9.5.0 (a BGP
+neighbor's `state/session-state`), arista-intf-augments 1.7.3 (`ethernet/pfc/priorities/priority[index]/
 state/in-frames|out-frames`: PFC frames per priority) and arista-qos-augments 0.0.4
 (`ecn-marked-pkts` on an egress queue's state). A cEOS 4.34 capture of Capabilities (gNMI
 0.7.0; JSON, JSON_IETF, ASCII), Get in JSON_IETF (counters as strings, `last-change` in
@@ -16,21 +17,25 @@ Every value is the one the show commands print at the same lab time: `show inter
 the interface counters, `show priority-flow-control counters` (EOS counts pauses per port: the
 port's count sits on its first no-drop priority), `show qos interfaces ecn counters queue` (a
 queue that does not mark has no ecn-marked-pkts, as it prints `-`), `show interfaces counters
-queue detail` and `show interfaces transceiver dom thresholds`.
+queue detail`, `show interfaces transceiver dom thresholds`, and `show ip bgp summary` with
+`show bgp evpn summary` for the sessions.
 """
 
 from __future__ import annotations
 
 from fabricctl.lab.devices.eos.show import _counters, _last_change, _optics, _physical
 from fabricctl.lab.gnmi.model import (
+    OC_XCVR,
     GnmiTarget,
     Leaves,
     Model,
+    bgp_neighbors,
     elem,
     interface,
     interface_state,
     nanoseconds,
     qos_queue,
+    transceiver,
     under,
 )
 from fabricctl.lab.traffic import CNP_QUEUE, RX_LOW_ALARM_DBM, RX_LOW_WARN_DBM, port_traffic
@@ -38,7 +43,7 @@ from fabricctl.lab.view import View
 
 OC_IF = "openconfig-interfaces"
 OC_QOS = "openconfig-qos"
-OC_XCVR = "openconfig-platform-transceiver"
+LANES = 8  # the lab's modules: 800G 2xDR4, eight lanes
 ARISTA_IF = "arista-intf-augments"
 ARISTA_QOS = "arista-qos-augments"
 
@@ -51,7 +56,11 @@ def leaves(view: View, roots: frozenset[str]) -> Leaves:
     if every or "qos" in roots:
         _queues(view, out)
     if every or "components" in roots:
-        _optics_leaves(view, out)
+        for s, rx in _optics(view):
+            floors = {"WARNING": RX_LOW_WARN_DBM, "CRITICAL": RX_LOW_ALARM_DBM}
+            transceiver(out, s.name, rx, LANES, floors)
+    if every or "network-instances" in roots:
+        bgp_neighbors(view, out)
     return out
 
 
@@ -63,7 +72,7 @@ def _interfaces(view: View, out: Leaves) -> None:
         c = _counters(view, s)
         out[under(state, "description")] = (OC_IF, s.description or "")
         if s.name.startswith("Ethernet") and view.cabled(s.name):
-            out[under(state, "transceiver")] = ("openconfig-platform-transceiver", s.name)
+            out[under(state, "transceiver")] = (OC_XCVR, s.name)
         counters = under(state, "counters")
         for leaf, value in (
             ("in-octets", c["inOctets"]),
@@ -112,19 +121,6 @@ def _queues(view: View, out: Leaves) -> None:
                 out[under(state, "ecn-marked-pkts")] = (ARISTA_QOS, t.ecn_marked)
 
 
-def _optics_leaves(view: View, out: Leaves) -> None:
-    for s, rx in _optics(view):
-        xcvr = (elem("components"), elem("component", name=s.name), elem("transceiver"))
-        for lane in range(1, 9):
-            ch = (*xcvr, elem("physical-channels"), elem("channel", index=str(lane)))
-            out[under(ch, "state", "index")] = (OC_XCVR, lane)
-            out[under(ch, "state", "input-power", "instant")] = (OC_XCVR, float(rx))
-        for severity, floor in (("WARNING", RX_LOW_WARN_DBM), ("CRITICAL", RX_LOW_ALARM_DBM)):
-            th = (*xcvr, elem("thresholds"), elem("threshold", severity=severity), elem("state"))
-            out[under(th, "severity")] = (OC_XCVR, severity)
-            out[under(th, "input-power-lower")] = (OC_XCVR, float(floor))
-
-
 #: The models of the lab's release that hold what it serves, with the versions Arista's
 #: published files for EOS-4.31.2F give (oc-ext:openconfig-version).
 TARGET = GnmiTarget(
@@ -135,11 +131,13 @@ TARGET = GnmiTarget(
         Model("openconfig-qos", "OpenConfig working group", "0.11.2"),
         Model("openconfig-platform", "OpenConfig working group", "0.23.0"),
         Model("openconfig-platform-transceiver", "OpenConfig working group", "0.13.0"),
+        Model("openconfig-network-instance", "OpenConfig working group", "4.2.2"),
+        Model("openconfig-bgp", "OpenConfig working group", "9.5.0"),
         Model("arista-intf-augments", "Arista Networks <http://arista.com/>", "1.7.3"),
         Model("arista-qos-augments", "Arista Networks, Inc.", "0.0.4"),
     ),
     encodings=("JSON", "JSON_IETF", "ASCII"),
     leaves=leaves,
-    trees=frozenset({"interfaces", "qos", "components"}),
+    trees=frozenset({"interfaces", "qos", "components", "network-instances"}),
     refused_origins={"eos_native": "provider eos-native is not configured under management api gnmi"},
 )

@@ -20,7 +20,13 @@ from fabricctl.lab.hardware import Sensor, optic_serial
 from fabricctl.lab.names import canonical, short
 from fabricctl.lab.nos import lab_nos
 from fabricctl.lab.ports import PortState, chassis_digits
-from fabricctl.lab.traffic import RX_LOW_ALARM_DBM, RX_LOW_WARN_DBM, PortTraffic, port_traffic
+from fabricctl.lab.traffic import (
+    ROCE_FRAME_BYTES,
+    RX_LOW_ALARM_DBM,
+    RX_LOW_WARN_DBM,
+    PortTraffic,
+    port_traffic,
+)
 from fabricctl.lab.view import Shown, View, colon_mac, dotted_mac, duration, registry
 
 SHOWS, show = registry()
@@ -67,20 +73,20 @@ def _traffic(view: View, port: str) -> PortTraffic:
 
 
 def _counters(view: View, state: PortState) -> dict[str, Any]:
-    """Counters since boot: LLDP and BGP chatter on an up port, PFC pauses when they storm, and
-    what the counter faults add (lab/traffic.py)."""
+    """Counters since boot: LLDP and BGP chatter on an up port, PFC pauses when they storm, the
+    tenants' workload where one runs, and what the counter faults add (lab/traffic.py)."""
     pauses = view.state.pauses(view.name, state.name, view.now)
     chatter = int(view.uptime // 30) if state.oper_up else 0
     traffic = _traffic(view, state.name)
     return {
-        "inOctets": chatter * 300,
-        "inUcastPkts": 0,
+        "inOctets": chatter * 300 + traffic.rx_packets * ROCE_FRAME_BYTES,
+        "inUcastPkts": traffic.rx_packets,
         "inMulticastPkts": chatter,
         "inBroadcastPkts": 0,
         "inDiscards": 0,
-        "inTotalPkts": chatter,
-        "outOctets": chatter * 300,
-        "outUcastPkts": 0,
+        "inTotalPkts": chatter + traffic.rx_packets,
+        "outOctets": chatter * 300 + traffic.tx_packets * ROCE_FRAME_BYTES,
+        "outUcastPkts": traffic.tx_packets,
         "outMulticastPkts": chatter,
         "outBroadcastPkts": 0,
         "outDiscards": traffic.lossless_dropped,

@@ -28,7 +28,7 @@ import fabricctl.lab.devices.nvue.show as show
 from fabricctl.lab.device import LabDevice
 from fabricctl.lab.devices.nvue.revisions import RevisionError
 from fabricctl.lab.devices.nvue.tree import Tree, diff, dump_yaml, header, set_path, unset_path
-from fabricctl.lab.dialect import CliError, CliSession, Disconnect, Logout, Output, command
+from fabricctl.lab.dialect import CliError, CliSession, Disconnect, Logout, Output, Reboot, command
 from fabricctl.lab.grammar import Grammar, Rule
 from fabricctl.lab.runtime import lab_credentials
 from fabricctl.lab.view import View
@@ -121,6 +121,10 @@ def commands(sets: Tree, unsets: Tree) -> list[str]:
     return out
 
 
+#: `nv action reboot system mode <mode>` (Cumulus Linux 5.17, System Power and Switch Reboot).
+REBOOT_MODES = ("cold", "fast", "warm", "immediate", "power-cycle")
+
+
 class NvueCli(CliSession):
     """One login shell on the switch."""
 
@@ -137,6 +141,8 @@ class NvueCli(CliSession):
         return "password" if self.hide_input else "bash"
 
     def prompt(self) -> str:
+        if self.question is not None:
+            return self.question.text
         if self.hide_input:
             return f"[sudo] password for {self.user}: "
         host = self.dev.facts().hostname
@@ -191,11 +197,33 @@ class NvueCli(CliSession):
             words = shlex.split(m[1] or "")
         except ValueError as exc:
             raise CliError(f"Error: {exc}") from None
+        if words[:3] == ["action", "reboot", "system"]:
+            return self._reboot(words[3:])
         try:
             await self._faults(words)
             return run_nv(self.dev, words, self.user, "CLI")
         except (NvueError, RevisionError) as exc:
             raise CliError(str(exc) if str(exc).startswith("Error") else f"Error: {exc}") from None
+
+    def _reboot(self, args: list[str]) -> Output:
+        """`nv action reboot system [mode cold|fast|warm|immediate|power-cycle] [force]`: asks to continue
+        unless `force`, then the switch restarts from its startup configuration (Cumulus Linux
+        5.17 user guide, System Power and Switch Reboot; the lab restarts every mode alike)."""
+        force = args[-1:] == ["force"]
+        rest = args[:-1] if force else args
+        if rest and (len(rest) != 2 or rest[0] != "mode" or rest[1] not in REBOOT_MODES):
+            raise CliError(f"Error: Invalid Command: action reboot system {' '.join(args)}")
+
+        def down() -> Output:
+            self.dev.reboot()
+            raise Reboot("Action executing ...\nAction succeeded")
+
+        async def answered(answer: str) -> Output:
+            if answer in ("y", "yes"):
+                return down()
+            return "Action canceled"
+
+        return down() if force else self.ask("\nDo you want to continue? [y/N] ", answered)
 
     async def _faults(self, words: list[str]) -> None:
         """The lab's device faults, as on the other twins: on each staged line (latency, a

@@ -104,6 +104,12 @@ def tree_facts(name: str, tree: Tree) -> DeviceFacts:
     if str(router.get("autonomous-system", "")).isdigit():
         facts.asn = int(router["autonomous-system"])
     facts.router_id = parse_ip(str(router.get("router-id", "")))
+    # Graceful BGP Shutdown (Optional BGP Configuration, 5.17): switch-wide or per neighbor, the
+    # GRACEFUL_SHUTDOWN community on every route sent and LOCAL_PREF 0 on every route heard;
+    # neighbours receiving the community "mark these routes as less preferred" (FRR honours it
+    # without a policy), and communities are sent by default (`community-advertise`).
+    everywhere = bool(_on(router, "graceful-shutdown"))
+    facts.honors_gshut = True
     for vrf, body in _dict(tree, "vrf").items():
         for vni in _dict(body, "evpn", "vni"):
             facts.vnis[int(vni)] = ("vrf", vrf)
@@ -137,6 +143,9 @@ def tree_facts(name: str, tree: Tree) -> DeviceFacts:
             peer = facts.peers[addr] = PeerFacts(addr, int(remote) if remote.isdigit() else None)
             peer.description = str(peer_body.get("description", ""))
             peer.bfd = bool(_on(peer_body, "bfd", "enable") or _on(peer_body, "bfd", "state"))
+            peer.send_community = True
+            if everywhere or _on(peer_body, "graceful-shutdown"):
+                peer.gshut, peer.local_pref_in = True, 0
             af = _dict(peer_body, "address-family")
             if (
                 _on(af, "ipv4-unicast", "enable") is not False

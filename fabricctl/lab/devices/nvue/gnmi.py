@@ -15,25 +15,35 @@ user guide documents it: CumulusNetworks/docs (commit 1b78c09)
   in-pause-pkts|out-pause-pkts|in-discards`, `/qos/interfaces/interface[interface-id]/output/
   queues/queue[name]/state/ecn-marked-pkts|transmit-pkts|no-buffer-uc-dropped-pkts|
   wred-dropped-pkts` ("If the ECN counter is not enabled, the counter value is 0").
+- Metrics, tab Platform: `/components/component[name]/transceiver/physical-channels/
+  channel[index]/state/input-power/instant` (no threshold path); the interface's
+  `state/transceiver` names its module. Tab Routing: `/network-instances/network-instance[name]/
+  protocols/protocol[identifier][name]/bgp/neighbors/neighbor[neighbor-address]/state/
+  session-state`.
 - The guide lists the models without versions, so Capabilities gives none.
 
-Values are the ones `nv show interface <swp> link stats`, `counters qos pfc-stats` and
-`counters qos egress-queue-stats` print (lab/devices/nvue/show.py) at the same lab time; the
+Values are the ones `nv show interface <swp> link stats`, `counters qos pfc-stats`,
+`counters qos egress-queue-stats` (lab/devices/nvue/show.py), `nv show platform transceiver`
+(show_platform.py) and `nv show vrf default router bgp neighbor` print at the same lab time; the
 queue a congested port marks in is its lossless (no-drop) class.
 """
 
 from __future__ import annotations
 
 from fabricctl.lab.devices.nvue.show import PRIORITIES, egress_queue_stats, link_stats, pfc_stats
+from fabricctl.lab.devices.nvue.show_platform import LANES, modules
 from fabricctl.lab.gnmi.model import (
+    OC_XCVR,
     GnmiTarget,
     Leaves,
     Model,
+    bgp_neighbors,
     elem,
     interface,
     interface_state,
     last_change,
     qos_queue,
+    transceiver,
     under,
 )
 from fabricctl.lab.traffic import port_traffic
@@ -47,6 +57,12 @@ OC_QOS = "openconfig-qos"
 def leaves(view: View, roots: frozenset[str]) -> Leaves:
     out: Leaves = {}
     every = not roots
+    held = set(modules(view))  # the cabled ports: each holds an optic
+    if every or "components" in roots:
+        for name in sorted(held):
+            transceiver(out, name, port_traffic(view.state, view.name, name, view.now).rx_dbm, LANES)
+    if every or "network-instances" in roots:
+        bgp_neighbors(view, out)
     for name, port in view.facts.ports.items():
         if not name.startswith("swp"):
             continue
@@ -69,6 +85,8 @@ def leaves(view: View, roots: frozenset[str]) -> Leaves:
             ):
                 out[under(state, "counters", leaf)] = (OC_IF, int(stats[key]))
             out[under(base, "ethernet", "state", "counters", "in-fcs-errors")] = (OC_ETH, t.fcs_errors)
+            if name in held:
+                out[under(state, "transceiver")] = (OC_XCVR, name)
         if every or "qos" in roots:
             qos = (elem("qos"), elem("interfaces"), elem("interface", **{"interface-id": name}))
             for prio, counts in pfc_stats(view, name).items():
@@ -95,10 +113,14 @@ TARGET = GnmiTarget(
         Model("openconfig-interfaces", "OpenConfig working group"),
         Model("openconfig-if-ethernet", "OpenConfig working group"),
         Model("openconfig-qos", "OpenConfig working group"),
+        Model("openconfig-platform", "OpenConfig working group"),
+        Model("openconfig-platform-transceiver", "OpenConfig working group"),
+        Model("openconfig-network-instance", "OpenConfig working group"),
+        Model("openconfig-bgp", "OpenConfig working group"),
     ),
     encodings=("JSON", "JSON_IETF", "PROTO"),
     leaves=leaves,
-    trees=frozenset({"interfaces", "qos"}),
+    trees=frozenset({"interfaces", "qos", "components", "network-instances"}),
     get=False,
     once_and_poll=False,
     min_sample_seconds=1.0,

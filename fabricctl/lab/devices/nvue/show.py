@@ -23,7 +23,7 @@ import fabricctl.lab.devices.nvue.revisions as revisions
 import fabricctl.lab.devices.nvue.show_platform as show_platform
 from fabricctl.lab.devices.nvue.tree import NVUE_VERSION, Tree, get_path
 from fabricctl.lab.ports import chassis_digits
-from fabricctl.lab.traffic import port_traffic
+from fabricctl.lab.traffic import ROCE_FRAME_BYTES, port_traffic
 from fabricctl.lab.view import View, colon_mac
 
 DEFAULT_MTU = 9216
@@ -75,18 +75,18 @@ def _type(name: str) -> str:
 
 
 def link_stats(view: View, name: str) -> dict[str, int]:
-    """`nv show interface <id> link stats`: the lab carries no traffic; errors are the faults'."""
+    """`nv show interface <id> link stats`: the tenants' workload where one runs; errors are the faults'."""
     t = port_traffic(view.state, view.name, name, view.now)
     return {
         "carrier-transitions": t.link_changes,
-        "in-bytes": 0,
+        "in-bytes": t.rx_packets * ROCE_FRAME_BYTES,
         "in-drops": 0,
         "in-errors": t.fcs_errors,
-        "in-pkts": 0,
-        "out-bytes": 0,
+        "in-pkts": t.rx_packets,
+        "out-bytes": t.tx_packets * ROCE_FRAME_BYTES,
         "out-drops": t.lossless_dropped,
         "out-errors": 0,
-        "out-pkts": 0,
+        "out-pkts": t.tx_packets,
     }
 
 
