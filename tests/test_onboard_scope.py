@@ -14,7 +14,7 @@ from fabricctl.verify.api import render_configs
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO / "bench"))
-import gen_100k
+import gen_100k  # noqa: E402
 
 #: two whole servers of pod 1 (each server's NICs spread over both leaves of the pod)
 NEW = """\

@@ -119,10 +119,10 @@ class DeviceFacts:
         best: tuple[int, str] | None = None
         for length in lengths:
             mask = (0xFFFFFFFF << (32 - length)) & 0xFFFFFFFF
-            for index, port, own in subnets.get((length, host & mask), ()):
+            for index, name, own in subnets.get((length, host & mask), ()):
                 if own != host:
                     if best is None or index < best[0]:
-                        best = (index, port)
+                        best = (index, name)
                     break  # listed in port order: the first is the earliest of this subnet
         return best[1] if best is not None else None
 
