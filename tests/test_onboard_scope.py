@@ -4,19 +4,15 @@ and `check --tenant` reads its leaves and their spines, on a 2-pod and on a 4-po
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 from fabricctl.compile.build import compile_fabric
 from fabricctl.deploy.changed import RefFabric, fingerprints, select_changed
 from fabricctl.deploy.tenant_health import tenant_scope
 from fabricctl.verify.api import render_configs
+from tests.test_multipod import make_fabric
 
-REPO = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(REPO / "bench"))
-import gen_100k  # noqa: E402
-
-#: two whole servers of pod 1 (each server's NICs spread over both leaves of the pod)
+#: two more whole servers of pod 1 (each server's NICs spread over both leaves of the pod)
 NEW = """\
 ---
 name: newcomer
@@ -26,23 +22,12 @@ isolation: l3
 address_block: 100.100.2.0/28
 lossless: true
 gpus:
-  - servers: [gpu001-gpu002]
+  - servers: [gpu003-gpu004]
 """
 
 
 def _touched(root: Path, pods: int) -> tuple[list[str], list[str]]:
-    gen_100k.write_fabric(
-        root,
-        pods=pods,
-        spines=2,
-        leaves=2,
-        gpu_ports="33-34",
-        nics=2,
-        leaf_uplinks=2,
-        spine_uplinks=2,
-        name="onboard",
-    )
-    (root / "tenants").mkdir()
+    make_fabric(root, pods=pods)  # two tenants in service already, one of them across pods
     before = compile_fabric(root)
     in_service = RefFabric("applied", "0" * 40, before, fingerprints(before, render_configs(before)))
     (root / "tenants" / "newcomer.yaml").write_text(NEW, encoding="utf-8")
