@@ -143,8 +143,7 @@ def load_ref(root: Path, ref: str) -> RefFabric:
             return RefFabric(ref, commit, None, {}, None)
         try:
             compiled = compile_fabric(base)
-            renderer = Renderer(base)
-            configs = {n: renderer.render(i) for n, i in compiled.intents.items()}
+            configs = Renderer(base).render_all(compiled.intents)  # the unchanged switches: from the store
         except InputError as exc:
             return RefFabric(ref, commit, None, {}, f"the fabric at {ref} does not compile: {exc.render()}")
         except RenderError as exc:

@@ -296,10 +296,7 @@ class FabricState:
                 )
 
     def _connected_port(self, device: str, ip: IPv4Address) -> str | None:
-        for port in self.facts[device].ports.values():
-            if any(ip in a.network and ip != a.ip for a in port.addresses):
-                return port.name
-        return None
+        return self.facts[device].connected_port(ip)
 
     def _physical(self, device: str, port: str) -> bool:
         """A front-panel port (or breakout lane) of the device's NOS, cabled or not."""
@@ -333,11 +330,14 @@ class FabricState:
         # The peer's statement for this switch: at the address this session runs from, the
         # connected port's for a direct session, a loopback's for a multihop one.
         local = self._connected_port(name, peer.ip)
+        owned = facts.owned()
+        mine = owned.keys() & other.peers.keys()  # the peer's statements for this switch's addresses
         back = next(
             (
                 p
                 for ip, p in other.peers.items()
-                if (port := facts.owns(ip)) is not None
+                if ip in mine
+                and (port := owned[ip]) is not None
                 and (port == local if local else not self._physical(name, port))
             ),
             None,

@@ -86,6 +86,9 @@ class DeviceFacts:
     _owned: dict[IPv4Address, str] | None = field(
         default=None, repr=False, compare=False
     )  # VNI -> ("vlan" | "vrf" | "vsi", its id)
+    _subnets: tuple[list[int], dict[tuple[int, int], list[tuple[int, str, int]]]] | None = field(
+        default=None, repr=False, compare=False
+    )  # the prefix lengths, and (length, network) -> (port order, port, its address): connected_port
 
     @property
     def ecmp_width(self) -> int:
@@ -94,9 +97,35 @@ class DeviceFacts:
 
     def owns(self, ip: IPv4Address) -> str | None:
         """The port that holds `ip`, if any."""
+        return self.owned().get(ip)
+
+    def owned(self) -> dict[IPv4Address, str]:
+        """Address -> the port that holds it (built once per config read)."""
         if self._owned is None:
             self._owned = {a.ip: port.name for port in self.ports.values() for a in port.addresses}
-        return self._owned.get(ip)
+        return self._owned
+
+    def connected_port(self, ip: IPv4Address) -> str | None:
+        """The first port (in config order) with a subnet that holds `ip` as another host's
+        address: the port a directly connected session to `ip` runs over."""
+        if self._subnets is None:
+            subnets: dict[tuple[int, int], list[tuple[int, str, int]]] = {}
+            for index, port in enumerate(self.ports.values()):
+                for a in port.addresses:
+                    key = (a.network.prefixlen, int(a.network.network_address))
+                    subnets.setdefault(key, []).append((index, port.name, int(a.ip)))
+            self._subnets = (sorted({length for length, _ in subnets}), subnets)
+        lengths, subnets = self._subnets
+        host = int(ip)
+        best: tuple[int, str] | None = None
+        for length in lengths:
+            mask = (0xFFFFFFFF << (32 - length)) & 0xFFFFFFFF
+            for index, name, own in subnets.get((length, host & mask), ()):
+                if own != host:
+                    if best is None or index < best[0]:
+                        best = (index, name)
+                    break  # listed in port order: the first is the earliest of this subnet
+        return best[1] if best is not None else None
 
 
 def child_words(node: Node) -> list[list[str]]:

@@ -203,6 +203,8 @@ class Routing:
         for here, there in hops_to:
             neighbors.setdefault(there, []).append(here)  # `here` hears what `there` advertises
         ecmp: dict[tuple[str, ...], tuple[Hop, ...]] = {}
+        asn = {name: facts.asn for name, facts in st.facts.items()}
+        router_id = {name: self._router_id(name) for name in st.facts}
         for origin, facts in st.facts.items():
             connected = ribs[origin]["default"]
             # BGP originates only what the switch has a route to; its prefixes share their paths.
@@ -215,15 +217,15 @@ class Routing:
                 #: switch -> (AS path, neighbor) of every shortest path it hears
                 offers: dict[str, list[tuple[tuple[int, ...], str]]] = {}
                 for here in frontier:
-                    here_path = (st.facts[here].asn or 0, *paths[here])
+                    here_path = (asn[here] or 0, *paths[here])
                     for there in neighbors.get(here, []):
-                        if there not in paths and st.facts[there].asn not in here_path:
+                        if there not in paths and asn[there] not in here_path:
                             offers.setdefault(there, []).append((here_path, here))
                 for there, heard in offers.items():
                     facts = st.facts[there]
                     # Equal length; the best is the lowest router id's (RFC 4271 9.1.2.2 f), and
                     # multipath takes only its AS path unless the switch relaxes the rule.
-                    best = min(heard, key=lambda o: self._router_id(o[1]))[0]
+                    best = min(heard, key=lambda o: router_id[o[1]])[0]
                     heres = [h for p, h in heard if facts.multipath_relax or p == best]
                     key = (there, *heres)  # a leaf takes most prefixes from the same spines
                     if key not in ecmp:
@@ -231,10 +233,10 @@ class Routing:
                             : facts.ecmp_width
                         ]
                     paths[there] = best
+                    table, hops = ribs[there]["default"], ecmp[key]
                     for prefix in prefixes:
-                        ribs[there]["default"].setdefault(
-                            prefix, Route(prefix, "ebgp", ecmp[key], paths[there])
-                        )
+                        if prefix not in table:
+                            table[prefix] = Route(prefix, "ebgp", hops, best)
                 frontier = list(offers)
 
     def _overlay(self, ribs: dict[str, dict[str, dict[IPv4Network, Route]]]) -> None:
