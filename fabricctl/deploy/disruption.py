@@ -30,7 +30,6 @@ from typing import TYPE_CHECKING
 from fabricctl.config.readback import SwitchConfig
 from fabricctl.config.rules import TENANT_PREFIX, Dialect
 from fabricctl.platforms import get_platform
-from fabricctl.verify.parse import parse_config
 
 if TYPE_CHECKING:
     from fabricctl.compile.build import Compiled
@@ -259,8 +258,9 @@ def intended_footprints(intent: DeviceIntent) -> dict[str, Footprint]:
     return out
 
 
-def classify(compiled: Compiled, plan: Plan, running: dict[str, str]) -> dict[str, TenantEffect]:
-    """tenant -> its classes, over the switches the plan changes (the others run their intent)."""
+def classify(compiled: Compiled, plan: Plan, running: dict[str, SwitchConfig]) -> dict[str, TenantEffect]:
+    """tenant -> its classes, over the switches the plan changes (the others run their intent);
+    `running`: their running configs, read back."""
     names = _Names(compiled)
     gpus = {a.name for a in compiled.allocation.tenants}
     before: dict[str, Footprint] = {}
@@ -273,7 +273,7 @@ def classify(compiled: Compiled, plan: Plan, running: dict[str, str]) -> dict[st
         if name not in running or intent is None:
             continue
         places = {place_of(sp.platform, i.name) for i in intent.interfaces if i.role == "gpu"}
-        was = footprints(parse_config(name, sp.platform, running[name]), names, places)
+        was = footprints(running[name], names, places)
         for side, found in ((before, was), (after, intended_footprints(intent))):
             for tenant, fp in found.items():
                 _merge(side.setdefault(tenant, Footprint()), fp)

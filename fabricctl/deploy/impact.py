@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     from fabricctl.compile.build import Compiled
     from fabricctl.compile.intent import DeviceIntent
     from fabricctl.compile.moves import GpuMove
+    from fabricctl.config.readback import SwitchConfig
     from fabricctl.deploy.plan import Plan
 
 _EDGE = r"[\w/:.-]"
@@ -163,7 +164,7 @@ def annotate(
     plan: Plan,
     compiled: Compiled,
     ref: RefFabric | None,
-    running: dict[str, str] | None = None,
+    running: dict[str, SwitchConfig] | None = None,
     moves: list[GpuMove] | None = None,
 ) -> None:
     """Record in the plan what it was compared with, which tenants it touches, and what it does

@@ -142,10 +142,16 @@ def derive_plan(
     on the configs it reads before pushing and compares it whole with the file, so what is added
     to a plan here is checked by apply without more code."""
     from fabricctl.deploy.impact import annotate
+    from fabricctl.verify.drain import undrained
+    from fabricctl.verify.parse import parse_config
     from fabricctl.verify.proofs import proof_record
 
     plan = make_plan(prepared, fetched, list(limit), prune)
-    running = {n: normalize_running(fetched[n].text or "") for n in plan.changed}
+    # The running configs of the switches the plan changes, read once for every question below.
+    running = {
+        n: parse_config(n, prepared.platforms[n], normalize_running(fetched[n].text or ""))
+        for n in plan.changed
+    }
     moves = gpu_moves_of(prepared, fetched)
     annotate(plan, prepared.compiled, ref, running, moves)
     if prepared.verify is not None:
@@ -158,22 +164,12 @@ def derive_plan(
         plan.changes["gpu_moves"] = [m.to_dict() for m in moves]
     if prepared.verify is not None and prepared.verify.drain is not None:  # maintenance.yaml
         plan.changes["drain"] = prepared.verify.drain.to_dict()
-    back = undrained_by(prepared, running)
+    back = undrained(prepared.compiled, running)
     if back:  # drained on the switches, no longer in maintenance.yaml: apply needs --allow-undrain
         plan.changes["undrain"] = back
     if scope is not None:
         plan.changes["scope"] = dict(scope)
     return plan, moves
-
-
-def undrained_by(prepared: Prepared, running: dict[str, str]) -> list[str]:
-    """The switches and links the plan puts back into the forwarding path (verify/drain.py
-    `undrained`), from the running configs of the switches it changes (`running`)."""
-    from fabricctl.verify.drain import undrained
-    from fabricctl.verify.parse import parse_config
-
-    read = {n: parse_config(n, prepared.platforms[n], text) for n, text in running.items() if text.strip()}
-    return undrained(prepared.compiled, read)
 
 
 def _diff_line(plan: Plan) -> str:
