@@ -425,7 +425,15 @@ def check_cmd(
         from fabricctl.deploy.links import link_checks
         from fabricctl.report.links import links_json, links_markdown, links_text
 
-        report = link_checks(root, lab, compiled, window or 30.0, timeout, stages=stage_lines())
+        report = link_checks(
+            root,
+            lab,
+            compiled,
+            window or 30.0,
+            timeout,
+            stages=stage_lines(),
+            progress=lambda line: echo(line + "\n", err=True),
+        )
         echo({"json": links_json, "markdown": links_markdown}.get(fmt, links_text)(report))
         if not report.ok:
             sys.exit(1)

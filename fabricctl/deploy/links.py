@@ -15,6 +15,7 @@ Nothing is written or pushed: `fabricctl drain` takes each proposal.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -26,7 +27,7 @@ from fabricctl.deploy.context import open_fabric
 from fabricctl.deploy.counters import PortDelta, Window, read_clock, read_counters
 from fabricctl.deploy.counters import windows as counter_windows
 from fabricctl.deploy.stages import Stages, quiet
-from fabricctl.deploy.tenant_health import wait_switch_time
+from fabricctl.deploy.tenant_health import duration_text, wait_switch_time
 from fabricctl.model.maintenance import Drain, Maintenance
 from fabricctl.platforms.counters import PortCounters, SwitchCounters
 from fabricctl.verify.api import parse_configs, prove_drains, render_configs
@@ -105,9 +106,11 @@ def link_checks(
     timeout: float,
     workers: int = 50,
     stages: Stages | None = None,
+    progress: Callable[[str], None] = lambda line: None,
 ) -> LinkReport:
     """Read every switch with a fabric link twice, `window` apart; rank the marginal links; prove
-    the drain of them. The fabric's configs are rendered and read back while the switches are read."""
+    the drain of them. The fabric's configs are rendered and read back while the switches are read.
+    `progress` hears how far the window is, as `check --tenant`'s does."""
     stages = stages or quiet()
     names = sorted({ln.leaf for ln in compiled.topology.links} | {ln.spine for ln in compiled.topology.links})
     with open_fabric(root, lab, set(names), workers, stages=stages) as nr, ThreadPoolExecutor(1) as pool:
@@ -128,7 +131,12 @@ def link_checks(
             parsed = rendering.result()
             step.detail = f"{len(parsed)} configs read back (while the switches were read)"
         with stages.stage("window") as step:
-            wait_switch_time(lambda: read_clock(nr, timer, timeout) if timer else None, start, window)
+            wait_switch_time(
+                lambda: read_clock(nr, timer, timeout) if timer else None,
+                start,
+                window,
+                tick=lambda passed: progress(f"  {duration_text(passed)} of {duration_text(window)}"),
+            )
             step.detail = f"{window:.0f} s on {timer}'s clock" if timer else f"{window:.0f} s"
         with stages.stage("read") as step:
             second = read_counters(nr, timeout, links=True)

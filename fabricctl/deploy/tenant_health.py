@@ -305,7 +305,8 @@ def wait_switch_time(
         time.sleep(min(poll, max(seconds - (now - start), 0.05)))
 
 
-def _duration(seconds: float) -> str:
+def duration_text(seconds: float) -> str:
+    """`90` -> `1m30s`, `30` -> `30s`: how the window's progress lines spell a span."""
     whole = int(seconds)
     return f"{whole // 60}m{whole % 60:02d}s" if whole >= 60 else f"{whole}s"
 
@@ -340,13 +341,13 @@ def tenant_checks(
         }
         timer = next(iter(clocks), None)
         start = clocks[timer] if timer else None
-        total = _duration(window)
+        total = duration_text(window)
         progress(f"counting for {total} by {timer or 'this machine'}'s clock")
         wait_switch_time(
             lambda: read_clock(nr, timer, timeout) if timer else None,
             start,
             window,
-            tick=lambda passed: progress(f"  {_duration(passed)} of {total}"),
+            tick=lambda passed: progress(f"  {duration_text(passed)} of {total}"),
         )
         progress("reading counters again")
         second = read_counters(nr, timeout)

@@ -21,7 +21,8 @@ from fabricctl.compile.build import compile_fabric
 from .conftest import Converged
 
 #: The progress line the command prints each time it has read the switch's clock inside the
-#: window and is about to wait again (deploy/tenant_health.py `wait_switch_time`).
+#: window and is about to wait again (deploy/tenant_health.py `wait_switch_time`; `check --tenant`
+#: and `check --links` alike).
 WAITING = re.compile(r"^  \d+(?:m\d\ds|s) of \S+$", re.M)
 
 
@@ -29,8 +30,7 @@ def run_check_with_progress(c: Converged, *args: str) -> tuple[int, str, str]:
     """`check --lab --tenant ...` in a thread; (exit code, stdout, stderr). This thread moves
     the lab's clock only once the command has printed that it waits for its window: the clock
     the window starts from is read, and the first reading inside the window is taken, before the
-    clock moves, however slow the reads are on a loaded machine. `check --links` prints no such
-    line (its stages say when it reads): its window is moved on as long as it runs."""
+    clock moves, however slow the reads are on a loaded machine."""
     out, err = io.StringIO(), io.StringIO()
     code: list[int] = []
 
@@ -42,7 +42,7 @@ def run_check_with_progress(c: Converged, *args: str) -> tuple[int, str, str]:
         worker = threading.Thread(target=run)
         worker.start()
         while worker.is_alive():  # a condition polled, never a timed wait
-            if "--links" in args or WAITING.search(err.getvalue()):
+            if WAITING.search(err.getvalue()):
                 c.lab.advance(5)
             worker.join(0.2)
     return code[0], out.getvalue(), err.getvalue()
