@@ -225,7 +225,7 @@ def serve(root: Path, folder: Path | None, host: str | None, port: int | None, l
         )
     lab_addresses = None
     if lab:
-        from fabricctl.lab.runtime import endpoints_from_json, running_lab
+        from fabricctl.endpoints import endpoints_from_json, running_lab
 
         data = running_lab(root.resolve())
         if data is None:

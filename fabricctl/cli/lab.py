@@ -14,9 +14,8 @@ from typing import TYPE_CHECKING, Any, NoReturn
 import click
 
 from fabricctl.cli.common import CliError, root_option
+from fabricctl.endpoints import lab_credentials, lab_dir, lab_json, running_lab, shards_dir
 from fabricctl.errors import StageError
-from fabricctl.lab.runtime import lab_json, running_lab
-from fabricctl.lab.state import StateStore, lab_dir
 
 if TYPE_CHECKING:
     from fabricctl.lab.factory import DeviceSpec
@@ -109,8 +108,6 @@ def up(
     if count == 1:
         _start_one(cmd, root, detach)
         return
-    from fabricctl.lab.runtime import shards_dir
-
     if shard is not None:  # one host of several: the block every host agrees on
         _start_shards(
             [[*cmd, "--shard", shard.label(), "--block", str(net or first_block(str(root)))]], root, detach
@@ -255,8 +252,6 @@ def status(as_json: bool, root: Path) -> None:
 
 
 def _lab_user() -> str:
-    from fabricctl.lab.runtime import lab_credentials
-
     return lab_credentials()[0]
 
 
@@ -298,6 +293,8 @@ def reset(root: Path) -> None:
     root = root.resolve()
     data = running_lab(root)
     if data is None:
+        from fabricctl.lab.state import StateStore
+
         state = lab_dir(root) / "state"
         if state.is_dir():
             for dev in state.iterdir():
@@ -428,8 +425,6 @@ def ssh(name: str, root: Path) -> None:
         _fail(
             f"lab switch {name!r} is not running: the lab started before it joined the inventory (fabricctl lab down, then lab up)"
         )
-    from fabricctl.lab.runtime import lab_credentials
-
     try:
         asyncio.run(_interactive(device["host"], int(device["port"]), *lab_credentials()))
     except OSError as exc:

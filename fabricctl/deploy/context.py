@@ -1,4 +1,5 @@
-"""Where the switches are for one command: the lab (endpoints + lab login) or real switches."""
+"""Where the switches are for one command: the lab (the endpoints, host keys and login it
+publishes, fabricctl/endpoints.py) or real switches."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from fabricctl.deploy.credentials import Access, login
 from fabricctl.deploy.hostkeys import checking, known_hosts_file, lab_known_hosts
 from fabricctl.deploy.nornir_inv import build_nornir
 from fabricctl.deploy.stages import Stages, quiet
+from fabricctl.endpoints import endpoints_from_json, published_known_hosts, running_lab, started_lab
 
 
 @contextlib.contextmanager
@@ -30,18 +32,17 @@ def open_fabric(
         known = known_hosts_file() if checking() else None
         yield build_nornir(root, creds, None, workers, names, known)
         return
-    from fabricctl.lab import lab_endpoints
-    from fabricctl.lab.runtime import running_lab
-
     stages = stages or quiet()
     with contextlib.ExitStack() as stack:
         with stages.stage("lab up") as step:
             live = running_lab(Path(root))
-            endpoints = stack.enter_context(lab_endpoints(Path(root)))
-            step.detail = (
-                f"the running lab (pid {live['pid']}): {len(endpoints)} switches"
-                if live is not None
-                else f"{len(endpoints)} mock switches started in this process"
-            )
-        known = lab_known_hosts(Path(root), endpoints) if checking() else None
+            if live is not None:
+                step.detail = f"the running lab (pid {live['pid']}): {len(live['devices'])} switches"
+            else:  # none runs: one for this command, on the lab's persisted state
+                live = stack.enter_context(started_lab(Path(root)))
+                step.detail = (
+                    f"{len(live['devices'])} mock switches started for this command (pid {live['pid']})"
+                )
+            endpoints = endpoints_from_json(live)
+        known = lab_known_hosts(published_known_hosts(Path(root), live)) if checking() else None
         yield build_nornir(root, creds, endpoints, workers, names, known)

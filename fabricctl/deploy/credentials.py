@@ -38,7 +38,7 @@ class Credentials:
 
 
 def lab_login() -> Credentials:
-    from fabricctl.lab.runtime import lab_credentials
+    from fabricctl.endpoints import lab_credentials
 
     user, password = lab_credentials()
     register_secret(password)

@@ -2,8 +2,9 @@
 
 Real switches: the file named by FABRICCTL_KNOWN_HOSTS (CI writes it from a secret), else
 `~/.ssh/known_hosts`; a missing file is an error before anything is contacted. The lab: the
-file the lab's own keys make (`<root>/.fabricctl/lab/known_hosts`), so the same strict path
-runs in every lab test. `--insecure-host-keys` (meant for lab fabrics) turns the check off for
+file of its switches' own keys it publishes (`<root>/.fabricctl/lab/known_hosts`, a sharded
+lab's shards one each, joined here; fabricctl/endpoints.py), so the same strict path runs in
+every lab test. `--insecure-host-keys` (meant for lab fabrics) turns the check off for
 one command, says so on stderr and in the run record. The inventory cannot turn it off: these
 options are set over whatever its connection extras say, since a pull request can edit it.
 """
@@ -14,15 +15,12 @@ import contextlib
 import functools
 import os
 import threading
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from contextvars import ContextVar
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from fabricctl.errors import StageError
-
-if TYPE_CHECKING:
-    from fabricctl.lab import Endpoint
 
 ENV = "FABRICCTL_KNOWN_HOSTS"
 _insecure: ContextVar[bool] = ContextVar("fabricctl_insecure_host_keys", default=False)
@@ -60,19 +58,23 @@ def known_hosts_file() -> Path:
     return path
 
 
-def lab_known_hosts(root: Path, endpoints: Mapping[str, Endpoint]) -> Path:
-    """A known_hosts file of the lab's own keys (`[address]:port key` per device)."""
-    from fabricctl.lab.state import lab_dir
-    from fabricctl.outputs import write_file
-
-    lines = [
-        f"[{ep.host}]:{ep.ssh_port} {ep.host_key}" if ep.ssh_port != 22 else f"{ep.host} {ep.host_key}"
-        for ep in endpoints.values()
-        if ep.host_key
-    ]
-    path = lab_dir(Path(root)) / "known_hosts"
-    write_file(path, "".join(f"{line}\n" for line in lines), within=Path(root))
-    return path
+def lab_known_hosts(published: Iterable[Path]) -> Path:
+    """One known_hosts file of the lab's switches: the file it published, or its shards' joined
+    (in this process's folder of host key files). A file a lab did not publish is an error."""
+    files = list(published)
+    texts = []
+    for path in files:
+        try:
+            texts.append(path.read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError) as exc:
+            why = exc.strerror if isinstance(exc, OSError) and exc.strerror else type(exc).__name__
+            raise HostKeyError(
+                f"the lab's known_hosts file {path} cannot be read ({why}); nothing was contacted "
+                "(allowed: a running lab, which publishes its switches' host keys; --insecure-host-keys)"
+            ) from None
+    if len(files) == 1:
+        return files[0]
+    return _kept("".join(texts))
 
 
 def per_switch(known_hosts: Path, targets: Mapping[str, tuple[str, int | None]]) -> dict[str, Path]:

@@ -12,7 +12,7 @@ import copy
 import logging
 from collections.abc import Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from nornir import InitNornir
 from nornir.core import Nornir
@@ -20,14 +20,12 @@ from nornir.core.inventory import ConnectionOptions, Host
 
 from fabricctl.deploy.credentials import Credentials
 from fabricctl.deploy.hostkeys import per_switch, ssh_options
+from fabricctl.endpoints import Endpoint
 from fabricctl.logs import LIBRARIES
 from fabricctl.model.inventory import inventory_options
 from fabricctl.platforms import get_platform
 from fabricctl.platforms.push import Target
 from fabricctl.procs import paused_gc
-
-if TYPE_CHECKING:
-    from fabricctl.lab import Endpoint
 
 #: SSH client timeouts (netmiko's names): a dead switch should fail in seconds, not minutes.
 SSH_TIMEOUTS = {"conn_timeout": 5, "auth_timeout": 10, "banner_timeout": 10, "fast_cli": True}

@@ -230,5 +230,5 @@ def clear(root: Path) -> None:
     folder = shards_dir(root)
     if folder.is_dir():
         for path in folder.iterdir():
-            if path.is_file() and path.suffix == ".json":
+            if path.is_file() and path.suffix in (".json", ".known_hosts"):
                 os.unlink(path)

@@ -9,14 +9,10 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
+from fabricctl.endpoints import LAB_DIR, lab_dir
 from fabricctl.outputs import write_file
 
-LAB_DIR = Path(".fabricctl") / "lab"
-
-
-def lab_dir(root: Path) -> Path:
-    """`<fabric root>/.fabricctl/lab` (git-ignored)."""
-    return Path(root) / LAB_DIR
+__all__ = ["LAB_DIR", "StateStore", "lab_dir"]
 
 
 class StateStore:

@@ -20,10 +20,10 @@ from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import NameOID
 
+from fabricctl.endpoints import TLS_NAME
 from fabricctl.outputs import write_file
 
-#: The name the lab's certificate is issued to: a client checks the server's name against it.
-TLS_NAME = "fabricctl-lab"
+__all__ = ["TLS_NAME", "certificate_pem", "private_key_pem", "server_context"]
 
 
 @functools.cache

@@ -25,6 +25,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from fabricctl.endpoints import GNMI_PORT, TLS_NAME, running_lab
+from fabricctl.endpoints import lab_certificate as published_certificate
 from fabricctl.errors import StageError
 from fabricctl.platforms.counters import SwitchCounters
 from fabricctl.platforms.gnmi import GnmiCounters, gnmi_counters
@@ -260,28 +262,25 @@ def telemetry_of(host: Any) -> str:
 
 
 def lab_certificate(root: Path) -> bytes:
-    """The certificate the lab's switches serve: the detached lab's (lab.json), else this process's."""
-    from fabricctl.lab.runtime import running_lab
-
+    """The certificate(s) the running lab's switches serve, as its lab.json publishes them."""
     live = running_lab(root)
-    if live is not None and isinstance(live.get("tls_certificate"), str):
-        return str(live["tls_certificate"]).encode()
-    from fabricctl.lab.tls import certificate_pem
-
-    return certificate_pem()
+    pem = published_certificate(live) if live is not None else None
+    if pem is None:
+        raise GnmiSetupError(
+            f"telemetry: gnmi verifies the lab's TLS certificate and no running lab for {root} publishes one; "
+            "nothing was contacted (allowed: a running lab: fabricctl lab up --detach)"
+        )
+    return pem
 
 
 def targets(nr: Nornir, root: Path, lab: bool) -> list[Target]:
     """The switches of `nr` to stream, checked before any is contacted."""
-    from fabricctl.lab.runtime import running_lab
 
     chosen = [h for h in nr.inventory.hosts.values() if telemetry_of(h) == "gnmi"]
     if not chosen:
         return []
     _grpc()
     if lab:
-        from fabricctl.lab.tls import TLS_NAME
-
         live = running_lab(root)
         ports = {d["name"]: d.get("gnmi_port") for d in (live or {}).get("devices", [])}
         ca, tls_name = lab_certificate(root), TLS_NAME
@@ -305,8 +304,6 @@ def targets(nr: Nornir, root: Path, lab: bool) -> list[Target]:
                 "telemetry: cli); nothing was contacted"
             )
         if lab:
-            from fabricctl.lab.runtime import GNMI_PORT
-
             port = ports.get(host.name) or int(os.environ.get("FABRICCTL_LAB_GNMI_PORT", GNMI_PORT))
             name = tls_name
         else:

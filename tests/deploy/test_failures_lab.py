@@ -62,15 +62,18 @@ def test_host_keys_are_checked(small_lab: LabRoot, capsys: pytest.CaptureFixture
     --insecure-host-keys the same plan reads it, says so, and nothing else changes."""
     import asyncssh
 
-    from fabricctl.lab.runtime import lab_json
+    from fabricctl.endpoints import endpoints_from_json, known_hosts_of, lab_json
 
-    path = lab_json(small_lab.root)
-    data = json.loads(path.read_text())
+    path = known_hosts_of(lab_json(small_lab.root))  # the keys the lab published
+    leaf2 = endpoints_from_json(json.loads(lab_json(small_lab.root).read_text()))["leaf2"]
     other = asyncssh.generate_private_key("ssh-ed25519").export_public_key().decode().strip()
-    for device in data["devices"]:
-        if device["name"] == "leaf2":  # a switch answering with another key, or one nobody recorded
-            device["host_key"] = other if known == "mismatch" else None
-    path.write_text(json.dumps(data))
+    lines = path.read_text().splitlines()
+    ours = f"[{leaf2.host}]:{leaf2.ssh_port} "
+    assert any(line.startswith(ours) for line in lines)
+    kept = [line for line in lines if not line.startswith(ours)]  # one nobody recorded
+    if known == "mismatch":  # a switch answering with another key
+        kept.append(ours + other)
+    path.write_text("".join(f"{line}\n" for line in kept))
     groups = small_lab.root / "inventory" / "groups.yaml"
     inventory = yaml.safe_load(groups.read_text())
     inventory["comware"]["connection_options"]["netmiko"]["extras"]["ssh_strict"] = False
