@@ -63,7 +63,7 @@ def lab_imports(path: Path, module: str) -> list[str]:
             targets = [node.args[0].value]
         hits = sorted({t for t in targets if _is_lab(t)})
         if hits:
-            found.append(f"{node.lineno}: {hits[0]}")
+            found.append(f"{getattr(node, 'lineno', 0)}: {hits[0]}")
     return found
 
 
