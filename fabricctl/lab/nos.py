@@ -1,25 +1,26 @@
 """What the lab knows about one NOS, as one object, looked up by name: the lab's platform registry.
 
-Each NOS's twin is a package, lab/devices/<nos>/, whose __init__.py builds a `LabNos` (its CLI
-dialect, facts reader, config renderer, factory config, interface names, command reference)
-and calls `register`. The rest of the lab asks `lab_nos(name)` and never branches on a name.
-The packages are found by name under lab/devices/ on first use, so a new NOS adds a folder and
-edits nothing else; a test may `register` one of its own.
+Each NOS's twin is a package (the built-in ones: lab/devices/<nos>/) whose __init__.py builds a
+`LabNos` (its CLI dialect, facts reader, config renderer, factory config, interface names,
+command reference) as `NOS`, named by its distribution under the entry-point group
+`fabricctl.lab_devices` (`<name> = "<package>:NOS"`). The rest of the lab asks `lab_nos(name)`
+and never branches on a name. The group is loaded once, on first use, so a NOS installed from
+another distribution is served exactly as the built-in ones; a test may `register` one of its
+own, and a name registered twice is an error.
 """
 
 from __future__ import annotations
 
-import importlib
-import importlib.util
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from pathlib import Path
+from importlib.metadata import entry_points
 from typing import Any, Protocol
 
 from fabricctl.lab.config_tree import Node
 from fabricctl.lab.facts import DeviceFacts
 
-DEVICES_PACKAGE = "fabricctl.lab.devices"
+#: The entry-point group a NOS's distribution names its `LabNos` in.
+ENTRY_POINTS = "fabricctl.lab_devices"
 
 
 class Spec(Protocol):
@@ -86,15 +87,43 @@ class LabNos:
 
 
 _REGISTRY: dict[str, LabNos] = {}
+_LOADED: list[bool] = []
 
 
 class UnknownNos(ValueError):
     """A platform name no lab package provides."""
 
 
-def register(nos: LabNos) -> LabNos:
-    """Make `nos` known to the lab under its name (a package's __init__.py, or a test)."""
+class DuplicateNos(ValueError):
+    """A second lab NOS under a name already registered."""
+
+
+def _load() -> dict[str, LabNos]:
+    """The registry, the entry points of `ENTRY_POINTS` loaded into it on first use."""
+    if not _LOADED:
+        _LOADED.append(True)
+        for ep in sorted(entry_points(group=ENTRY_POINTS), key=lambda e: e.name):
+            nos = ep.load()
+            if not isinstance(nos, LabNos) or nos.name != ep.name:
+                _LOADED.clear()
+                raise TypeError(
+                    f"entry point {ENTRY_POINTS} {ep.name} = {ep.value}: not the LabNos {ep.name!r}"
+                )
+            _add(nos)
+    return _REGISTRY
+
+
+def _add(nos: LabNos) -> None:
+    if nos.name in _REGISTRY:
+        raise DuplicateNos(f"lab platform {nos.name!r} is registered twice")
     _REGISTRY[nos.name] = nos
+
+
+def register(nos: LabNos) -> LabNos:
+    """Make `nos` known to the lab under its name (a test's own NOS; an installed one has an
+    entry point). DuplicateNos: the name is taken."""
+    _load()
+    _add(nos)
     return nos
 
 
@@ -104,22 +133,13 @@ def unregister(name: str) -> None:
 
 
 def lab_nos(name: str) -> LabNos:
-    """The NOS registered under `name`, importing lab/devices/<name>/ on first use."""
-    found = _REGISTRY.get(name)
-    if found is not None:
-        return found
-    module = f"{DEVICES_PACKAGE}.{name}"
-    if name.isidentifier() and importlib.util.find_spec(module) is not None:
-        importlib.import_module(module)  # its __init__.py registers it
-    if name not in _REGISTRY:
+    """The NOS registered under `name` (its entry point loaded on first use)."""
+    found = _load().get(name)
+    if found is None:
         raise UnknownNos(f"unsupported lab platform {name!r} (known: {', '.join(known())})")
-    return _REGISTRY[name]
+    return found
 
 
 def known() -> list[str]:
-    """Every NOS the lab can run: the packages under lab/devices/ and any registered since."""
-    package = importlib.import_module(DEVICES_PACKAGE)
-    found = set(_REGISTRY)
-    for path in package.__path__:
-        found |= {p.name for p in Path(path).iterdir() if (p / "__init__.py").is_file()}
-    return sorted(found)
+    """Every NOS the lab can run: the installed ones and any registered since."""
+    return sorted(_load())

@@ -10,7 +10,7 @@ from importlib import resources
 from fabricctl.lab.config_tree import Node
 from fabricctl.lab.devices.comware import factory, facts, gnmi, names, render
 from fabricctl.lab.devices.comware.cli import ComwareCli
-from fabricctl.lab.nos import LabNos, PortLayer, register
+from fabricctl.lab.nos import LabNos, PortLayer
 from fabricctl.lab.ports import int_or_none, value_of
 
 
@@ -31,33 +31,29 @@ def _system_description(model: str) -> tuple[str, ...]:
     )
 
 
-NOS = register(
-    LabNos(
-        name="comware",
-        default_model="S9825-64D",
-        interface_types=names.INTERFACE_TYPES,
-        port_views=(
-            ("FourHundredGigE", "if-eth"),
-            ("TwoHundredGigE", "if-eth"),
-            ("Vsi-interface", "if-vsi"),
-            ("LoopBack", "if-lo"),
-            ("M-GigabitEthernet", "if-mgmt"),
-        ),
-        port_layer=_port_layer,
-        reference_text=lambda: (
-            resources.files(__name__).joinpath("commands.yaml").read_text(encoding="utf-8")
-        ),
-        read_facts=facts.read_facts,
-        render=lambda tree, hostname, model: render.render_comware(tree),
-        factory=factory.factory,
-        hardware=factory.hardware,
-        ztp_factory=factory.ztp_factory,
-        # Comware runs the configuration file it downloads over its defaults, without a reboot.
-        ztp_boot=lambda url, text, fetch: (text, False),
-        mac_prefix="0000",
-        system_description=_system_description,
-        cli=ComwareCli,
-        front_panel=("FourHundredGigE", "TwoHundredGigE"),
-        gnmi=gnmi.TARGET,
-    )
+NOS = LabNos(
+    name="comware",
+    default_model="S9825-64D",
+    interface_types=names.INTERFACE_TYPES,
+    port_views=(
+        ("FourHundredGigE", "if-eth"),
+        ("TwoHundredGigE", "if-eth"),
+        ("Vsi-interface", "if-vsi"),
+        ("LoopBack", "if-lo"),
+        ("M-GigabitEthernet", "if-mgmt"),
+    ),
+    port_layer=_port_layer,
+    reference_text=lambda: resources.files(__name__).joinpath("commands.yaml").read_text(encoding="utf-8"),
+    read_facts=facts.read_facts,
+    render=lambda tree, hostname, model: render.render_comware(tree),
+    factory=factory.factory,
+    hardware=factory.hardware,
+    ztp_factory=factory.ztp_factory,
+    # Comware runs the configuration file it downloads over its defaults, without a reboot.
+    ztp_boot=lambda url, text, fetch: (text, False),
+    mac_prefix="0000",
+    system_description=_system_description,
+    cli=ComwareCli,
+    front_panel=("FourHundredGigE", "TwoHundredGigE"),
+    gnmi=gnmi.TARGET,
 )

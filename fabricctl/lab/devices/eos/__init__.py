@@ -10,7 +10,7 @@ from importlib import resources
 from fabricctl.lab.config_tree import Node
 from fabricctl.lab.devices.eos import eapi, factory, facts, gnmi, names, render, ztp
 from fabricctl.lab.devices.eos.cli import EosCli
-from fabricctl.lab.nos import LabNos, PortLayer, register
+from fabricctl.lab.nos import LabNos, PortLayer
 from fabricctl.lab.ports import value_of
 
 
@@ -25,33 +25,29 @@ def _system_description(model: str) -> tuple[str, ...]:
     return (f"Arista Networks EOS version {render.EOS_VERSION} running on an Arista Networks DCS-{model}",)
 
 
-NOS = register(
-    LabNos(
-        name="eos",
-        default_model="7060X5-64",
-        interface_types=names.INTERFACE_TYPES,
-        port_views=(
-            ("Ethernet", "if-eth"),
-            ("Vlan", "if-vlan"),
-            ("Loopback", "if-lo"),
-            ("Vxlan", "if-vx"),
-            ("Management", "if-mgmt"),
-        ),
-        port_layer=_port_layer,
-        reference_text=lambda: (
-            resources.files(__name__).joinpath("commands.yaml").read_text(encoding="utf-8")
-        ),
-        read_facts=facts.read_facts,
-        render=render.render_eos,
-        factory=factory.factory,
-        hardware=factory.hardware,
-        ztp_factory=factory.hardware,  # out of the box: nothing but its ports
-        ztp_boot=ztp.ztp_boot,
-        mac_prefix="001c",  # Arista's OUI, 00:1c:73
-        system_description=_system_description,
-        cli=EosCli,
-        front_panel=("Ethernet",),
-        eapi=eapi.serve_connection,
-        gnmi=gnmi.TARGET,
-    )
+NOS = LabNos(
+    name="eos",
+    default_model="7060X5-64",
+    interface_types=names.INTERFACE_TYPES,
+    port_views=(
+        ("Ethernet", "if-eth"),
+        ("Vlan", "if-vlan"),
+        ("Loopback", "if-lo"),
+        ("Vxlan", "if-vx"),
+        ("Management", "if-mgmt"),
+    ),
+    port_layer=_port_layer,
+    reference_text=lambda: resources.files(__name__).joinpath("commands.yaml").read_text(encoding="utf-8"),
+    read_facts=facts.read_facts,
+    render=render.render_eos,
+    factory=factory.factory,
+    hardware=factory.hardware,
+    ztp_factory=factory.hardware,  # out of the box: nothing but its ports
+    ztp_boot=ztp.ztp_boot,
+    mac_prefix="001c",  # Arista's OUI, 00:1c:73
+    system_description=_system_description,
+    cli=EosCli,
+    front_panel=("Ethernet",),
+    eapi=eapi.serve_connection,
+    gnmi=gnmi.TARGET,
 )

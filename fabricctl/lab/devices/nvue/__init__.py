@@ -13,7 +13,7 @@ from fabricctl.lab.devices.nvue import api, factory, facts, gnmi, render
 from fabricctl.lab.devices.nvue.cli import NvueCli
 from fabricctl.lab.devices.nvue.tree import NVUE_RELEASE
 from fabricctl.lab.editor import InvalidInput
-from fabricctl.lab.nos import LabNos, PortLayer, register
+from fabricctl.lab.nos import LabNos, PortLayer
 
 #: Interface kinds and how NVUE's tables print them (the names as they are), in its order.
 INTERFACE_TYPES = {"swp": "swp", "bond": "bond", "lo": "lo", "vlan": "vlan", "eth": "eth"}
@@ -44,28 +44,24 @@ def _system_description(model: str) -> tuple[str, ...]:
     return (f"Cumulus Linux version {NVUE_RELEASE} running on NVIDIA {model}",)
 
 
-NOS = register(
-    LabNos(
-        name="nvue",
-        default_model=factory.MODEL,
-        interface_types=INTERFACE_TYPES,
-        port_views=(("", "set"),),
-        port_layer=_port_layer,
-        reference_text=lambda: (
-            resources.files(__name__).joinpath("commands.yaml").read_text(encoding="utf-8")
-        ),
-        read_facts=facts.read_facts,
-        render=render.render,
-        factory=factory.factory,
-        hardware=factory.hardware,
-        ztp_factory=factory.ztp_factory,
-        ztp_boot=_ztp_boot,
-        mac_prefix="1c34",  # NVIDIA (Mellanox) OUI 1c:34:da
-        system_description=_system_description,
-        cli=NvueCli,
-        front_panel=("swp",),
-        eapi=api.serve_connection,
-        parse_config=render.parse,
-        gnmi=gnmi.TARGET,
-    )
+NOS = LabNos(
+    name="nvue",
+    default_model=factory.MODEL,
+    interface_types=INTERFACE_TYPES,
+    port_views=(("", "set"),),
+    port_layer=_port_layer,
+    reference_text=lambda: resources.files(__name__).joinpath("commands.yaml").read_text(encoding="utf-8"),
+    read_facts=facts.read_facts,
+    render=render.render,
+    factory=factory.factory,
+    hardware=factory.hardware,
+    ztp_factory=factory.ztp_factory,
+    ztp_boot=_ztp_boot,
+    mac_prefix="1c34",  # NVIDIA (Mellanox) OUI 1c:34:da
+    system_description=_system_description,
+    cli=NvueCli,
+    front_panel=("swp",),
+    eapi=api.serve_connection,
+    parse_config=render.parse,
+    gnmi=gnmi.TARGET,
 )
