@@ -35,8 +35,8 @@ LAB_DIR = Path(".fabricctl") / "lab"
 #: The name the lab's certificate is issued to: a client checks the server's name against it.
 TLS_NAME = "fabricctl-lab"
 
-#: The lab's gNMI port on every switch (FABRICCTL_LAB_GNMI_PORT; a switch's own: EOS 6030,
-#: Cumulus Linux 9339).
+#: The lab's gNMI port on every switch (FABRICCTL_LAB_GNMI_PORT); a real switch's own port is
+#: set in its platform's gNMI module (platforms/<nos>/gnmi.py).
 GNMI_PORT = 20339
 
 DEFAULT_USERNAME = "admin"
