@@ -211,12 +211,13 @@ def started_lab(root: Path) -> Iterator[dict[str, Any]]:
     log_path = lab_dir(root) / "lab.log"
     cmd = [sys.executable, "-m", "fabricctl.lab", "--root", str(root)]
     with open_append(log_path, within=root) as log:
+        start = log.tell()
         proc = subprocess.Popen(cmd, stdout=log, stderr=log, stdin=subprocess.DEVNULL)
     try:
         deadline = time.monotonic() + START_TIMEOUT
         while (data := running_lab(root)) is None or data.get("pid") != proc.pid:
             if proc.poll() is not None:
-                raise LabStartError(f"the lab exited with status {proc.returncode}; see {log_path}")
+                raise LabStartError(_exit_reason(log_path, start, proc.returncode))
             if time.monotonic() > deadline:
                 raise LabStartError(f"the lab did not listen within {START_TIMEOUT:.0f} s; see {log_path}")
             time.sleep(0.02)
@@ -229,3 +230,15 @@ def started_lab(root: Path) -> Iterator[dict[str, Any]]:
         except subprocess.TimeoutExpired:
             proc.kill()
             proc.wait()
+
+
+def _exit_reason(log_path: Path, start: int, status: int) -> str:
+    """The error the lab program printed last (`error: ...`), else its exit status and log."""
+    try:
+        with open(log_path, "rb") as log:
+            log.seek(start)
+            lines = log.read().decode("utf-8", "replace").splitlines()
+    except OSError:
+        lines = []
+    said = [line.removeprefix("error: ") for line in lines if line.startswith("error: ")]
+    return said[-1] if said else f"the lab exited with status {status}; see {log_path}"

@@ -275,16 +275,12 @@ def lab_certificate(root: Path) -> bytes:
 
 def targets(nr: Nornir, root: Path, lab: bool) -> list[Target]:
     """The switches of `nr` to stream, checked before any is contacted."""
-
     chosen = [h for h in nr.inventory.hosts.values() if telemetry_of(h) == "gnmi"]
     if not chosen:
         return []
     _grpc()
-    if lab:
-        live = running_lab(root)
-        ports = {d["name"]: d.get("gnmi_port") for d in (live or {}).get("devices", [])}
-        ca, tls_name = lab_certificate(root), TLS_NAME
-    else:
+    ca_file = None
+    if not lab:
         named = os.environ.get(CA_ENV)
         if not named or not Path(named).expanduser().is_file():
             raise GnmiSetupError(
@@ -292,8 +288,10 @@ def targets(nr: Nornir, root: Path, lab: bool) -> list[Target]:
                 f"{CA_ENV}={named or '(not set)'}; nothing was contacted (allowed: {CA_ENV} naming a PEM "
                 "file with the certificates that signed the switches' gNMI certificates)"
             )
-        ca = Path(named).expanduser().read_bytes()
-    out = []
+        ca_file = Path(named).expanduser()
+    live = running_lab(root) if lab else None
+    ports = {d["name"]: d.get("gnmi_port") for d in (live or {}).get("devices", [])}
+    where = []
     for host in sorted(chosen, key=lambda h: h.name):
         platform = str(host.platform)
         counters = gnmi_counters(platform)
@@ -305,23 +303,19 @@ def targets(nr: Nornir, root: Path, lab: bool) -> list[Target]:
             )
         if lab:
             port = ports.get(host.name) or int(os.environ.get("FABRICCTL_LAB_GNMI_PORT", GNMI_PORT))
-            name = tls_name
+            name = TLS_NAME
         else:
             port = int(host.get("gnmi_port") or counters.port)
             name = str(host.get("gnmi_tls_name") or host.hostname)
-        out.append(
-            Target(
-                host.name,
-                str(host.hostname),
-                port,
-                name,
-                ca,
-                str(host.username),
-                str(host.password),
-                counters,
-            )
+        where.append((host, port, name, counters))
+    # the lab's certificate, as it published it; a real fabric's CA file
+    ca = lab_certificate(root) if ca_file is None else ca_file.read_bytes()
+    return [
+        Target(
+            host.name, str(host.hostname), port, name, ca, str(host.username), str(host.password), counters
         )
-    return out
+        for host, port, name, counters in where
+    ]
 
 
 @contextlib.contextmanager
