@@ -11,6 +11,7 @@ from fabricctl.platforms.base import Capabilities, Limits, Platform, Release, Sw
 from .boot import BOOT_SETTINGS, REBOOT
 from .filters import FILTERS
 from .health import HEALTH
+from .identity import IDENTITY
 from .parse import NAME, parse
 from .qos import TinyQosTuning
 from .rules import DIALECT
@@ -66,6 +67,7 @@ PLATFORM = Platform(
     dialect=DIALECT,
     fetch=FETCH,
     health=HEALTH,
+    identity=IDENTITY,
     pending=pending,
     push_module=f"{__name__}.push",
     day0=DAY0,
