@@ -13,6 +13,7 @@ TinyOS is declarative: its config is one YAML object tree, changed by `set <path
 from __future__ import annotations
 
 import ast
+import json
 import os
 import shutil
 import subprocess
@@ -135,6 +136,10 @@ def _apply(env: dict[str, str], root: Path, expect: str, *flags: str) -> None:
     """Apply with the health gate on; its plan's diff names `expect`."""
     code, out = _run(env, root, "apply", "--lab", "--auto-approve", "--diff", *flags)
     assert code == 0 and expect in out and "Result: " in out and "rolled back" not in out, out
+    record = json.loads(Path(out.rpartition("Record: ")[2].split()[0]).read_text(encoding="utf-8"))
+    assert record["options"]["health_gate"] is True
+    statuses = {s["status"] for s in record["switches"].values()}
+    assert "changed" in statuses and statuses <= {"changed", "unchanged"}, statuses
 
 
 TENANT = """\
@@ -183,8 +188,11 @@ def test_a_nos_of_its_own_distribution_runs_a_tenants_life_on_the_lab(
     assert all(configs[sw]["interface"][p]["shutdown"] == "on" for sw, ps in held.items() for p in ps)
     code, out = _run(env, root, "plan", "--lab", "--detailed-exitcode")
     assert code == 0, out
-    code, out = _run(env, root, "check", "--lab")
+    code, out = _run(env, root, "check", "--lab")  # what the gate read: TinyOS's own `show health`
     assert code == 0 and out.startswith("healthy"), out
+    assert all(
+        f"{check} " in out for check in ("bgp-underlay", "bgp-evpn", "lldp", "gpu-port", "vrf", "vni")
+    ), out
 
 
 def test_the_fake_nos_borrows_nothing_from_another_nos() -> None:
