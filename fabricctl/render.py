@@ -160,8 +160,9 @@ class _IntentSandbox(SandboxedEnvironment):
 @functools.lru_cache(maxsize=32)
 def _environment(search_path: tuple[str, ...], platform: str) -> SandboxedEnvironment:
     """One environment per search path and platform (its filters): Jinja caches compiled templates."""
+    own = get_platform(platform).templates  # a NOS that ships its templates in its own package
     env = _IntentSandbox(
-        loader=_OverridableLoader(list(search_path)),
+        loader=_OverridableLoader([*search_path, *([own] if own else [])]),
         undefined=jinja2.StrictUndefined,
         trim_blocks=True,
         lstrip_blocks=True,

@@ -53,10 +53,11 @@ from fabricctl.deploy.health import Check, check_health
 from fabricctl.deploy.nornir_inv import fabric_platform
 from fabricctl.deploy.tenant_health import PortRole, Scope, counter_checks
 from fabricctl.model.rack import RackDoc, acceptance_path
+from fabricctl.platforms import get_platform
 from fabricctl.platforms.base import SwitchModel
 from fabricctl.platforms.counters import SwitchCounters
 from fabricctl.platforms.health import SwitchHealth
-from fabricctl.platforms.identity import SwitchIdentity, identity_reader, same_model
+from fabricctl.platforms.identity import IdentityError, SwitchIdentity, same_model
 
 #: At idle a healthy port counts none of these over the soak: any is a finding.
 IDLE_QUIET = ("errors", "pfc-rate", "congestion", "lossless-drops")
@@ -466,7 +467,11 @@ def run_acceptance(
 def _identity_task(task: Task, read_timeout: float) -> Result:
     from fabricctl.deploy.health import _read_task
 
-    return _read_task(task, read_timeout, reader=identity_reader(fabric_platform(task.host)))
+    platform = fabric_platform(task.host)
+    reader = get_platform(platform).identity
+    if reader is None:
+        raise IdentityError(f"platform {platform!r} reads no identity from its switches")
+    return _read_task(task, read_timeout, reader=reader)
 
 
 def read_identities(nr: Nornir, read_timeout: float = 30.0) -> dict[str, SwitchIdentity | str]:

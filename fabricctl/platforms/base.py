@@ -20,6 +20,7 @@ from fabricctl.config.rules import TENANT_PREFIX, Dialect
 from fabricctl.platforms.boot import BootSetting, Reboot
 from fabricctl.platforms.day0 import Day0
 from fabricctl.platforms.health import HealthReader
+from fabricctl.platforms.identity import IdentityReader
 
 if TYPE_CHECKING:
     from fabricctl.platforms.push import Pusher
@@ -284,6 +285,12 @@ class Platform:
     #: cells, computed by compile/buffers.py), "cable-length" (a line gives the cable length and
     #: the NOS sizes it), "nos" (the NOS sizes it from nothing fabricctl sets).
     headroom: Literal["cells", "cable-length", "nos"] = "nos"
+    #: The serial number and model the switch reports (`rack accept`); None: not read on it.
+    identity: IdentityReader | None = None
+    #: The folder holding `<name>/device.j2` and the templates it includes, where the NOS ships
+    #: its templates in its own distribution; None: fabricctl's built-in templates/. Searched
+    #: after the fabric repo's own templates/ and the built-in ones.
+    templates: str | None = None
 
     def reserved(self, name: str) -> str | None:
         """Why `name` cannot name a tenant's VRF, ACL or VSI on this NOS, or None."""

@@ -1,14 +1,13 @@
 """Who a switch is: its serial number and model, read from the switch itself, for `rack accept`
 to compare with the rack file before its capacity is released.
 
-Each platform's `identity` module names the read-only command its vendor documents for the
+Each platform's identity reader (`Platform.identity`, its `identity` module) names the read-only command its vendor documents for the
 chassis' manufacturing data and turns the answer into one `SwitchIdentity`; an answer that names
 no serial is an IdentityError (a switch that cannot say who it is is not trusted).
 """
 
 from __future__ import annotations
 
-import importlib
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -31,13 +30,6 @@ class SwitchIdentity:
 class IdentityReader:
     probes: tuple[Probe, ...]
     parse: Callable[[dict[str, Any]], SwitchIdentity]
-
-
-def identity_reader(platform: str) -> IdentityReader:
-    """The `IDENTITY` reader of a platform's `identity` module."""
-    module = importlib.import_module(f"fabricctl.platforms.{platform}.identity")
-    reader: IdentityReader = module.IDENTITY
-    return reader
 
 
 def _plain(text: str) -> str:

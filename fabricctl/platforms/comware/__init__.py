@@ -16,6 +16,7 @@ from fabricctl.platforms.base import (
 from fabricctl.platforms.comware.boot import BOOT_SETTINGS, REBOOT
 from fabricctl.platforms.comware.filters import FILTERS
 from fabricctl.platforms.comware.health import HEALTH
+from fabricctl.platforms.comware.identity import IDENTITY
 from fabricctl.platforms.comware.parse import DEFAULT_MAX_ECMP, parse_comware
 from fabricctl.platforms.comware.qos import ComwareQosTuning
 from fabricctl.platforms.comware.rules import DIALECT
@@ -99,6 +100,7 @@ PLATFORM = Platform(
     dialect=DIALECT,
     fetch=FETCH,
     health=HEALTH,
+    identity=IDENTITY,
     pending=pending,
     refusal=REFUSAL,
     push_module="fabricctl.platforms.comware.push",

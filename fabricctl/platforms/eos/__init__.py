@@ -16,6 +16,7 @@ from fabricctl.platforms.base import (
 from fabricctl.platforms.eos.boot import BOOT_SETTINGS, REBOOT
 from fabricctl.platforms.eos.filters import FILTERS
 from fabricctl.platforms.eos.health import HEALTH
+from fabricctl.platforms.eos.identity import IDENTITY
 from fabricctl.platforms.eos.parse import parse_eos
 from fabricctl.platforms.eos.qos import EosQosTuning
 from fabricctl.platforms.eos.rules import DIALECT
@@ -165,6 +166,7 @@ PLATFORM = Platform(
     dialect=DIALECT,
     fetch=FETCH,
     health=HEALTH,
+    identity=IDENTITY,
     pending=pending,
     client_failure=client_failure,
     push_module="fabricctl.platforms.eos.push",

@@ -25,6 +25,7 @@ from fabricctl.platforms.base import (
 from fabricctl.platforms.nvue.boot import BOOT_SETTINGS, REBOOT
 from fabricctl.platforms.nvue.filters import FILTERS
 from fabricctl.platforms.nvue.health import HEALTH
+from fabricctl.platforms.nvue.identity import IDENTITY
 from fabricctl.platforms.nvue.parse import parse_nvue
 from fabricctl.platforms.nvue.qos import NvueQosTuning
 from fabricctl.platforms.nvue.rules import DIALECT
@@ -145,6 +146,7 @@ PLATFORM = Platform(
     dialect=DIALECT,
     fetch=FETCH,
     health=HEALTH,
+    identity=IDENTITY,
     pending=pending,
     push_module="fabricctl.platforms.nvue.push",
     day0=DAY0,
