@@ -18,6 +18,7 @@ from pydantic import BaseModel, ConfigDict
 from fabricctl.config.readback import TUNNEL_CLASS, TUNNEL_ECN, TUNNEL_MARKING, SwitchConfig
 from fabricctl.config.rules import TENANT_PREFIX, Dialect
 from fabricctl.platforms.boot import BootSetting, Reboot
+from fabricctl.platforms.counters import CounterReader
 from fabricctl.platforms.day0 import Day0
 from fabricctl.platforms.health import HealthReader
 
@@ -246,6 +247,8 @@ class Platform:
     dialect: Dialect  # remediation rules: owned scope, negations, order
     fetch: Fetch
     health: HealthReader  # links, LLDP and BGP from show commands (fabricctl check)
+    #: Port counters and the switch's clock from show commands (tenant health, the exporter).
+    counters: CounterReader
     #: (running, saved, output of fetch.pending_command) -> what an interrupted push left, or None
     pending: Callable[[str, str, str | None], str | None]
     push_module: str  # its `PUSHER` implements `Pusher`; imported on first use (netmiko / NAPALM load slowly)

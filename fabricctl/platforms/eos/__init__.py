@@ -14,6 +14,7 @@ from fabricctl.platforms.base import (
     TunnelStep,
 )
 from fabricctl.platforms.eos.boot import BOOT_SETTINGS, REBOOT
+from fabricctl.platforms.eos.counters import COUNTERS
 from fabricctl.platforms.eos.filters import FILTERS
 from fabricctl.platforms.eos.health import HEALTH
 from fabricctl.platforms.eos.parse import parse_eos
@@ -165,6 +166,7 @@ PLATFORM = Platform(
     dialect=DIALECT,
     fetch=FETCH,
     health=HEALTH,
+    counters=COUNTERS,
     pending=pending,
     client_failure=client_failure,
     push_module="fabricctl.platforms.eos.push",
