@@ -39,6 +39,7 @@ from fabricctl.lab.dialect import CliError, CliSession, Output, command
 from fabricctl.lab.editor import Editor
 from fabricctl.lab.factory import DeviceSpec
 from fabricctl.lab.facts import DeviceFacts, PortFacts
+from fabricctl.lab.hardware import Model, Sensor
 from fabricctl.lab.nos import LabNos, PortLayer
 from fabricctl.lab.runtime import lab_json, write_lab_json
 from fabricctl.lab.state import StateStore
@@ -415,6 +416,7 @@ def tinyos() -> Iterator[None]:
         LabNos(
             name=NAME,
             default_model="T-16",
+            models={"T-16": BOX},
             interface_types={"port": "p"},
             port_views=(("port", "global"),),
             port_layer=lambda node, view, default: PortLayer(routed=True, vrf=None, max_frame=None),
@@ -435,6 +437,26 @@ def tinyos() -> Iterator[None]:
     yield
     unregister(NAME)
     lab_registry.unregister(NAME)
+
+
+#: What the fake switch's box reports about its hardware (its own facts, no vendor's).
+BOX = Model(
+    name="T-16",
+    description="TinyOS T-16 16-port switch",
+    psus=1,
+    psu_model="T-PSU",
+    psu_watts=500.0,
+    fan_trays=1,
+    fans_per_tray=1,
+    fan_speed=40,
+    sensors=(Sensor("board", "Board", 40.0, 80.0, 90.0),),
+    optic_vendor="Tiny",
+    optic_model="T-OPTIC",
+    optic_type="T-SR",
+    cpu_percent=5,
+    mem_total_kb=1_000_000,
+    mem_free_kb=500_000,
+)
 
 
 def _fabric(root: Path) -> Path:

@@ -17,7 +17,7 @@ from fabricctl.lab.config_tree import Node
 from fabricctl.lab.device import LabDevice
 from fabricctl.lab.fabric_state import FabricState
 from fabricctl.lab.facts import DeviceFacts
-from fabricctl.lab.hardware import Model, model
+from fabricctl.lab.hardware import Model
 from fabricctl.lab.ports import PortState, chassis_digits, port_states
 from fabricctl.lab.routing import Routing, routing
 
@@ -72,7 +72,7 @@ class View:
 
     @cached_property
     def model(self) -> Model:
-        return model(self.dev.spec.model)
+        return self.dev.nos.hardware_facts(self.dev.spec.model)
 
     @property
     def now(self) -> float:
