@@ -99,20 +99,6 @@ class View:
         return self.state.far_end(self.name, port) is not None
 
 
-def colon_mac(digits: str) -> str:
-    digits = digits.replace(":", "").replace(".", "").replace("-", "").lower()
-    return ":".join(digits[i : i + 2] for i in range(0, 12, 2))
-
-
-def dotted_mac(mac: str) -> str:
-    digits = mac.replace(":", "").replace(".", "").replace("-", "").lower()
-    return ".".join(digits[i : i + 4] for i in range(0, 12, 4))
-
-
-def dashed_mac(mac: str) -> str:
-    return dotted_mac(mac).replace(".", "-")
-
-
 def duration(seconds: float) -> str:
     """EOS's `0:10:05` / `3 days, 4:05:06` spelling of a time span."""
     total = int(seconds)

@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+from netutils.mac import is_valid_mac, mac_to_format
 
-def mac_digits(value: str) -> str:
-    """The 12 hex digits of a MAC address written with ':', '-' or '.' (or none)."""
-    digits = "".join(c for c in value.lower() if c not in ":-.")
-    if len(digits) != 12 or any(c not in "0123456789abcdef" for c in digits):
+
+def mac_as(value: str, frmt: str) -> str:
+    """A MAC address written in any of netutils' forms (':', '-' or '.' between pairs or groups
+    of four, or none), in the form `frmt` (netutils' MAC_COLON_TWO, MAC_DASH_FOUR, MAC_DOT_FOUR
+    ...), lower case."""
+    if not is_valid_mac(value):
         raise ValueError(f"not a MAC address: {value!r}")
-    return digits
+    spelled: str = mac_to_format(value, frmt)
+    return spelled.lower()
