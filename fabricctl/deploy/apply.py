@@ -20,7 +20,6 @@ from nornir.core import Nornir
 from nornir.core.task import Result, Task
 from nornir.plugins.runners import ThreadedRunner
 
-from fabricctl.config.diff import diff_device
 from fabricctl.deploy.failures import classify
 from fabricctl.deploy.nornir_inv import target_of
 from fabricctl.deploy.plan import Plan, Prepared
@@ -313,7 +312,7 @@ class _Runner:
         self.announce(name, "rollback")
         try:
             current = pusher.fetch(target)
-            back = diff_device(name, current, before, dialect)
+            back = self.prepared.diff(name, current, before)
             res = pusher.push(
                 target,
                 PushRequest(
