@@ -97,13 +97,3 @@ class View:
 
     def cabled(self, port: str) -> bool:
         return self.state.far_end(self.name, port) is not None
-
-
-def duration(seconds: float) -> str:
-    """EOS's `0:10:05` / `3 days, 4:05:06` spelling of a time span."""
-    total = int(seconds)
-    days, rest = divmod(total, 86400)
-    hours, rest = divmod(rest, 3600)
-    minutes, secs = divmod(rest, 60)
-    clock = f"{hours}:{minutes:02d}:{secs:02d}"
-    return f"{days} days, {clock}" if days else clock

@@ -15,6 +15,7 @@ from typing import Any
 
 from fabricctl.lab.devices.eos.names import INTERFACE_TYPES
 from fabricctl.lab.devices.eos.render import EOS_VERSION
+from fabricctl.lab.devices.eos.spelling import duration
 from fabricctl.lab.dialect import CliError
 from fabricctl.lab.hardware import Sensor, optic_serial
 from fabricctl.lab.names import canonical, short
@@ -27,7 +28,7 @@ from fabricctl.lab.traffic import (
     PortTraffic,
     port_traffic,
 )
-from fabricctl.lab.view import Shown, View, duration, registry
+from fabricctl.lab.view import Shown, View, registry
 from fabricctl.platforms.filters import mac_as
 
 SHOWS, show = registry()

@@ -15,10 +15,11 @@ from typing import Any
 from netutils.mac import is_valid_mac, mac_normalize
 
 from fabricctl.lab.devices.eos.show_routing import _route_tables
+from fabricctl.lab.devices.eos.spelling import duration
 from fabricctl.lab.dialect import CliError
 from fabricctl.lab.fabric_state import Session
 from fabricctl.lab.routing import EvpnRoute, Route, switch_mac
-from fabricctl.lab.view import Shown, View, duration, registry
+from fabricctl.lab.view import Shown, View, registry
 from fabricctl.platforms.filters import mac_as
 
 SHOWS, show = registry()
