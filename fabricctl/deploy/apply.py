@@ -295,6 +295,7 @@ class _Runner:
             user=target.username,
             timeout=self.opts.timeout,
             lab=self.lab,
+            platform=get_platform(self.plan.switches[outcome.name].platform),
         )
         full = redact(res.message.strip())
         outcome.cause, outcome.hint, outcome.message = failure.cause, failure.hint, failure.detail
@@ -342,7 +343,8 @@ class _Runner:
             )
         else:
             failure = classify(res.stage, res.message, res.error, endpoint=target.hostname,
-                               user=target.username, timeout=self.opts.timeout, lab=self.lab)  # fmt: skip
+                               user=target.username, timeout=self.opts.timeout, lab=self.lab,
+                               platform=platform)  # fmt: skip
             old.message = redact(f"rollback failed: {failure.line()}")
             old.cause, old.hint, old.timings = failure.cause, failure.hint, timings
             if self.progress is not None:
