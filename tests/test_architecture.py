@@ -25,6 +25,7 @@ LAYERS: list[tuple[str, ...]] = [
         "fabricctl.logs",
         "fabricctl.gitinfo",
         "fabricctl.httpserve",
+        "fabricctl.macs",
     ),
     ("fabricctl.config",),  # config text as data: line tree, read-back model, remediation
     ("fabricctl.platforms",),  # one package per NOS

@@ -15,7 +15,7 @@ from functools import cache, cached_property
 
 from netutils.constants import MAC_REGEX
 
-from fabricctl.platforms.filters import mac_as
+from fabricctl.macs import mac_as
 
 
 def _mac_placeholder(frmt: str) -> str:

@@ -18,9 +18,10 @@ from ipaddress import IPv4Address
 from pathlib import Path
 from typing import Annotated, Any
 
-from netutils.mac import is_valid_mac, mac_to_format, mac_to_int
+from netutils.mac import mac_to_int
 from pydantic import AfterValidator, Field, StrictInt, model_validator
 
+from fabricctl.macs import mac_as
 from fabricctl.model.bounds import MAX_INVENTORY_FILE_BYTES
 from fabricctl.model.fabric import PortRange, Role, Strict
 from fabricctl.model.problems import ProblemLog
@@ -34,12 +35,13 @@ MAX_RACK_FILES = 4096
 def _mac(value: str) -> str:
     """A MAC as vendors print it (00:e0:fc:12:34:56, 00-E0-FC-12-34-56, 00e0.fc12.3456) ->
     lower case with colons; a multicast or all-zero address is no NIC's."""
-    if not is_valid_mac(value.strip()):
-        raise ValueError(f"{value!r} is not a MAC address such as 00:e0:fc:12:34:56")
-    mac = mac_to_format(value.strip(), "MAC_COLON_TWO").lower()
+    try:
+        mac = mac_as(value.strip(), "MAC_COLON_TWO")
+    except ValueError:
+        raise ValueError(f"{value!r} is not a MAC address such as 00:e0:fc:12:34:56") from None
     if mac_to_int(mac) & (1 << 40) or mac_to_int(mac) == 0:
         raise ValueError(f"{value!r} is a multicast or zero MAC, not a NIC's")
-    return str(mac)
+    return mac
 
 
 Mac = Annotated[str, AfterValidator(_mac)]

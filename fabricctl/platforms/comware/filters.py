@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from fabricctl.macs import mac_as
 from fabricctl.platforms.comware.qos import DEFAULT_DOT1P_LP, QUEUE_NAMES, default_dscp_dot1p
-from fabricctl.platforms.filters import mac_as
 
 
 def mac(value: str) -> str:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from fabricctl.platforms.filters import mac_as
+from fabricctl.macs import mac_as
 
 
 def mac(value: str) -> str:

@@ -7,7 +7,7 @@ import json
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
-from fabricctl.platforms.filters import mac_as
+from fabricctl.macs import mac_as
 from fabricctl.platforms.nvue.qos import roce_switch_priority
 
 

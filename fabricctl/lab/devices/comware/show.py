@@ -23,7 +23,7 @@ from fabricctl.lab.ports import PortState, chassis_digits
 from fabricctl.lab.routing import Route
 from fabricctl.lab.traffic import CNP_QUEUE, RX_LOW_ALARM_DBM, port_traffic
 from fabricctl.lab.view import Shown, View, registry
-from fabricctl.platforms.filters import mac_as
+from fabricctl.macs import mac_as
 
 SHOWS, show = registry()
 _PHYSICAL = ("FourHundredGigE", "TwoHundredGigE")

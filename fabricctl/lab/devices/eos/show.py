@@ -29,7 +29,7 @@ from fabricctl.lab.traffic import (
     port_traffic,
 )
 from fabricctl.lab.view import Shown, View, registry
-from fabricctl.platforms.filters import mac_as
+from fabricctl.macs import mac_as
 
 SHOWS, show = registry()
 

@@ -20,7 +20,7 @@ from fabricctl.lab.dialect import CliError
 from fabricctl.lab.fabric_state import Session
 from fabricctl.lab.routing import EvpnRoute, Route, switch_mac
 from fabricctl.lab.view import Shown, View, registry
-from fabricctl.platforms.filters import mac_as
+from fabricctl.macs import mac_as
 
 SHOWS, show = registry()
 _UP = 600.0  # seconds an Established session has been up (the lab's sessions come up at once)

@@ -16,7 +16,7 @@ from fabricctl.lab.names import canonical, short
 from fabricctl.lab.routing import Route
 from fabricctl.lab.traffic import port_traffic
 from fabricctl.lab.view import Shown, View, registry
-from fabricctl.platforms.filters import mac_as
+from fabricctl.macs import mac_as
 
 #: EOS's administrative distances (`distance bgp` defaults to 200 for every kind of BGP route).
 _DISTANCE = {"static": 1, "ebgp": 200, "evpn": 200}

@@ -19,7 +19,7 @@ from fabricctl.lab.names import short
 from fabricctl.lab.ports import PortState
 from fabricctl.lab.traffic import port_traffic
 from fabricctl.lab.view import Shown, View, registry
-from fabricctl.platforms.filters import mac_as
+from fabricctl.macs import mac_as
 
 SHOWS, show = registry()
 

@@ -26,7 +26,7 @@ from fabricctl.lab.devices.nvue.show import DEFAULT_MTU
 from fabricctl.lab.dialect import CliError
 from fabricctl.lab.routing import Route
 from fabricctl.lab.view import Shown, View, registry
-from fabricctl.platforms.filters import mac_as
+from fabricctl.macs import mac_as
 
 SHOWS, show = registry()
 

@@ -25,7 +25,7 @@ from fabricctl.lab.devices.nvue.tree import NVUE_VERSION, Tree, get_path
 from fabricctl.lab.ports import chassis_digits
 from fabricctl.lab.traffic import ROCE_FRAME_BYTES, port_traffic
 from fabricctl.lab.view import View
-from fabricctl.platforms.filters import mac_as
+from fabricctl.macs import mac_as
 
 DEFAULT_MTU = 9216
 PRIORITIES = range(8)
