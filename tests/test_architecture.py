@@ -26,6 +26,7 @@ LAYERS: list[tuple[str, ...]] = [
         "fabricctl.gitinfo",
         "fabricctl.httpserve",
         "fabricctl.endpoints",
+        "fabricctl.macs",
     ),
     ("fabricctl.config",),  # config text as data: line tree, read-back model, remediation
     ("fabricctl.platforms",),  # one package per NOS

@@ -20,7 +20,6 @@ from nornir.core import Nornir
 from nornir.core.task import Result, Task
 from nornir.plugins.runners import ThreadedRunner
 
-from fabricctl.config.diff import diff_device
 from fabricctl.deploy.failures import classify
 from fabricctl.deploy.nornir_inv import target_of
 from fabricctl.deploy.plan import Plan, Prepared
@@ -296,6 +295,7 @@ class _Runner:
             user=target.username,
             timeout=self.opts.timeout,
             lab=self.lab,
+            platform=get_platform(self.plan.switches[outcome.name].platform),
         )
         full = redact(res.message.strip())
         outcome.cause, outcome.hint, outcome.message = failure.cause, failure.hint, failure.detail
@@ -313,7 +313,7 @@ class _Runner:
         self.announce(name, "rollback")
         try:
             current = pusher.fetch(target)
-            back = diff_device(name, current, before, dialect)
+            back = self.prepared.diff(name, current, before)
             res = pusher.push(
                 target,
                 PushRequest(
@@ -343,7 +343,8 @@ class _Runner:
             )
         else:
             failure = classify(res.stage, res.message, res.error, endpoint=target.hostname,
-                               user=target.username, timeout=self.opts.timeout, lab=self.lab)  # fmt: skip
+                               user=target.username, timeout=self.opts.timeout, lab=self.lab,
+                               platform=platform)  # fmt: skip
             old.message = redact(f"rollback failed: {failure.line()}")
             old.cause, old.hint, old.timings = failure.cause, failure.hint, timings
             if self.progress is not None:

@@ -24,7 +24,6 @@ from fabricctl.platforms.counters import (
     PortCounters,
     SwitchCounters,
     Unread,
-    counter_reader,
     with_sessions,
 )
 from fabricctl.secrets import describe_error
@@ -33,14 +32,14 @@ from fabricctl.secrets import describe_error
 def _counters_task(
     task: Task, read_timeout: float, keep_open: bool, sessions: bool, links: bool, traffic: bool = False
 ) -> Result:
-    platform = fabric_platform(task.host)
-    reader = counter_reader(platform)
+    platform = get_platform(fabric_platform(task.host))
+    reader = platform.counters
     if links:
         reader = reader.for_links()
     if traffic:
         reader = reader.for_traffic()
     if sessions:
-        reader = with_sessions(reader, get_platform(platform).health)
+        reader = with_sessions(reader, platform.health)
     return _read_task(task, read_timeout, close=not keep_open, reader=reader)
 
 
@@ -190,7 +189,7 @@ def windows(
 
 
 def _clock_task(task: Task, read_timeout: float) -> Result:
-    full = counter_reader(fabric_platform(task.host))
+    full = get_platform(fabric_platform(task.host)).counters
     clock_only = CounterReader(full.probes[:1], full.parse)  # every reader probes the clock first
     return _read_task(task, read_timeout, close=True, reader=clock_only)
 

@@ -10,7 +10,8 @@ switch that does not run the intent after the push) arrive as a push stage plus 
 
 Classes are matched by name (module.Class over the MRO), so nothing here imports a client; what a
 platform's own clients raise, and its NOS's words for a refused line, are the platform's data
-(`Fetch.ssh_auth_errors` / `ssh_timeout_errors`, `Platform.client_failure`, `Platform.refusal`).
+(`Fetch.ssh_auth_errors` / `ssh_timeout_errors`, `Platform.client_failure`, `Platform.refusal`):
+a switch's failure is read with its own platform's, one of no known platform with every one's.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from fabricctl.platforms import PLATFORMS
+from fabricctl.platforms.base import Platform
 from fabricctl.secrets import describe_error, redact
 
 #: cause -> the one-line hint printed under the failure.
@@ -118,18 +120,20 @@ def _is(exc: BaseException, *names: str) -> bool:
 
 
 def _from_exception(
-    exc: BaseException, endpoint: str, user: str, timeout: float | None
+    exc: BaseException, endpoint: str, user: str, timeout: float | None, platforms: tuple[Platform, ...]
 ) -> tuple[str, str] | None:
     """(cause, detail) from the innermost recognised exception of the chain, or None."""
     found: tuple[str, str] | None = None
     for e in chain(exc):
-        hit = _one(e, endpoint, user, timeout)
+        hit = _one(e, endpoint, user, timeout, platforms)
         if hit is not None:
             found = hit  # inner causes are more precise than outer wrappers: keep looking
     return found
 
 
-def _one(e: BaseException, endpoint: str, user: str, timeout: float | None) -> tuple[str, str] | None:
+def _one(
+    e: BaseException, endpoint: str, user: str, timeout: float | None, platforms: tuple[Platform, ...]
+) -> tuple[str, str] | None:
     at = f" {endpoint}" if endpoint else ""
     within = f" within {timeout:g} s" if timeout else ""
     if _is(e, "socket.gaierror"):
@@ -145,10 +149,10 @@ def _one(e: BaseException, endpoint: str, user: str, timeout: float | None) -> t
         r"not found in known_hosts|host key", str(e), re.I
     ):
         return "host-key", f"the SSH host key of{at} is not in known_hosts ({_first_line(e)})"
-    ssh = [p.fetch for p in PLATFORMS.values()]
+    ssh = [p.fetch for p in platforms]
     if _is(e, "paramiko.ssh_exception.AuthenticationException", *(n for f in ssh for n in f.ssh_auth_errors)):
         return "auth", f"login refused for user {user!r} at{at or ' the switch'} ({_first_line(e)})"
-    for platform in PLATFORMS.values():  # a platform's own client (eAPI) and its error forms
+    for platform in platforms:  # a platform's own client (eAPI) and its error forms
         if platform.client_failure is not None:
             found = platform.client_failure(e, names_of(e), at or " the switch", user)
             if found is not None:
@@ -167,10 +171,10 @@ def _one(e: BaseException, endpoint: str, user: str, timeout: float | None) -> t
     return None
 
 
-def _own_forms() -> tuple[tuple[re.Pattern[str], str], ...]:
+def _own_forms(platforms: tuple[Platform, ...]) -> tuple[tuple[re.Pattern[str], str], ...]:
     """fabricctl's own failure texts (the push protocols' messages) -> cause; a refused line is
-    said in fabricctl's words or in the NOS's own (each platform's `refusal`)."""
-    refusals = [p.refusal for p in PLATFORMS.values() if p.refusal]
+    said in fabricctl's words or in the NOS's own (the platform's `refusal`)."""
+    refusals = [p.refusal for p in platforms if p.refusal]
     return (
         (re.compile(r"^interrupted .*\(a second interrupt\)"), "interrupted"),
         (re.compile(r"it is not fabricctl's, so fabricctl left it untouched"), "foreign"),
@@ -191,18 +195,21 @@ def classify(
     user: str = "",
     timeout: float | None = None,
     lab: bool = False,
+    platform: Platform | None = None,
 ) -> Failure:
     """The failure of one switch at `stage` (connect / auth / load / commit / verify / fetch).
 
     `message` is what the stage said (a push protocol's text, already redacted); `exc` the
-    real exception when there was one. The detail keeps the protocol's own text (it names the
+    real exception when there was one; `platform` the switch's (None: not known, every
+    platform's client errors and refusals are tried). The detail keeps the protocol's own text (it names the
     line and how the switch was restored) unless that text is only the client's generic wrapper.
     """
     stage = stage or "connect"
     message = redact(message.strip())
     first, _, rest = message.partition("\n")
     cause, detail = "error", first or "failed"
-    hit = _from_exception(exc, endpoint, user, timeout) if exc is not None else None
+    platforms = (platform,) if platform is not None else tuple(PLATFORMS.values())
+    hit = _from_exception(exc, endpoint, user, timeout, platforms) if exc is not None else None
     if stage == "timer":  # fabricctl's own finding on the switch's clock, whatever was raised before
         cause = "confirm-timer"
     elif exc is not None and hit is not None:
@@ -216,7 +223,7 @@ def classify(
         if cause == "rejected" and stage == "commit":
             cause = "commit"
     else:
-        for pattern, own in _own_forms():
+        for pattern, own in _own_forms(platforms):
             if pattern.search(first):
                 cause = own
                 break

@@ -92,6 +92,7 @@ def fetch_running(nr: Nornir, read_timeout: float = 30.0, lab: bool = False) -> 
             user=str(host.username or ""),
             timeout=read_timeout,
             lab=lab,
+            platform=get_platform(fabric_platform(host)),
         )
         stage = "auth" if failure.cause == "auth" else "connect"
         log.warning("%s: cannot read: %s", name, failure.line(), exc_info=exc)

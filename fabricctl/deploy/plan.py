@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from fabricctl.config.diff import DeviceDiff, diff_device, owned_hash, parse_config
+from fabricctl.config.diff import DeviceDiff, owned_hash, parse_config
 from fabricctl.errors import StageError
 from fabricctl.model.text import printable
 from fabricctl.outputs import named_output, write_file
@@ -66,6 +66,12 @@ class Prepared:
     def dialect(self, name: str) -> Dialect:
         """The remediation rules of switch `name`, knowing this fabric's mark (what it owns)."""
         return get_platform(self.platforms[name]).dialect.for_fabric(self.compiled.fabric.settings.name)
+
+    def diff(self, name: str, running: str, intended: str, prune: bool = False) -> DeviceDiff:
+        """Running vs intended config of switch `name`, as its platform compares them."""
+        return get_platform(self.platforms[name]).config_diff(
+            name, running, intended, self.dialect(name), prune
+        )
 
 
 def inputs_hash(root: Path, configs: dict[str, str]) -> str:
@@ -261,7 +267,7 @@ def make_plan(
             continue
         dialect = prepared.dialect(name)
         running = normalize_running(got.text)
-        dd = diff_device(name, running, prepared.configs[name], dialect, prune)
+        dd = prepared.diff(name, running, prepared.configs[name], prune)
         pending = got.pending
         unsaved = (
             pending is None

@@ -8,7 +8,6 @@ its top-level sections in an order of its own (EOS does: lab/devices/eos/render.
 
 from __future__ import annotations
 
-import difflib
 from dataclasses import dataclass, field
 
 
@@ -27,11 +26,3 @@ class Node:
     def replace_contents(self, other: Node) -> None:
         """Swap in another tree's children, keeping this root object (editors hold it)."""
         self.children = other.copy().children
-
-
-def unified_diff(old: str, new: str, old_name: str, new_name: str) -> str:
-    """EOS-style session diff (`--- system:/running-config` / `+++ session:/...`)."""
-    lines = difflib.unified_diff(
-        old.splitlines(), new.splitlines(), fromfile=old_name, tofile=new_name, lineterm=""
-    )
-    return "\n".join(lines) + "\n" if old != new else ""

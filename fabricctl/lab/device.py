@@ -271,7 +271,8 @@ class LabDevice:
         self.store.write(self.name, STARTUP, self._startup)
 
     def replace_config(self, text: str) -> None:
-        """Comware `configuration replace file`: running becomes exactly the file's config.
+        """Running becomes exactly the file's config (a NOS's replace from a file, a day-0 file
+        run over its defaults).
 
         The device undoes lines missing from the file and adds the file's new lines; the
         resulting running config lists them as the file does. Physical ports cannot be

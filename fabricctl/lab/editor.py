@@ -86,13 +86,13 @@ class Editor:
             rule = self.grammar.find(frame.mode, words)
             if rule is not None:
                 del self.stack[level + 1 :]
-                self._set(frame.node, rule, rule.spelled(words))
+                self._set(frame.node, rule, self.grammar.spelled(rule, words))
                 return True
             if words[0] in negs and len(words) > 1:
                 rule = self.grammar.find_negation(frame.mode, words[1:])
                 if rule is not None:
                     del self.stack[level + 1 :]
-                    self._unset(frame.node, rule, rule.spelled(words[1:]))
+                    self._unset(frame.node, rule, self.grammar.spelled(rule, words[1:]))
                     return True
         return False
 

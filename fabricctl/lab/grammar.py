@@ -13,6 +13,16 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import cache, cached_property
 
+from netutils.constants import MAC_REGEX
+
+from fabricctl.macs import mac_as
+
+
+def _mac_placeholder(frmt: str) -> str:
+    """netutils' MAC_DOT_FOUR -> the token `mac-dot-four`."""
+    return frmt.lower().replace("_", "-")
+
+
 _IP = r"(?:25[0-5]|2[0-4]\d|1?\d?\d)(?:\.(?:25[0-5]|2[0-4]\d|1?\d?\d)){3}"
 
 #: Placeholder name -> regex for one token (or part of one).
@@ -29,22 +39,13 @@ PLACEHOLDERS: dict[str, str] = {
     # one word of a command the shell already split: quoted words may hold spaces (NVUE's values)
     "value": r".+",
     "rd": r"(?:" + _IP + r"|\d+(?:\.\d+)?):\d+",
-    # EOS takes a MAC dotted or colon-separated; it prints the colon form (SPELLING).
-    "mac-eos": r"[0-9a-fA-F]{4}\.[0-9a-fA-F]{4}\.[0-9a-fA-F]{4}|[0-9a-fA-F]{2}(?::[0-9a-fA-F]{2}){5}",
-    "mac-cw": r"[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}",
     "port": r"\d+(?:/\d+)?",
     "time": r"\d{1,2}:\d{2}:\d{2}",
+    # a MAC address in one of netutils' forms: <mac-colon-two> (hh:hh:hh:hh:hh:hh), <mac-dot-four>
+    # (hhhh.hhhh.hhhh), <mac-dash-four> (hhhh-hhhh-hhhh) ...; a NOS that takes several names each
+    # (`{<mac-dot-four>|<mac-colon-two>}`) and its reference's `mac_format` says how it prints one.
+    **{_mac_placeholder(frmt): pattern for frmt, pattern in MAC_REGEX.items()},
 }
-
-
-def _colon_mac(value: str) -> str:
-    """'001C.7300.0099' -> '00:1c:73:00:00:99' (how EOS prints a MAC it was given dotted)."""
-    digits = value.lower().replace(".", "").replace(":", "")
-    return ":".join(digits[i : i + 2] for i in range(0, 12, 2))
-
-
-#: Placeholder name -> how the device prints a value it accepts in several spellings.
-SPELLING: dict[str, Callable[[str], str]] = {"mac-eos": _colon_mac}
 
 
 def _rd_in_range(value: str) -> bool:
@@ -160,18 +161,14 @@ class Rule:
     confidence: str = ""
     note: str = ""
     tokens: tuple[Token | None, ...] = field(init=False, repr=False, compare=False)
-    spellings: dict[int, Callable[[str], str]] = field(init=False, repr=False, compare=False)
+    #: The words that are MAC addresses (a `<mac-...>` token), by position.
+    macs: tuple[int, ...] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         specs = self.pattern.split()
         toks = tuple(None if t == _TEXT else _compile_token(t) for t in specs)
         object.__setattr__(self, "tokens", toks)
-        spell = {i: SPELLING[t[1:-1]] for i, t in enumerate(specs) if t[1:-1] in SPELLING}
-        object.__setattr__(self, "spellings", spell)
-
-    def spelled(self, words: Sequence[str]) -> list[str]:
-        """`words` as the device prints them (a dotted MAC in colon form on EOS)."""
-        return [self.spellings[i](w) if i in self.spellings else w for i, w in enumerate(words)]
+        object.__setattr__(self, "macs", tuple(i for i, t in enumerate(specs) if "<mac-" in t))
 
     def depth(self, words: Sequence[str]) -> tuple[bool, int]:
         """(full match?, number of leading words matched) for error positions."""
@@ -244,6 +241,15 @@ class Grammar:
     modes: dict[str, Mode]
     negations: tuple[str, ...]
     root: str = "global"
+    #: How the NOS prints a MAC it accepts in several forms (netutils' format name, the
+    #: reference's `mac_format`); None: as it was typed.
+    mac_format: str | None = None
+
+    def spelled(self, rule: Rule, words: Sequence[str]) -> list[str]:
+        """`words` of a line `rule` accepts as the device prints them (a MAC in its `mac_format`)."""
+        if self.mac_format is None or not rule.macs:
+            return list(words)
+        return [mac_as(w, self.mac_format) if i in rule.macs else w for i, w in enumerate(words)]
 
     @cached_property
     def _trees(self) -> dict[str, _Node]:

@@ -18,6 +18,7 @@ from typing import Any, Protocol
 
 from fabricctl.lab.config_tree import Node
 from fabricctl.lab.facts import DeviceFacts
+from fabricctl.lab.hardware import Model
 
 #: The entry-point group a NOS's distribution names its `LabNos` in.
 ENTRY_POINTS = "fabricctl.lab_devices"
@@ -49,6 +50,8 @@ class LabNos:
 
     name: str
     default_model: str
+    #: Switch model -> what the box reports about its hardware (lab/devices/<nos>/hardware.py).
+    models: Mapping[str, Model]
     #: Full interface type -> the short form its tables print, in the NOS's own interface order.
     interface_types: Mapping[str, str]
     #: Interface name prefix -> the command-reference view its lines are in (first match; else if-eth).
@@ -84,6 +87,11 @@ class LabNos:
     parse_config: Callable[[str], Node] | None = None
     #: Its gNMI target (lab/gnmi/model.GnmiTarget: capabilities, modes, paths); None: no gNMI.
     gnmi: Any = None
+
+    def hardware_facts(self, model: str) -> Model:
+        """The facts of switch model `model`; a model this NOS's table does not list reports as
+        its default model: its own vendor's facts, never another's guessed from the name."""
+        return self.models.get(model) or self.models[self.default_model]
 
 
 _REGISTRY: dict[str, LabNos] = {}

@@ -20,6 +20,7 @@ from functools import cache
 from typing import Any
 
 import yaml
+from netutils.constants import MAC_CREATE
 
 from fabricctl.lab.grammar import Grammar, Mode, Rule
 from fabricctl.lab.nos import lab_nos
@@ -168,7 +169,15 @@ def parse_reference(platform: str, data: dict[str, Any]) -> Reference:
                 raise ReferenceError(
                     f"view {view!r}, command {rule.pattern!r}: enters unknown view {rule.child!r}"
                 )
-    grammar = Grammar(modes=modes, negations=tuple(data["negations"]), root=data.get("root", "global"))
+    mac_format = data.get("mac_format")
+    if mac_format is not None and mac_format not in MAC_CREATE:
+        raise ReferenceError(f"mac_format {mac_format!r} is none of netutils' ({', '.join(MAC_CREATE)})")
+    grammar = Grammar(
+        modes=modes,
+        negations=tuple(data["negations"]),
+        root=data.get("root", "global"),
+        mac_format=mac_format,
+    )
     return Reference(
         platform,
         data["title"],

@@ -41,6 +41,7 @@ from fabricctl.lab.fabric_state import FabricState, _components, _graph
 from fabricctl.lab.nos import lab_nos
 from fabricctl.lab.ports import chassis_digits
 from fabricctl.lab.reference import reference
+from fabricctl.macs import mac_as
 
 
 @dataclass(frozen=True)
@@ -122,8 +123,9 @@ class Trace:
 
 def switch_mac(state: FabricState, switch: str) -> str:
     """A lab switch's own MAC (what its routed ports answer ARP with)."""
-    digits = lab_nos(state.facts[switch].platform).mac_prefix + chassis_digits(switch)
-    return ":".join(digits[i : i + 2] for i in range(0, 12, 2))
+    return str(
+        mac_as(lab_nos(state.facts[switch].platform).mac_prefix + chassis_digits(switch), "MAC_COLON_TWO")
+    )
 
 
 def nic_mac(server: str, nic: str) -> str:

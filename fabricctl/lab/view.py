@@ -17,7 +17,7 @@ from fabricctl.lab.config_tree import Node
 from fabricctl.lab.device import LabDevice
 from fabricctl.lab.fabric_state import FabricState
 from fabricctl.lab.facts import DeviceFacts
-from fabricctl.lab.hardware import Model, model
+from fabricctl.lab.hardware import Model
 from fabricctl.lab.ports import PortState, chassis_digits, port_states
 from fabricctl.lab.routing import Routing, routing
 
@@ -72,7 +72,7 @@ class View:
 
     @cached_property
     def model(self) -> Model:
-        return model(self.dev.spec.model)
+        return self.dev.nos.hardware_facts(self.dev.spec.model)
 
     @property
     def now(self) -> float:
@@ -97,27 +97,3 @@ class View:
 
     def cabled(self, port: str) -> bool:
         return self.state.far_end(self.name, port) is not None
-
-
-def colon_mac(digits: str) -> str:
-    digits = digits.replace(":", "").replace(".", "").replace("-", "").lower()
-    return ":".join(digits[i : i + 2] for i in range(0, 12, 2))
-
-
-def dotted_mac(mac: str) -> str:
-    digits = mac.replace(":", "").replace(".", "").replace("-", "").lower()
-    return ".".join(digits[i : i + 4] for i in range(0, 12, 4))
-
-
-def dashed_mac(mac: str) -> str:
-    return dotted_mac(mac).replace(".", "-")
-
-
-def duration(seconds: float) -> str:
-    """EOS's `0:10:05` / `3 days, 4:05:06` spelling of a time span."""
-    total = int(seconds)
-    days, rest = divmod(total, 86400)
-    hours, rest = divmod(rest, 3600)
-    minutes, secs = divmod(rest, 60)
-    clock = f"{hours}:{minutes:02d}:{secs:02d}"
-    return f"{days} days, {clock}" if days else clock

@@ -13,14 +13,15 @@ from __future__ import annotations
 
 import hashlib
 import json
-import re
 from dataclasses import dataclass
 from ipaddress import IPv4Address
 from pathlib import Path
 from typing import Annotated, Any
 
+from netutils.mac import mac_to_int
 from pydantic import AfterValidator, Field, StrictInt, model_validator
 
+from fabricctl.macs import mac_as
 from fabricctl.model.bounds import MAX_INVENTORY_FILE_BYTES
 from fabricctl.model.fabric import PortRange, Role, Strict
 from fabricctl.model.problems import ProblemLog
@@ -29,21 +30,18 @@ from fabricctl.model.yamlsource import YamlDoc, inside_root, load_yaml
 RACKS = "racks"
 #: At most this many rack files: a 100,000-GPU fabric has a few hundred racks.
 MAX_RACK_FILES = 4096
-_MAC = re.compile(
-    r"^([0-9a-f]{2})[:-]?([0-9a-f]{2})[:.-]?([0-9a-f]{2})[:-]?([0-9a-f]{2})[:.-]?([0-9a-f]{2})[:-]?([0-9a-f]{2})$"
-)
 
 
 def _mac(value: str) -> str:
     """A MAC as vendors print it (00:e0:fc:12:34:56, 00-E0-FC-12-34-56, 00e0.fc12.3456) ->
     lower case with colons; a multicast or all-zero address is no NIC's."""
-    m = _MAC.match(value.strip().lower())
-    if m is None:
-        raise ValueError(f"{value!r} is not a MAC address such as 00:e0:fc:12:34:56")
-    octets = m.groups()
-    if int(octets[0], 16) & 1 or all(o == "00" for o in octets):
+    try:
+        mac = mac_as(value.strip(), "MAC_COLON_TWO")
+    except ValueError:
+        raise ValueError(f"{value!r} is not a MAC address such as 00:e0:fc:12:34:56") from None
+    if mac_to_int(mac) & (1 << 40) or mac_to_int(mac) == 0:
         raise ValueError(f"{value!r} is a multicast or zero MAC, not a NIC's")
-    return ":".join(octets)
+    return mac
 
 
 Mac = Annotated[str, AfterValidator(_mac)]

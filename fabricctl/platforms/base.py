@@ -15,9 +15,11 @@ from typing import TYPE_CHECKING, Literal, Protocol
 
 from pydantic import BaseModel, ConfigDict
 
+from fabricctl.config.diff import DeviceDiff, diff_device
 from fabricctl.config.readback import TUNNEL_CLASS, TUNNEL_ECN, TUNNEL_MARKING, SwitchConfig
 from fabricctl.config.rules import TENANT_PREFIX, Dialect
 from fabricctl.platforms.boot import BootSetting, Reboot
+from fabricctl.platforms.counters import CounterReader
 from fabricctl.platforms.day0 import Day0
 from fabricctl.platforms.health import HealthReader
 from fabricctl.platforms.identity import IdentityReader
@@ -247,6 +249,8 @@ class Platform:
     dialect: Dialect  # remediation rules: owned scope, negations, order
     fetch: Fetch
     health: HealthReader  # links, LLDP and BGP from show commands (fabricctl check)
+    #: Port counters and the switch's clock from show commands (tenant health, the exporter).
+    counters: CounterReader
     #: (running, saved, output of fetch.pending_command) -> what an interrupted push left, or None
     pending: Callable[[str, str, str | None], str | None]
     push_module: str  # its `PUSHER` implements `Pusher`; imported on first use (netmiko / NAPALM load slowly)
@@ -281,6 +285,10 @@ class Platform:
     #: An l2 tenant's SVI needs an address of its own on each switch besides the anycast gateway
     #: (Cumulus Linux VRR); compile gives it one from the tenant's block.
     svi_address: bool = False
+    #: (switch, running text, intended text, its dialect, prune) -> the remediation and its
+    #: reviewable diff (plan, and the rollback of a failed apply): by default the shared
+    #: remediation over the platform's `dialect` (config/diff.py).
+    differ: Callable[[str, str, str, Dialect, bool], DeviceDiff] = diff_device
     #: How a lossless port's PFC headroom is sized: "cells" (a line gives the size in buffer
     #: cells, computed by compile/buffers.py), "cable-length" (a line gives the cable length and
     #: the NOS sizes it), "nos" (the NOS sizes it from nothing fabricctl sets).
@@ -318,6 +326,14 @@ class Platform:
     def device_template(self) -> str:
         """The template that renders a whole switch (it includes the per-feature ones)."""
         return f"{self.template_folder}/device.j2"
+
+    def config_diff(
+        self, name: str, running: str, intended: str, dialect: Dialect | None = None, prune: bool = False
+    ) -> DeviceDiff:
+        """Running vs intended config of switch `name` as this NOS compares them: the commands
+        that remediate it and the diff a reviewer reads (`dialect`: its rules for one fabric,
+        Dialect.for_fabric; by default its own)."""
+        return self.differ(name, running, intended, dialect or self.dialect, prune)
 
     def pusher(self) -> Pusher:
         """The push protocol module (connect, fetch, push with commit-confirm, restore)."""

@@ -1,7 +1,7 @@
 """Port counters for tenant health and the exporter, read as each NOS documents them.
 
-Each platform's `counters` module names the read-only commands and turns their output into one
-neutral `SwitchCounters`: counts since the switch last cleared them, and the switch's own clock
+Each platform's `CounterReader` (its `Platform.counters`, from its own `counters` module) names
+the read-only commands and turns their output into one neutral `SwitchCounters`: counts since the switch last cleared them, and the switch's own clock
 when they were read, so two reads give rates over the time the switch says passed (the lab's
 clock in tests, never this machine's). A field a platform does not report is None, never 0:
 "not read" must not pass for "nothing happened".
@@ -9,7 +9,6 @@ clock in tests, never this machine's). A field a platform does not report is Non
 
 from __future__ import annotations
 
-import importlib
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -88,13 +87,6 @@ class CounterReader:
             self.link_commands,
             self.traffic_commands,
         )
-
-
-def counter_reader(platform: str) -> CounterReader:
-    """The `COUNTERS` reader of a platform's `counters` module."""
-    module = importlib.import_module(f"fabricctl.platforms.{platform}.counters")
-    reader: CounterReader = module.COUNTERS
-    return reader
 
 
 class CounterError(ValueError):

@@ -19,7 +19,7 @@ from napalm import get_network_driver
 
 from fabricctl.compile.build import Compiled, compile_fabric
 from fabricctl.compile.intent import DeviceIntent
-from fabricctl.lab.hardware import model
+from fabricctl.lab.nos import lab_nos
 from fabricctl.lab.runtime import lab_credentials
 from fabricctl.platforms import get_platform
 from tests.conftest import EOS_SMALL
@@ -90,7 +90,7 @@ def lldp_detail(r: Any, a: Applied) -> None:
 
 
 def environment(r: Any, a: Applied) -> None:
-    box = model(a.intent.model)
+    box = lab_nos(a.intent.platform).hardware_facts(a.intent.model)
     assert len(r["fans"]) == box.fan_trays and all(f["status"] for f in r["fans"].values())
     assert len(r["power"]) == box.psus and all(p["status"] for p in r["power"].values())
     assert len(r["temperature"]) == len(box.sensors) and not any(

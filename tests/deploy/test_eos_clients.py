@@ -23,7 +23,7 @@ from fabricctl.cli import main
 from fabricctl.compile.build import Compiled, compile_fabric
 from fabricctl.compile.intent import DeviceIntent
 from fabricctl.lab import LabFabric
-from fabricctl.lab.hardware import model
+from fabricctl.lab.nos import lab_nos
 from fabricctl.lab.runtime import lab_credentials
 from tests.conftest import EOS_SMALL
 from tests.deploy import anta_run
@@ -230,7 +230,7 @@ def bgp_config(r: Any, a: Applied) -> None:
 
 
 def environment(r: Any, a: Applied) -> None:
-    box = model(a.intent.model)
+    box = lab_nos(a.intent.platform).hardware_facts(a.intent.model)
     assert len(r["fans"]) == box.fan_trays and all(f["status"] for f in r["fans"].values())
     assert len(r["power"]) == box.psus and all(p["status"] for p in r["power"].values())
     assert r["temperature"] and not any(t["is_alert"] for t in r["temperature"].values())

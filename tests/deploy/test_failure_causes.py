@@ -17,6 +17,7 @@ from pyeapi.eapilib import CommandError
 from pyeapi.eapilib import ConnectionError as EapiConnectionError
 
 from fabricctl.deploy.failures import HINTS, LAB_AUTH_HINT, classify
+from fabricctl.platforms import get_platform
 from fabricctl.secrets import describe_error, register_secret
 
 
@@ -160,6 +161,20 @@ def test_failures_fabricctl_found_itself() -> None:
     closed = classify("load", "the switch closed the session while loading; restored")
     assert closed.cause == "disconnected" and closed.hint == HINTS["disconnected"]
     assert classify("load", "something nobody foresaw").cause == "error"
+
+
+def test_a_switchs_failure_is_read_with_its_own_platforms_words() -> None:
+    """The NOS's words for a refused line are its platform's: Comware's `% Unrecognized command`
+    is a refusal on a Comware switch, not on a switch whose NOS does not say so; an eAPI error is
+    EOS's client's, not a Comware switch's."""
+    comware, eos = get_platform("comware"), get_platform("eos")
+    said = "% Unrecognized command found at '^' position."
+    assert classify("load", said, platform=comware).cause == "rejected"
+    assert classify("load", said, platform=eos).cause == "error"
+    assert classify("load", said).cause == "rejected", "a switch of no known platform: every platform's words"
+    exc = raised(EapiConnectionError("leaf2", "Unauthorized. Unable to authenticate user"))
+    assert classify("connect", "", exc, platform=eos).cause == "auth"
+    assert classify("connect", "", exc, platform=comware).cause == "error"
 
 
 def test_lab_logins_get_the_lab_hint_and_secrets_never_show() -> None:

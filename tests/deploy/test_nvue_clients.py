@@ -20,7 +20,7 @@ from netmiko.base_connection import BaseConnection
 
 from fabricctl.compile.build import Compiled, compile_fabric
 from fabricctl.compile.intent import DeviceIntent
-from fabricctl.lab.hardware import model
+from fabricctl.lab.nos import lab_nos
 from fabricctl.lab.runtime import lab_credentials
 from tests.conftest import NVUE_SMALL
 
@@ -104,14 +104,16 @@ def platform(r: Any, a: Applied) -> None:
 
 
 def fans(r: Any, a: Applied) -> None:
-    box = model(a.intent.model)
+    box = lab_nos(a.intent.platform).hardware_facts(a.intent.model)
     assert len(r) == box.fan_trays * box.fans_per_tray + box.psus and all(
         f["state"] == "ok" for f in r.values()
     )
 
 
 def psus(r: Any, a: Applied) -> None:
-    assert len(r) == model(a.intent.model).psus and all(p["state"] == "ok" for p in r.values())
+    assert len(r) == lab_nos(a.intent.platform).hardware_facts(a.intent.model).psus and all(
+        p["state"] == "ok" for p in r.values()
+    )
 
 
 def transceivers(r: Any, a: Applied) -> None:

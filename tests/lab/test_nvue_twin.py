@@ -16,7 +16,6 @@ from netmiko.base_connection import BaseConnection
 import tests.lab.test_reference as reference_checks
 from fabricctl.lab import DeviceSpec, LabClock, LabFabric
 from fabricctl.lab.fabric_state import Cabling
-from fabricctl.lab.hardware import model
 from fabricctl.lab.nos import lab_nos
 from tests.lab.conftest import PASSWORD, USER
 
@@ -66,7 +65,17 @@ def _push(conn: BaseConnection, lines: list[str]) -> None:
 def test_the_registry_gives_the_lab_an_sn5600_nvue_switch() -> None:
     spec = DeviceSpec("leaf01", "nvue")
     assert spec.model == "SN5600" == lab_nos("nvue").default_model
-    assert model(spec.model).name == "MSN5600"
+    assert lab_nos("nvue").hardware_facts(spec.model).name == "MSN5600"
+
+
+def test_an_sn4700_reports_nvidia_facts_not_another_vendors() -> None:
+    """A model the twin's table does not list reports as its NOS's default model: an SN4700 (its
+    name starts as Comware's S9825 does) gets NVIDIA's facts, never H3C's."""
+    box = lab_nos("nvue").hardware_facts("SN4700")
+    assert box == lab_nos("nvue").hardware_facts("SN5600")
+    assert (box.name, box.optic_vendor) == ("MSN5600", "NVIDIA")
+    assert lab_nos("comware").hardware_facts("SN4700").optic_vendor == "H3C"
+    assert lab_nos("eos").hardware_facts("S9825-64D").optic_vendor == "Arista Networks"
 
 
 def test_every_nvue_path_has_a_reviewed_source() -> None:

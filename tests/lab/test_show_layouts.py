@@ -23,7 +23,7 @@ from ntc_templates.parse import parse_output
 from fabricctl.compile.build import Compiled, compile_fabric
 from fabricctl.compile.intent import DeviceIntent
 from fabricctl.lab import LabFabric
-from fabricctl.lab.hardware import model
+from fabricctl.lab.nos import lab_nos
 from fabricctl.platforms import get_platform
 from tests.conftest import EOS_SMALL, NVUE_SMALL, REFERENCE
 from tests.lab.conftest import connect, loaded_lab
@@ -169,14 +169,14 @@ def acl_entries(i: DeviceIntent, c: Compiled) -> int:
 
 
 def fans(i: DeviceIntent, c: Compiled) -> int:
-    box = model(i.model)
+    box = lab_nos(i.platform).hardware_facts(i.model)
     return box.fan_trays * box.fans_per_tray + box.psus
 
 
 def inventory(i: DeviceIntent, c: Compiled) -> int:
     """The chassis, its power supplies and fan trays (the model's fixed facts), and (EOS) one
     row per port type: management and switched."""
-    box = model(i.model)
+    box = lab_nos(i.platform).hardware_facts(i.model)
     return 1 + box.psus + box.fan_trays + (2 if i.platform == "eos" else 0)
 
 
@@ -200,8 +200,8 @@ EOS_TABLES: list[tuple[str, Expect]] = [
     ("show clock", one),
     ("show reload cause", one),
     ("show inventory", inventory),
-    ("show environment power", lambda i, c: model(i.model).psus),
-    ("show environment temperature", lambda i, c: len(model(i.model).sensors)),
+    ("show environment power", lambda i, c: lab_nos(i.platform).hardware_facts(i.model).psus),
+    ("show environment temperature", lambda i, c: len(lab_nos(i.platform).hardware_facts(i.model).sensors)),
     ("show environment cooling", fans),
     ("show interfaces transceiver detail", lambda i, c: 5 * cabled(i, c)),  # five DOM sensors each
     ("show ip bgp", bgp_paths),

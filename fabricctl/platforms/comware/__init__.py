@@ -14,6 +14,7 @@ from fabricctl.platforms.base import (
     TunnelStep,
 )
 from fabricctl.platforms.comware.boot import BOOT_SETTINGS, REBOOT
+from fabricctl.platforms.comware.counters import COUNTERS
 from fabricctl.platforms.comware.filters import FILTERS
 from fabricctl.platforms.comware.health import HEALTH
 from fabricctl.platforms.comware.identity import IDENTITY
@@ -101,6 +102,7 @@ PLATFORM = Platform(
     fetch=FETCH,
     health=HEALTH,
     identity=IDENTITY,
+    counters=COUNTERS,
     pending=pending,
     refusal=REFUSAL,
     push_module="fabricctl.platforms.comware.push",

@@ -4,14 +4,13 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from fabricctl.macs import mac_as
 from fabricctl.platforms.comware.qos import DEFAULT_DOT1P_LP, QUEUE_NAMES, default_dscp_dot1p
-from fabricctl.platforms.filters import mac_digits
 
 
 def mac(value: str) -> str:
     """'00:00:5e:00:01:01' -> '0000-5e00-0101'."""
-    d = mac_digits(value)
-    return f"{d[0:4]}-{d[4:8]}-{d[8:12]}"
+    return mac_as(value, "MAC_DASH_FOUR")
 
 
 def queue_name(value: int) -> str:

@@ -14,6 +14,7 @@ from fabricctl.platforms.base import (
     TunnelStep,
 )
 from fabricctl.platforms.eos.boot import BOOT_SETTINGS, REBOOT
+from fabricctl.platforms.eos.counters import COUNTERS
 from fabricctl.platforms.eos.filters import FILTERS
 from fabricctl.platforms.eos.health import HEALTH
 from fabricctl.platforms.eos.identity import IDENTITY
@@ -167,6 +168,7 @@ PLATFORM = Platform(
     fetch=FETCH,
     health=HEALTH,
     identity=IDENTITY,
+    counters=COUNTERS,
     pending=pending,
     client_failure=client_failure,
     push_module="fabricctl.platforms.eos.push",

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from fabricctl.platforms.filters import mac_digits
+from fabricctl.macs import mac_as
 
 
 def mac(value: str) -> str:
@@ -12,8 +12,7 @@ def mac(value: str) -> str:
     and AVD renders the same (`ip_virtual_router_mac_address`: hh:hh:hh:hh:hh:hh); emitting the
     printed form keeps intended and running config equal after a push.
     """
-    d = mac_digits(value)
-    return ":".join(d[i : i + 2] for i in range(0, 12, 2))
+    return mac_as(value, "MAC_COLON_TWO")
 
 
 FILTERS = {"mac": mac}

@@ -23,6 +23,7 @@ from fabricctl.platforms.base import (
     TunnelStep,
 )
 from fabricctl.platforms.nvue.boot import BOOT_SETTINGS, REBOOT
+from fabricctl.platforms.nvue.counters import COUNTERS
 from fabricctl.platforms.nvue.filters import FILTERS
 from fabricctl.platforms.nvue.health import HEALTH
 from fabricctl.platforms.nvue.identity import IDENTITY
@@ -147,6 +148,7 @@ PLATFORM = Platform(
     fetch=FETCH,
     health=HEALTH,
     identity=IDENTITY,
+    counters=COUNTERS,
     pending=pending,
     push_module="fabricctl.platforms.nvue.push",
     day0=DAY0,

@@ -7,15 +7,14 @@ import json
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
-from fabricctl.platforms.filters import mac_digits
+from fabricctl.macs import mac_as
 from fabricctl.platforms.nvue.qos import roce_switch_priority
 
 
 def mac(value: str) -> str:
     """'00:1C:73:00:00:99' (or '001c.7300.0099') -> '00:1c:73:00:00:99': NVUE's `mac` format is
     six colon-separated hex pairs (NVUE Format Reference, "mac")."""
-    d = mac_digits(value)
-    return ":".join(d[i : i + 2] for i in range(0, 12, 2))
+    return mac_as(value, "MAC_COLON_TWO")
 
 
 def breakout(mode: str) -> str:

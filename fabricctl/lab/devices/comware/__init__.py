@@ -8,7 +8,7 @@ from collections.abc import Callable
 from importlib import resources
 
 from fabricctl.lab.config_tree import Node
-from fabricctl.lab.devices.comware import factory, facts, gnmi, names, render
+from fabricctl.lab.devices.comware import factory, facts, gnmi, hardware, names, render
 from fabricctl.lab.devices.comware.cli import ComwareCli
 from fabricctl.lab.nos import LabNos, PortLayer
 from fabricctl.lab.ports import int_or_none, value_of
@@ -34,6 +34,7 @@ def _system_description(model: str) -> tuple[str, ...]:
 NOS = LabNos(
     name="comware",
     default_model="S9825-64D",
+    models=hardware.MODELS,
     interface_types=names.INTERFACE_TYPES,
     port_views=(
         ("FourHundredGigE", "if-eth"),

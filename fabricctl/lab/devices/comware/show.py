@@ -22,7 +22,8 @@ from fabricctl.lab.nos import lab_nos
 from fabricctl.lab.ports import PortState, chassis_digits
 from fabricctl.lab.routing import Route
 from fabricctl.lab.traffic import CNP_QUEUE, RX_LOW_ALARM_DBM, port_traffic
-from fabricctl.lab.view import Shown, View, dashed_mac, registry
+from fabricctl.lab.view import Shown, View, registry
+from fabricctl.macs import mac_as
 
 SHOWS, show = registry()
 _PHYSICAL = ("FourHundredGigE", "TwoHundredGigE")
@@ -52,7 +53,7 @@ def _port(view: View, typed: str | None) -> str | None:
 
 
 def mac(view: View) -> str:
-    return dashed_mac(view.mac_digits())
+    return mac_as(view.mac_digits(), "MAC_DASH_FOUR")
 
 
 # --- interfaces ----------------------------------------------------------------------------------
@@ -261,7 +262,7 @@ def transceiver(view: View, m: re.Match[str]) -> Shown:
 
 def _chassis(view: View, device: str) -> str:
     prefix = lab_nos(view.state.facts[device].platform).mac_prefix
-    return dashed_mac(prefix + chassis_digits(device))
+    return mac_as(prefix + chassis_digits(device), "MAC_DASH_FOUR")
 
 
 def _lldp(view: View, only: str | None) -> list[tuple[str, str, str]]:
@@ -630,7 +631,7 @@ def arp(view: View, m: re.Match[str]) -> Shown:
         segment = segments.get(e.address)
         vsi = segment[1][:10] if segment else "N/A"  # a routed port has no VLAN (real captures: N/A)
         rows.append(
-            f"{e.address!s:<15} {dashed_mac(e.mac):<14} {vsi:<10} {short(INTERFACE_TYPES, e.interface):<24} {1190:<5} D"
+            f"{e.address!s:<15} {mac_as(e.mac, 'MAC_DASH_FOUR'):<14} {vsi:<10} {short(INTERFACE_TYPES, e.interface):<24} {1190:<5} D"
         )
     return _text("\n".join(rows))
 
@@ -647,7 +648,7 @@ def mac_table(view: View, m: re.Match[str]) -> Shown:
     for h in view.routing.hosts(view.name):
         if h.segment and h.segment[0] == "vlan":
             rows.append(
-                f"{dashed_mac(h.mac):<16} {h.segment[1]:<10} Learned          {short(INTERFACE_TYPES, h.port):<24} Y"
+                f"{mac_as(h.mac, 'MAC_DASH_FOUR'):<16} {h.segment[1]:<10} Learned          {short(INTERFACE_TYPES, h.port):<24} Y"
             )
     return _text("\n".join(rows))
 
@@ -658,12 +659,12 @@ def vsi_macs(view: View, m: re.Match[str]) -> Shown:
     for h in view.routing.hosts(view.name):
         if h.segment and h.segment[0] == "vsi" and (m["vsi"] is None or h.segment[1] == m["vsi"]):
             rows.append(
-                f"{dashed_mac(h.mac):<14} Dynamic  {h.segment[1]:<31} {short(INTERFACE_TYPES, h.port):<14} Aging"
+                f"{mac_as(h.mac, 'MAC_DASH_FOUR'):<14} Dynamic  {h.segment[1]:<31} {short(INTERFACE_TYPES, h.port):<14} Aging"
             )
     for (kind, key), mac_addr, vtep in view.routing.remote_macs(view.name):
         if kind == "vsi" and (m["vsi"] is None or key == m["vsi"]):
             rows.append(
-                f"{dashed_mac(mac_addr):<14} EVPN     {key:<31} {'Tunnel(' + str(vtep) + ')':<14} NotAging"
+                f"{mac_as(mac_addr, 'MAC_DASH_FOUR'):<14} EVPN     {key:<31} {'Tunnel(' + str(vtep) + ')':<14} NotAging"
             )
     rows.append(f"--- {len(rows) - 1} mac address(es) found  ---")
     return _text("\n".join(rows))

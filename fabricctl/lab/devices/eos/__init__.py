@@ -8,7 +8,7 @@ from collections.abc import Callable
 from importlib import resources
 
 from fabricctl.lab.config_tree import Node
-from fabricctl.lab.devices.eos import eapi, factory, facts, gnmi, names, render, ztp
+from fabricctl.lab.devices.eos import eapi, factory, facts, gnmi, hardware, names, render, ztp
 from fabricctl.lab.devices.eos.cli import EosCli
 from fabricctl.lab.nos import LabNos, PortLayer
 from fabricctl.lab.ports import value_of
@@ -28,6 +28,7 @@ def _system_description(model: str) -> tuple[str, ...]:
 NOS = LabNos(
     name="eos",
     default_model="7060X5-64",
+    models=hardware.MODELS,
     interface_types=names.INTERFACE_TYPES,
     port_views=(
         ("Ethernet", "if-eth"),

@@ -12,9 +12,10 @@ import fabricctl.lab.devices.eos.show_bgp as show_eos_bgp
 import fabricctl.lab.devices.eos.show_routing as show_eos_routing
 import fabricctl.lab.devices.eos.show_switching as show_eos_switching
 import fabricctl.lab.devices.eos.show_system as show_eos_system
-from fabricctl.lab.config_tree import Node, unified_diff
+from fabricctl.lab.config_tree import Node
 from fabricctl.lab.device import LabDevice
 from fabricctl.lab.devices.eos.names import INTERFACE_TYPES
+from fabricctl.lab.devices.eos.spelling import session_diff
 from fabricctl.lab.dialect import CliError, CliSession, Logout, Output, Reboot, command
 from fabricctl.lab.editor import Editor, InvalidInput
 from fabricctl.lab.names import canonical, full_interface_line
@@ -248,7 +249,7 @@ class EosCli(CliSession):
         text = self.dev.render(sess.tree)
         if not diffs:
             return text
-        return unified_diff(
+        return session_diff(
             self.dev.running_text(), text, "system:/running-config", f"session:/{name}-session-config"
         ).rstrip("\n")
 

@@ -15,6 +15,7 @@ from typing import Any
 
 from fabricctl.lab.devices.eos.names import INTERFACE_TYPES
 from fabricctl.lab.devices.eos.render import EOS_VERSION
+from fabricctl.lab.devices.eos.spelling import duration
 from fabricctl.lab.dialect import CliError
 from fabricctl.lab.hardware import Sensor, optic_serial
 from fabricctl.lab.names import canonical, short
@@ -27,7 +28,8 @@ from fabricctl.lab.traffic import (
     PortTraffic,
     port_traffic,
 )
-from fabricctl.lab.view import Shown, View, colon_mac, dotted_mac, duration, registry
+from fabricctl.lab.view import Shown, View, registry
+from fabricctl.macs import mac_as
 
 SHOWS, show = registry()
 
@@ -62,7 +64,7 @@ def _line(state: PortState) -> str:
 
 
 def system_mac(view: View) -> str:
-    return colon_mac(view.mac_digits())
+    return mac_as(view.mac_digits(), "MAC_COLON_TWO")
 
 
 # --- interfaces ---------------------------------------------------------------------------------
@@ -193,7 +195,7 @@ def _vxlan_interface(view: View) -> dict[str, Any]:
 def _interface_text(view: View, state: PortState) -> str:
     stat = ("up" if state.oper_up else "down") if state.admin_up else "administratively down"
     line = _line(state)
-    mac = dotted_mac(system_mac(view))
+    mac = mac_as(system_mac(view), "MAC_DOT_FOUR")
     hardware = "Ethernet" if _kind(state.name) in _PHYSICAL else _kind(state.name)
     lines = [f"{state.name} is {stat}, line protocol is {line} ({status(state)})"]
     lines.append(f"  Hardware is {hardware}, address is {mac} (bia {mac})")
@@ -512,7 +514,7 @@ def _far_description(view: View, device: str) -> str:
 
 def _far_chassis(view: View, device: str) -> str:
     prefix = lab_nos(view.state.facts[device].platform).mac_prefix
-    return dotted_mac(prefix + chassis_digits(device))
+    return mac_as(prefix + chassis_digits(device), "MAC_DOT_FOUR")
 
 
 @show(r"show lldp neighbors")
@@ -641,8 +643,8 @@ def version(view: View, m: re.Match[str]) -> Shown:
             f"Arista {mdl.name}",
             "Hardware version:    11.00",
             f"Serial number:       {data['serialNumber']}",
-            f"Hardware MAC address:  {dotted_mac(mac)}",
-            f"System MAC address:  {dotted_mac(mac)}",
+            f"Hardware MAC address:  {mac_as(mac, 'MAC_DOT_FOUR')}",
+            f"System MAC address:  {mac_as(mac, 'MAC_DOT_FOUR')}",
             "",
             f"Software image version: {EOS_VERSION}",
             "Architecture:           x86_64",

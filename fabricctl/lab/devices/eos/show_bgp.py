@@ -12,11 +12,15 @@ from dataclasses import dataclass
 from ipaddress import IPv4Address, IPv4Network
 from typing import Any
 
+from netutils.mac import is_valid_mac, mac_normalize
+
 from fabricctl.lab.devices.eos.show_routing import _route_tables
+from fabricctl.lab.devices.eos.spelling import duration
 from fabricctl.lab.dialect import CliError
 from fabricctl.lab.fabric_state import Session
 from fabricctl.lab.routing import EvpnRoute, Route, switch_mac
-from fabricctl.lab.view import Shown, View, dotted_mac, duration, registry
+from fabricctl.lab.view import Shown, View, registry
+from fabricctl.macs import mac_as
 
 SHOWS, show = registry()
 _UP = 600.0  # seconds an Established session has been up (the lab's sessions come up at once)
@@ -574,7 +578,7 @@ _TYPE_WORD = {"mac-ip": 2, "imet": 3, "ip-prefix": 5, "auto-discovery": 1, "ethe
 
 def _evpn_key(r: EvpnRoute) -> str:
     if r.kind == 2:
-        return f"RD: {r.rd} mac-ip {dotted_mac(r.mac or '')}{f' {r.ip}' if r.ip else ''}"
+        return f"RD: {r.rd} mac-ip {mac_as(r.mac or '', 'MAC_DOT_FOUR')}{f' {r.ip}' if r.ip else ''}"
     if r.kind == 3:
         return f"RD: {r.rd} imet {r.vtep}"
     return f"RD: {r.rd} ip-prefix {r.prefix}"
@@ -707,9 +711,12 @@ def evpn_route_type(view: View, m: re.Match[str]) -> Shown:
 
 def _evpn_match(r: EvpnRoute, key: str, ip: str | None) -> bool:
     if r.kind == 2:
-        mac = key.replace(".", "").replace(":", "").replace("-", "").lower()
-        if len(mac) == 12 and all(c in "0123456789abcdef" for c in mac):
-            return (r.mac or "").replace(":", "") == mac and (ip is None or str(r.ip) == ip)
+        if is_valid_mac(key):
+            return (
+                r.mac is not None
+                and mac_normalize(r.mac.lower()) == mac_normalize(key.lower())
+                and (ip is None or str(r.ip) == ip)
+            )
         return r.ip is not None and str(r.ip) == key
     if r.kind == 3:
         return str(r.vtep) == key

@@ -15,7 +15,8 @@ from fabricctl.lab.dialect import CliError
 from fabricctl.lab.names import canonical, short
 from fabricctl.lab.routing import Route
 from fabricctl.lab.traffic import port_traffic
-from fabricctl.lab.view import Shown, View, dotted_mac, registry
+from fabricctl.lab.view import Shown, View, registry
+from fabricctl.macs import mac_as
 
 #: EOS's administrative distances (`distance bgp` defaults to 200 for every kind of BGP route).
 _DISTANCE = {"static": 1, "ebgp": 200, "evpn": 200}
@@ -279,7 +280,8 @@ def ip_interface_brief(view: View, m: re.Match[str]) -> Shown:
 def virtual_router(view: View, m: re.Match[str]) -> Shown:
     macs = [t.split()[3] for t in view.running.children if t.startswith("ip virtual-router mac-address ")]
     rows = [
-        "IP virtual router is configured with MAC address: " + (dotted_mac(macs[0]) if macs else "none"),
+        "IP virtual router is configured with MAC address: "
+        + (mac_as(macs[0], "MAC_DOT_FOUR") if macs else "none"),
         "",
     ]
     rows += [
@@ -329,7 +331,7 @@ def arp(view: View, m: re.Match[str]) -> Shown:
             if e.vrf != vrf:
                 continue
             where = f"{e.interface}, {e.port}" if e.interface != e.port else e.port
-            rows.append(f"{e.address!s:<15} {'0:00:30':>9}  {dotted_mac(e.mac):<15} {where}")
+            rows.append(f"{e.address!s:<15} {'0:00:30':>9}  {mac_as(e.mac, 'MAC_DOT_FOUR'):<15} {where}")
             entries.append({"address": str(e.address), "age": 30, "hwAddress": e.mac, "interface": where})
         texts.append("\n".join(rows))
         data[vrf] = {
@@ -359,7 +361,7 @@ def mac_table(view: View, m: re.Match[str]) -> Shown:
             continue
         vlan = int(h.segment[1])
         rows.append(
-            f"{vlan:>4}    {dotted_mac(h.mac)}    DYNAMIC     {short(INTERFACE_TYPES, h.port):<10} 1       0:00:30 ago"
+            f"{vlan:>4}    {mac_as(h.mac, 'MAC_DOT_FOUR')}    DYNAMIC     {short(INTERFACE_TYPES, h.port):<10} 1       0:00:30 ago"
         )
         entries.append(
             {
@@ -374,7 +376,9 @@ def mac_table(view: View, m: re.Match[str]) -> Shown:
     for (kind, key), mac, _vtep in view.routing.remote_macs(view.name):
         if kind != "vlan":
             continue
-        rows.append(f"{int(key):>4}    {dotted_mac(mac)}    DYNAMIC     Vx1        1       0:00:30 ago")
+        rows.append(
+            f"{int(key):>4}    {mac_as(mac, 'MAC_DOT_FOUR')}    DYNAMIC     Vx1        1       0:00:30 ago"
+        )
         entries.append(
             {
                 "vlanId": int(key),

@@ -18,7 +18,8 @@ from fabricctl.lab.devices.eos.show import system_mac
 from fabricctl.lab.names import short
 from fabricctl.lab.ports import PortState
 from fabricctl.lab.traffic import port_traffic
-from fabricctl.lab.view import Shown, View, dotted_mac, registry
+from fabricctl.lab.view import Shown, View, registry
+from fabricctl.macs import mac_as
 
 SHOWS, show = registry()
 
@@ -63,7 +64,7 @@ def _port(s: PortState) -> dict[str, Any]:
 
 
 def _instance_text(view: View, name: str) -> str:
-    mac = dotted_mac(system_mac(view))
+    mac = mac_as(system_mac(view), "MAC_DOT_FOUR")
     rows = [
         name,
         "  Spanning tree enabled protocol mstp",
@@ -177,7 +178,7 @@ def counters(view: View, m: re.Match[str]) -> Shown:
 
 @show(r"show spanning-tree root(?: (?P<detail>detail))?")
 def root(view: View, m: re.Match[str]) -> Shown:
-    mac = dotted_mac(system_mac(view))
+    mac = mac_as(system_mac(view), "MAC_DOT_FOUR")
     rows = [
         "                                        Root       Hello Max Fwd",
         "Instance         Root ID                Cost       Time  Age Dly  Root Port",

@@ -453,9 +453,9 @@ def ptp(view: View, m: re.Match[str]) -> Shown:
 @show(r"show running-config diffs")
 def running_diffs(view: View, m: re.Match[str]) -> Shown:
     """The difference between startup and running: nothing once the config is saved."""
-    from fabricctl.lab.config_tree import unified_diff
+    from fabricctl.lab.devices.eos.spelling import session_diff
 
-    diff = unified_diff(
+    diff = session_diff(
         view.dev.startup, view.dev.running_text(), "flash:/startup-config", "system:/running-config"
     )
     return diff.rstrip("\n"), None

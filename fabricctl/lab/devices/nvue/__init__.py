@@ -9,7 +9,7 @@ from collections.abc import Callable
 from importlib import resources
 
 from fabricctl.lab.config_tree import Node
-from fabricctl.lab.devices.nvue import api, factory, facts, gnmi, render
+from fabricctl.lab.devices.nvue import api, factory, facts, gnmi, hardware, render
 from fabricctl.lab.devices.nvue.cli import NvueCli
 from fabricctl.lab.devices.nvue.tree import NVUE_RELEASE
 from fabricctl.lab.editor import InvalidInput
@@ -47,6 +47,7 @@ def _system_description(model: str) -> tuple[str, ...]:
 NOS = LabNos(
     name="nvue",
     default_model=factory.MODEL,
+    models=hardware.MODELS,
     interface_types=INTERFACE_TYPES,
     port_views=(("", "set"),),
     port_layer=_port_layer,

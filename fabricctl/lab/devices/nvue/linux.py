@@ -25,7 +25,8 @@ from typing import Any
 from fabricctl.lab.devices.nvue.show import DEFAULT_MTU
 from fabricctl.lab.dialect import CliError
 from fabricctl.lab.routing import Route
-from fabricctl.lab.view import Shown, View, colon_mac, registry
+from fabricctl.lab.view import Shown, View, registry
+from fabricctl.macs import mac_as
 
 SHOWS, show = registry()
 
@@ -59,7 +60,7 @@ def _vrfs(view: View) -> list[str]:
 def links(view: View) -> list[Link]:
     """Every device the switch's kernel holds, in ifindex order."""
     facts = view.facts
-    mac = colon_mac(view.mac_digits())
+    mac = mac_as(view.mac_digits(), "MAC_COLON_TWO")
     out = [Link(1, "lo", "loopback", True, True, 65536, "00:00:00:00:00:00")]
     out[0].addresses = [
         IPv4Interface("127.0.0.1/8"),
@@ -67,7 +68,16 @@ def links(view: View) -> list[Link]:
     ]
     eth0 = facts.ports.get("eth0")
     out.append(
-        Link(2, "eth0", "ether", True, True, 1500, colon_mac("1c34da" + view.mac_digits()[6:]), "mgmt")
+        Link(
+            2,
+            "eth0",
+            "ether",
+            True,
+            True,
+            1500,
+            mac_as("1c34da" + view.mac_digits()[6:], "MAC_COLON_TWO"),
+            "mgmt",
+        )
     )
     out[-1].addresses = list(eth0.addresses) if eth0 else [IPv4Interface(f"{view.dev.spec.mgmt_ip}/24")]
     names = [f"swp{n}" for n in range(1, PORTS + 1)]

@@ -24,7 +24,8 @@ import fabricctl.lab.devices.nvue.show_platform as show_platform
 from fabricctl.lab.devices.nvue.tree import NVUE_VERSION, Tree, get_path
 from fabricctl.lab.ports import chassis_digits
 from fabricctl.lab.traffic import ROCE_FRAME_BYTES, port_traffic
-from fabricctl.lab.view import View, colon_mac
+from fabricctl.lab.view import View
+from fabricctl.macs import mac_as
 
 DEFAULT_MTU = 9216
 PRIORITIES = range(8)
@@ -47,7 +48,7 @@ def interface(view: View, name: str) -> dict[str, Any]:
         "admin-status": "up" if port.admin_up else "down",
         "oper-status": "up" if up else "down",
         "mtu": port.mtu or DEFAULT_MTU,
-        "mac-address": colon_mac(view.mac_digits()),
+        "mac-address": mac_as(view.mac_digits(), "MAC_COLON_TWO"),
         "state": {"up" if port.admin_up else "down": {}},
         "stats": link_stats(view, name),
     }
@@ -117,7 +118,7 @@ def lldp_detail(view: View) -> dict[str, Any]:
 
 
 def _far_mac(view: View, system: str) -> str:
-    return colon_mac(f"1c34{chassis_digits(system)}")
+    return mac_as(f"1c34{chassis_digits(system)}", "MAC_COLON_TWO")
 
 
 def bgp_neighbors(view: View, vrf: str) -> dict[str, Any]:
@@ -241,7 +242,7 @@ def system(view: View) -> dict[str, Any]:
         "date-time": {"local-time": time.strftime("%Y-%m-%d %H:%M:%S", now), "timezone": "Etc/UTC"},
         "health": {"status": "OK"},
         "version": {"product-release": _release()},
-        "global": {"system-mac": colon_mac(view.mac_digits()), "anycast-mac": "none"},
+        "global": {"system-mac": mac_as(view.mac_digits(), "MAC_COLON_TWO"), "anycast-mac": "none"},
     }
 
 
@@ -287,7 +288,7 @@ def platform(view: View) -> dict[str, str]:
     mdl = view.model
     digits = view.mac_digits()
     return {
-        "system-mac": colon_mac(digits),
+        "system-mac": mac_as(digits, "MAC_COLON_TWO"),
         "manufacturer": "Nvidia",
         "cpu": "x86_64 Intel(R) Xeon(R) CPU D-1734NT x16",
         "memory": f"{mdl.mem_total_kb / 1024 / 1024:.2f} GB",

@@ -1,5 +1,5 @@
 """TinyOS's lab twin, as one LabNos (entry point `fabricctl.lab_devices` `tinyos`): its command
-reference (commands.yaml), CLI (cli.py), JSON shows (show.py), facts reader (facts.py), renderer
+reference (commands.yaml), CLI (cli.py), JSON shows (show.py), facts reader (facts.py), hardware per model (hardware.py), renderer
 (render.py), factory config (factory.py) and interface names (names.py)."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from importlib import resources
 from fabricctl.lab.config_tree import Node
 from fabricctl.lab.nos import LabNos, PortLayer
 
-from . import factory, facts, names, render
+from . import factory, facts, hardware, names, render
 from .cli import TinyCli
 
 
@@ -23,6 +23,7 @@ def _port_layer(node: Node, view: str, default: Callable[[str, list[str]], str |
 NOS = LabNos(
     name="tinyos",
     default_model="T-16",
+    models=hardware.MODELS,
     interface_types=names.INTERFACE_TYPES,
     port_views=(("port", "global"), ("lo", "global")),
     port_layer=_port_layer,

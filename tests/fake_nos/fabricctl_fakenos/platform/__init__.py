@@ -9,6 +9,7 @@ from importlib import resources
 from fabricctl.platforms.base import Capabilities, Limits, Platform, Release, SwitchModel
 
 from .boot import BOOT_SETTINGS, REBOOT
+from .counters import COUNTERS
 from .filters import FILTERS
 from .health import HEALTH
 from .identity import IDENTITY
@@ -68,6 +69,7 @@ PLATFORM = Platform(
     fetch=FETCH,
     health=HEALTH,
     identity=IDENTITY,
+    counters=COUNTERS,
     pending=pending,
     push_module=f"{__name__}.push",
     day0=DAY0,
