@@ -6,13 +6,13 @@ from ipaddress import IPv4Address, IPv4Network
 from pathlib import Path
 
 import pytest
-from conftest import EOS_SMALL, REFERENCE, copy_fabric
 
 from fabricctl.compile.allocate import DENY_SEQ, INTRA_SEQ, PEER_SEQ_BASE
 from fabricctl.compile.build import Compiled, compile_fabric
 from fabricctl.compile.topology import Topology, build_topology
 from fabricctl.model.load import load_fabric
 from fabricctl.model.problems import InputError, ProblemLog
+from tests.conftest import EOS_SMALL, REFERENCE, copy_fabric
 
 
 def _topology(root: Path) -> Topology:

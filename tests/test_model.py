@@ -6,7 +6,6 @@ import dataclasses
 from pathlib import Path
 
 import pytest
-from conftest import EOS_SMALL, REFERENCE, copy_fabric
 
 from fabricctl.compile.allocate import _expand_servers
 from fabricctl.model.fabric import LIMIT_NAMES, expand_ports
@@ -15,6 +14,7 @@ from fabricctl.model.problems import InputError, Problem, ProblemLog
 from fabricctl.model.tenant import Tenant
 from fabricctl.model.yamlsource import load_yaml
 from fabricctl.platforms.base import Limits
+from tests.conftest import EOS_SMALL, REFERENCE, copy_fabric
 
 TENANT = """\
 ---

@@ -13,7 +13,6 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import REPO, run_cli
 
 from fabricctl.compile.build import Compiled, compile_fabric
 from fabricctl.compile.topology import pod_pool
@@ -27,6 +26,7 @@ from fabricctl.lab.routing import routing
 from fabricctl.platforms import get_platform
 from fabricctl.verify.api import render_configs, verify_fabric
 from tests.config.lab_apply import lab_device, push
+from tests.conftest import REPO, run_cli
 
 sys.path.insert(0, str(REPO / "bench"))
 import gen_100k

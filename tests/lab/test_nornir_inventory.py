@@ -55,7 +55,7 @@ def read_through_nornir(job: dict[str, Any]) -> dict[str, dict[str, str]]:
     )
     failed |= {h: str(r.exception) for h, r in read.failed_hosts.items()}
     return {
-        "failed": failed,  # type: ignore[dict-item]
+        "failed": failed,
         "napalm": {n: m[0].result["config"]["running"] for n, m in got.items() if not m.failed},
         "netmiko": {n: m[1].result for n, m in read.items() if not m.failed},
     }

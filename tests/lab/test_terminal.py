@@ -10,6 +10,7 @@ from __future__ import annotations
 from scrapli import AuthOptions, Cli
 
 from fabricctl.lab import LabFabric
+from tests.conftest import send_text
 
 from .conftest import PASSWORD, USER
 
@@ -90,8 +91,8 @@ def test_eos_sanitized_running_config_hides_secrets(lab: LabFabric) -> None:
 
     conn = connect(lab, "leaf01")
     try:
-        plain = conn.send_command("show running-config")
-        clean = conn.send_command("show running-config sanitized")
+        plain = send_text(conn, "show running-config")
+        clean = send_text(conn, "show running-config sanitized")
     finally:
         conn.disconnect()
     assert "secret sha512 $6$" in plain and "snmp-server community fabricctl-ro" in plain
@@ -104,11 +105,11 @@ def test_unambiguous_abbreviations_work_as_on_a_switch(lab: LabFabric) -> None:
 
     comware = connect(lab, "spine01")
     try:
-        assert "H3C Comware Software" in comware.send_command("dis ver")
+        assert "H3C Comware Software" in send_text(comware, "dis ver")
         comware.send_config_set(
             ["int FourHundredGigE1/0/1", "port link-m route", "desc abbreviated", "using twohundredg"]
         )
-        assert "Maximum transmission unit: 1500" in comware.send_command("dis int FourHundredGigE1/0/1")
+        assert "Maximum transmission unit: 1500" in send_text(comware, "dis int FourHundredGigE1/0/1")
     finally:
         comware.disconnect()
     running = lab.device("spine01").running_config()
@@ -116,8 +117,8 @@ def test_unambiguous_abbreviations_work_as_on_a_switch(lab: LabFabric) -> None:
     assert " using twohundredgige" in running
     eos = connect(lab, "leaf01")
     try:
-        assert "Hostname: leaf01" in eos.send_command("sh hostn")
-        assert "Invalid input" in eos.send_command("sh ip")  # ambiguous (interface? bgp?): refused
+        assert "Hostname: leaf01" in send_text(eos, "sh hostn")
+        assert "Invalid input" in send_text(eos, "sh ip")  # ambiguous (interface? bgp?): refused
     finally:
         eos.disconnect()
 
@@ -147,8 +148,8 @@ def test_output_filters(lab: LabFabric) -> None:
 
     eos = connect(lab, "leaf01")
     try:
-        hostname = eos.send_command("show running-config | include ^hostname")
-        section = eos.send_command("show running-config | section Management1")
+        hostname = send_text(eos, "show running-config | include ^hostname")
+        section = send_text(eos, "show running-config | section Management1")
     finally:
         eos.disconnect()
     assert hostname.strip().splitlines() == ["hostname leaf01"]
@@ -157,8 +158,8 @@ def test_output_filters(lab: LabFabric) -> None:
     )
     comware = connect(lab, "spine01")
     try:
-        begin = comware.send_command("display current-configuration | begin ^interface M-GigabitEthernet")
-        sysname = comware.send_command("dis cur | inc sysname")
+        begin = send_text(comware, "display current-configuration | begin ^interface M-GigabitEthernet")
+        sysname = send_text(comware, "dis cur | inc sysname")
     finally:
         comware.disconnect()
     assert begin.splitlines()[0] == "interface M-GigabitEthernet0/0/0"
