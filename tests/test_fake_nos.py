@@ -55,6 +55,7 @@ from fabricctl.platforms.push import (
     require_converged,
     run_gate,
 )
+from fabricctl.platforms.push import Status as PushStatus
 from fabricctl.render import Renderer
 from tests.conftest import EOS_SMALL, copy_fabric
 
@@ -353,7 +354,7 @@ class TinyPusher(Pusher):
             if armed:
                 with _connect(target) as conn:
                     _send(conn, "rollback")
-            status = "rolled back" if armed else "failed"
+            status: PushStatus = "rolled back" if armed else "failed"
             return PushResult(
                 status, exc.stage, exc.message, before=before, seconds=time.monotonic() - started
             )

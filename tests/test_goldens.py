@@ -22,7 +22,9 @@ CASES = [(fabric, switch) for fabric, (_, _, switches) in FABRICS.items() for sw
 
 
 def _compiled(request: pytest.FixtureRequest, fabric: str) -> Compiled:
-    return request.getfixturevalue(FABRICS[fabric][0])
+    compiled = request.getfixturevalue(FABRICS[fabric][0])
+    assert isinstance(compiled, Compiled)
+    return compiled
 
 
 @pytest.mark.parametrize(("fabric", "switch"), CASES)

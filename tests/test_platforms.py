@@ -135,8 +135,10 @@ def without(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):  # type: ignore[no
             models = tuple(dataclasses.replace(m, breakouts=()) for m in eos.models)
             lesser = dataclasses.replace(eos, name="lesser", models=models)
         else:
-            value: object = {"max_ip_mtu": 9000}.get(flag, False)
-            caps = dataclasses.replace(eos.capabilities, **{flag: value})
+            if flag == "max_ip_mtu":
+                caps = dataclasses.replace(eos.capabilities, max_ip_mtu=9000)
+            else:
+                caps = dataclasses.replace(eos.capabilities, **{flag: False})
             lesser = dataclasses.replace(eos, name="lesser", capabilities=caps)
         monkeypatch.setitem(PLATFORMS, "lesser", lesser)
         root = copy_fabric(EOS_SMALL, tmp_path / flag)
