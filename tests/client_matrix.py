@@ -24,6 +24,7 @@ Exit 1 when any call is wrong.
 from __future__ import annotations
 
 import argparse
+import functools
 import sys
 import tempfile
 import time
@@ -61,6 +62,11 @@ def _applied(src: Path, platform: str | None) -> Iterator[Any]:
                 raise SystemExit(f"fabricctl apply failed on the {platform or 'eos'} lab")
             lab.lab.advance(3600)
             yield lab
+
+
+def _answer_checked(driver: Any, call: str, check: Callable[[Any, Any], None], applied: Any) -> None:
+    """The NAPALM getter `call`'s answer, checked against the applied fabric."""
+    check(getattr(driver, call)(), applied)
 
 
 def _run(nos: str, client: str, call: str, check: Callable[[], None]) -> Row:
@@ -109,7 +115,9 @@ def _tables(nos: str, lab: Any, definition: str, tables: list[Any]) -> list[Row]
     try:
         for command, expect in tables:
             rows.append(
-                _run(nos, "netmiko+ntc-templates", command, lambda c=command, e=expect: _check(fabric, c, e))
+                _run(
+                    nos, "netmiko+ntc-templates", command, functools.partial(_check, fabric, command, expect)
+                )
             )
 
             def same(command: str = command) -> None:
@@ -181,13 +189,18 @@ def comware() -> list[Row]:
                         "comware",
                         "napalm-h3c-comware",
                         call,
-                        lambda c=call, k=check: k(getattr(driver, c)(), applied),
+                        functools.partial(_answer_checked, driver, call, check, applied),
                     )
                 )
             for call in clients.NOT_IMPLEMENTED:
                 method = getattr(driver, call)
                 rows.append(
-                    _run("comware", "napalm-h3c-comware", call, lambda m=method: _raises_not_implemented(m))
+                    _run(
+                        "comware",
+                        "napalm-h3c-comware",
+                        call,
+                        functools.partial(_raises_not_implemented, method),
+                    )
                 )
         finally:
             driver.close()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import difflib
+import json
 import os
 import shutil
 import socket
@@ -15,6 +16,7 @@ import hypothesis  # noqa: F401  # loaded now: its plugin imports it lazily at t
 
 # CPython 3.11.7 can fail that late ast.parse ("AST constructor recursion depth mismatch")
 import pytest
+import yaml
 
 from fabricctl.cli import main
 from fabricctl.compile.build import Compiled, compile_fabric
@@ -178,6 +180,20 @@ def eos_small() -> Compiled:
 def nvue_small() -> Compiled:
     """The nvue-small example fabric, compiled once per session. Treat as read-only."""
     return compile_fabric(NVUE_SMALL)
+
+
+def json_object(text: str | bytes) -> dict[str, Any]:
+    """`text` read as JSON, which must be an object (a report, an API answer)."""
+    data = json.loads(text)
+    assert isinstance(data, dict), data
+    return data
+
+
+def yaml_mapping(text: str) -> dict[str, Any]:
+    """`text` read as YAML, which must be a mapping."""
+    data = yaml.safe_load(text)
+    assert isinstance(data, dict), data
+    return data
 
 
 def send_text(conn: BaseConnection, command: str, **kwargs: Any) -> str:

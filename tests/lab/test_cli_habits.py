@@ -10,13 +10,14 @@ import base64
 import http.client
 import json
 import ssl
+from typing import Any
 
 import pytest
 
 from fabricctl.lab import LabFabric
 from fabricctl.lab.devices.eos.render import EOS_SECTIONS, eos_order
 from tests.avd_oracle import validate
-from tests.conftest import send_text
+from tests.conftest import json_object, send_text
 
 from .conftest import PASSWORD, USER, connect, napalm_eos
 
@@ -81,7 +82,7 @@ def test_comware_takes_interface_names_as_engineers_type_them(lab: LabFabric) ->
 
 
 def _http(
-    lab: LabFabric, method: str, path: str, body: dict | None = None, login: bool = True
+    lab: LabFabric, method: str, path: str, body: dict[str, Any] | None = None, login: bool = True
 ) -> http.client.HTTPResponse:
     ep = lab.endpoints()["leaf01"]
     conn = http.client.HTTPSConnection(
@@ -110,7 +111,7 @@ def test_eapi_text_answers_every_command_and_an_error_keeps_the_connection(lab: 
     )
     auth = "Basic " + base64.b64encode(f"{USER}:{PASSWORD}".encode()).decode()
 
-    def run(*cmds: str, fmt: str = "text") -> dict:
+    def run(*cmds: str, fmt: str = "text") -> dict[str, Any]:
         body = {
             "jsonrpc": "2.0",
             "method": "runCmds",
@@ -118,7 +119,7 @@ def test_eapi_text_answers_every_command_and_an_error_keeps_the_connection(lab: 
             "id": "1",
         }
         conn.request("POST", "/command-api", body=json.dumps(body), headers={"Authorization": auth})
-        return json.loads(conn.getresponse().read())
+        return json_object(conn.getresponse().read())
 
     texts = run(
         "show ip bgp neighbors", "show ip interface", "show ipv6 bgp summary", "show lldp neighbors detail"

@@ -211,7 +211,10 @@ def test_the_views_the_health_and_counter_readers_ask_for(nvue_lab: LabFabric) -
     send_text(leaf, "nv config apply -y")
     send_text(spine, "nv config apply -y")
     nvue_lab.set_faults("leaf01", pfc_storm=["swp1"], congestion=["swp1"])
-    rows = {probe.command: json.loads(send_text(leaf, probe.json_command)) for probe in health.HEALTH.probes}
+    rows = {}
+    for probe in health.HEALTH.probes:
+        assert probe.json_command is not None, probe  # every NVUE probe has a JSON form
+        rows[probe.command] = json.loads(send_text(leaf, probe.json_command))
     seen = health.parse(rows)
     assert seen.lldp["swp1"] == ("spine01", "swp1") and seen.ports["swp1"] == (True, True)
     assert set(seen.bgp.values()) == {"Established"}
@@ -221,6 +224,7 @@ def test_the_views_the_health_and_counter_readers_ask_for(nvue_lab: LabFabric) -
     )
     assert got.clock == float(clock)
     port = got.ports["swp1"]
+    assert port.pfc is not None and port.ecn_marked is not None
     assert port.pfc[3][0] > 0 and port.ecn_marked[3] > 0
     leaf.disconnect()
     spine.disconnect()

@@ -45,7 +45,8 @@ class Fabric:
 
     def rows(self, command: str) -> list[dict[str, Any]]:
         text = send_text(self.conn, command, read_timeout=120)
-        return parse_output(platform=self.platform, command=command, data=text)
+        rows: list[dict[str, Any]] = parse_output(platform=self.platform, command=command, data=text)
+        return rows
 
 
 def _fabric(src: Path, platform: str | None, switch: str, tmp: Path) -> Iterator[Fabric]:

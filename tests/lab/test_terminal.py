@@ -7,6 +7,7 @@ ends in `]` (a gap in that definition, shown below). Legacy scrapli: test_scrapl
 
 from __future__ import annotations
 
+from netmiko.base_connection import BaseConnection
 from scrapli import AuthOptions, Cli
 
 from fabricctl.lab import LabFabric
@@ -61,12 +62,19 @@ def test_scrapli_hp_comware_reads(lab: LabFabric) -> None:
         conn.close()
 
 
-def _read_until(conn, text: str) -> str:  # type: ignore[no-untyped-def]
+def _read_until(conn: BaseConnection, text: str) -> str:
     """What the channel says until `text` arrives (polled, with the suite's generous deadline)."""
     from tests.conftest import wait_until
 
     seen: list[str] = []
-    wait_until(lambda: text in "".join(seen) or seen.append(conn.read_channel()), f"{text!r} on the channel")
+
+    def arrived() -> bool:
+        if text in "".join(seen):
+            return True
+        seen.append(conn.read_channel())
+        return False
+
+    wait_until(arrived, f"{text!r} on the channel")
     return "".join(seen)
 
 
