@@ -113,7 +113,7 @@ def main(argv: list[str]) -> int:
     for pods in sizes:
         runs = args.runs_large if args.runs_large and pods * 2048 > 50_000 else args.runs
         data = measure(pods, runs)
-        rs = data["runs"]  # type: ignore[assignment]
+        rs = data["runs"]
         for r in rs:  # type: ignore[attr-defined]
             r["total"] = r["compile"] + r["render"]
         c, t, tot = (_median(rs, k) for k in ("compile", "render", "total"))  # type: ignore[arg-type]

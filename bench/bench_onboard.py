@@ -226,7 +226,7 @@ def main(argv: list[str]) -> int:
                     f"  check exit {r['check_exit']}: {', '.join(r['check_failed'][:6])}"
                     if r["check_exit"]
                     else ""
-                ),  # type: ignore[index]
+                ),
                 flush=True,
             )
         healthy = sum(1 for r in runs if r["check_exit"] == 0)
@@ -241,7 +241,7 @@ def main(argv: list[str]) -> int:
             f"  {'total':<6} median {statistics.median(totals):6.2f} s  p99 {p99(totals):6.2f} s  (target p99 <= 30 s)"
         )
         for key in ("fetched", "pushed", "checked"):
-            values = sorted({r[key] for r in runs})  # type: ignore[type-var]
+            values = sorted({r[key] for r in runs})
             print(f"  switches {key} per onboarding: {', '.join(map(str, values))}")
         print(json.dumps({"switches": switches, "runs": runs}))
     finally:

@@ -24,6 +24,7 @@ Exit 1 when any call is wrong.
 from __future__ import annotations
 
 import argparse
+import functools
 import sys
 import tempfile
 import time
@@ -37,7 +38,7 @@ import pytest
 
 from fabricctl.compile.build import compile_fabric
 from fabricctl.lab.runtime import lab_credentials
-from tests.conftest import EOS_SMALL, NVUE_SMALL
+from tests.conftest import EOS_SMALL, NVUE_SMALL, send_text
 
 
 @dataclass(frozen=True)
@@ -61,6 +62,11 @@ def _applied(src: Path, platform: str | None) -> Iterator[Any]:
                 raise SystemExit(f"fabricctl apply failed on the {platform or 'eos'} lab")
             lab.lab.advance(3600)
             yield lab
+
+
+def _answer_checked(driver: Any, call: str, check: Callable[[Any, Any], None], applied: Any) -> None:
+    """The NAPALM getter `call`'s answer, checked against the applied fabric."""
+    check(getattr(driver, call)(), applied)
 
 
 def _run(nos: str, client: str, call: str, check: Callable[[], None]) -> Row:
@@ -109,12 +115,14 @@ def _tables(nos: str, lab: Any, definition: str, tables: list[Any]) -> list[Row]
     try:
         for command, expect in tables:
             rows.append(
-                _run(nos, "netmiko+ntc-templates", command, lambda c=command, e=expect: _check(fabric, c, e))
-            )  # type: ignore[misc]
+                _run(
+                    nos, "netmiko+ntc-templates", command, functools.partial(_check, fabric, command, expect)
+                )
+            )
 
             def same(command: str = command) -> None:
                 got = scrapli.send_input(command, operation_timeout_ns=60_000_000_000).result
-                want = fabric.conn.send_command(command, read_timeout=120)
+                want = send_text(fabric.conn, command, read_timeout=120)
                 # each client trims its own way: trailing blanks of a line, blank lines around the output
                 assert [ln.rstrip() for ln in got.strip("\n").splitlines()] == [
                     ln.rstrip() for ln in want.strip("\n").splitlines()
@@ -181,14 +189,19 @@ def comware() -> list[Row]:
                         "comware",
                         "napalm-h3c-comware",
                         call,
-                        lambda c=call, k=check: k(getattr(driver, c)(), applied),
-                    )  # type: ignore[misc]
+                        functools.partial(_answer_checked, driver, call, check, applied),
+                    )
                 )
             for call in clients.NOT_IMPLEMENTED:
                 method = getattr(driver, call)
                 rows.append(
-                    _run("comware", "napalm-h3c-comware", call, lambda m=method: _raises_not_implemented(m))
-                )  # type: ignore[misc]
+                    _run(
+                        "comware",
+                        "napalm-h3c-comware",
+                        call,
+                        functools.partial(_raises_not_implemented, method),
+                    )
+                )
         finally:
             driver.close()
         rows += _tables("comware", lab, "hp_comware", COMWARE_TABLES)
@@ -220,7 +233,7 @@ def nvue() -> list[Row]:
                         "netmiko (nv, ip, vtysh)",
                         command,
                         lambda c=command, k=check: k(
-                            json.loads(conn.send_command(c, read_timeout=60)), applied
+                            json.loads(send_text(conn, c, read_timeout=60)), applied
                         ),  # type: ignore[misc]
                     )
                 )

@@ -3,20 +3,26 @@
 from __future__ import annotations
 
 import difflib
+import json
 import os
 import shutil
 import socket
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import hypothesis  # noqa: F401  # loaded now: its plugin imports it lazily at the end of a run, and
 
 # CPython 3.11.7 can fail that late ast.parse ("AST constructor recursion depth mismatch")
 import pytest
+import yaml
 
 from fabricctl.cli import main
 from fabricctl.compile.build import Compiled, compile_fabric
+
+if TYPE_CHECKING:
+    from netmiko.base_connection import BaseConnection
 
 REPO = Path(__file__).resolve().parent.parent
 REFERENCE = REPO
@@ -174,6 +180,41 @@ def eos_small() -> Compiled:
 def nvue_small() -> Compiled:
     """The nvue-small example fabric, compiled once per session. Treat as read-only."""
     return compile_fabric(NVUE_SMALL)
+
+
+def json_object(text: str | bytes) -> dict[str, Any]:
+    """`text` read as JSON, which must be an object (a report, an API answer)."""
+    data = json.loads(text)
+    assert isinstance(data, dict), data
+    return data
+
+
+def yaml_mapping(text: str) -> dict[str, Any]:
+    """`text` read as YAML, which must be a mapping."""
+    data = yaml.safe_load(text)
+    assert isinstance(data, dict), data
+    return data
+
+
+def send_text(conn: BaseConnection, command: str, **kwargs: Any) -> str:
+    """`conn.send_command` for a plain-text answer (netmiko types it as text or parsed rows)."""
+    out = conn.send_command(command, **kwargs)
+    assert isinstance(out, str), out
+    return out
+
+
+def send_rows(conn: BaseConnection, command: str, **kwargs: Any) -> list[dict[str, Any]]:
+    """`conn.send_command` parsed by ntc-templates (TextFSM): one dict a row."""
+    out = conn.send_command(command, use_textfsm=True, **kwargs)
+    assert isinstance(out, list), out
+    return out
+
+
+def send_timing_text(conn: BaseConnection, command: str, **kwargs: Any) -> str:
+    """`conn.send_command_timing` for a plain-text answer."""
+    out = conn.send_command_timing(command, **kwargs)
+    assert isinstance(out, str), out
+    return out
 
 
 def wait_until(predicate: Callable[[], object], what: str, timeout: float = 60.0) -> None:

@@ -6,13 +6,13 @@ from ipaddress import IPv4Address, IPv4Network
 from pathlib import Path
 
 import pytest
-from conftest import EOS_SMALL, REFERENCE, copy_fabric
 
 from fabricctl.compile.allocate import DENY_SEQ, INTRA_SEQ, PEER_SEQ_BASE
 from fabricctl.compile.build import Compiled, compile_fabric
 from fabricctl.compile.topology import Topology, build_topology
 from fabricctl.model.load import load_fabric
 from fabricctl.model.problems import InputError, ProblemLog
+from tests.conftest import EOS_SMALL, REFERENCE, copy_fabric
 
 
 def _topology(root: Path) -> Topology:
@@ -252,7 +252,7 @@ def test_route_distinguishers_fit_their_format(eos_small: Compiled, tmp_path: Pa
     assert [v.rd for v in leaf1.vrfs] == ["10.64.0.65:11", "10.64.0.65:12", "10.64.0.65:90"]
     assert [v.rd for v in leaf1.vlans] == ["10.64.0.65:32879"]  # VLAN 112
     for intent in eos_small.intents.values():
-        rds = [o.rd for o in [*intent.vrfs, *intent.vlans]]
+        rds = [v.rd for v in intent.vrfs] + [v.rd for v in intent.vlans]
         assert len(rds) == len(set(rds)) and all(int(rd.split(":")[1]) <= 0xFFFF for rd in rds)
     root = copy_fabric(EOS_SMALL, tmp_path / "asn")
     fabric_yaml = root / "inventory" / "fabric.yaml"

@@ -1,18 +1,26 @@
 """The import graph: no cycle anywhere, and every import points down the pipeline (docs/architecture.md).
 
-Every `import` counts, at module level or inside a function (a lazy import is still a dependency).
+Every `import` counts, at module level or inside a function (a lazy import is still a dependency),
+relative imports too. Each rule is a function of a module graph that returns what breaks it; the
+tests run them on fabricctl/ and, to show they can fail, on small packages with a planted
+violation.
 """
 
 from __future__ import annotations
 
 import ast
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from tests.conftest import REPO
 
 PACKAGE = REPO / "fabricctl"
 
+Layers = Sequence[tuple[str, ...]]
+Graph = Mapping[str, set[str]]
+
 #: Layers, lowest first. A module may import its own layer's modules and those of layers below.
+#: A name with a dot covers its modules below it; the top package's name (`fabricctl`) only itself.
 LAYERS: list[tuple[str, ...]] = [
     (
         "fabricctl",
@@ -36,73 +44,89 @@ LAYERS: list[tuple[str, ...]] = [
     ("fabricctl.render", "fabricctl.artifacts"),
     ("fabricctl.verify",),
     ("fabricctl.deploy", "fabricctl.telemetry"),  # telemetry: the exporter, over compile and platforms
-    ("fabricctl.report",),
+    ("fabricctl.report", "fabricctl.scaffold"),  # scaffold: the files `fabricctl init` writes
     ("fabricctl.cli", "fabricctl.__main__"),
 ]
 #: The lab is an independent device model: it must not learn from what fabricctl emits.
 LAB_MAY_NOT_IMPORT = ("fabricctl.platforms", "fabricctl.config", "fabricctl.render", "fabricctl.templates")
 
 
-def module_name(path: Path) -> str:
-    parts = list(path.relative_to(REPO).with_suffix("").parts)
-    if parts[-1] == "__init__":
-        parts.pop()
-    return ".".join(parts)
+def source_modules(package: Path) -> dict[str, Path]:
+    """Dotted module name -> file, for every module of `package` (a folder with __init__.py)."""
+    modules: dict[str, Path] = {}
+    for path in sorted(package.rglob("*.py")):
+        if "__pycache__" in path.parts:
+            continue
+        parts = list(path.relative_to(package.parent).with_suffix("").parts)
+        if parts[-1] == "__init__":
+            parts.pop()
+        modules[".".join(parts)] = path
+    return modules
 
 
-MODULES = {module_name(p): p for p in PACKAGE.rglob("*.py") if "__pycache__" not in p.parts}
+def _absolute(name: str, is_package: bool, node: ast.ImportFrom) -> str:
+    """The module an ImportFrom names, relative imports resolved against module `name`."""
+    if node.level == 0:
+        return node.module or ""
+    base = name.split(".")
+    base = base[: len(base) - node.level + (1 if is_package else 0)]
+    return ".".join([*base, node.module] if node.module else base)
 
 
-def imports_of(name: str) -> set[str]:
-    """fabricctl modules `name` imports, anywhere in its body."""
-    tree = ast.parse(MODULES[name].read_text(encoding="utf-8"))
+def imports_of(name: str, modules: Mapping[str, Path]) -> set[str]:
+    """The modules of `modules` that module `name` imports, anywhere in its body."""
+    path = modules[name]
+    is_package = path.name == "__init__.py"
     found: set[str] = set()
-    for node in ast.walk(tree):
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
         if isinstance(node, ast.Import):
             targets = [alias.name for alias in node.names]
-        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
-            targets = [f"{node.module}.{alias.name}" for alias in node.names] + [node.module]
+        elif isinstance(node, ast.ImportFrom):
+            module = _absolute(name, is_package, node)
+            targets = [f"{module}.{alias.name}" for alias in node.names] + [module]
         else:
             continue
         for target in targets:
-            if target.startswith("fabricctl"):
-                while target not in MODULES and "." in target:
-                    target = target.rsplit(".", 1)[0]
-                if target in MODULES and target != name:
-                    found.add(target)
+            while target not in modules and "." in target:
+                target = target.rsplit(".", 1)[0]
+            if target in modules and target != name:
+                found.add(target)
     return found
 
 
-GRAPH = {name: imports_of(name) for name in MODULES}
+def import_graph(modules: Mapping[str, Path]) -> dict[str, set[str]]:
+    return {name: imports_of(name, modules) for name in modules}
 
 
-def layer_of(name: str) -> int:
-    best = (-1, -1)  # (prefix length, layer): the longest matching prefix decides
-    for rank, prefixes in enumerate(LAYERS):
-        for prefix in prefixes:
-            if name == prefix or name.startswith(prefix + "."):
-                best = max(best, (len(prefix), rank))
-    assert best[1] >= 0, f"{name} is in no layer: add it to LAYERS (and docs/architecture.md)"
-    return best[1]
+def layer_of(name: str, layers: Layers) -> int | None:
+    """The layer of module `name`: its longest matching entry decides; None when none matches."""
+    best: tuple[int, int] | None = None  # (entry length, layer)
+    for rank, entries in enumerate(layers):
+        for entry in entries:
+            covers = name == entry or ("." in entry and name.startswith(entry + "."))
+            if covers and (best is None or len(entry) > best[0]):
+                best = (len(entry), rank)
+    return None if best is None else best[1]
 
 
-def test_every_module_has_a_layer() -> None:
-    for name in MODULES:
-        if not name.startswith("fabricctl.templates"):
-            layer_of(name)
+def unlayered(modules: Mapping[str, Path], layers: Layers) -> list[str]:
+    """Modules in no layer."""
+    return [name for name in sorted(modules) if layer_of(name, layers) is None]
 
 
-def test_imports_point_down() -> None:
-    upward = [
-        f"{name} (layer {layer_of(name)}) imports {dep} (layer {layer_of(dep)})"
-        for name, deps in sorted(GRAPH.items())
-        for dep in sorted(deps)
-        if not name.startswith("fabricctl.templates") and layer_of(dep) > layer_of(name)
-    ]
-    assert not upward, "\n".join(upward)
+def upward_imports(graph: Graph, layers: Layers) -> list[str]:
+    """Every import of a module in a higher layer than the importer's."""
+    found = []
+    for name, deps in sorted(graph.items()):
+        mine = layer_of(name, layers)
+        for dep in sorted(deps):
+            theirs = layer_of(dep, layers)
+            if mine is not None and theirs is not None and theirs > mine:
+                found.append(f"{name} (layer {mine}) imports {dep} (layer {theirs})")
+    return found
 
 
-def test_no_import_cycle() -> None:
+def import_cycles(graph: Graph) -> list[list[str]]:
     """Tarjan's strongly connected components: any component of two or more modules is a cycle."""
     index: dict[str, int] = {}
     low: dict[str, int] = {}
@@ -114,7 +138,7 @@ def test_no_import_cycle() -> None:
         index[v] = low[v] = len(index)
         stack.append(v)
         on_stack.add(v)
-        for w in GRAPH[v]:
+        for w in sorted(graph.get(v, set())):
             if w not in index:
                 visit(w)
                 low[v] = min(low[v], low[w])
@@ -131,18 +155,110 @@ def test_no_import_cycle() -> None:
             if len(component) > 1:
                 cycles.append(sorted(component))
 
-    for v in sorted(GRAPH):
+    for v in sorted(graph):
         if v not in index:
             visit(v)
+    return cycles
+
+
+def forbidden_imports(graph: Graph, importers: str, forbidden: tuple[str, ...]) -> list[str]:
+    """Imports by the modules under `importers` of modules under any of `forbidden`."""
+    return [
+        f"{name} imports {dep}"
+        for name, deps in sorted(graph.items())
+        if name == importers or name.startswith(importers + ".")
+        for dep in sorted(deps)
+        if dep.startswith(forbidden)
+    ]
+
+
+MODULES = source_modules(PACKAGE)
+GRAPH = import_graph(MODULES)
+
+
+def test_every_module_has_a_layer() -> None:
+    assert not unlayered(MODULES, LAYERS), "add them to LAYERS (and docs/architecture.md)"
+
+
+def test_imports_point_down() -> None:
+    upward = upward_imports(GRAPH, LAYERS)
+    assert not upward, "\n".join(upward)
+
+
+def test_no_import_cycle() -> None:
+    cycles = import_cycles(GRAPH)
     assert not cycles, cycles
 
 
 def test_the_lab_is_independent_of_what_fabricctl_emits() -> None:
-    leaks = [
-        f"{name} imports {dep}"
-        for name, deps in sorted(GRAPH.items())
-        if name.startswith("fabricctl.lab")
-        for dep in sorted(deps)
-        if dep.startswith(LAB_MAY_NOT_IMPORT)
-    ]
+    leaks = forbidden_imports(GRAPH, "fabricctl.lab", LAB_MAY_NOT_IMPORT)
     assert not leaks, "\n".join(leaks)
+
+
+# --- the checks catch what they are for: a small package with each violation planted ----------
+
+
+def _package(root: Path, files: dict[str, str]) -> dict[str, Path]:
+    """A package `pkg` under `root` with `files` (path -> source), and its modules."""
+    for rel, text in {"pkg/__init__.py": "", **files}.items():
+        path = root / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    return source_modules(root / "pkg")
+
+
+PLANTED_LAYERS = [("pkg", "pkg.base"), ("pkg.mid",), ("pkg.top",)]
+
+
+def test_a_planted_upward_import_is_reported(tmp_path: Path) -> None:
+    modules = _package(
+        tmp_path,
+        {
+            "pkg/base.py": "def f() -> None:\n    from pkg.top import g  # a lazy import counts\n",
+            "pkg/mid/__init__.py": "",
+            "pkg/mid/one.py": "from ..top import g\nfrom . import two\n",  # relative imports count
+            "pkg/mid/two.py": "import pkg.base\n",
+            "pkg/top.py": "from pkg.mid import one\n\ndef g() -> None: ...\n",
+        },
+    )
+    graph = import_graph(modules)
+    assert graph["pkg.mid.one"] == {"pkg.top", "pkg.mid", "pkg.mid.two"}
+    assert upward_imports(graph, PLANTED_LAYERS) == [
+        "pkg.base (layer 0) imports pkg.top (layer 2)",
+        "pkg.mid.one (layer 1) imports pkg.top (layer 2)",
+    ]
+    # and the real graph with one planted edge: errors (the lowest layer) importing the CLI
+    planted = {**GRAPH, "fabricctl.errors": GRAPH["fabricctl.errors"] | {"fabricctl.cli"}}
+    assert upward_imports(planted, LAYERS) == [
+        f"fabricctl.errors (layer 0) imports fabricctl.cli (layer {len(LAYERS) - 1})"
+    ]
+
+
+def test_a_planted_module_without_a_layer_is_reported(tmp_path: Path) -> None:
+    modules = _package(tmp_path, {"pkg/base.py": "", "pkg/stray.py": "", "pkg/mid/__init__.py": ""})
+    # `pkg` covers only itself: a module beside the listed ones is in no layer
+    assert unlayered(modules, PLANTED_LAYERS) == ["pkg.stray"]
+    assert unlayered({**MODULES, "fabricctl.newcomer": PACKAGE / "newcomer.py"}, LAYERS) == [
+        "fabricctl.newcomer"
+    ]
+
+
+def test_a_planted_circle_is_reported(tmp_path: Path) -> None:
+    modules = _package(
+        tmp_path,
+        {
+            "pkg/base.py": "",
+            "pkg/mid/__init__.py": "",
+            "pkg/mid/a.py": "from pkg.mid import b\n",
+            "pkg/mid/b.py": "def f() -> None:\n    from pkg.mid.c import x\n",
+            "pkg/mid/c.py": "import pkg.mid.a\nx = 1\n",
+        },
+    )
+    assert import_cycles(import_graph(modules)) == [["pkg.mid.a", "pkg.mid.b", "pkg.mid.c"]]
+
+
+def test_a_planted_lab_import_of_the_emitter_is_reported() -> None:
+    planted = {**GRAPH, "fabricctl.lab.server": GRAPH["fabricctl.lab.server"] | {"fabricctl.render"}}
+    assert forbidden_imports(planted, "fabricctl.lab", LAB_MAY_NOT_IMPORT) == [
+        "fabricctl.lab.server imports fabricctl.render"
+    ]

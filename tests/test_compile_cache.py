@@ -23,7 +23,7 @@ from fabricctl.compile.intent import intent_digest
 from tests.conftest import EOS_SMALL, REFERENCE, copy_fabric, run_cli
 from tests.test_multipod import make_fabric
 
-Edit = Callable[[Path], None]
+Edit = Callable[[Path], object]  # what it returns is not used
 
 
 @pytest.fixture(autouse=True)
@@ -183,18 +183,20 @@ def test_a_chain_of_changes_each_from_the_snapshot_the_last_left(
         where, on = free_gpu(r)
         rewrite(r, name, old, f"server: {where}\n    nics: [{on}]")
 
+    def share(r: Path) -> None:
+        rewrite(r, "newcomer", "lossless: true\n", "lossless: true\nshared_with: [kaggle-team7]\n")
+        rewrite(r, "kaggle-team7", "nics: [1]\n", "nics: [1]\nshared_with: [newcomer]\n")
+
+    def unshare(r: Path) -> None:
+        tenant(r, "newcomer").unlink()
+        rewrite(r, "kaggle-team7", "shared_with: [newcomer]\n", "")
+
     steps: list[Edit] = [
         lambda r: move(r, "dev-sandbox-03", "server: gpu080\n    nics: [2]"),
         lambda r: tenant(r, "newcomer").write_text(newcomer, encoding="utf-8"),  # the GPU just freed
-        lambda r: (
-            rewrite(r, "newcomer", "lossless: true\n", "lossless: true\nshared_with: [kaggle-team7]\n"),
-            rewrite(r, "kaggle-team7", "nics: [1]\n", "nics: [1]\nshared_with: [newcomer]\n"),
-        ),
+        share,
         lambda r: move(r, "kaggle-team7", "server: gpu080\n    nics: [1]"),
-        lambda r: (
-            tenant(r, "newcomer").unlink(),
-            rewrite(r, "kaggle-team7", "shared_with: [newcomer]\n", ""),
-        ),
+        unshare,
         lambda r: tenant(r, "newcomer").write_text(newcomer.replace("id: 777", "id: 778"), encoding="utf-8"),
         lambda r: rewrite(r, "shared-storage", "10.90.0.0/27", "10.91.0.0/27"),
     ]

@@ -58,7 +58,8 @@ def test_eos_optics_weakest_lane_and_the_modules_thresholds() -> None:
     out = SwitchCounters()
     eos.read_optics(anta("show_interfaces_transceiver_dom_thresholds.failure-optic-low-rx.json"), out)
     optic = out.ports["Ethernet2/1"].optic
-    assert optic is not None and optic.rx_dbm < -40 and optic.rx_low_alarm < optic.rx_low_warn < 0
+    assert optic is not None and optic.rx_low_alarm is not None and optic.rx_low_warn is not None
+    assert optic.rx_dbm < -40 and optic.rx_low_alarm < optic.rx_low_warn < 0
     assert "Ethernet1/1" not in out.ports  # no DOM: not read, never "fine"
 
 

@@ -64,7 +64,7 @@ CASES = [(p, n, c) for p in DOCS for n, c in commands(p)]
 def resolve(words: list[str]) -> tuple[click.Command, list[str], list[click.Command]]:
     """The command the leading words name, the words left, and the chain of groups above it."""
     cmd: click.Command = app
-    chain = [app]
+    chain: list[click.Command] = [app]
     rest = list(words)
     while isinstance(cmd, click.Group) and rest and not rest[0].startswith("-"):
         name = rest[0]

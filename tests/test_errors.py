@@ -16,7 +16,8 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import ERRORS, REPO, assert_golden, build_case, run_cli
+
+from tests.conftest import ERRORS, REPO, assert_golden, build_case, run_cli
 
 CASES = sorted(p.name for p in ERRORS.iterdir() if p.is_dir())
 DEFAULT_ARGV = "validate --root {root}"

@@ -16,13 +16,22 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import EOS_SMALL, GOLDEN, REFERENCE, REPO, assert_golden, comware_qos, copy_fabric, run_cli
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from fabricctl.compile.build import compile_fabric
 from fabricctl.compile.moves import described_gpus, gpu_moves, held_gpus
 from fabricctl.render import Renderer
+from tests.conftest import (
+    EOS_SMALL,
+    GOLDEN,
+    REFERENCE,
+    REPO,
+    assert_golden,
+    comware_qos,
+    copy_fabric,
+    run_cli,
+)
 
 sys.path.insert(0, str(REPO / "bench"))
 import gen_100k

@@ -6,10 +6,10 @@ A failing golden prints a unified diff; `python tests/regen_goldens.py` rewrites
 from __future__ import annotations
 
 import pytest
-from conftest import EOS_SMALL, GOLDEN, NVUE_SMALL, REFERENCE, assert_golden
 
 from fabricctl.artifacts import intent_yaml
 from fabricctl.compile.build import Compiled
+from tests.conftest import EOS_SMALL, GOLDEN, NVUE_SMALL, REFERENCE, assert_golden
 
 #: (golden folder, fixture name, fabric root, switches): a representative subset of the reference
 #: fabric (a spine, a leaf of each pod, one leaf that carries many small tenants) and all of eos-small.
@@ -22,7 +22,9 @@ CASES = [(fabric, switch) for fabric, (_, _, switches) in FABRICS.items() for sw
 
 
 def _compiled(request: pytest.FixtureRequest, fabric: str) -> Compiled:
-    return request.getfixturevalue(FABRICS[fabric][0])
+    compiled = request.getfixturevalue(FABRICS[fabric][0])
+    assert isinstance(compiled, Compiled)
+    return compiled
 
 
 @pytest.mark.parametrize(("fabric", "switch"), CASES)

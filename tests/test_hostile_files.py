@@ -13,7 +13,6 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
-from conftest import EOS_SMALL, copy_fabric
 from ruamel.yaml import YAML
 
 from fabricctl.compile.build import load_and_check
@@ -22,6 +21,7 @@ from fabricctl.model.bounds import MAX_DEPTH, MAX_TENANT_FILE_BYTES
 from fabricctl.model.load import load_tenants, tenant_files
 from fabricctl.model.problems import InputError, ProblemLog
 from fabricctl.model.yamlsource import _plain, _Rejected, load_yaml
+from tests.conftest import EOS_SMALL, copy_fabric
 
 SECRET = "s3cr3t-contents-of-the-target"
 

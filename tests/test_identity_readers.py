@@ -17,6 +17,7 @@ from fabricctl.platforms.comware import identity as comware
 from fabricctl.platforms.eos import identity as eos
 from fabricctl.platforms.identity import IdentityError, SwitchIdentity, same_model
 from fabricctl.platforms.nvue import identity as nvue
+from tests.conftest import send_text
 
 CAPTURES = Path(__file__).parent / "captures"
 MANUINFO = CAPTURES / "ntc-templates" / "hp_comware" / "display_device_manuinfo"
@@ -89,12 +90,12 @@ def test_the_lab_answers_in_each_vendors_layout_with_the_rack_files_serial(tmp_p
             )
             try:
                 if spec.platform == "eos":
-                    found = eos.parse({eos.VERSION: json.loads(conn.send_command("show version | json"))})
+                    found = eos.parse({eos.VERSION: json.loads(send_text(conn, "show version | json"))})
                 elif spec.platform == "comware":
                     rows = conn.send_command(comware.MANUINFO, use_textfsm=True)
                     found = comware.parse({comware.MANUINFO: rows})
                 else:
-                    found = nvue.parse({nvue.PLATFORM: conn.send_command(nvue.PLATFORM)})
+                    found = nvue.parse({nvue.PLATFORM: send_text(conn, nvue.PLATFORM)})
             finally:
                 conn.disconnect()
             assert found.serial == spec.serial and same_model(spec.model, found.model), (spec, found)

@@ -13,7 +13,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import EOS_SMALL, copy_fabric
 from pydantic import ValidationError
 
 from fabricctl.compile.build import load_and_check
@@ -22,6 +21,7 @@ from fabricctl.model.fabric import Cabling, check_ports
 from fabricctl.model.problems import InputError
 from fabricctl.model.tenant import Tenant
 from fabricctl.platforms import PLATFORMS
+from tests.conftest import EOS_SMALL, copy_fabric
 
 TENANT: dict[str, Any] = {
     "name": "alpha",

@@ -15,10 +15,10 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from conftest import EOS_SMALL, copy_fabric
 
 from fabricctl.cli import main
 from fabricctl.model.bounds import MAX_TENANT_FILE_BYTES
+from tests.conftest import EOS_SMALL, copy_fabric
 
 MARKER = "Zq7-marker-never-printed"
 COMMANDS = [

@@ -6,7 +6,6 @@ import dataclasses
 from pathlib import Path
 
 import pytest
-from conftest import EOS_SMALL, REFERENCE, copy_fabric
 
 from fabricctl.compile.allocate import _expand_servers
 from fabricctl.model.fabric import LIMIT_NAMES, expand_ports
@@ -14,7 +13,10 @@ from fabricctl.model.load import load_fabric, load_tenants, show, validate_doc
 from fabricctl.model.problems import InputError, Problem, ProblemLog
 from fabricctl.model.tenant import Tenant
 from fabricctl.model.yamlsource import load_yaml
+from fabricctl.platforms import get_platform
 from fabricctl.platforms.base import Limits
+from fabricctl.platforms.eos.qos import EosQosTuning
+from tests.conftest import EOS_SMALL, REFERENCE, copy_fabric
 
 TENANT = """\
 ---
@@ -109,7 +111,8 @@ def test_eos_small_fabric_loads() -> None:
     assert fabric.switch("leaf9") is None
     assert fabric.settings.cabling.server_name == "node{:02d}"
     assert fabric.settings_line("cabling", "leaf_gpu_ports") == 36
-    assert fabric.settings.qos.eos.ecn_maximum == 10000
+    tuning = fabric.settings.qos.tuning_for(get_platform("eos"))
+    assert isinstance(tuning, EosQosTuning) and tuning.ecn_maximum == 10000
 
 
 @pytest.mark.parametrize(

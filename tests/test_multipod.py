@@ -13,7 +13,6 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import REPO, run_cli
 
 from fabricctl.compile.build import Compiled, compile_fabric
 from fabricctl.compile.topology import pod_pool
@@ -27,6 +26,7 @@ from fabricctl.lab.routing import routing
 from fabricctl.platforms import get_platform
 from fabricctl.verify.api import render_configs, verify_fabric
 from tests.config.lab_apply import lab_device, push
+from tests.conftest import REPO, run_cli
 
 sys.path.insert(0, str(REPO / "bench"))
 import gen_100k
@@ -315,7 +315,7 @@ def test_cross_pod_tenant_is_lossless_and_a_superspine_fault_is_named_on_its_pat
     report = verify_fabric(compiled, configs)
     assert report.violations == []
     platform = compiled.intents["ss01-01"].platform
-    port = next(i for i in compiled.intents["ss01-01"].interfaces if i.peer.startswith("p02-spine01"))
+    port = next(i for i in compiled.intents["ss01-01"].interfaces if (i.peer or "").startswith("p02-spine01"))
     header = f"interface {port.name}"
     broken = dict(
         configs, **{"ss01-01": _block_edit(configs["ss01-01"], header, LOSSLESS_PORT_LINE[platform])}
@@ -328,11 +328,19 @@ def test_cross_pod_tenant_is_lossless_and_a_superspine_fault_is_named_on_its_pat
         assert CROSS_POD.search(v.counterexample), v.counterexample
 
 
+def _vtep(compiled: Compiled, leaf: str) -> ipaddress.IPv4Address:
+    """The VTEP address of `leaf`, which has one."""
+    vtep = compiled.intents[leaf].vtep
+    assert vtep is not None, leaf
+    return ipaddress.IPv4Address(vtep.source_ip)
+
+
 def _per_plane_asns(compiled: Compiled, configs: dict[str, str], relax_off: bool) -> dict[str, str]:
     """The configs with the super-spines of plane k in ASN superspine_asn + k (and the spines of
     plane k naming that ASN), the numbering RFC 7938 section 5.2.1 does not use; `relax_off` adds
     EOS's `no bgp bestpath as-path multipath-relax` to every leaf and spine."""
     base = compiled.fabric.settings.underlay.superspine_asn
+    assert base is not None, "a 3-tier fabric names its super-spines' ASN"
     out = dict(configs)
     for sw in compiled.fabric.switches:
         plane = sw.plane if sw.role == "superspine" else sw.index if sw.role == "spine" else None
@@ -518,7 +526,7 @@ def _lab_width(lab: LabFabric, compiled: Compiled, configs: dict[str, str], leaf
             dev.persist_running()
             dev.save()
             dev.reboot()
-        vtep = ipaddress.ip_address(compiled.intents[far].vtep.source_ip)  # type: ignore[union-attr]
+        vtep = _vtep(compiled, far)
         route = routing(lab.devices[leaf].state()).lookup(leaf, "default", vtep)
         return len(route.hops) if route else 0
 
@@ -557,7 +565,7 @@ def test_the_lab_installs_the_width_the_proof_computes(fabric: tuple[Compiled, d
                 dev.running.replace_contents(dev.parse(capped["p01-leaf01"], base=dev.running))
                 dev.persist_running()
                 dev.save()
-                vtep = ipaddress.ip_address(compiled.intents["p02-leaf01"].vtep.source_ip)  # type: ignore[union-attr]
+                vtep = _vtep(compiled, "p02-leaf01")
                 route = routing(dev.state()).lookup("p01-leaf01", "default", vtep)
                 return len(route.hops) if route else 0
 

@@ -18,7 +18,6 @@ from typing import Any
 
 import pytest
 import yaml
-from conftest import EOS_SMALL, copy_fabric
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -28,6 +27,7 @@ from fabricctl.model.problems import InputError, ProblemLog
 from fabricctl.model.text import first_refused_in_file, is_refused, one_line_problem
 from fabricctl.model.yamlsource import dotted, load_yaml
 from fabricctl.render import Renderer, RenderError, _one_line
+from tests.conftest import EOS_SMALL, copy_fabric
 
 #: Every character a line splitter or a terminal acts on: what splitlines splits on, C0, DEL, C1.
 LINE_SPLITTERS = [chr(c) for c in range(0x110000) if len(f"a{chr(c)}b".splitlines()) > 1]

@@ -7,6 +7,7 @@ from __future__ import annotations
 import dataclasses
 from ipaddress import IPv4Network
 from pathlib import Path
+from typing import Literal, TypedDict
 
 import pytest
 import yaml
@@ -14,9 +15,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from pydantic import ValidationError
 
-from fabricctl.compile.allocate import allocate, leaf_budget, leaf_use
+from fabricctl.compile.allocate import Allocation, allocate, leaf_budget, leaf_use
 from fabricctl.compile.build import Compiled
 from fabricctl.compile.placement import (
+    Placement,
     PlacementError,
     block_prefix,
     check_placed,
@@ -25,19 +27,20 @@ from fabricctl.compile.placement import (
     tenant_model,
     tenant_yaml,
 )
+from fabricctl.compile.topology import GpuPort, Topology
 from fabricctl.model.fabric import FabricSettings
-from fabricctl.model.load import TenantDoc
+from fabricctl.model.load import Fabric, TenantDoc
 from fabricctl.model.problems import ProblemLog
 from fabricctl.model.tenant import Tenant
 from fabricctl.model.yamlsource import YamlDoc
 from tests.conftest import REFERENCE, copy_fabric, run_cli
 
 
-def _place(c: Compiled, gpus: int, **kw: object) -> object:
-    return place(c.fabric, c.topology, c.allocation, c.tenants, "new-team", gpus, **kw)  # type: ignore[arg-type]
+def _place(c: Compiled, gpus: int, *, whole_servers: bool = False) -> Placement:
+    return place(c.fabric, c.topology, c.allocation, c.tenants, "new-team", gpus, whole_servers=whole_servers)
 
 
-def _held(c: Compiled) -> set[object]:
+def _held(c: Compiled) -> set[GpuPort]:
     return {pa.gpu for a in c.allocation.tenants for pa in a.ports}
 
 
@@ -123,13 +126,13 @@ def test_budgets_steer_the_choice(reference: Compiled) -> None:
     )
 
 
-def _with_limits(c: Compiled, limits: dict[str, int]) -> object:
+def _with_limits(c: Compiled, limits: dict[str, int]) -> Fabric:
     return dataclasses.replace(c.fabric, settings=c.fabric.settings.model_copy(update={"limits": limits}))
 
 
-def _realloc(c: Compiled, fabric: object) -> object:
+def _realloc(c: Compiled, fabric: Fabric) -> Allocation:
     log = ProblemLog(c.fabric.root)
-    alloc = allocate(fabric, c.topology, c.tenants, log)  # type: ignore[arg-type]
+    alloc = allocate(fabric, c.topology, c.tenants, log)
     assert not log.problems, log.problems
     return alloc
 
@@ -165,21 +168,32 @@ SLACK = ("max_vrfs", "max_vlans", "max_vnis", "max_acl_entries")
 KIND = {"max_vrfs": "VRFs", "max_vlans": "VLANs", "max_vnis": "VNIs", "max_acl_entries": "ACL entries"}
 
 
+Isolation = Literal["l3", "l2"]  # Tenant.isolation
+ISOLATIONS: tuple[Isolation, ...] = ("l3", "l2")
+
+
+class Scenario(TypedDict):
+    extra: list[list[tuple[str, int]]]  # the GPUs of each extra tenant
+    isolation: list[Isolation]  # of the two extra tenants and of the request
+    slack: dict[str, int]  # per limit: how far above what is used
+    gpus: int  # the request
+
+
 @st.composite
-def scenarios(draw: st.DrawFn, free: list[tuple[str, int]]) -> dict[str, object]:
+def scenarios(draw: st.DrawFn, free: list[tuple[str, int]]) -> Scenario:
     """Extra tenants on random free GPUs of the reference fabric, per-leaf limits a little above
     what is used, and a request."""
     picks = draw(st.lists(st.sampled_from(free), unique=True, max_size=120))
     split = draw(st.integers(0, len(picks)))
     return {
         "extra": [picks[:split], picks[split:]],
-        "isolation": [draw(st.sampled_from(["l3", "l2"])) for _ in range(3)],
+        "isolation": [draw(st.sampled_from(ISOLATIONS)) for _ in range(3)],
         "slack": {k: draw(st.integers(0, {"max_vnis": 8, "max_acl_entries": 40}.get(k, 3))) for k in SLACK},
         "gpus": draw(st.integers(1, 700)),
     }
 
 
-def _doc(name: str, tid: int, isolation: str, gpus: list[tuple[str, int]], net: str) -> TenantDoc:
+def _doc(name: str, tid: int, isolation: Isolation, gpus: list[tuple[str, int]], net: str) -> TenantDoc:
     by_server: dict[str, list[int]] = {}
     for server, nic in gpus:
         by_server.setdefault(server, []).append(nic)
@@ -187,7 +201,7 @@ def _doc(name: str, tid: int, isolation: str, gpus: list[tuple[str, int]], net: 
         name=name,
         id=tid,
         description="generated",
-        isolation=isolation,  # type: ignore[arg-type]
+        isolation=isolation,
         address_block=IPv4Network(net),
         gpus=[{"server": s, "nics": sorted(n)} for s, n in sorted(by_server.items())],  # type: ignore[misc]
     )
@@ -214,15 +228,15 @@ def test_never_a_held_gpu_never_over_a_budget(reference: Compiled, free_slots: l
         database=None,
     )
     @given(scenarios(free_slots))
-    def check(case: dict[str, object]) -> None:
+    def check(case: Scenario) -> None:
         # without the 512-GPU tenant (96 ACL entries per leaf) and its peers, budgets a little
         # above what is used are tight where GPUs are free
-        extra = [g for g in case["extra"] if g]  # type: ignore[attr-defined]
+        extra = [g for g in case["extra"] if g]
         iso = case["isolation"]
         docs = sorted(
             [
                 *base,
-                *(_doc(f"extra-{i}", 500 + i, iso[i], g, f"10.{60 + i}.0.0/16") for i, g in enumerate(extra)),  # type: ignore[index]
+                *(_doc(f"extra-{i}", 500 + i, iso[i], g, f"10.{60 + i}.0.0/16") for i, g in enumerate(extra)),
             ],
             key=lambda d: d.tenant.id,
         )
@@ -230,15 +244,15 @@ def test_never_a_held_gpu_never_over_a_budget(reference: Compiled, free_slots: l
         alloc = allocate(reference.fabric, reference.topology, docs, log)
         assert not log.problems
         used = {leaf: leaf_use(leaf, t) for leaf, t in alloc.by_leaf.items()}
-        limits = {k: max(u[KIND[k]] for u in used.values()) + case["slack"][k] for k in SLACK}  # type: ignore[index]
+        limits = {k: max(u[KIND[k]] for u in used.values()) + case["slack"][k] for k in SLACK}
         fabric = dataclasses.replace(
             reference.fabric, settings=reference.fabric.settings.model_copy(update={"limits": limits})
         )
         alloc = allocate(fabric, reference.topology, docs, ProblemLog(fabric.root))
         held = {pa.gpu for a in alloc.tenants for pa in a.ports}
-        gpus, isolation = case["gpus"], iso[2]  # type: ignore[index]
+        gpus, isolation = case["gpus"], iso[2]
         try:
-            p = place(fabric, reference.topology, alloc, docs, "new-team", gpus, isolation)  # type: ignore[arg-type]
+            p = place(fabric, reference.topology, alloc, docs, "new-team", gpus, isolation)
         except PlacementError as exc:
             # refused only when fewer GPUs can take the tenant than asked, counted here on its own
             assert gpus > _usable(fabric, alloc, held, isolation, reference.topology), str(exc)
@@ -259,16 +273,16 @@ def test_never_a_held_gpu_never_over_a_budget(reference: Compiled, free_slots: l
     check()
 
 
-def used_now(alloc: object, leaf: str) -> dict[str, int]:
-    return leaf_use(leaf, alloc.by_leaf[leaf])  # type: ignore[attr-defined]
+def used_now(alloc: Allocation, leaf: str) -> dict[str, int]:
+    return leaf_use(leaf, alloc.by_leaf[leaf])
 
 
-def _usable(fabric: object, alloc: object, held: set[object], isolation: str, topo: object) -> int:
+def _usable(fabric: Fabric, alloc: Allocation, held: set[GpuPort], isolation: str, topo: Topology) -> int:
     """Free GPUs a new tenant may take, leaf by leaf: none where a VRF/VLAN/VNI would not fit,
     else as many as the ACL entries left allow (two per port)."""
     total = 0
-    for leaf, ports in topo.gpu_ports.items():  # type: ignore[attr-defined]
-        budget, use = leaf_budget(fabric, leaf), used_now(alloc, leaf)  # type: ignore[arg-type]
+    for leaf, ports in topo.gpu_ports.items():
+        budget, use = leaf_budget(fabric, leaf), used_now(alloc, leaf)
         if (
             use["VRFs"] + 1 > budget["VRFs"]
             or use["VLANs"] + (isolation == "l2") > budget["VLANs"]

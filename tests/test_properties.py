@@ -20,7 +20,6 @@ from typing import Any
 
 import pytest
 import yaml
-from conftest import EOS_SMALL, REFERENCE, copy_fabric
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from pydantic import ValidationError
@@ -29,6 +28,7 @@ from fabricctl.artifacts import intent_yaml
 from fabricctl.compile.build import Compiled, compile_fabric
 from fabricctl.compile.intent import DeviceIntent
 from fabricctl.model.tenant import Tenant
+from tests.conftest import EOS_SMALL, REFERENCE, copy_fabric
 
 SERVERS = [f"node{n:02d}" for n in range(1, 9)]
 NICS = 4

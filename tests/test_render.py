@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import functools
 import itertools
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -291,7 +292,7 @@ def test_filters_only_format() -> None:
 
 @pytest.mark.parametrize("platform", PLATFORMS)
 @pytest.mark.parametrize("make", [leaf, spine])
-def test_output_is_normalised_and_deterministic(platform: str, make) -> None:
+def test_output_is_normalised_and_deterministic(platform: str, make: Callable[[str], DeviceIntent]) -> None:
     first = Renderer().render(make(platform))
     assert first == Renderer().render(make(platform))
     assert first.endswith("\n") and not first.endswith("\n\n")

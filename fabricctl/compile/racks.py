@@ -13,13 +13,14 @@ exactly as before) or in a rack whose acceptance record passed on the rack as it
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from fabricctl.compile.topology import Topology
 from fabricctl.model.fabric import Switch, expand_ports
 from fabricctl.model.load import Fabric
 from fabricctl.model.problems import ProblemLog
-from fabricctl.model.rack import RackDoc, accepted, load_racks
+from fabricctl.model.rack import Rack, RackDoc, accepted, load_racks
 
 
 def span(values: list[int]) -> str:
@@ -74,19 +75,21 @@ class RackPlace:
     servers: list[str]
 
 
+#: Reports a problem of one rack file: (path to the field, message, what is allowed).
+AddProblem = Callable[[tuple[str | int, ...], str, str], None]
+
+
 def check_racks(
     fabric: Fabric, topo: Topology, racks: list[RackDoc], log: ProblemLog
 ) -> dict[str, RackPlace]:
     """Every rack against the inventory, the cabling rules and the other racks; problems to `log`."""
     groups = rail_groups(fabric)
-    n = fabric.settings.cabling.nics_per_server
-    ztp = fabric.settings.ztp
     owner: dict[str, str] = {}  # switch / serial / MAC -> the rack and field that has it
     places: dict[str, RackPlace] = {}
     for rd in racks:
-        rack, file = rd.rack, rd.file
+        rack = rd.rack
 
-        def add(path: tuple[str | int, ...], message: str, allowed: str = "", rd: RackDoc = rd) -> None:
+        def add(path: tuple[str | int, ...], message: str, allowed: str, rd: RackDoc = rd) -> None:
             log.add(
                 rd.doc.file,
                 rd.line(*path),
@@ -95,148 +98,195 @@ def check_racks(
                 allowed,
             )
 
-        pod, group = rack.plugs_into.pod, rack.plugs_into.rail_group
-        if fabric.multipod and pod is None and rack.switches:
-            add(
-                ("plugs_into",),
-                "a rack of a multi-pod fabric names its pod",
-                f"pod: 1-{fabric.settings.pods.max_pods if fabric.settings.pods else 1}",
-            )
-        if not fabric.multipod and pod is not None:
-            add(
-                ("plugs_into", "pod"),
-                "pod is set but fabric.yaml has no pods: (a 2-tier fabric is one pod)",
-                "no pod",
-            )
-            pod = None
-        for i, sw in enumerate(rack.switches):
-            for what, value in (("name", sw.name), ("serial", sw.serial), ("mac", sw.mac)):
-                key = f"{what}:{value}"
-                if key in owner:
-                    add(
-                        ("switches", i, what),
-                        f"{value} is also in {owner[key]}",
-                        f"a {what} no other rack switch has",
-                    )
-                owner[key] = f"{file} ({sw.name})"
-            inv = fabric.switch(sw.name)
-            if inv is None:
-                add(
-                    ("switches", i, "name"),
-                    f"{sw.name} is not in inventory/hosts.yaml",
-                    "a switch of the inventory (fabricctl rack add writes both)",
-                )
-                continue
-            if inv.role != sw.role:
-                add(
-                    ("switches", i, "role"),
-                    f"{sw.name} is a {inv.role} in inventory/hosts.yaml, not a {sw.role}",
-                    inv.role,
-                )
-            if inv.model and inv.model != sw.model:
-                add(
-                    ("switches", i, "model"),
-                    f"{sw.name} is a {inv.model} in the inventory, not a {sw.model}",
-                    inv.model,
-                )
-            if inv.hostname != str(sw.address):
-                add(
-                    ("switches", i, "address"),
-                    f"{sw.address} is not {sw.name}'s management address in inventory/hosts.yaml ({inv.hostname or 'none'})",
-                    inv.hostname or "the inventory's address",
-                )
-            if ztp is not None and sw.address not in ztp.management:
-                add(
-                    ("switches", i, "address"),
-                    f"{sw.address} is outside fabric.yaml ztp.management {ztp.management}",
-                    str(ztp.management),
-                )
-            if inv.role != "superspine" and fabric.multipod and pod is not None and inv.pod != pod:
-                add(
-                    ("switches", i, "name"),
-                    f"{sw.name} is in pod {inv.pod}, the rack plugs into pod {pod}",
-                    f"switches of pod {pod}",
-                )
+        pod = _check_pod(fabric, rack, add)
+        _check_switches(fabric, rack, rd.file, pod, owner, add)
         leaves = [
             fabric.switch(s.name)
             for s in rack.switches
             if s.role == "leaf" and fabric.switch(s.name) is not None
         ]
-        members: list[Switch] = []
-        if group is not None:
-            members = groups.get((pod, group), [])
-            if not members:
-                have = sorted(g for p, g in groups if p == pod)
-                add(
-                    ("plugs_into", "rail_group"),
-                    f"rail group {group} has no leaves{f' in pod {pod}' if pod else ''}",
-                    f"1-{max(have)}" if have else "a rail group of the inventory",
-                )
-        elif leaves or rack.servers:
-            add(("plugs_into",), "a rack with leaves or servers names its rail_group", "rail_group: N")
-        if leaves and members:
-            want = {s.name for s in members}
-            got = {s.name for s in leaves if s is not None}
-            if got != want:
-                add(
-                    ("switches",),
-                    f"the leaves of rail group {group} are {', '.join(s.name for s in members)}; the rack lists {', '.join(sorted(got))}",
-                    "every leaf of the rail group, none other",
-                )
-            else:
-                up, down = plugs(fabric, members)
-                checks: tuple[tuple[str, str | None, str], ...] = (
-                    ("leaf_uplink_ports", rack.plugs_into.leaf_uplink_ports, up),
-                    ("spine_ports", rack.plugs_into.spine_ports, down),
-                )
-                for key, given, expected in checks:
-                    if given != expected:
-                        add(
-                            ("plugs_into", key),
-                            f"{given or 'missing'}: the cabling rules give {expected}",
-                            expected,
-                        )
-        servers = group_servers(topo, members) if members else []
-        for i, server in enumerate(rack.servers):
-            key = f"serial:{server.serial}"  # one namespace with the switches': a serial is one unit's
-            if key in owner:
-                add(
-                    ("servers", i, "serial"),
-                    f"{server.serial} is also in {owner[key]}: a unit is in one rack only",
-                    "a serial no other rack server or switch has",
-                )
-            owner[key] = f"{file} ({server.name})"
-            for j, mac in enumerate(server.nics):
-                key = f"mac:{mac}"
-                if key in owner:
-                    add(
-                        ("servers", i, "nics", j),
-                        f"{mac} is also in {owner[key]}",
-                        "a MAC no other NIC or switch has",
-                    )
-                owner[key] = f"{file} ({server.name} nic{j})"
-            key = f"server:{server.name}"
-            if key in owner:
-                add(
-                    ("servers", i, "name"),
-                    f"{server.name} is also in {owner[key]}",
-                    "a server no other rack has",
-                )
-            owner[key] = file
-            if members and server.name not in servers:
-                add(
-                    ("servers", i, "name"),
-                    f"{server.name} is not cabled to rail group {group}",
-                    f"{servers[0]}..{servers[-1]}" if servers else "a server of the rail group",
-                )
-            if len(server.nics) != n:
-                add(
-                    ("servers", i, "nics"),
-                    f"{len(server.nics)} NIC MACs; the fabric's servers have {n} (cabling.nics_per_server)",
-                    f"{n} MACs, NIC 0 first",
-                )
-        places[rack.name] = RackPlace(pod, group, members if leaves else [], [s.name for s in rack.servers])
+        members = _check_rail_group(fabric, rack, groups, pod, leaves, add)
+        _check_servers(fabric, topo, rack, rd.file, members, owner, add)
+        places[rack.name] = RackPlace(
+            pod, rack.plugs_into.rail_group, members if leaves else [], [s.name for s in rack.servers]
+        )
     return places
+
+
+def _check_pod(fabric: Fabric, rack: Rack, add: AddProblem) -> int | None:
+    """The pod the rack plugs into, as the fabric has pods: None on a 2-tier fabric."""
+    pod = rack.plugs_into.pod
+    if fabric.multipod and pod is None and rack.switches:
+        add(
+            ("plugs_into",),
+            "a rack of a multi-pod fabric names its pod",
+            f"pod: 1-{fabric.settings.pods.max_pods if fabric.settings.pods else 1}",
+        )
+    if not fabric.multipod and pod is not None:
+        add(
+            ("plugs_into", "pod"),
+            "pod is set but fabric.yaml has no pods: (a 2-tier fabric is one pod)",
+            "no pod",
+        )
+        pod = None
+    return pod
+
+
+def _check_switches(
+    fabric: Fabric, rack: Rack, file: str, pod: int | None, owner: dict[str, str], add: AddProblem
+) -> None:
+    """The rack's switches: each once in all racks, and as the inventory has it."""
+    ztp = fabric.settings.ztp
+    for i, sw in enumerate(rack.switches):
+        for what, value in (("name", sw.name), ("serial", sw.serial), ("mac", sw.mac)):
+            key = f"{what}:{value}"
+            if key in owner:
+                add(
+                    ("switches", i, what),
+                    f"{value} is also in {owner[key]}",
+                    f"a {what} no other rack switch has",
+                )
+            owner[key] = f"{file} ({sw.name})"
+        inv = fabric.switch(sw.name)
+        if inv is None:
+            add(
+                ("switches", i, "name"),
+                f"{sw.name} is not in inventory/hosts.yaml",
+                "a switch of the inventory (fabricctl rack add writes both)",
+            )
+            continue
+        if inv.role != sw.role:
+            add(
+                ("switches", i, "role"),
+                f"{sw.name} is a {inv.role} in inventory/hosts.yaml, not a {sw.role}",
+                inv.role,
+            )
+        if inv.model and inv.model != sw.model:
+            add(
+                ("switches", i, "model"),
+                f"{sw.name} is a {inv.model} in the inventory, not a {sw.model}",
+                inv.model,
+            )
+        if inv.hostname != str(sw.address):
+            add(
+                ("switches", i, "address"),
+                f"{sw.address} is not {sw.name}'s management address in inventory/hosts.yaml ({inv.hostname or 'none'})",
+                inv.hostname or "the inventory's address",
+            )
+        if ztp is not None and sw.address not in ztp.management:
+            add(
+                ("switches", i, "address"),
+                f"{sw.address} is outside fabric.yaml ztp.management {ztp.management}",
+                str(ztp.management),
+            )
+        if inv.role != "superspine" and fabric.multipod and pod is not None and inv.pod != pod:
+            add(
+                ("switches", i, "name"),
+                f"{sw.name} is in pod {inv.pod}, the rack plugs into pod {pod}",
+                f"switches of pod {pod}",
+            )
+
+
+def _check_rail_group(
+    fabric: Fabric,
+    rack: Rack,
+    groups: dict[tuple[int | None, int], list[Switch]],
+    pod: int | None,
+    leaves: list[Switch | None],
+    add: AddProblem,
+) -> list[Switch]:
+    """The leaves of the rail group the rack plugs into (none when it names none that exists),
+    checked against the rack's leaves and the ports the cabling rules give."""
+    group = rack.plugs_into.rail_group
+    members: list[Switch] = []
+    if group is not None:
+        members = groups.get((pod, group), [])
+        if not members:
+            have = sorted(g for p, g in groups if p == pod)
+            add(
+                ("plugs_into", "rail_group"),
+                f"rail group {group} has no leaves{f' in pod {pod}' if pod else ''}",
+                f"1-{max(have)}" if have else "a rail group of the inventory",
+            )
+    elif leaves or rack.servers:
+        add(("plugs_into",), "a rack with leaves or servers names its rail_group", "rail_group: N")
+    if leaves and members:
+        want = {s.name for s in members}
+        got = {s.name for s in leaves if s is not None}
+        if got != want:
+            add(
+                ("switches",),
+                f"the leaves of rail group {group} are {', '.join(s.name for s in members)}; the rack lists {', '.join(sorted(got))}",
+                "every leaf of the rail group, none other",
+            )
+        else:
+            up, down = plugs(fabric, members)
+            checks: tuple[tuple[str, str | None, str], ...] = (
+                ("leaf_uplink_ports", rack.plugs_into.leaf_uplink_ports, up),
+                ("spine_ports", rack.plugs_into.spine_ports, down),
+            )
+            for key, given, expected in checks:
+                if given != expected:
+                    add(
+                        ("plugs_into", key),
+                        f"{given or 'missing'}: the cabling rules give {expected}",
+                        expected,
+                    )
+    return members
+
+
+def _check_servers(
+    fabric: Fabric,
+    topo: Topology,
+    rack: Rack,
+    file: str,
+    members: list[Switch],
+    owner: dict[str, str],
+    add: AddProblem,
+) -> None:
+    """The rack's servers: each unit and NIC once in all racks, cabled to the rack's rail group,
+    with a MAC per NIC."""
+    n = fabric.settings.cabling.nics_per_server
+    group = rack.plugs_into.rail_group
+    servers = group_servers(topo, members) if members else []
+    for i, server in enumerate(rack.servers):
+        key = f"serial:{server.serial}"  # one namespace with the switches': a serial is one unit's
+        if key in owner:
+            add(
+                ("servers", i, "serial"),
+                f"{server.serial} is also in {owner[key]}: a unit is in one rack only",
+                "a serial no other rack server or switch has",
+            )
+        owner[key] = f"{file} ({server.name})"
+        for j, mac in enumerate(server.nics):
+            key = f"mac:{mac}"
+            if key in owner:
+                add(
+                    ("servers", i, "nics", j),
+                    f"{mac} is also in {owner[key]}",
+                    "a MAC no other NIC or switch has",
+                )
+            owner[key] = f"{file} ({server.name} nic{j})"
+        key = f"server:{server.name}"
+        if key in owner:
+            add(
+                ("servers", i, "name"),
+                f"{server.name} is also in {owner[key]}",
+                "a server no other rack has",
+            )
+        owner[key] = file
+        if members and server.name not in servers:
+            add(
+                ("servers", i, "name"),
+                f"{server.name} is not cabled to rail group {group}",
+                f"{servers[0]}..{servers[-1]}" if servers else "a server of the rail group",
+            )
+        if len(server.nics) != n:
+            add(
+                ("servers", i, "nics"),
+                f"{len(server.nics)} NIC MACs; the fabric's servers have {n} (cabling.nics_per_server)",
+                f"{n} MACs, NIC 0 first",
+            )
 
 
 def out_of_service(fabric: Fabric, topo: Topology, log: ProblemLog | None = None) -> dict[str, str]:

@@ -467,11 +467,6 @@ def read_state(task: Task, read_timeout: float, close: bool = True) -> SwitchHea
     return state
 
 
-def switch_checks(task: Task, compiled: Compiled, read_timeout: float, close: bool = True) -> list[Check]:
-    """The checks of the switch a Nornir task runs on, read now."""
-    return check_health(compiled, {task.host.name: read_state(task, read_timeout, close)})
-
-
 def regressions(
     compiled: Compiled, name: str, before: SwitchHealth | str, after: SwitchHealth
 ) -> list[Check]:

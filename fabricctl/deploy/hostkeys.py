@@ -14,13 +14,13 @@ from __future__ import annotations
 import contextlib
 import functools
 import os
-import threading
 from collections.abc import Iterable, Iterator, Mapping
 from contextvars import ContextVar
 from pathlib import Path
 from typing import Any
 
 from fabricctl.errors import StageError
+from fabricctl.outputs import write_file
 
 ENV = "FABRICCTL_KNOWN_HOSTS"
 _insecure: ContextVar[bool] = ContextVar("fabricctl_insecure_host_keys", default=False)
@@ -118,9 +118,7 @@ def _kept(text: str) -> Path:
 
     path = _folder() / hashlib.sha256(text.encode()).hexdigest()[:32]
     if not path.exists():
-        tmp = path.with_suffix(f".{os.getpid()}.{threading.get_ident()}.tmp")
-        tmp.write_text(text, encoding="utf-8")
-        os.replace(tmp, path)
+        write_file(path, text)  # whole: another thread may read it as soon as it is there
     return path
 
 

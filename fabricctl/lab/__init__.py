@@ -15,7 +15,25 @@ Names load on first use: the SSH server (asyncssh) only when a lab is actually b
 from __future__ import annotations
 
 import importlib
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # the checker sees the real types; at run time they load on first use
+    from fabricctl.lab.clock import LabClock as LabClock
+    from fabricctl.lab.connect import lab_endpoints as lab_endpoints
+    from fabricctl.lab.factory import DeviceSpec as DeviceSpec
+    from fabricctl.lab.faults import (
+        FaultFileError as FaultFileError,
+    )
+    from fabricctl.lab.faults import (
+        Faults as Faults,
+    )
+    from fabricctl.lab.faults import (
+        load_faults as load_faults,
+    )
+    from fabricctl.lab.runtime import Endpoint as Endpoint
+    from fabricctl.lab.runtime import lab_credentials as lab_credentials
+    from fabricctl.lab.server import DeviceHandle as DeviceHandle
+    from fabricctl.lab.server import LabFabric as LabFabric
 
 _EXPORTS = {
     "DeviceHandle": "fabricctl.lab.server",

@@ -26,7 +26,7 @@ from fabricctl.lab.grammar import Grammar, Mode, Rule
 from fabricctl.lab.nos import lab_nos
 
 CONFIDENCE = {
-    "V": "read in a vendor document (H3C/HPE/Arista; the source names the device)",
+    "V": "read in a vendor document (the source names the vendor and the device)",
     "P": "a vendor document names it, but its syntax or view for this device was not read: check with `?` on the device",
 }
 _RULE_FIELDS = {

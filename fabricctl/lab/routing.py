@@ -36,7 +36,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from ipaddress import IPv4Address, IPv4Network
 
-from fabricctl.lab import gshut
+import fabricctl.lab.gshut as gshut
 from fabricctl.lab.fabric_state import FabricState, _components, _graph
 from fabricctl.lab.nos import lab_nos
 from fabricctl.lab.ports import chassis_digits

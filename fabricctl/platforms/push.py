@@ -118,8 +118,8 @@ def underlying(exc: BaseException) -> BaseException | None:
 
 @runtime_checkable
 class Pusher(Protocol):
-    """What a platform's push module implements (a class subclassing this one, instantiated as the
-    module's `PUSHER`): mypy refuses to build one that misses a method."""
+    """What a platform's push module provides as its `PUSHER`: a `FunctionPusher` of its
+    functions, or a class of its own subclassing this one (mypy refuses one missing a method)."""
 
     def push(self, target: Target, request: PushRequest) -> PushResult:
         """Change the switch under its commit-confirm timer, verify, gate, confirm and save."""
@@ -133,6 +133,16 @@ class Pusher(Protocol):
         """Settle what an interrupted push left armed: confirm it when the switch already runs
         `request.intended`, else restore what the switch ran before it (status `rolled back`)."""
         ...
+
+
+@dataclass(frozen=True)
+class FunctionPusher:
+    """A `Pusher` made of a push module's three functions: what each built-in NOS's `PUSHER` is
+    (`PUSHER = FunctionPusher(push, fetch, recover)`), so no NOS writes a class to forward them."""
+
+    push: Callable[[Target, PushRequest], PushResult]
+    fetch: Callable[[Target], str]
+    recover: Callable[[Target, PushRequest], PushResult]
 
 
 def new_mark(run_id: str) -> str:

@@ -34,8 +34,8 @@ def day0_pod(dst: Path, platform: str = "eos", racks: tuple[tuple[str, str], ...
         for template in dst.glob("*template.yaml"):
             text = template.read_text(encoding="utf-8").replace(", eos]", f", {platform}]")
             template.write_text(text.replace("7060X5-64", model), encoding="utf-8")
-    for name, template in racks:
-        argv = ["rack", "add", name, "--template", str(dst / template)]
+    for name, template_file in racks:
+        argv = ["rack", "add", name, "--template", str(dst / template_file)]
         argv += ["--serials", str(dst / f"serials-{name}.csv"), "--root", str(dst)]
         assert main(argv) == 0, f"rack add {name}"
     return dst

@@ -581,7 +581,7 @@ def run(lab: LabFabric, catalog: dict[str, list[dict[str, Any]]]) -> list[Result
         cwd=Path(__file__).resolve().parents[2],
         env={**os.environ, "ANTA_MAX_CONCURRENCY": str(CONCURRENCY)},
     )
-    return [tuple(r) for r in json.loads(done.stdout.splitlines()[-1])]  # type: ignore[misc]
+    return [tuple(r) for r in json.loads(done.stdout.splitlines()[-1])]
 
 
 def _run_here(job: dict[str, Any]) -> list[Result]:

@@ -2,20 +2,20 @@
 
 from __future__ import annotations
 
-import json
 import os
 import subprocess
 import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from fabricctl.cli import main
 from fabricctl.lab import LabClock, LabFabric
 from fabricctl.lab.runtime import lab_json, write_lab_json
-from tests.conftest import EOS_SMALL, REFERENCE, copy_fabric, on_platform
+from tests.conftest import EOS_SMALL, REFERENCE, copy_fabric, json_object, on_platform
 
 PASSWORD = "fabricctl-lab"
 
@@ -99,5 +99,5 @@ def reference_lab(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[L
     yield from _lab_root(REFERENCE, tmp_path, monkeypatch)
 
 
-def report_of(out: str) -> dict:  # type: ignore[type-arg]
-    return json.loads(out)
+def report_of(out: str) -> dict[str, Any]:
+    return json_object(out)

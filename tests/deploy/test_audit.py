@@ -36,7 +36,9 @@ def test_tickets_from_every_source(tmp_path: Path) -> None:
 
 
 def test_tenants_by_switch_from_old_plans_too() -> None:
-    changes = {"tenants": [{"name": "a", "leaves": ["leaf1", "leaf2"]}, {"name": "b", "leaves": ["leaf2"]}]}
+    changes: dict[str, object] = {
+        "tenants": [{"name": "a", "leaves": ["leaf1", "leaf2"]}, {"name": "b", "leaves": ["leaf2"]}]
+    }
     assert tenants_by_switch(changes, ["leaf1", "leaf2", "spine1"]) == {
         "leaf1": ["a"], "leaf2": ["a", "b"], "spine1": [],
     }  # fmt: skip

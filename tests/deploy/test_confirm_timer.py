@@ -19,7 +19,7 @@ from tests.lab.conftest import connect
 
 from .conftest import LabRoot
 from .test_faults import read_back
-from .test_interrupted import outputs, start_apply
+from .test_interrupted import applying, outputs
 
 VICTIM = "leaf2"
 TIMER = 120  # --confirm-timeout: two minutes on Comware, 120 s on EOS
@@ -95,15 +95,12 @@ def test_a_push_slower_than_its_timer(
     unsaved_operator_change(lab)
     before = read_back(lab, VICTIM)
     assert before[0] != before[1], "the operator's change runs, unsaved"
-    proc = start_apply(lab, "--limit", VICTIM, "--confirm-timeout", str(TIMER))
-    try:
+    with applying(lab, "--limit", VICTIM, "--confirm-timeout", str(TIMER)) as proc:
         hold_at(lab, regex, when)
         lab.lab.advance(seconds)
         lab.lab.clear_faults()
         lab.lab.release(VICTIM)
         proc.wait(120)
-    finally:
-        proc.kill()
     out, err = outputs(lab)
     leaf = json.loads(out)["switches"][VICTIM]
     assert (leaf["status"], leaf["cause"]) == (status, cause), leaf

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import re
+from typing import Any
 
 import pytest
 
@@ -25,7 +26,7 @@ def _edit(lab: LabRoot, tenant: str, old: str, new: str) -> None:
     path.write_text(re.sub(old, new, text))
 
 
-def _plan(lab: LabRoot, capsys: pytest.CaptureFixture[str]) -> dict[str, dict[str, object]]:
+def _plan(lab: LabRoot, capsys: pytest.CaptureFixture[str]) -> dict[str, dict[str, Any]]:  # plan JSON
     code, out, err = lab.run("plan", "--lab", "--format", "json", capsys=capsys)
     assert code == 0, err[-2000:]
     return {t["name"]: t for t in json.loads(out)["changes"]["tenants"]}

@@ -80,7 +80,7 @@ def test_fault_leaves_switch_as_before(
     leaf2 = report["switches"]["leaf2"]
     assert (leaf2["status"], leaf2["stage"]) == (status, stage), leaf2
     platform = lab.lab.devices["leaf2"].platform
-    cause = CAUSES[case] if isinstance(CAUSES[case], str) else CAUSES[case][platform]  # type: ignore[index]
+    cause = CAUSES[case]
     assert leaf2["cause"] == cause, leaf2
     assert leaf2["hint"] and "\n" not in leaf2["message"], leaf2
     for words in OWN_WORDS.get((case, platform), ()):

@@ -8,11 +8,13 @@ every timer has run out nothing moves: the switch runs, and has saved, the inten
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
 import subprocess
 import sys
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -40,16 +42,26 @@ STEPS = {
 CASES = [(platform, step) for platform, steps in STEPS.items() for step in steps]
 
 
-def start_apply(lab: LabRoot, *extra: str) -> subprocess.Popen[str]:
-    """`fabricctl apply` in its own process (so it can be killed), output to files (a full pipe blocks)."""
+@contextlib.contextmanager
+def applying(lab: LabRoot, *extra: str) -> Iterator[subprocess.Popen[str]]:
+    """`fabricctl apply` in its own process (so it can be killed), output to files (a full pipe
+    blocks); killed on the way out if it still runs, so a failed test leaves no apply behind."""
     user, password = lab_credentials()
     env = {**os.environ, "FABRICCTL_LAB_USERNAME": user, "FABRICCTL_LAB_PASSWORD": password}
     argv = ["apply", "--lab", "--auto-approve", "--json", "--timeout", "60", "--root", str(lab.root), *extra]
-    out = (lab.root.parent / "apply.out").open("w")
-    err = (lab.root.parent / "apply.err").open("w")
-    return subprocess.Popen(
-        [sys.executable, "-m", "fabricctl", *argv], stdout=out, stderr=err, text=True, env=env
-    )
+    with (
+        (lab.root.parent / "apply.out").open("w") as out,
+        (lab.root.parent / "apply.err").open("w") as err,
+        subprocess.Popen(
+            [sys.executable, "-m", "fabricctl", *argv], stdout=out, stderr=err, text=True, env=env
+        ) as proc,
+    ):
+        try:
+            yield proc
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait(60)
 
 
 def outputs(lab: LabRoot) -> tuple[str, str]:
@@ -75,12 +87,10 @@ def test_kill_9_at_each_step(small_lab: LabRoot, step: str, capsys: pytest.Captu
     lab = small_lab
     hold, settled = STEPS[lab.lab.devices[VICTIM].platform][step]
     lab.lab.set_faults(VICTIM, hold=hold)
-    proc = start_apply(lab, "--parallelism", "6")
-    try:
+    with applying(lab, "--parallelism", "6") as proc:
         wait_until(
             lambda: lab.lab.holding(VICTIM) is not None, f"{VICTIM}'s push to reach {hold}", timeout=120
         )
-    finally:
         proc.kill()
         proc.wait(60)
     lab.lab.clear_faults()  # the held command is never answered: the client died before it
@@ -121,15 +131,15 @@ def test_a_second_interrupt_restores_the_switch_in_flight(
     platform = lab.lab.devices[VICTIM].platform
     before = lab.running(VICTIM)
     lab.lab.set_faults(VICTIM, hold=STEPS[platform]["loading"][0])
-    proc = start_apply(lab, "--parallelism", "1")
-    wait_until(lambda: lab.lab.holding(VICTIM) is not None, f"{VICTIM}'s push to be held", timeout=120)
-    proc.send_signal(signal.SIGINT)
-    wait_until(lambda: "SIGINT received" in outputs(lab)[1], "the first interrupt to be told")
-    proc.send_signal(signal.SIGINT)
-    wait_until(lambda: "second SIGINT" in outputs(lab)[1], "the second interrupt to be told")
-    lab.lab.clear_faults()
-    lab.lab.release(VICTIM)
-    proc.wait(120)
+    with applying(lab, "--parallelism", "1") as proc:
+        wait_until(lambda: lab.lab.holding(VICTIM) is not None, f"{VICTIM}'s push to be held", timeout=120)
+        proc.send_signal(signal.SIGINT)
+        wait_until(lambda: "SIGINT received" in outputs(lab)[1], "the first interrupt to be told")
+        proc.send_signal(signal.SIGINT)
+        wait_until(lambda: "second SIGINT" in outputs(lab)[1], "the second interrupt to be told")
+        lab.lab.clear_faults()
+        lab.lab.release(VICTIM)
+        proc.wait(120)
     out, err = outputs(lab)
     assert proc.returncode == 130, err[-2000:]
     report = json.loads(out)
@@ -154,12 +164,12 @@ def test_sigterm_finishes_the_switch_in_flight_and_starts_no_other(
 ) -> None:
     lab = small_lab
     lab.lab.set_faults(VICTIM, hold=STEPS[lab.lab.devices[VICTIM].platform]["loading"][0])
-    proc = start_apply(lab, "--parallelism", "1")  # one switch at a time: the others wait their turn
-    wait_until(lambda: lab.lab.holding(VICTIM) is not None, f"{VICTIM}'s push to be held", timeout=120)
-    proc.send_signal(signal.SIGTERM)
-    lab.lab.clear_faults()
-    lab.lab.release(VICTIM)  # the switch in flight goes on and finishes
-    proc.wait(120)
+    with applying(lab, "--parallelism", "1") as proc:  # one switch at a time: the others wait their turn
+        wait_until(lambda: lab.lab.holding(VICTIM) is not None, f"{VICTIM}'s push to be held", timeout=120)
+        proc.send_signal(signal.SIGTERM)
+        lab.lab.clear_faults()
+        lab.lab.release(VICTIM)  # the switch in flight goes on and finishes
+        proc.wait(120)
     out, err = outputs(lab)
     assert proc.returncode == 130, err[-2000:]
     report = json.loads(out)

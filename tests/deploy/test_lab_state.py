@@ -6,12 +6,15 @@ with ntc-templates, and napalm-h3c-comware read links, LLDP and BGP as they woul
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
 from napalm import get_network_driver
 
 from fabricctl.lab.runtime import lab_credentials
+from tests.conftest import EOS_SMALL, send_rows, send_text
 from tests.lab.conftest import connect, napalm_eos
 
 from .conftest import LabRoot
@@ -62,7 +65,7 @@ def test_a_swapped_cable_shows_in_lldp(applied: LabRoot) -> None:
     applied.lab.swap_cables(("leaf1", "Ethernet1"), ("leaf1", "Ethernet2"))
     conn = connect(applied.lab, "leaf1")
     try:
-        rows = conn.send_command("show lldp neighbors", use_textfsm=True)
+        rows = send_rows(conn, "show lldp neighbors")
     finally:
         conn.disconnect()
     seen = {r["local_interface"]: (r["neighbor_name"], r["neighbor_interface"]) for r in rows}
@@ -72,11 +75,11 @@ def test_a_swapped_cable_shows_in_lldp(applied: LabRoot) -> None:
 def test_ntc_templates_parse_eos_state(applied: LabRoot) -> None:
     conn = connect(applied.lab, "spine1")
     try:
-        status = conn.send_command("show interfaces status", use_textfsm=True)
-        bgp = conn.send_command("show ip bgp summary", use_textfsm=True)
-        evpn = conn.send_command("show bgp evpn summary", use_textfsm=True)
-        pfc = conn.send_command("show priority-flow-control counters")
-        detail = conn.send_command("show lldp neighbors detail", use_textfsm=True)
+        status = send_rows(conn, "show interfaces status")
+        bgp = send_rows(conn, "show ip bgp summary")
+        evpn = send_rows(conn, "show bgp evpn summary")
+        pfc = send_text(conn, "show priority-flow-control counters")
+        detail = send_rows(conn, "show lldp neighbors detail")
     finally:
         conn.disconnect()
     assert isinstance(detail, list) and {r["neighbor_name"] for r in detail} >= {"leaf1", "leaf4"}, detail
@@ -92,8 +95,10 @@ def test_ntc_templates_parse_eos_state(applied: LabRoot) -> None:
 
 
 @pytest.fixture
-def comware_applied(tmp_path, monkeypatch, capsys: pytest.CaptureFixture[str]):  # type: ignore[no-untyped-def]
-    from .conftest import EOS_SMALL, _lab_root
+def comware_applied(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> Iterator[LabRoot]:
+    from .conftest import _lab_root
 
     for lab in _lab_root(EOS_SMALL, tmp_path, monkeypatch, "comware"):
         assert lab.run("apply", "--lab", "--auto-approve", capsys=capsys)[0] == 0
@@ -134,12 +139,12 @@ def test_ntc_templates_parse_comware_state(comware_applied: LabRoot) -> None:
     comware_applied.lab.set_faults("leaf1", bgp_down=["10.64.8.0"])
     conn = connect(comware_applied.lab, "leaf1")
     try:
-        brief = conn.send_command("display interface brief", use_textfsm=True)
-        lldp = conn.send_command("display lldp neighbor-information list", use_textfsm=True)
-        bgp = conn.send_command("display bgp peer ipv4", use_textfsm=True)
-        vrfs = conn.send_command("display ip vpn-instance", use_textfsm=True)
-        vlans = conn.send_command("display vlan all", use_textfsm=True)
-        pfc = conn.send_command("display priority-flow-control interface FourHundredGigE 1/0/1")
+        brief = send_rows(conn, "display interface brief")
+        lldp = send_rows(conn, "display lldp neighbor-information list")
+        bgp = send_rows(conn, "display bgp peer ipv4")
+        vrfs = send_rows(conn, "display ip vpn-instance")
+        vlans = send_rows(conn, "display vlan all")
+        pfc = send_text(conn, "display priority-flow-control interface FourHundredGigE 1/0/1")
     finally:
         conn.disconnect()
     # (the template reads only ASN:nn route distinguishers; these are IP:nn, so `rd` stays empty)
@@ -170,9 +175,9 @@ def _failed(report: dict[str, Any]) -> list[dict[str, Any]]:
 
 @pytest.mark.parametrize("platform", ["eos", "comware"])
 def test_check_names_each_fault(
-    platform: str, tmp_path, monkeypatch, capsys: pytest.CaptureFixture[str]
-) -> None:  # type: ignore[no-untyped-def]
-    from .conftest import EOS_SMALL, _lab_root
+    platform: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from .conftest import _lab_root
 
     for lab in _lab_root(EOS_SMALL, tmp_path, monkeypatch, platform):
         code, before = _check(lab, capsys)
@@ -216,9 +221,11 @@ def test_check_names_each_fault(
 
         lab.lab.set_faults("spine2", links_down=[f"{p}1"])
         code, down = _check(lab, capsys, "--limit", "leaf1")
-        failed = {(c["name"], c["subject"]) for c in _failed(down)}
-        assert ("link", f"{p}5") in failed and ("lldp", f"{p}5") in failed, failed  # leaf1's port to spine2
-        assert any(name == "bgp-underlay" for name, _ in failed)
+        down_failed = {(c["name"], c["subject"]) for c in _failed(down)}
+        assert ("link", f"{p}5") in down_failed and ("lldp", f"{p}5") in down_failed, (
+            down_failed
+        )  # leaf1's port to spine2
+        assert any(name == "bgp-underlay" for name, _ in down_failed)
 
         lab.lab.clear_faults()
         if platform == "eos":  # leaf3's EVPN sessions held down: leaf1 learns no routes from its VTEP
@@ -231,8 +238,8 @@ def test_check_names_each_fault(
             drop, restore = _exports(lab.running("leaf3"))
             lab.lab.device("leaf3").configure(drop)
             code, rts = _check(lab, capsys, "--limit", "leaf1")
-            failed = [(c["name"], c["subject"]) for c in _failed(rts)]
-            assert code == 1 and failed == [("vtep", "10.64.0.131")], failed
+            rts_failed = [(c["name"], c["subject"]) for c in _failed(rts)]
+            assert code == 1 and rts_failed == [("vtep", "10.64.0.131")], rts_failed
             lab.lab.device("leaf3").configure(restore)
         lab.lab.set_faults("leaf1", links_down=[f"{p}9"])  # a GPU NIC's link
         code, gpu = _check(lab, capsys, "--limit", "leaf1")
@@ -251,10 +258,10 @@ def test_check_names_each_fault(
         lab.lab.set_faults("spine1", pfc_storm=[f"{p}1"])
         lab.lab.advance(10)
         code, fabric_storm = _check(lab, capsys, "--limit", "leaf1,spine1")
-        failed = sorted((c["switch"], c["subject"], c["hint"]) for c in _failed(fabric_storm))
-        assert code == 1 and [f[:2] for f in failed] == [("leaf1", f"{p}1"), ("spine1", f"{p}1")], failed
-        assert "this switch keeps pausing the fabric link to spine1" in failed[0][2]
-        assert "pause storm from the fabric link to leaf1" in failed[1][2]
+        storms = sorted((c["switch"], c["subject"], c["hint"]) for c in _failed(fabric_storm))
+        assert code == 1 and [f[:2] for f in storms] == [("leaf1", f"{p}1"), ("spine1", f"{p}1")], storms
+        assert "this switch keeps pausing the fabric link to spine1" in storms[0][2]
+        assert "pause storm from the fabric link to leaf1" in storms[1][2]
         lab.lab.clear_faults()
         if platform == "comware":  # a tenant VRF deleted by hand on leaf1
             vrf = next(
@@ -266,13 +273,13 @@ def test_check_names_each_fault(
 
 
 def test_a_cap_the_switch_applies_at_boot_is_pending_reboot_in_plan_apply_and_check(
-    tmp_path, monkeypatch, capsys: pytest.CaptureFixture[str]
-) -> None:  # type: ignore[no-untyped-def]
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     """Comware applies max-ecmp-num at its next boot: leaves booted with a cap of 4 keep it after
     an apply that removes it. The plan marks the line `pending reboot`, apply names the switches
     that need one, `check` reports them `pending reboot` (exit 2, nothing failed: 4 paths is what
     the cap in use allows), and after a reboot every uplink carries traffic and check exits 0."""
-    from .conftest import EOS_SMALL, _lab_root
+    from .conftest import _lab_root
 
     for lab in _lab_root(EOS_SMALL, tmp_path, monkeypatch, "comware"):
         leaves = ["leaf1", "leaf2", "leaf3", "leaf4"]
@@ -332,11 +339,11 @@ def _exports(running: str) -> tuple[list[str], list[str]]:
 
 @pytest.mark.parametrize("platform", ["eos", "comware"])
 def test_a_change_that_breaks_bgp_is_undone_by_the_health_gate(
-    platform: str, tmp_path, monkeypatch, capsys: pytest.CaptureFixture[str]
-) -> None:  # type: ignore[no-untyped-def]
+    platform: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     import json
 
-    from .conftest import EOS_SMALL, _lab_root
+    from .conftest import _lab_root
 
     for lab in _lab_root(EOS_SMALL, tmp_path, monkeypatch, platform):
         assert lab.run("apply", "--lab", "--auto-approve", capsys=capsys)[0] == 0
@@ -395,12 +402,12 @@ def test_lab_ssh_logs_in_with_the_lab_login(eos_lab: LabRoot) -> None:
 
 
 def test_the_first_apply_on_a_factory_fabric_names_the_switches_that_wait_for_a_reboot(
-    tmp_path, monkeypatch, capsys: pytest.CaptureFixture[str]
-) -> None:  # type: ignore[no-untyped-def]
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     """A Comware fabric set for 16 paths (max-ecmp-num 16, above the default 8): apply names every
     switch that needs a reboot, check reports exactly those `pending reboot` (exit 2), and after
     the reboot exits 0."""
-    from .conftest import EOS_SMALL, _lab_root
+    from .conftest import _lab_root
 
     for lab in _lab_root(EOS_SMALL, tmp_path, monkeypatch, "comware"):
         fabric = lab.root / "inventory" / "fabric.yaml"

@@ -22,7 +22,7 @@ from fabricctl.compile.build import Compiled, compile_fabric
 from fabricctl.compile.intent import DeviceIntent
 from fabricctl.lab.nos import lab_nos
 from fabricctl.lab.runtime import lab_credentials
-from tests.conftest import NVUE_SMALL
+from tests.conftest import NVUE_SMALL, send_text
 
 from .conftest import LabRoot, _lab_root
 from .test_eos_clients import apply
@@ -251,5 +251,5 @@ CALLS: list[tuple[str, Check]] = [
 
 @pytest.mark.parametrize(("command", "check"), CALLS, ids=[c for c, _ in CALLS])
 def test_nvue_and_linux_call(applied: Applied, command: str, check: Check) -> None:
-    text = applied.conn.send_command(command, read_timeout=60)
+    text = send_text(applied.conn, command, read_timeout=60)
     check(json.loads(text), applied)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -217,7 +218,7 @@ def test_unreachable_and_refused_login_fail_at_their_stage(lab: LabFabric) -> No
     ids=["rejected-line", "apply-fails", "session-dropped"],
 )
 def test_device_faults_leave_nothing_applied_or_staged(
-    lab: LabFabric, faults: dict[str, object], stage: str
+    lab: LabFabric, faults: dict[str, Any], stage: str
 ) -> None:
     before = lab.device("leaf01").running_config()
     request = _request(lab)

@@ -193,6 +193,7 @@ def test_a_free_gpu_port_returns_to_the_secure_default(
     intent = compile_fabric(lab.root).intents[VICTIM]
     free = next(i for i in intent.interfaces if i.role == "gpu" and not i.tenant)
     no_shutdown = get_platform(intent.platform).dialect.negate("shutdown")
+    assert no_shutdown is not None
     lab.lab.device(VICTIM).configure([f"interface {free.name}", "description spare, borrowed", no_shutdown])
     code, out, _ = lab.run("plan", "--lab", "--detailed-exitcode", "--limit", VICTIM, capsys=capsys)
     assert code == 2 and f"description {free.description}" in out and "shutdown" in out

@@ -113,7 +113,13 @@ def _move(root: Path, a: str, b: str) -> None:
     record_path(root, a).rename(record_path(root, b))
 
 
-TAMPER: dict[str, tuple[Callable[[Path, list[str]], None], str]] = {
+def _swap(root: Path, a: str, b: str) -> None:
+    _move(root, a, "x")
+    _move(root, b, a)
+    _move(root, "x", b)
+
+
+TAMPER: dict[str, tuple[Callable[[Path, list[str]], object], str]] = {
     "middle record removed": (
         lambda root, ids: record_path(root, ids[1]).unlink(),
         "place 2 of the chain is missing: run {2} follows run {0} (a record was removed)",
@@ -135,7 +141,7 @@ TAMPER: dict[str, tuple[Callable[[Path, list[str]], None], str]] = {
         "run {3}, the newest, was edited or the tip was changed",
     ),
     "two records swapped": (
-        lambda root, ids: (_move(root, ids[1], "x"), _move(root, ids[2], ids[1]), _move(root, "x", ids[2])),
+        lambda root, ids: _swap(root, ids[1], ids[2]),
         "record {1} holds run {2} (moved or renamed)",
     ),
     "a record copied over another": (

@@ -60,7 +60,10 @@ def _check(c: LabRoot, capsys: pytest.CaptureFixture[str]) -> tuple[int, dict]: 
 
 
 def _booted(c: LabRoot) -> dict[str, float]:
-    return {n: c.lab.call(lambda n=n: c.lab.state().booted(n)) for n in c.lab.devices}
+    def booted(n: str) -> Callable[[], float]:
+        return lambda: c.lab.state().booted(n)
+
+    return {n: c.lab.call(booted(n)) for n in c.lab.devices}
 
 
 @pytest.fixture

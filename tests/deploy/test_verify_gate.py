@@ -9,6 +9,7 @@ import pytest
 
 from fabricctl.cli import main
 from tests.conftest import EOS_SMALL, copy_fabric
+from tests.deploy.conftest import LabRoot
 
 # A fabric's own template overriding the built-in ACL one, with a permit-any slipped in first.
 LEAKY_ACL = """{% for acl in acls %}
@@ -46,7 +47,7 @@ def test_leaky_template_is_refused_before_any_switch_is_contacted(
     assert not (root / ".fabricctl" / "lab" / "state").exists()  # no lab switch was even started
 
 
-def test_verify_lab_reads_what_the_switches_run(eos_lab, capsys: pytest.CaptureFixture[str]) -> None:
+def test_verify_lab_reads_what_the_switches_run(eos_lab: LabRoot, capsys: pytest.CaptureFixture[str]) -> None:
     """Factory switches fail the proofs (GPU ports up, no VRFs); after apply they pass."""
     code, out, _ = eos_lab.run("verify", "--lab", "--format", "json", capsys=capsys)
     assert code == 1 and '"port-not-shut"' in out

@@ -17,8 +17,9 @@ import pytest
 import yaml
 
 from fabricctl.compile.build import compile_fabric
+from fabricctl.deploy import gitstate
 from fabricctl.deploy.fetch import Fetched
-from fabricctl.deploy.plan import Plan
+from fabricctl.deploy.plan import Plan, Prepared
 from fabricctl.deploy.service import build_plan
 from fabricctl.lab import LabClock, LabFabric
 from fabricctl.lab.factory import factory_text
@@ -89,12 +90,19 @@ def rendered_fetch(root: Path) -> Fetcher:
     return lambda names: {n: Fetched(n, texts[n]) for n in names}
 
 
-def offline_plan(root: Path, fetch: Fetcher, changed_since: str | None = None) -> tuple[Plan, object]:
+def offline_plan(root: Path, fetch: Fetcher, changed_since: str | None = None) -> tuple[Plan, Prepared]:
     """`fabricctl plan [--changed-since REF]` without SSH: (plan, prepared)."""
     compiled = compile_fabric(root)
     plan, prepared = build_plan(compiled, root, list(compiled.intents), [], fetch, changed_since)
     plan.created_at = "2026-12-01T12:00:00+00:00"  # the plan digest in goldens: one time, every run
     return plan, prepared
+
+
+def shared_remote(root: Path, lab: bool = True) -> gitstate.Remote:
+    """The fabric's shared remote, which the test set up (gitstate.shared_remote, never None here)."""
+    remote = gitstate.shared_remote(root, lab=lab)
+    assert remote is not None, f"{root}: no shared remote"
+    return remote
 
 
 def write_tenant(root: Path, data: dict[str, object]) -> Path:

@@ -8,6 +8,7 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 import yaml
@@ -71,7 +72,7 @@ def test_actionlint_finds_a_broken_workflow(repo: Path) -> None:
     assert proc.returncode == 1 and "runid" in proc.stdout
 
 
-def _secrets_of(job: dict) -> set[str]:
+def _secrets_of(job: dict[str, Any]) -> set[str]:  # a workflow job (YAML)
     text = yaml.safe_dump(job)
     return {w.split("}")[0].strip() for w in text.split("secrets.")[1:]}
 

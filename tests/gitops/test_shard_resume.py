@@ -17,6 +17,7 @@ from fabricctl.deploy import gitstate
 from fabricctl.lab import LabFabric
 from fabricctl.lab.faults import Faults
 from tests.conftest import run_cli
+from tests.gitops.conftest import shared_remote
 
 pytestmark = pytest.mark.lab
 
@@ -126,4 +127,4 @@ def test_killed_shard_resumes_and_leases_hold(
         assert code == 0, out + err
     code, _, _ = run_cli(["plan", "--lab", "--root", str(root), "--detailed-exitcode"], capsys)
     assert code == 0, "the whole plan applied, each switch once"
-    assert gitstate.read_lock(gitstate.shared_remote(root, lab=True)) is None
+    assert gitstate.read_lock(shared_remote(root, lab=True)) is None

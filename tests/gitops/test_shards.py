@@ -12,6 +12,7 @@ import pytest
 from fabricctl.deploy import gitstate
 from fabricctl.lab import LabFabric
 from tests.conftest import run_cli
+from tests.gitops.conftest import shared_remote
 
 pytestmark = pytest.mark.lab
 
@@ -52,7 +53,7 @@ def test_pods_then_superspines_make_one_run(fabric: Path, capsys: pytest.Capture
     assert (run["run_id"], run["shards"]) == ("gh-1-1", ["pod:2", "pod:1", "superspine"])
     assert run["counts"]["changed"] == len(run["changed"]) >= len(pod2) + 4
     assert run["tickets"] == ["NET-77"] and run["reason"] == "pod rollout"
-    assert gitstate.read_lock(gitstate.shared_remote(root, lab=True)) is None, "the last shard out deleted it"
+    assert gitstate.read_lock(shared_remote(root, lab=True)) is None, "the last shard out deleted it"
     code, out, _ = run_cli(["history", "--root", str(root)], capsys)
     assert "shards pod:2, pod:1, superspine of run gh-1-1; tickets NET-77; reason: pod rollout" in out
 
@@ -63,7 +64,7 @@ def test_a_shard_does_not_start_after_a_failed_wave(fabric: Path, capsys: pytest
         ["plan", "--lab", "--root", str(root), "-o", str(root.parent / "plan.json")], capsys
     )
     assert code == 0, err
-    remote = gitstate.shared_remote(root, lab=True)
+    remote = shared_remote(root, lab=True)
     failed = {
         "run_id": "20260101T000000.000000Z-1",
         "state": "finished",

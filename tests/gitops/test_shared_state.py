@@ -15,7 +15,7 @@ from fabricctl.cli import main
 from fabricctl.deploy import gitstate, lock
 from tests.conftest import run_cli
 
-from .conftest import git
+from .conftest import git, shared_remote
 
 pytestmark = pytest.mark.lab
 
@@ -47,7 +47,7 @@ def test_one_apply_refused_naming_the_holder(
     clones: tuple[Path, Path], capsys: pytest.CaptureFixture[str]
 ) -> None:
     first, second = clones
-    remote = gitstate.shared_remote(first, lab=True)
+    remote = shared_remote(first, lab=True)
     assert remote is not None and remote.lock_ref == "refs/fabricctl/lock"
     with lock.fabric_lock(first, "first", remote=remote) as held:
         code, _out, err = run_cli(["apply", "--lab", "--auto-approve", "--root", str(second)], capsys)
@@ -75,7 +75,7 @@ def test_history_shows_the_other_clones_apply(
     # The records are commits on a ref of their own: one for the start, one for the end.
     log = git(first.parent / "remote.git", "log", "--format=%s", "refs/fabricctl/runs")
     assert log.splitlines() == [f"fabricctl run {run_id}: finished", f"fabricctl run {run_id}: in progress"]
-    assert gitstate.read_lock(gitstate.shared_remote(first, lab=True)) is None
+    assert gitstate.read_lock(shared_remote(first, lab=True)) is None
     # The other clone's view of a tenant names that run as its last change.
     code, out, err = run_cli(["show", "tenant", "storage", "--root", str(second), "--format", "json"], capsys)
     assert code == 0, err
@@ -89,7 +89,7 @@ def test_history_shows_the_other_clones_apply(
 
 def test_a_race_is_won_by_exactly_one(clones: tuple[Path, Path]) -> None:
     first, second = clones
-    remotes = [gitstate.shared_remote(root, lab=True) for root in (first, second)]
+    remotes = [shared_remote(root, lab=True) for root in (first, second)]
     won: list[str] = []
     refused: list[str] = []
     start = threading.Barrier(2)
@@ -115,13 +115,11 @@ def test_a_stale_remote_lock_is_taken_over_aloud(
     clones: tuple[Path, Path], capsys: pytest.CaptureFixture[str]
 ) -> None:
     first, second = clones
-    remote = gitstate.shared_remote(first, lab=True)
+    remote = shared_remote(first, lab=True)
     old = lock.LockInfo("ci", "runner-7", 4242, time.time() - lock.TTL_SECONDS - 60, "old-plan")
     gitstate.create_lock(remote, lock._lock_text(old))
     taken: list[lock.LockInfo] = []
-    with lock.fabric_lock(
-        second, "new", on_takeover=taken.append, remote=gitstate.shared_remote(second, lab=True)
-    ):
+    with lock.fabric_lock(second, "new", on_takeover=taken.append, remote=shared_remote(second, lab=True)):
         found = lock.read_remote_lock(remote)
         assert found is not None and found[1].plan_hash == "new"
     assert taken == [old]
@@ -142,7 +140,7 @@ def test_force_unlock_removes_the_remote_lock(
     clones: tuple[Path, Path], capsys: pytest.CaptureFixture[str]
 ) -> None:
     first, second = clones
-    remote = gitstate.shared_remote(first, lab=True)
+    remote = shared_remote(first, lab=True)
     lock.acquire_remote(remote, "stuck")
     code, out, err = run_cli(["force-unlock", "--yes", "--root", str(second)], capsys)
     assert code == 0, err
@@ -158,6 +156,6 @@ def test_without_a_remote_the_state_is_local(tmp_path: Path, monkeypatch: pytest
     assert gitstate.shared_remote(tmp_path, lab=True) is None, "a lab run stays local by default"
     assert gitstate.shared_remote(tmp_path) is not None
     (tmp_path / "pod a").mkdir()
-    assert gitstate.shared_remote(tmp_path / "pod a").prefix == "refs/fabricctl/fabrics/pod_a"
+    assert shared_remote(tmp_path / "pod a", lab=False).prefix == "refs/fabricctl/fabrics/pod_a"
     monkeypatch.setenv(gitstate.ENV, "none")
     assert gitstate.shared_remote(tmp_path) is None

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -44,7 +45,9 @@ def _edit(root: Path, name: str, old: str, new: str) -> None:
     path.write_text(text.replace(old, new))
 
 
-def _plan(root: Path, capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, dict, str]:
+def _plan(
+    root: Path, capsys: pytest.CaptureFixture[str], *argv: str
+) -> tuple[int, dict[str, Any], str]:  # the plan JSON
     try:
         code, out, err = run_cli(["plan", "--lab", "--format", "json", "--root", str(root), *argv], capsys)
     except SystemExit as exc:  # --detailed-exitcode: 2 when there are changes

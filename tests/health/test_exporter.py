@@ -4,14 +4,13 @@ read is not read twice, labels come from the intent."""
 from __future__ import annotations
 
 import threading
-import time
 
 from prometheus_client.parser import text_string_to_metric_families
 
 from fabricctl.compile.build import compile_fabric
 from fabricctl.platforms.counters import PortCounters, SwitchCounters, Unread
 from fabricctl.telemetry.exporter import Exposition, Poller, Snapshot
-from tests.conftest import EOS_SMALL
+from tests.conftest import EOS_SMALL, wait_until
 
 
 def _samples(exposition: Exposition) -> list:  # type: ignore[type-arg]
@@ -40,14 +39,15 @@ def test_a_hung_switch_never_blocks_a_scrape_and_is_not_read_twice() -> None:
         concurrency=2,
         on_update=exposition.update,
     )
-    poller.poll_round()
-    others = {s.name for s in compiled.fabric.switches} - {"leaf2"}
-    while not all(poller.snapshot()[n].polled_at for n in others):  # every other switch read
-        time.sleep(0.05)
-    poller.poll_round()  # leaf2 is still being read: not queued again
-    samples = _samples(exposition)  # answers while leaf2 hangs
-    release.set()
-    poller.stop()
+    try:
+        poller.poll_round()
+        others = {s.name for s in compiled.fabric.switches} - {"leaf2"}
+        wait_until(lambda: all(poller.snapshot()[n].polled_at for n in others), "every other switch read")
+        poller.poll_round()  # leaf2 is still being read: not queued again
+        samples = _samples(exposition)  # answers while leaf2 hangs
+    finally:
+        release.set()
+        poller.stop()
     assert reads["leaf2"] == 1
     up = {s.labels["switch"]: s.value for s in samples if s.name == "fabricctl_switch_up"}
     assert "leaf2" not in up  # never read yet: no series (the CLI starts every switch at up 0)
@@ -73,8 +73,7 @@ def test_a_hung_switch_never_blocks_a_scrape_and_is_not_read_twice() -> None:
 def _poll_once(poller: Poller, names: set[str]) -> None:
     before = {n: poller.snapshot()[n].polled_at for n in names}
     poller.poll_round()
-    while not all(poller.snapshot()[n].polled_at > before[n] for n in names):
-        time.sleep(0.02)
+    wait_until(lambda: all(poller.snapshot()[n].polled_at > before[n] for n in names), f"{names} polled")
 
 
 def test_an_unparsable_switch_is_down_with_its_reason_and_its_ports_are_not_exported_stale() -> None:

@@ -102,7 +102,7 @@ def test_hostile_clients_neither_stop_a_scrape_nor_grow_the_threads(server: Boun
         wait_until(lambda: all(closed(s) for s in slow), "the slowloris sockets to be closed")
         wait_until(lambda: all(closed(s) for s in idle), "the idle sockets to be closed")
         assert keep.sock is not None
-        wait_until(lambda: closed(keep.sock), "the idle keep-alive connection to be closed")  # type: ignore[arg-type]
+        wait_until(lambda: closed(keep.sock), "the idle keep-alive connection to be closed")
         assert server.evicted > 0  # the silent sockets beyond the cap made room for the rest
         wait_until(lambda: server.open == 0, "every connection to be gone")
         assert scrape(server) == 6

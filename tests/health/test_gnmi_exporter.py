@@ -81,7 +81,11 @@ def test_cli_and_gnmi_give_the_same_series(lab: tuple[LabFabric, Path, str]) -> 
     power without their floors, None rather than a guess, and the CLI's floors are left out of
     the comparison."""
     fabric, root, platform = lab
-    port = (lambda n: f"Ethernet{n}") if platform == "eos" else (lambda n: f"swp{n}")
+    prefix = "Ethernet" if platform == "eos" else "swp"
+
+    def port(n: int) -> str:
+        return f"{prefix}{n}"
+
     fabric.set_faults(
         "leaf1",
         pfc_storm=[port(3)],  # leaf uplinks, on both NOSes' fabrics
@@ -270,7 +274,8 @@ def test_an_answer_that_cannot_be_read_is_up_0_with_the_reason() -> None:
         reason = stream._follow(_Stub([_update(errors, bad), sync]), ())
         assert reason.startswith("gNMI answer unreadable"), reason
     stream._fail(reason)
-    assert not published[-1].up and published[-1].error == reason and published[-1].counters is None
+    failed = published[-1]
+    assert not failed.up and failed.error == reason and failed.counters is None
 
 
 def _hosts(tmp_path: Path, platform: str, mode: str) -> Any:

@@ -141,7 +141,8 @@ def prometheus(exporter: str, tmp_path: Path) -> Iterator[Prometheus]:
 def _ready(base: str) -> bool:
     try:
         with urllib.request.urlopen(f"{base}/-/ready", timeout=5) as reply:
-            return reply.status == 200
+            status: int = reply.status  # urlopen's answer is untyped
+            return status == 200
     except OSError:
         return False
 

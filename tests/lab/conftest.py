@@ -93,16 +93,22 @@ def loaded_lab(src: Path, work: Path, platform: str | None = None) -> tuple[LabF
     with contextlib.redirect_stdout(io.StringIO()), contextlib.suppress(SystemExit):
         main(["render", "--root", str(root)])
     lab = LabFabric.from_inventory(root, clock=LabClock.frozen()).start()
-    for name, dev in lab.devices.items():
-        text = (root / "out" / f"{name}.cfg").read_text(encoding="utf-8")
+    try:
+        for name, dev in lab.devices.items():
+            text = (root / "out" / f"{name}.cfg").read_text(encoding="utf-8")
 
-        def load(dev: Any = dev, text: str = text) -> None:
-            # NVUE prints its whole object tree: it is read alone, not over the factory config
-            tree = dev.parse(text) if dev.nos.parse_config is not None else dev.parse(text, base=dev.running)
-            dev.running.replace_contents(tree)
-            dev.persist_running()
-            dev.save()
-            dev.reboot()  # settings a switch applies at boot (max-ecmp-num) in effect
+            def load(dev: Any = dev, text: str = text) -> None:
+                # NVUE prints its whole object tree: it is read alone, not over the factory config
+                tree = (
+                    dev.parse(text) if dev.nos.parse_config is not None else dev.parse(text, base=dev.running)
+                )
+                dev.running.replace_contents(tree)
+                dev.persist_running()
+                dev.save()
+                dev.reboot()  # settings a switch applies at boot (max-ecmp-num) in effect
 
-        lab.call(load)
+            lab.call(load)
+    except BaseException:  # the caller stops it once it has it; until then, this does
+        lab.stop()
+        raise
     return lab, root

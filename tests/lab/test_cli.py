@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import shutil
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -15,6 +16,14 @@ from tests.conftest import run_cli
 
 FIXTURE_ROOT = Path(__file__).parent / "fixtures" / "small"
 runner = CliRunner()
+
+
+@pytest.fixture(autouse=True)
+def _no_lab_left_up(tmp_path: Path) -> Iterator[None]:
+    """A test that fails with a detached lab up (under tmp_path) leaves none running."""
+    yield
+    if (tmp_path / ".fabricctl" / "lab" / "lab.json").exists():
+        runner.invoke(lab_app, ["down", "--root", str(tmp_path)])
 
 
 @pytest.fixture

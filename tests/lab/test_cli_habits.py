@@ -10,12 +10,14 @@ import base64
 import http.client
 import json
 import ssl
+from typing import Any
 
 import pytest
 
 from fabricctl.lab import LabFabric
 from fabricctl.lab.devices.eos.render import EOS_SECTIONS, eos_order
 from tests.avd_oracle import validate
+from tests.conftest import json_object, send_text
 
 from .conftest import PASSWORD, USER, connect, napalm_eos
 
@@ -29,19 +31,19 @@ def test_eos_takes_interface_names_as_engineers_type_them(lab: LabFabric) -> Non
         running = lab.device("leaf01").running_config()
         assert "interface Ethernet7\n   description typed short" in running
         assert "interface Ethernet8\n   description typed long" in running
-        assert conn.send_command("show int Et7").startswith("Ethernet7 is ")
-        assert conn.send_command("show running-config interfaces Ethernet8") == (
+        assert send_text(conn, "show int Et7").startswith("Ethernet7 is ")
+        assert send_text(conn, "show running-config interfaces Ethernet8") == (
             "interface Ethernet8\n   description typed long"
         )
         conn.config_mode()
-        assert "Ethernet7 is " in conn.send_command("do show interfaces ethernet 7", expect_string=r"\)#")
-        conn.send_command("interface Ethernet7", expect_string=r"\)#")
-        active = conn.send_command("show active", expect_string=r"\)#")
+        assert "Ethernet7 is " in send_text(conn, "do show interfaces ethernet 7", expect_string=r"\)#")
+        send_text(conn, "interface Ethernet7", expect_string=r"\)#")
+        active = send_text(conn, "show active", expect_string=r"\)#")
         assert active == "interface Ethernet7\n   description typed short"
         conn.exit_config_mode()
         # EOS counts tokens from 0 and names the first one it cannot take.
-        assert conn.send_command("show interfcaes status") == "% Invalid input (at token 1: 'interfcaes')"
-        assert conn.send_command("show lldp neighbours") == "% Invalid input (at token 2: 'neighbours')"
+        assert send_text(conn, "show interfcaes status") == "% Invalid input (at token 1: 'interfcaes')"
+        assert send_text(conn, "show lldp neighbours") == "% Invalid input (at token 2: 'neighbours')"
     finally:
         conn.disconnect()
 
@@ -57,7 +59,7 @@ def test_comware_takes_interface_names_as_engineers_type_them(lab: LabFabric) ->
                 "description typed long",
             ]
         )
-        shown = conn.send_command("display current-configuration interface FourHundredGigE 1/0/3")
+        shown = send_text(conn, "display current-configuration interface FourHundredGigE 1/0/3")
         assert shown.splitlines() == [
             "#",
             "interface FourHundredGigE1/0/3",
@@ -66,11 +68,11 @@ def test_comware_takes_interface_names_as_engineers_type_them(lab: LabFabric) ->
             "#",
             "return",
         ]
-        assert "description typed long" in conn.send_command("dis cur int 400GE1/0/4")
-        brief = conn.send_command("display interface brief")
+        assert "description typed long" in send_text(conn, "dis cur int 400GE1/0/4")
+        brief = send_text(conn, "display interface brief")
         assert "400GE1/0/3" in brief and "FourHundredGigE1/0/3" not in brief  # tables abbreviate
         # The caret stands under the word Comware cannot take (after the prompt `<spine01>`).
-        refused = conn.send_command("display interfcae brief").splitlines()
+        refused = send_text(conn, "display interfcae brief").splitlines()
         assert refused[0].index("^") == len("<spine01>") + len("display ")
     finally:
         conn.disconnect()
@@ -80,7 +82,7 @@ def test_comware_takes_interface_names_as_engineers_type_them(lab: LabFabric) ->
 
 
 def _http(
-    lab: LabFabric, method: str, path: str, body: dict | None = None, login: bool = True
+    lab: LabFabric, method: str, path: str, body: dict[str, Any] | None = None, login: bool = True
 ) -> http.client.HTTPResponse:
     ep = lab.endpoints()["leaf01"]
     conn = http.client.HTTPSConnection(
@@ -109,7 +111,7 @@ def test_eapi_text_answers_every_command_and_an_error_keeps_the_connection(lab: 
     )
     auth = "Basic " + base64.b64encode(f"{USER}:{PASSWORD}".encode()).decode()
 
-    def run(*cmds: str, fmt: str = "text") -> dict:
+    def run(*cmds: str, fmt: str = "text") -> dict[str, Any]:
         body = {
             "jsonrpc": "2.0",
             "method": "runCmds",
@@ -117,7 +119,7 @@ def test_eapi_text_answers_every_command_and_an_error_keeps_the_connection(lab: 
             "id": "1",
         }
         conn.request("POST", "/command-api", body=json.dumps(body), headers={"Authorization": auth})
-        return json.loads(conn.getresponse().read())
+        return json_object(conn.getresponse().read())
 
     texts = run(
         "show ip bgp neighbors", "show ip interface", "show ipv6 bgp summary", "show lldp neighbors detail"

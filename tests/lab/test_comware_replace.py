@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 from netmiko.base_connection import BaseConnection
@@ -173,7 +174,7 @@ def test_push_success_leaves_checkpoint_and_no_timer(lab: LabFabric) -> None:
 
 
 @pytest.mark.parametrize("fault", [{"reject": r"^ *vxlan 10001"}, {"disconnect_after": 3}])
-def test_push_failure_restores_byte_identical_at_once(lab: LabFabric, fault: dict[str, object]) -> None:
+def test_push_failure_restores_byte_identical_at_once(lab: LabFabric, fault: dict[str, Any]) -> None:
     dev = lab.device("spine01")
     before = dev.running_config()
     startup = dev.startup_config()

@@ -16,7 +16,7 @@ from netmiko.exceptions import (
 from pyeapi.eapilib import ConnectionError as EapiConnectionError
 
 from fabricctl.lab import FaultFileError, Faults, LabFabric
-from tests.conftest import wait_until
+from tests.conftest import send_text, wait_until
 
 from .conftest import connect, napalm_eos
 
@@ -48,7 +48,7 @@ def test_latency_holds_each_reply_for_lab_seconds(lab: LabFabric) -> None:
     reply: list[str] = []
     worker = threading.Thread(
         target=lambda: reply.append(
-            conn.send_command("show version", expect_string=r"leaf01#", read_timeout=120)
+            send_text(conn, "show version", expect_string=r"leaf01#", read_timeout=120)
         )
     )
     worker.start()
@@ -77,7 +77,7 @@ def test_disconnect_mid_session_leaves_running_untouched(lab: LabFabric, state_d
     running = lab.device("leaf01").running_config()
     lab.set_faults("leaf01", disconnect_after=2)
     conn = connect(lab, "leaf01")
-    conn.send_command("configure session push", expect_string=r"\)#")
+    send_text(conn, "configure session push", expect_string=r"\)#")
     with pytest.raises(Exception):  # noqa: B017 - netmiko raises OSError/ReadTimeout variants
         conn.send_config_set(
             ["vlan 90", "name a", "vlan 91", "name b"], enter_config_mode=False, read_timeout=3
@@ -107,9 +107,9 @@ def test_commit_failure_eos_session_and_eapi(lab: LabFabric) -> None:
     running = lab.device("leaf01").running_config()
     lab.set_faults("leaf01", commit_failure=True)
     conn = connect(lab, "leaf01")
-    conn.send_command("configure session c1", expect_string=r"\)#")
-    conn.send_command("vlan 95", expect_string=r"\)#")
-    out = conn.send_command("commit", expect_string=r"#")
+    send_text(conn, "configure session c1", expect_string=r"\)#")
+    send_text(conn, "vlan 95", expect_string=r"\)#")
+    out = send_text(conn, "commit", expect_string=r"#")
     conn.disconnect()
     assert "% Failed to commit" in out
     dev = napalm_eos(lab, "leaf02")
@@ -181,11 +181,11 @@ def test_fault_values_are_checked(lab: LabFabric, tmp_path: Path, line: str, mes
 def test_lab_files_stay_inside_the_device_state(lab: LabFabric, state_dir: Path) -> None:
     """`copy ... flash:<path>` and `configure replace <url>` never reach the machine's own files."""
     conn = connect(lab, "leaf01")
-    out = conn.send_command("copy running-config flash:../../../escape.cfg")
+    out = send_text(conn, "copy running-config flash:../../../escape.cfg")
     assert "Invalid file name" in out
     secret = state_dir.parent / "outside.cfg"
     secret.write_text("hostname stolen\n")
-    out = conn.send_command(f"configure replace file:{secret}")
+    out = send_text(conn, f"configure replace file:{secret}")
     conn.disconnect()
     assert "No such file" in out
     assert not any(p.name == "escape.cfg" for p in state_dir.parent.parent.rglob("*"))

@@ -6,6 +6,7 @@ import pytest
 from netmiko.exceptions import ConfigInvalidException
 
 from fabricctl.lab import LabFabric
+from tests.conftest import send_text, send_timing_text
 
 from .conftest import PORTS, connect
 
@@ -15,7 +16,7 @@ CW_ERR = r"% Unrecognized command"
 def test_connect_and_read_factory(lab: LabFabric) -> None:
     conn = connect(lab, "spine01")
     assert conn.base_prompt == "spine01"
-    out = conn.send_command("display current-configuration")
+    out = send_text(conn, "display current-configuration")
     conn.disconnect()
     lines = out.splitlines()
     assert lines[0] == "#" and lines[-1] == "return"
@@ -44,7 +45,7 @@ def test_push_with_error_pattern_and_save(lab: LabFabric) -> None:
     )
     conn.save_config()
     assert conn.find_prompt() == "[spine01]"  # save force leaves netmiko in system-view
-    saved = conn.send_command("display saved-configuration")
+    saved = send_text(conn, "display saved-configuration")
     conn.disconnect()
     running = lab.device("spine01").running_config()
     assert (
@@ -62,7 +63,7 @@ def test_misspelled_line_rejected_with_caret(lab: LabFabric) -> None:
         conn.send_config_set(
             ["interface FourHundredGigE1/0/2", " port link-mdoe route"], error_pattern=CW_ERR
         )
-    out = conn.send_command_timing("port link-mdoe route")
+    out = send_timing_text(conn, "port link-mdoe route")
     conn.disconnect()
     lines = out.splitlines()
     caret = next(ln for ln in lines if ln.strip() == "^")
@@ -76,9 +77,9 @@ def test_out_of_range_value_is_a_wrong_parameter(lab: LabFabric) -> None:
     """An IP-address RD whose number needs more than 16 bits: the switch marks the value and
     answers `Wrong parameter`, and the line is not taken."""
     conn = connect(lab, "spine01")
-    conn.send_command_timing("system-view")
-    conn.send_command_timing("ip vpn-instance rd-test")
-    out = conn.send_command_timing("route-distinguisher 10.0.2.1:1000101")
+    send_timing_text(conn, "system-view")
+    send_timing_text(conn, "ip vpn-instance rd-test")
+    out = send_timing_text(conn, "route-distinguisher 10.0.2.1:1000101")
     conn.disconnect()
     lines = out.splitlines()
     caret = next(ln for ln in lines if ln.strip() == "^")

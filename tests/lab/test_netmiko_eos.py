@@ -6,6 +6,7 @@ import pytest
 from netmiko.exceptions import ConfigInvalidException
 
 from fabricctl.lab import LabFabric
+from tests.conftest import send_text, send_timing_text
 
 from .conftest import PORTS, connect
 
@@ -14,7 +15,7 @@ EOS_ERR = r"% Invalid input"
 
 def test_connect_and_read_factory_running_config(lab: LabFabric) -> None:
     conn = connect(lab, "leaf01")
-    out = conn.send_command("show running-config")
+    out = send_text(conn, "show running-config")
     conn.disconnect()
     lines = out.splitlines()
     assert "hostname leaf01" in lines
@@ -78,7 +79,7 @@ def test_misspelled_line_is_rejected_with_eos_error(lab: LabFabric) -> None:
     conn = connect(lab, "leaf01")
     with pytest.raises(ConfigInvalidException):
         conn.send_config_set(["interface Ethernet1", "   descripton typo"], error_pattern=EOS_ERR)
-    out = conn.send_command_timing("interfcae Ethernet1")  # a misspelling: no abbreviation of any word
+    out = send_timing_text(conn, "interfcae Ethernet1")  # a misspelling: no abbreviation of any word
     conn.disconnect()
     assert "% Invalid input (at token 0: 'interfcae')" in out
     assert lab.device("leaf01").running_config() == before
@@ -87,21 +88,21 @@ def test_misspelled_line_is_rejected_with_eos_error(lab: LabFabric) -> None:
 def test_config_session_diff_commit_and_abort(lab: LabFabric) -> None:
     conn = connect(lab, "leaf01")
     before = lab.device("leaf01").running_config()
-    conn.send_command("configure session s1", expect_string=r"\(config-s-s1\)#")
+    send_text(conn, "configure session s1", expect_string=r"\(config-s-s1\)#")
     conn.send_config_set(
         ["vlan 20", "name blue"], enter_config_mode=False, exit_config_mode=False, error_pattern=EOS_ERR
     )
-    diff = conn.send_command("show session-config diffs", expect_string=r"#")
+    diff = send_text(conn, "show session-config diffs", expect_string=r"#")
     assert "--- system:/running-config" in diff
     assert "+++ session:/s1-session-config" in diff
     assert "+vlan 20" in diff and "+   name blue" in diff
     assert lab.device("leaf01").running_config() == before  # not yet committed
-    conn.send_command("commit", expect_string=r"leaf01#")
+    send_text(conn, "commit", expect_string=r"leaf01#")
     assert "vlan 20\n   name blue" in lab.device("leaf01").running_config()
-    conn.send_command("configure session s2", expect_string=r"\)#")
-    conn.send_command("vlan 30", expect_string=r"\)#")
-    conn.send_command("abort", expect_string=r"leaf01#")
-    exec_diff = conn.send_command("show session-config named s2 diffs")
+    send_text(conn, "configure session s2", expect_string=r"\)#")
+    send_text(conn, "vlan 30", expect_string=r"\)#")
+    send_text(conn, "abort", expect_string=r"leaf01#")
+    exec_diff = send_text(conn, "show session-config named s2 diffs")
     conn.disconnect()
     assert "does not exist" in exec_diff
     assert "vlan 30" not in lab.device("leaf01").running_config()
@@ -111,10 +112,10 @@ def test_commit_timer_reverts_unless_confirmed(lab: LabFabric) -> None:
     conn = connect(lab, "leaf01")
 
     def stage(name: str, vlan: str) -> None:
-        conn.send_command(f"configure session {name}", expect_string=r"\)#")
-        conn.send_command(f"vlan {vlan}", expect_string=r"\)#")
-        conn.send_command("end", expect_string=r"leaf01#")
-        conn.send_command(f"configure session {name} commit timer 00:00:01")
+        send_text(conn, f"configure session {name}", expect_string=r"\)#")
+        send_text(conn, f"vlan {vlan}", expect_string=r"\)#")
+        send_text(conn, "end", expect_string=r"leaf01#")
+        send_text(conn, f"configure session {name} commit timer 00:00:01")
 
     stage("t1", "41")
     assert "vlan 41" in lab.device("leaf01").running_config()
@@ -122,8 +123,8 @@ def test_commit_timer_reverts_unless_confirmed(lab: LabFabric) -> None:
     assert "vlan 42" not in lab.device("leaf01").running_config()
     lab.advance(1)
     assert "vlan 41" not in lab.device("leaf01").running_config()
-    conn.send_command("configure session t2 commit timer 00:00:01")
-    conn.send_command("configure session t2 commit")  # confirm
+    send_text(conn, "configure session t2 commit timer 00:00:01")
+    send_text(conn, "configure session t2 commit")  # confirm
     lab.advance(1)
     conn.disconnect()
     assert "vlan 42" in lab.device("leaf01").running_config()
@@ -132,10 +133,10 @@ def test_commit_timer_reverts_unless_confirmed(lab: LabFabric) -> None:
 
 def test_configure_replace_from_flash(lab: LabFabric) -> None:
     conn = connect(lab, "leaf01")
-    assert "Copy completed" in conn.send_command("copy running-config flash:before")
+    assert "Copy completed" in send_text(conn, "copy running-config flash:before")
     conn.send_config_set(["vlan 50"], error_pattern=EOS_ERR)
     assert "vlan 50" in lab.device("leaf01").running_config()
-    conn.send_command("configure replace flash:before")
+    send_text(conn, "configure replace flash:before")
     conn.disconnect()
     assert "vlan 50" not in lab.device("leaf01").running_config()
     assert "hostname leaf01" in lab.device("leaf01").running_config()

@@ -48,14 +48,14 @@ def read_through_nornir(job: dict[str, Any]) -> dict[str, dict[str, str]]:
 
     got = nr.run(task=napalm_get, getters=["config"])
     failed = {h: str(r.exception) for h, r in got.failed_hosts.items()}
-    platforms = {h.name: h.platform for h in nr.inventory.hosts.values()}
+    platforms = {h.name: str(h.platform) for h in nr.inventory.hosts.values()}
     show = {"eos": "show running-config", "comware": "display current-configuration"}
     read = nr.run(
         task=lambda task: task.run(netmiko_send_command, command_string=show[platforms[task.host.name]])
     )
     failed |= {h: str(r.exception) for h, r in read.failed_hosts.items()}
     return {
-        "failed": failed,  # type: ignore[dict-item]
+        "failed": failed,
         "napalm": {n: m[0].result["config"]["running"] for n, m in got.items() if not m.failed},
         "netmiko": {n: m[1].result for n, m in read.items() if not m.failed},
     }

@@ -4,6 +4,7 @@ auto-prompt, and with confirm on the lab clock), GET its state, GET the configur
 
 from __future__ import annotations
 
+import urllib.parse
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -15,7 +16,7 @@ import urllib3
 from fabricctl.lab import DeviceSpec, LabClock, LabFabric
 from tests.lab.conftest import PASSWORD, USER
 
-APPLY = {"state": "apply", "auto-prompt": {"ays": "ays_yes"}}
+APPLY: dict[str, str | dict[str, str]] = {"state": "apply", "auto-prompt": {"ays": "ays_yes"}}
 
 
 @pytest.fixture
@@ -116,7 +117,7 @@ def test_requests_runs_nvidias_python_example(lab: LabFabric) -> None:
     )
     assert r.status_code == 200
     requests.patch(
-        url=end_point + "/revision/" + requests.utils.quote(changeset, safe=""),
+        url=end_point + "/revision/" + urllib.parse.quote(changeset, safe=""),
         auth=auth,
         verify=False,
         json=APPLY,

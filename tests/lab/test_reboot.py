@@ -56,11 +56,13 @@ class Shell:
         deadline = time.monotonic() + 30
         while time.monotonic() < deadline:
             if self.chan.recv_ready():
-                seen += self.chan.recv(65536).decode()
+                chunk: str = self.chan.recv(65536).decode()
+                seen += chunk
                 if ENDS.search(seen):
                     return seen
             elif self.chan.exit_status_ready() or self.chan.closed:
-                return seen + self.chan.recv(65536).decode()
+                rest: str = self.chan.recv(65536).decode()
+                return seen + rest
             else:
                 time.sleep(0.01)
         raise AssertionError(f"no prompt after {seen!r}")
@@ -73,7 +75,7 @@ class Shell:
         deadline = time.monotonic() + 30
         while time.monotonic() < deadline and not (self.chan.closed or self.chan.exit_status_ready()):
             time.sleep(0.01)
-        return self.chan.closed or self.chan.exit_status_ready()
+        return bool(self.chan.closed or self.chan.exit_status_ready())
 
     def close(self) -> None:
         self.ssh.close()

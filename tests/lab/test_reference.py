@@ -19,6 +19,7 @@ import os
 import shutil
 import tempfile
 from pathlib import Path
+from typing import Any
 
 import pytest
 import yaml
@@ -27,6 +28,7 @@ from fabricctl.config.tree import Node, parse_tree
 from fabricctl.lab.grammar import Rule
 from fabricctl.lab.reference import CONFIDENCE, Reference, ReferenceError, parse_reference, reference
 from fabricctl.platforms import get_platform
+from tests.conftest import yaml_mapping
 
 REPO = Path(__file__).resolve().parents[2]
 #: The reference fabric and every example that compiles on its own (examples/day0 is racks only).
@@ -40,9 +42,9 @@ PLATFORMS = ("comware", "eos")
 DOC = REPO / "docs" / "emitted-syntax.md"
 
 
-def _raw(platform: str) -> dict:  # type: ignore[type-arg]
+def _raw(platform: str) -> dict[str, Any]:
     path = REPO / "fabricctl" / "lab" / "devices" / platform / "commands.yaml"
-    return yaml.safe_load(path.read_text(encoding="utf-8"))
+    return yaml_mapping(path.read_text(encoding="utf-8"))
 
 
 @pytest.mark.parametrize("platform", PLATFORMS)

@@ -25,7 +25,7 @@ from fabricctl.compile.intent import DeviceIntent
 from fabricctl.lab import LabFabric
 from fabricctl.lab.nos import lab_nos
 from fabricctl.platforms import get_platform
-from tests.conftest import EOS_SMALL, NVUE_SMALL, REFERENCE
+from tests.conftest import EOS_SMALL, NVUE_SMALL, REFERENCE, send_text
 from tests.lab.conftest import connect, loaded_lab
 
 CAPTURES = Path(__file__).parent.parent / "captures" / "ntc-templates"
@@ -44,8 +44,9 @@ class Fabric:
         self.platform = {"eos": "arista_eos", "comware": "hp_comware", "nvue": "linux"}[self.intent.platform]
 
     def rows(self, command: str) -> list[dict[str, Any]]:
-        text = self.conn.send_command(command, read_timeout=120)
-        return parse_output(platform=self.platform, command=command, data=text)
+        text = send_text(self.conn, command, read_timeout=120)
+        rows: list[dict[str, Any]] = parse_output(platform=self.platform, command=command, data=text)
+        return rows
 
 
 def _fabric(src: Path, platform: str | None, switch: str, tmp: Path) -> Iterator[Fabric]:
@@ -295,7 +296,7 @@ def test_nvue_routes_parse_but_for_nexthop_groups(nvue: Fabric) -> None:
     routes a Cumulus switch installs (a nexthop group: `nhid N` and a `nexthop via` line per
     path, kernel 6.1 under FRR) fail it on a real switch too; every other route parses, the
     fabric links as connected."""
-    text = nvue.conn.send_command("ip route show", read_timeout=60)
+    text = send_text(nvue.conn, "ip route show", read_timeout=60)
     with pytest.raises(Exception, match="nhid"):
         parse_output(platform="linux", command="ip route show", data=text)
     single = "\n".join(ln for ln in text.splitlines() if "nhid" not in ln and "nexthop" not in ln)
@@ -334,7 +335,7 @@ def test_comware_vpn_instance_parses_but_for_its_rd(comware: Fabric) -> None:
     this fabric's RDs (<router-id>:<tenant>, RFC 4364 type 1) fails its template too; with the RD
     in that form, the rest parses to the instance's name, interfaces and EVPN route targets."""
     vrf = comware.intent.vrfs[0]
-    text = comware.conn.send_command(f"display ip vpn-instance instance-name {vrf.name}")
+    text = send_text(comware.conn, f"display ip vpn-instance instance-name {vrf.name}")
     assert f"Route Distinguisher : {vrf.rd}" in text
     with pytest.raises(Exception, match="Route Distinguisher"):
         parse_output(platform="hp_comware", command="display ip vpn-instance instance-name", data=text)

@@ -25,11 +25,12 @@ EOS_G = reference("eos").grammar
 def _rendered(root: Path, platform: str) -> list[str]:
     """A spine's and a leaf's rendered config of a shipped fabric (what the templates emit)."""
     from fabricctl.compile.build import compile_fabric
+    from fabricctl.compile.intent import DeviceIntent
     from fabricctl.render import Renderer
 
     compiled = compile_fabric(root)
     renderer = Renderer(root)
-    picked = {}
+    picked: dict[str, DeviceIntent] = {}
     for intent in compiled.intents.values():
         if intent.platform == platform:
             picked.setdefault(intent.role, intent)

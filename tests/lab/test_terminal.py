@@ -7,9 +7,11 @@ ends in `]` (a gap in that definition, shown below). Legacy scrapli: test_scrapl
 
 from __future__ import annotations
 
+from netmiko.base_connection import BaseConnection
 from scrapli import AuthOptions, Cli
 
 from fabricctl.lab import LabFabric
+from tests.conftest import send_text
 
 from .conftest import PASSWORD, USER
 
@@ -60,12 +62,19 @@ def test_scrapli_hp_comware_reads(lab: LabFabric) -> None:
         conn.close()
 
 
-def _read_until(conn, text: str) -> str:  # type: ignore[no-untyped-def]
+def _read_until(conn: BaseConnection, text: str) -> str:
     """What the channel says until `text` arrives (polled, with the suite's generous deadline)."""
     from tests.conftest import wait_until
 
     seen: list[str] = []
-    wait_until(lambda: text in "".join(seen) or seen.append(conn.read_channel()), f"{text!r} on the channel")
+
+    def arrived() -> bool:
+        if text in "".join(seen):
+            return True
+        seen.append(conn.read_channel())
+        return False
+
+    wait_until(arrived, f"{text!r} on the channel")
     return "".join(seen)
 
 
@@ -90,8 +99,8 @@ def test_eos_sanitized_running_config_hides_secrets(lab: LabFabric) -> None:
 
     conn = connect(lab, "leaf01")
     try:
-        plain = conn.send_command("show running-config")
-        clean = conn.send_command("show running-config sanitized")
+        plain = send_text(conn, "show running-config")
+        clean = send_text(conn, "show running-config sanitized")
     finally:
         conn.disconnect()
     assert "secret sha512 $6$" in plain and "snmp-server community fabricctl-ro" in plain
@@ -104,11 +113,11 @@ def test_unambiguous_abbreviations_work_as_on_a_switch(lab: LabFabric) -> None:
 
     comware = connect(lab, "spine01")
     try:
-        assert "H3C Comware Software" in comware.send_command("dis ver")
+        assert "H3C Comware Software" in send_text(comware, "dis ver")
         comware.send_config_set(
             ["int FourHundredGigE1/0/1", "port link-m route", "desc abbreviated", "using twohundredg"]
         )
-        assert "Maximum transmission unit: 1500" in comware.send_command("dis int FourHundredGigE1/0/1")
+        assert "Maximum transmission unit: 1500" in send_text(comware, "dis int FourHundredGigE1/0/1")
     finally:
         comware.disconnect()
     running = lab.device("spine01").running_config()
@@ -116,8 +125,8 @@ def test_unambiguous_abbreviations_work_as_on_a_switch(lab: LabFabric) -> None:
     assert " using twohundredgige" in running
     eos = connect(lab, "leaf01")
     try:
-        assert "Hostname: leaf01" in eos.send_command("sh hostn")
-        assert "Invalid input" in eos.send_command("sh ip")  # ambiguous (interface? bgp?): refused
+        assert "Hostname: leaf01" in send_text(eos, "sh hostn")
+        assert "Invalid input" in send_text(eos, "sh ip")  # ambiguous (interface? bgp?): refused
     finally:
         eos.disconnect()
 
@@ -147,8 +156,8 @@ def test_output_filters(lab: LabFabric) -> None:
 
     eos = connect(lab, "leaf01")
     try:
-        hostname = eos.send_command("show running-config | include ^hostname")
-        section = eos.send_command("show running-config | section Management1")
+        hostname = send_text(eos, "show running-config | include ^hostname")
+        section = send_text(eos, "show running-config | section Management1")
     finally:
         eos.disconnect()
     assert hostname.strip().splitlines() == ["hostname leaf01"]
@@ -157,8 +166,8 @@ def test_output_filters(lab: LabFabric) -> None:
     )
     comware = connect(lab, "spine01")
     try:
-        begin = comware.send_command("display current-configuration | begin ^interface M-GigabitEthernet")
-        sysname = comware.send_command("dis cur | inc sysname")
+        begin = send_text(comware, "display current-configuration | begin ^interface M-GigabitEthernet")
+        sysname = send_text(comware, "dis cur | inc sysname")
     finally:
         comware.disconnect()
     assert begin.splitlines()[0] == "interface M-GigabitEthernet0/0/0"

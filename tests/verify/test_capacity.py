@@ -11,15 +11,16 @@ import pytest
 from fabricctl.compile.build import compile_fabric
 from fabricctl.platforms import get_platform
 from fabricctl.verify import render_configs, verify_fabric
+from fabricctl.verify.report import CapacityRow, VerifyReport
 
-from .conftest import REPO
+from .conftest import REPO, Rendered
 
 
-def rows(report, metric: str) -> dict[str, object]:
+def rows(report: VerifyReport, metric: str) -> dict[str, CapacityRow]:
     return {r.scope: r for r in report.capacity if r.metric == metric}
 
 
-def test_reference_fabric_is_one_to_one(rendered) -> None:
+def test_reference_fabric_is_one_to_one(rendered: dict[str, Rendered]) -> None:
     report = verify_fabric(rendered["comware"].compiled, rendered["comware"].configs)
     over = rows(report, "oversubscription")
     assert len(over) == 32
@@ -58,7 +59,9 @@ def test_expanded_fabric_two_by_200g_verifies_clean_and_stays_one_to_one(tmp_pat
     assert {e.tenants for e in report.exceptions} == {("lane-a", "lane-b")}
 
 
-def test_oversubscription_and_budgets_fail_when_exceeded(rendered, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_oversubscription_and_budgets_fail_when_exceeded(
+    rendered: dict[str, Rendered], monkeypatch: pytest.MonkeyPatch
+) -> None:
     r = rendered["eos"]
     report = verify_fabric(r.compiled, r.configs, max_oversubscription=0.5)
     assert {v.switch for v in report.violations if v.check == "oversubscription"} == {

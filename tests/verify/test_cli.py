@@ -10,7 +10,7 @@ from rich.console import Console
 
 from fabricctl.cli.verify import run_verify, verify_command
 
-from .conftest import FABRICS
+from .conftest import FABRICS, Rendered
 
 
 def write_configs(folder: Path, configs: dict[str, str]) -> None:
@@ -37,7 +37,9 @@ def test_json_is_machine_readable() -> None:
     assert data["exceptions"]
 
 
-def test_saved_running_configs_with_foreign_lines_and_a_fault(rendered, tmp_path: Path) -> None:
+def test_saved_running_configs_with_foreign_lines_and_a_fault(
+    rendered: dict[str, Rendered], tmp_path: Path
+) -> None:
     configs = dict(rendered["eos"].configs)
     # a running config carries lines fabricctl does not own; and someone left a port up
     configs["leaf1"] = "hostname leaf1\nusername admin secret 0 x\n!\n" + configs["leaf1"].replace(
@@ -55,7 +57,7 @@ def test_saved_running_configs_with_foreign_lines_and_a_fault(rendered, tmp_path
     assert configs["leaf1"].splitlines()[v["line"] - 1] == "interface Ethernet15"
 
 
-def test_missing_config_file_is_a_violation(rendered, tmp_path: Path) -> None:
+def test_missing_config_file_is_a_violation(rendered: dict[str, Rendered], tmp_path: Path) -> None:
     configs = {k: v for k, v in rendered["eos"].configs.items() if k != "spine2"}
     write_configs(tmp_path, configs)
     result = CliRunner().invoke(
@@ -65,7 +67,7 @@ def test_missing_config_file_is_a_violation(rendered, tmp_path: Path) -> None:
     assert [v["check"] for v in json.loads(result.output)["violations"]] == ["config-missing"]
 
 
-def test_fetch_hook_is_used(rendered) -> None:
+def test_fetch_hook_is_used(rendered: dict[str, Rendered]) -> None:
     asked: list[list[str]] = []
 
     def fetch(names: list[str]) -> dict[str, str]:
@@ -85,7 +87,7 @@ def test_bad_input_exits_1(tmp_path: Path) -> None:
     assert json.loads(result.output)["ok"] is False
 
 
-def test_violation_message_is_one_line_with_line_and_witness(rendered) -> None:
+def test_violation_message_is_one_line_with_line_and_witness(rendered: dict[str, Rendered]) -> None:
     from fabricctl.verify import verify_fabric
 
     configs = dict(rendered["eos"].configs)

@@ -10,6 +10,7 @@ import pytest
 
 from fabricctl.verify import verify_fabric
 
+from .conftest import Rendered
 from .mutate import Edit, Mutation, apply
 
 E = Edit
@@ -706,7 +707,7 @@ CASES = [pytest.param("eos", m, id=f"eos-{m.id}") for m in EOS] + [
 
 
 @pytest.mark.parametrize("platform", ["eos", "comware"])
-def test_unmutated_configs_verify_clean(rendered, platform: str) -> None:
+def test_unmutated_configs_verify_clean(rendered: dict[str, Rendered], platform: str) -> None:
     r = rendered[platform]
     report = verify_fabric(r.compiled, r.configs)
     assert report.violations == []
@@ -715,7 +716,7 @@ def test_unmutated_configs_verify_clean(rendered, platform: str) -> None:
 
 
 @pytest.mark.parametrize(("platform", "mutation"), CASES)
-def test_mutation_is_named(rendered, platform: str, mutation: Mutation) -> None:
+def test_mutation_is_named(rendered: dict[str, Rendered], platform: str, mutation: Mutation) -> None:
     r = rendered[platform]
     mutated = apply(r.configs, mutation.edits)
     report = verify_fabric(r.compiled, mutated)

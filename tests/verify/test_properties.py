@@ -9,6 +9,7 @@ from __future__ import annotations
 import shutil
 import tempfile
 from pathlib import Path
+from typing import TypedDict
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -22,8 +23,18 @@ EOS_SMALL = FABRICS["eos"]
 GPUS = [(server, nic) for server in range(1, 9) for nic in range(4)]  # node01..08 x 4 NICs
 
 
+class GenTenant(TypedDict):
+    name: str
+    id: int
+    isolation: str
+    lossless: bool
+    block: str  # an address block
+    gpus: list[tuple[int, list[int]]]  # (server number, NICs)
+    shared: set[str]  # shared_with
+
+
 @st.composite
-def tenant_sets(draw: st.DrawFn) -> list[dict[str, object]]:
+def tenant_sets(draw: st.DrawFn) -> list[GenTenant]:
     n = draw(st.integers(1, 6))
     ids = draw(st.lists(st.integers(1, 900), min_size=n, max_size=n, unique=True))
     picked = draw(st.permutations(GPUS))[: draw(st.integers(n, len(GPUS)))]
@@ -34,7 +45,7 @@ def tenant_sets(draw: st.DrawFn) -> list[dict[str, object]]:
         n = len(cuts) + 1
     bounds = [0, *cuts, len(picked)]
     blocks = draw(st.lists(st.integers(0, 4095), min_size=n, max_size=n, unique=True))
-    tenants = []
+    tenants: list[GenTenant] = []
     for i in range(n):
         gpus = picked[bounds[i] : bounds[i + 1]]
         by_server: dict[int, list[int]] = {}
@@ -55,17 +66,17 @@ def tenant_sets(draw: st.DrawFn) -> list[dict[str, object]]:
     pairs = draw(st.lists(st.tuples(st.integers(0, n - 1), st.integers(0, n - 1)), max_size=4))
     for a, b in pairs:
         if a != b:
-            tenants[a]["shared"].add(tenants[b]["name"])  # type: ignore[union-attr]
-            tenants[b]["shared"].add(tenants[a]["name"])  # type: ignore[union-attr]
+            tenants[a]["shared"].add(tenants[b]["name"])
+            tenants[b]["shared"].add(tenants[a]["name"])
     return tenants
 
 
-def write(root: Path, tenants: list[dict[str, object]]) -> None:
+def write(root: Path, tenants: list[GenTenant]) -> None:
     shutil.copytree(EOS_SMALL / "inventory", root / "inventory")
     (root / "tenants").mkdir()
     for t in tenants:
-        gpus = "".join(f"  - server: node{s:02d}\n    nics: {sorted(nics)}\n" for s, nics in t["gpus"])  # type: ignore[attr-defined]
-        shared = f"shared_with: [{', '.join(sorted(t['shared']))}]\n" if t["shared"] else ""  # type: ignore[arg-type]
+        gpus = "".join(f"  - server: node{s:02d}\n    nics: {sorted(nics)}\n" for s, nics in t["gpus"])
+        shared = f"shared_with: [{', '.join(sorted(t['shared']))}]\n" if t["shared"] else ""
         (root / "tenants" / f"{t['name']}.yaml").write_text(
             f"name: {t['name']}\nid: {t['id']}\ndescription: Property tenant\nisolation: {t['isolation']}\n"
             f"address_block: {t['block']}\nlossless: {str(t['lossless']).lower()}\ngpus:\n{gpus}{shared}",
@@ -75,14 +86,14 @@ def write(root: Path, tenants: list[dict[str, object]]) -> None:
 
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(tenant_sets())
-def test_random_valid_tenant_sets_verify_clean(tenants: list[dict[str, object]]) -> None:
+def test_random_valid_tenant_sets_verify_clean(tenants: list[GenTenant]) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
         write(root, tenants)
         compiled = compile_fabric(root)
         report = verify_fabric(compiled, render_configs(compiled, root))
     assert report.violations == [], report.violations[:5]
-    declared = {tuple(sorted((str(t["name"]), p))) for t in tenants for p in t["shared"]}  # type: ignore[attr-defined]
+    declared = {tuple(sorted((str(t["name"]), p))) for t in tenants for p in t["shared"]}
     shown = {e.tenants for e in report.exceptions}
     assert shown == declared
     assert {row.scope for row in report.capacity if row.metric == "tenant GPUs"} == {

@@ -123,8 +123,8 @@ def test_both_ends_of_every_link_are_sized_for_the_same_cable(mixed: tuple[Compi
             assert intf.cable_m == meters, (name, port)
             if sw.platform == "nvue":
                 cfg = parse_nvue(name, configs[name])
-                assert cfg.interfaces[port].qos.cable_m is not None
-                assert cfg.interfaces[port].qos.cable_m.value == meters
+                cable = cfg.interfaces[port].qos.cable_m
+                assert cable is not None and cable.value == meters
             else:
                 need = lossless_port(
                     switch_model(sw), fabric.settings.qos.buffer, gbps, meters, 9000, 4096, True

@@ -63,7 +63,7 @@ from fabricctl.platforms.comware.terminal import (
 from fabricctl.platforms.paste import CHUNK
 from fabricctl.platforms.paste import paste as paste_lines
 from fabricctl.platforms.push import (
-    Pusher,
+    FunctionPusher,
     PushRequest,
     PushResult,
     Stage,
@@ -490,17 +490,5 @@ def _restore_inverse(
     return why + "restored by the inverse change (the commit-delay timer is also armed)"
 
 
-class ComwarePusher(Pusher):
-    """The Comware push protocol (netmiko over SSH; `configuration commit delay` is the confirm timer)."""
-
-    def push(self, target: Target, request: PushRequest) -> PushResult:
-        return push(target, request)
-
-    def fetch(self, target: Target) -> str:
-        return fetch(target)
-
-    def recover(self, target: Target, request: PushRequest) -> PushResult:
-        return recover(target, request)
-
-
-PUSHER = ComwarePusher()
+#: The Comware push protocol (netmiko over SSH; `configuration commit delay` is the confirm timer).
+PUSHER = FunctionPusher(push, fetch, recover)

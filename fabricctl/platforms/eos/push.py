@@ -40,7 +40,7 @@ import pyeapi
 from fabricctl.config.diff import diff_device
 from fabricctl.platforms.eos.terminal import SHOW_CLOCK, live, ours, read_clock, session_name, sessions
 from fabricctl.platforms.push import (
-    Pusher,
+    FunctionPusher,
     PushRequest,
     PushResult,
     Stage,
@@ -397,17 +397,5 @@ def _undo(target: Target, node: Any, session: str, committed: bool) -> str:
     )
 
 
-class EosPusher(Pusher):
-    """The EOS push protocol (a configure session with a commit timer, over eAPI with pyeapi)."""
-
-    def push(self, target: Target, request: PushRequest) -> PushResult:
-        return push(target, request)
-
-    def fetch(self, target: Target) -> str:
-        return fetch(target)
-
-    def recover(self, target: Target, request: PushRequest) -> PushResult:
-        return recover(target, request)
-
-
-PUSHER = EosPusher()
+#: The EOS push protocol (a configure session with a commit timer, over eAPI with pyeapi).
+PUSHER = FunctionPusher(push, fetch, recover)

@@ -59,7 +59,7 @@ from fabricctl.platforms.nvue.terminal import (
 )
 from fabricctl.platforms.paste import paste
 from fabricctl.platforms.push import (
-    Pusher,
+    FunctionPusher,
     PushRequest,
     PushResult,
     StageError,
@@ -410,17 +410,5 @@ def recover(target: Target, request: PushRequest) -> PushResult:
         _close(conn)
 
 
-class NvuePusher(Pusher):
-    """The NVUE push protocol (netmiko over SSH; `nv config apply --confirm` is the confirm timer)."""
-
-    def push(self, target: Target, request: PushRequest) -> PushResult:
-        return push(target, request)
-
-    def fetch(self, target: Target) -> str:
-        return fetch(target)
-
-    def recover(self, target: Target, request: PushRequest) -> PushResult:
-        return recover(target, request)
-
-
-PUSHER = NvuePusher()
+#: The NVUE push protocol (netmiko over SSH; `nv config apply --confirm` is the confirm timer).
+PUSHER = FunctionPusher(push, fetch, recover)
