@@ -15,8 +15,9 @@ import hypothesis  # noqa: F401  # loaded now: its plugin imports it lazily at t
 # CPython 3.11.7 can fail that late ast.parse ("AST constructor recursion depth mismatch")
 import pytest
 
+from fabricctl import pipeline
 from fabricctl.cli import main
-from fabricctl.compile.build import Compiled, compile_fabric
+from fabricctl.compile.build import Compiled
 
 REPO = Path(__file__).resolve().parent.parent
 REFERENCE = REPO
@@ -161,19 +162,19 @@ def compile_cache_of_this_run(tmp_path_factory: pytest.TempPathFactory) -> Itera
 @pytest.fixture(scope="session")
 def reference() -> Compiled:
     """The reference fabric (repo root), compiled once per session. Treat as read-only."""
-    return compile_fabric(REFERENCE)
+    return pipeline.compile(REFERENCE)
 
 
 @pytest.fixture(scope="session")
 def eos_small() -> Compiled:
     """The eos-small example fabric, compiled once per session. Treat as read-only."""
-    return compile_fabric(EOS_SMALL)
+    return pipeline.compile(EOS_SMALL)
 
 
 @pytest.fixture(scope="session")
 def nvue_small() -> Compiled:
     """The nvue-small example fabric, compiled once per session. Treat as read-only."""
-    return compile_fabric(NVUE_SMALL)
+    return pipeline.compile(NVUE_SMALL)
 
 
 def wait_until(predicate: Callable[[], object], what: str, timeout: float = 60.0) -> None:

@@ -24,8 +24,8 @@ import yaml
 from netmiko import ConnectHandler
 from netmiko.base_connection import BaseConnection
 
+from fabricctl import pipeline
 from fabricctl.cli import main
-from fabricctl.compile.build import compile_fabric
 from fabricctl.config.diff import diff_device
 from fabricctl.config.readback import At, Interface, Src, SwitchConfig
 from fabricctl.config.rules import Dialect
@@ -451,7 +451,7 @@ def _fabric(root: Path) -> Path:
 
 def test_a_nos_registered_in_a_test_compiles_renders_and_is_served(tmp_path: Path, tinyos: None) -> None:
     root = _fabric(copy_fabric(EOS_SMALL, tmp_path / "fabric"))
-    compiled = compile_fabric(root)
+    compiled = pipeline.compile(root)
     leaf = compiled.intents["leaf1"]
     assert leaf.platform == NAME and leaf.model == "T-16"
     uplinks = [i.name for i in leaf.interfaces if i.role == "uplink"]

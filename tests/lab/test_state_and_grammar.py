@@ -24,10 +24,10 @@ EOS_G = reference("eos").grammar
 
 def _rendered(root: Path, platform: str) -> list[str]:
     """A spine's and a leaf's rendered config of a shipped fabric (what the templates emit)."""
-    from fabricctl.compile.build import compile_fabric
+    from fabricctl import pipeline
     from fabricctl.render import Renderer
 
-    compiled = compile_fabric(root)
+    compiled = pipeline.compile(root)
     renderer = Renderer(root)
     picked = {}
     for intent in compiled.intents.values():
