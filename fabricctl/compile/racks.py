@@ -16,7 +16,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from fabricctl.compile.topology import Topology
-from fabricctl.model.fabric import Switch, expand_ports
+from fabricctl.compile.view import FabricView, read_fabric
+from fabricctl.model.fabric import Switch
 from fabricctl.model.load import Fabric
 from fabricctl.model.problems import ProblemLog
 from fabricctl.model.rack import RackDoc, accepted, load_racks
@@ -33,9 +34,10 @@ def span(values: list[int]) -> str:
     return ",".join(str(a) if a == b else f"{a}-{b}" for a, b in out)
 
 
-def rail_groups(fabric: Fabric) -> dict[tuple[int | None, int], list[Switch]]:
+def rail_groups(fabric: Fabric | FabricView) -> dict[tuple[int | None, int], list[Switch]]:
     """(pod, rail group) -> its leaves in rail order: consecutive blocks of nics_per_server
     leaves of a pod, as compile/topology.py cables them."""
+    fabric = read_fabric(fabric)
     n = fabric.settings.cabling.nics_per_server
     out: dict[tuple[int | None, int], list[Switch]] = {}
     for pod in fabric.pods:
@@ -52,14 +54,15 @@ def group_servers(topo: Topology, leaves: list[Switch]) -> list[str]:
     return sorted(found, key=lambda s: order.get(s, 0))
 
 
-def plugs(fabric: Fabric, leaves: list[Switch]) -> tuple[str, str]:
+def plugs(fabric: Fabric | FabricView, leaves: list[Switch]) -> tuple[str, str]:
     """(leaf_uplink_ports, spine_ports) the cabling rules give these leaves: the uplinks every
     leaf of the pod uses, and the ports each spine of the pod gives these leaves."""
+    fabric = read_fabric(fabric)
     cab = fabric.settings.cabling
     per = cab.leaf_uplinks_per_spine
     spines = fabric.in_pod("spine", leaves[0].pod)
-    up = expand_ports(cab.leaf_uplink_ports)[: len(spines) * per]
-    down = expand_ports(cab.spine_downlink_ports)
+    up = list(fabric.ports.leaf_uplinks[: len(spines) * per])
+    down = fabric.ports.spine_downlinks
     spine_ports = [down[(leaf.index - 1) * per + k] for leaf in leaves for k in range(per)]
     return span(up), span(spine_ports)
 
@@ -75,9 +78,10 @@ class RackPlace:
 
 
 def check_racks(
-    fabric: Fabric, topo: Topology, racks: list[RackDoc], log: ProblemLog
+    fabric: Fabric | FabricView, topo: Topology, racks: list[RackDoc], log: ProblemLog
 ) -> dict[str, RackPlace]:
     """Every rack against the inventory, the cabling rules and the other racks; problems to `log`."""
+    fabric = read_fabric(fabric)
     groups = rail_groups(fabric)
     n = fabric.settings.cabling.nics_per_server
     ztp = fabric.settings.ztp
@@ -239,10 +243,13 @@ def check_racks(
     return places
 
 
-def out_of_service(fabric: Fabric, topo: Topology, log: ProblemLog | None = None) -> dict[str, str]:
+def out_of_service(
+    fabric: Fabric | FabricView, topo: Topology, log: ProblemLog | None = None
+) -> dict[str, str]:
     """Server -> why its GPUs are not placeable ("rack r05 is not accepted yet"), for the servers
         of racks that are not accepted and the servers cabled to their leaves (a leaf that is not
     accepted carries no tenant, whoever the server belongs to). Empty for a fabric without racks/."""
+    fabric = read_fabric(fabric)
     scratch = log if log is not None else ProblemLog(fabric.root)
     racks = load_racks(fabric.root, scratch)
     out: dict[str, str] = {}
