@@ -49,6 +49,9 @@ class FabricView:
     uplink_meters: int  # cabling.uplink_cable
     gpu_meters: int  # cabling.gpu_cable
     pod_uplink_meters: int  # pods.uplink_cable (a multi-pod fabric; else cabling.uplink_cable)
+    #: (role, pod, None): the leaves or spines of a pod; (role, None, plane): a plane's super-spines
+    #: or spines (spine index k of every pod)
+    groups: Mapping[tuple[str, int | None, int | None], tuple[Switch, ...]]
 
     @property
     def root(self) -> Path:
@@ -79,10 +82,12 @@ class FabricView:
         return self.fabric.settings_line(*path)
 
     def in_pod(self, role: str, pod: int | None) -> list[Switch]:
-        return self.fabric.in_pod(role, pod)
+        """The leaves or spines of one pod (of the whole fabric when it has no pods), in order."""
+        return list(self.groups.get((role, pod, None), ()))
 
     def in_plane(self, role: str, plane: int) -> list[Switch]:
-        return self.fabric.in_plane(role, plane)
+        """Super-spines of plane k, or spines of plane k (spine index k of every pod), in order."""
+        return list(self.groups.get((role, None, plane), ()))
 
 
 def switch_model(sw: Switch) -> SwitchModel:
@@ -116,4 +121,17 @@ def read_fabric(fabric: Fabric | FabricView) -> FabricView:
         uplink_meters=cable_meters(cab.uplink_cable),
         gpu_meters=cable_meters(cab.gpu_cable),
         pod_uplink_meters=cable_meters(pods.uplink_cable) if pods else cable_meters(cab.uplink_cable),
+        groups=MappingProxyType(_groups(switches)),
     )
+
+
+def _groups(switches: tuple[Switch, ...]) -> dict[tuple[str, int | None, int | None], tuple[Switch, ...]]:
+    out: dict[tuple[str, int | None, int | None], list[Switch]] = {}
+    for s in switches:
+        if s.role == "superspine":
+            out.setdefault((s.role, None, s.plane), []).append(s)
+        else:
+            out.setdefault((s.role, s.pod, None), []).append(s)
+        if s.role == "spine":
+            out.setdefault((s.role, None, s.index), []).append(s)
+    return {k: tuple(v) for k, v in out.items()}

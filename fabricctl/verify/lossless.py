@@ -595,7 +595,7 @@ def _policy(compiled: Compiled, switch: str) -> Qos | None:
     if intent is not None:
         return intent.qos
     sw = compiled.fabric.switch(switch)
-    return qos_intent(compiled.fabric.settings.qos, sw) if sw else None
+    return qos_intent(compiled.fabric.settings.qos, sw, switch_model(sw)) if sw else None
 
 
 def _dscp_map(cfg: SwitchConfig, qos: Qos, paths: Paths) -> list[Violation]:
