@@ -102,6 +102,7 @@ def _pipeline(root: Path, out: Path | None) -> tuple[dict[str, float], dict]:
     from fabricctl.compile.allocate import allocate
     from fabricctl.compile.build import device_intent
     from fabricctl.compile.topology import build_topology
+    from fabricctl.compile.view import read_fabric
     from fabricctl.model.load import load_fabric, load_tenants
     from fabricctl.model.problems import ProblemLog
 
@@ -111,13 +112,14 @@ def _pipeline(root: Path, out: Path | None) -> tuple[dict[str, float], dict]:
     fabric = load_fabric(root, log)
     docs = load_tenants(root, log)
     log.check()
-    topo = build_topology(fabric, log)
+    view = read_fabric(fabric)  # the model read once, as compile_fabric does
+    topo = build_topology(view, log)
     log.check()
     t1 = time.perf_counter()
-    alloc = allocate(fabric, topo, docs, log)
+    alloc = allocate(view, topo, docs, log)
     log.check()
     t2 = time.perf_counter()
-    intents = {sw.name: device_intent(fabric, topo, alloc, sw) for sw in fabric.switches}
+    intents = {sw.name: device_intent(view, topo, alloc, sw) for sw in view.switches}
     t3 = time.perf_counter()
     t["load+validate"], t["allocate"], t["intent"] = t1 - t0, t2 - t1, t3 - t2
     info = {"devices": len(intents), "tenants": len(docs), "lines": None}

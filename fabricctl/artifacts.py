@@ -12,10 +12,10 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import yaml
 
@@ -23,6 +23,9 @@ from fabricctl.compile.intent import DeviceIntent, intent_digest
 from fabricctl.outputs import make_folder, write_file
 from fabricctl.render import Renderer
 from fabricctl.stamps import now_ns, stamp, trusted
+
+if TYPE_CHECKING:
+    from fabricctl.compile.build import Compiled
 
 try:
     _Dumper: type = yaml.CSafeDumper
@@ -234,6 +237,35 @@ class RenderStats:
     digests: dict[str, str] = field(default_factory=dict)
     #: Known switches whose files are not those of their digest: nothing was rendered or written.
     stale: list[str] = field(default_factory=list)
+
+
+def write_fabric(
+    root: Path,
+    out: Path,
+    within: Path,
+    select: Callable[[Compiled], dict[str, DeviceIntent]] | None = None,
+    force: bool = False,
+) -> RenderStats:
+    """`fabricctl render`: the fabric at `root` compiled and its switches' files written into
+    `out` (those `select` picks, `--limit`). A whole-fabric render keeps the compile cache's
+    snapshot; unforced, the cache may answer for every switch a change does not touch."""
+    from fabricctl.compile import cache
+    from fabricctl.compile.build import compile_fabric
+
+    renderer = Renderer(root)
+    found = cache.scan(root) if select is None else None
+    known = cache.changes(found) if found is not None and not force else None
+    if known:
+        stats = write_artifacts(known.intents, renderer, out, known=known.unchanged, within=within)
+        if found is not None and not stats.stale:
+            cache.save(found, known, stats.digests)  # the switches no change touched were up to date
+            return stats
+    compiled = compile_fabric(root)
+    intents = select(compiled) if select is not None else compiled.intents
+    stats = write_artifacts(intents, renderer, out, force=force, within=within)
+    if found is not None:
+        cache.remember(found, compiled, stats.digests)
+    return stats
 
 
 def write_artifacts(

@@ -36,7 +36,7 @@ from typing import Any
 
 import pytest
 
-from fabricctl.compile.build import compile_fabric
+from fabricctl import pipeline
 from fabricctl.lab.runtime import lab_credentials
 from tests.conftest import EOS_SMALL, NVUE_SMALL, send_text
 
@@ -143,7 +143,7 @@ def eos() -> list[Row]:
 
     rows: list[Row] = []
     with _applied(EOS_SMALL, None) as lab:
-        compiled = compile_fabric(lab.root)
+        compiled = pipeline.compile(lab.root)
         for switch, test, status, messages in anta_run.run(lab.lab, anta_run.catalogue(compiled)):
             verdict = "right" if status == "success" else "finding" if test in anta_run.FINDINGS else "wrong"
             rows.append(Row("eos", "anta", f"{test} ({switch})", verdict, "; ".join(messages)[:300]))
@@ -174,7 +174,7 @@ def comware() -> list[Row]:
 
     rows: list[Row] = []
     with _applied(EOS_SMALL, "comware") as lab:
-        compiled = compile_fabric(lab.root)
+        compiled = pipeline.compile(lab.root)
         ep = lab.lab.endpoints()[clients.SWITCH]
         user, password = lab_credentials()
         driver = get_network_driver("h3c_comware")(
@@ -218,7 +218,7 @@ def nvue() -> list[Row]:
 
     rows: list[Row] = []
     with _applied(NVUE_SMALL, None) as lab:
-        compiled = compile_fabric(lab.root)
+        compiled = pipeline.compile(lab.root)
         ep = lab.lab.endpoints()[clients.SWITCH]
         user, password = lab_credentials()
         conn = ConnectHandler(

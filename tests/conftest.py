@@ -18,8 +18,9 @@ import hypothesis  # noqa: F401  # loaded now: its plugin imports it lazily at t
 import pytest
 import yaml
 
+from fabricctl import pipeline
 from fabricctl.cli import main
-from fabricctl.compile.build import Compiled, compile_fabric
+from fabricctl.compile.build import Compiled
 
 if TYPE_CHECKING:
     from netmiko.base_connection import BaseConnection
@@ -167,19 +168,19 @@ def compile_cache_of_this_run(tmp_path_factory: pytest.TempPathFactory) -> Itera
 @pytest.fixture(scope="session")
 def reference() -> Compiled:
     """The reference fabric (repo root), compiled once per session. Treat as read-only."""
-    return compile_fabric(REFERENCE)
+    return pipeline.compile(REFERENCE)
 
 
 @pytest.fixture(scope="session")
 def eos_small() -> Compiled:
     """The eos-small example fabric, compiled once per session. Treat as read-only."""
-    return compile_fabric(EOS_SMALL)
+    return pipeline.compile(EOS_SMALL)
 
 
 @pytest.fixture(scope="session")
 def nvue_small() -> Compiled:
     """The nvue-small example fabric, compiled once per session. Treat as read-only."""
-    return compile_fabric(NVUE_SMALL)
+    return pipeline.compile(NVUE_SMALL)
 
 
 def json_object(text: str | bytes) -> dict[str, Any]:

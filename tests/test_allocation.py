@@ -7,8 +7,9 @@ from pathlib import Path
 
 import pytest
 
+from fabricctl import pipeline
 from fabricctl.compile.allocate import DENY_SEQ, INTRA_SEQ, PEER_SEQ_BASE
-from fabricctl.compile.build import Compiled, compile_fabric
+from fabricctl.compile.build import Compiled
 from fabricctl.compile.topology import Topology, build_topology
 from fabricctl.model.load import load_fabric
 from fabricctl.model.problems import InputError, ProblemLog
@@ -194,7 +195,7 @@ def test_declared_order_wins_over_port_order(tmp_path: Path) -> None:
     intern = root / "tenants" / "intern-01.yaml"
     text = intern.read_text(encoding="utf-8").replace("nics: [2]", "nics: [3, 1]").replace("/31", "/30")
     intern.write_text(text, encoding="utf-8")
-    a = _alloc(compile_fabric(root), "intern-01")
+    a = _alloc(pipeline.compile(root), "intern-01")
     assert [(p.gpu.nic, str(p.leaf_ip)) for p in a.ports] == [(3, "172.20.21.0"), (1, "172.20.21.2")]
 
 
@@ -204,7 +205,7 @@ def test_overrides_replace_derived_numbers(tmp_path: Path) -> None:
     hpc.write_text(
         hpc.read_text(encoding="utf-8") + "overlay:\n  l3vni: 70000\n  l2vni: 20000\n  vlan: 900\n", "utf-8"
     )
-    a = _alloc(compile_fabric(root), "team-hpc")
+    a = _alloc(pipeline.compile(root), "team-hpc")
     assert (a.l3vni, a.l2vni, a.vlan, a.route_target) == (70000, 20000, 900, "65200:70000")
 
 
@@ -221,7 +222,7 @@ def test_exceptions_are_two_sided_only(eos_small: Compiled, tmp_path: Path) -> N
     hpc = root / "tenants" / "team-hpc.yaml"
     hpc.write_text(hpc.read_text(encoding="utf-8").replace("shared_with: [storage]\n", ""), "utf-8")
     with pytest.raises(InputError) as exc:
-        compile_fabric(root)
+        pipeline.compile(root)
     assert [(p.file, p.path) for p in exc.value.problems] == [("tenants/storage.yaml", "shared_with[1]")]
 
 
@@ -260,7 +261,7 @@ def test_route_distinguishers_fit_their_format(eos_small: Compiled, tmp_path: Pa
         "  route_target_asn: 65200\n", "  route_target_asn: 65200\n  rd_format: asn\n"
     )
     fabric_yaml.write_text(text, encoding="utf-8")
-    leaf1 = compile_fabric(root).intents["leaf1"]
+    leaf1 = pipeline.compile(root).intents["leaf1"]
     assert [v.rd for v in leaf1.vrfs] == ["65200:50011", "65200:50012", "65200:50090"]
     assert [v.rd for v in leaf1.vlans] == ["65200:10012"]
 

@@ -44,6 +44,7 @@ LAYERS: list[tuple[str, ...]] = [
     ("fabricctl.render", "fabricctl.artifacts"),
     ("fabricctl.verify",),
     ("fabricctl.deploy", "fabricctl.telemetry"),  # telemetry: the exporter, over compile and platforms
+    ("fabricctl.pipeline",),  # one public function per stage: what cli/, GitOps and tests call
     ("fabricctl.report", "fabricctl.scaffold"),  # scaffold: the files `fabricctl init` writes
     ("fabricctl.cli", "fabricctl.__main__"),
 ]

@@ -16,7 +16,8 @@ from pathlib import Path
 
 import pytest
 
-from fabricctl.compile.build import Compiled, compile_fabric
+from fabricctl import pipeline
+from fabricctl.compile.build import Compiled
 from fabricctl.render import Renderer
 from tests import avd_designs
 from tests.conftest import EOS_SMALL, REPO
@@ -102,7 +103,7 @@ ADOPTED = [
 
 @pytest.fixture(scope="module")
 def fabric() -> tuple[Compiled, dict[str, str], dict[str, str]]:
-    compiled = compile_fabric(EOS_SMALL)
+    compiled = pipeline.compile(EOS_SMALL)
     renderer = Renderer(EOS_SMALL)
     ours = {n: renderer.render(i) for n, i in compiled.intents.items() if i.platform == "eos"}
     return compiled, ours, avd_designs.render(compiled)

@@ -23,7 +23,8 @@ from typing import get_args
 import pytest
 import yaml
 
-from fabricctl.compile.build import Compiled, compile_fabric
+from fabricctl import pipeline
+from fabricctl.compile.build import Compiled
 from fabricctl.compile.intent import DeviceIntent
 from fabricctl.platforms.eos.qos import EosQosTuning
 from fabricctl.render import BUILTIN_TEMPLATES, Renderer
@@ -58,7 +59,7 @@ def _eos_intents(compiled: Compiled) -> dict[str, DeviceIntent]:
 
 @pytest.fixture(scope="module")
 def compiled() -> dict[Path, Compiled]:
-    return {root: compile_fabric(root) for root in FABRICS}
+    return {root: pipeline.compile(root) for root in FABRICS}
 
 
 @pytest.fixture(scope="module")
@@ -130,7 +131,7 @@ def test_drained_switches_are_avd_lines(tmp_path: Path) -> None:
     to the drained peers) are the lines Arista's renderer writes for the same drain."""
     root = copy_fabric(EOS_SMALL, tmp_path / "fabric")
     (root / "maintenance.yaml").write_text(DRAINED, encoding="utf-8")
-    comp = compile_fabric(root)
+    comp = pipeline.compile(root)
     renderer = Renderer(root)
     drained = {n for n, i in comp.intents.items() if i.bgp.graceful_shutdown_peers}
     assert drained == {"spine1", "spine2", "leaf2"}  # the switch, and both ends of the link

@@ -16,9 +16,8 @@ from pathlib import Path
 
 import pytest
 
-from fabricctl import stamps
+from fabricctl import pipeline, stamps
 from fabricctl.compile import cache
-from fabricctl.compile.build import compile_fabric
 from fabricctl.compile.intent import intent_digest
 from tests.conftest import EOS_SMALL, REFERENCE, copy_fabric, run_cli
 from tests.test_multipod import make_fabric
@@ -65,7 +64,7 @@ def same_as_whole(root: Path) -> cache.Changes:
     assert found is not None
     changes = cache.changes(found)
     assert changes is not None, "the cache declined a change a whole compile accepts"
-    whole = compile_fabric(root)
+    whole = pipeline.compile(root)
     assert set(changes.intents) | set(changes.unchanged) == set(whole.intents)
     for name, intent in whole.intents.items():
         if name in changes.intents:
@@ -76,13 +75,13 @@ def same_as_whole(root: Path) -> cache.Changes:
 
 
 def leaves_of(root: Path, *names: str) -> set[str]:
-    alloc = compile_fabric(root).allocation
+    alloc = pipeline.compile(root).allocation
     return {leaf for a in alloc.tenants if a.name in names for leaf in a.leaves}
 
 
 def free_gpu(root: Path) -> tuple[str, int]:
     """A server and NIC no tenant holds."""
-    compiled = compile_fabric(root)
+    compiled = pipeline.compile(root)
     held = {(pa.gpu.server, pa.gpu.nic) for a in compiled.allocation.tenants for pa in a.ports}
     for server, ports in compiled.topology.by_server.items():
         for gp in ports:
@@ -217,7 +216,7 @@ def test_a_tenant_across_two_pods(tmp_path: Path, capsys: pytest.CaptureFixture[
     render(root, capsys)
     rewrite(root, "span", "servers: [gpu001, gpu005]", "servers: [gpu001, gpu006]")
     changes = same_as_whole(root)
-    assert {compile_fabric(root).fabric.switch(n).pod for n in changes.intents} == {1, 2}  # type: ignore[union-attr]
+    assert {pipeline.compile(root).fabric.switch(n).pod for n in changes.intents} == {1, 2}  # type: ignore[union-attr]
 
 
 def _claims_a_held_gpu(root: Path) -> None:
@@ -503,9 +502,9 @@ def test_a_claim_rule_added_to_the_table_binds_both_paths(
     answered = cache.changes(found, intents=False)
     if not with_rule:  # the same edit is fine without the rule: both paths accept it
         assert answered is not None
-        compile_fabric(root)
+        pipeline.compile(root)
         return
     assert answered is None  # the cache path refuses: the changed tenant claims what storage holds
     with pytest.raises(InputError) as err:
-        compile_fabric(root)
+        pipeline.compile(root)
     assert "description Shared NVMe-oF storage gateway is already held by tenant" in err.value.render()

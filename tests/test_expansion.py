@@ -19,7 +19,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from fabricctl.compile.build import compile_fabric
+from fabricctl import pipeline
 from fabricctl.compile.moves import described_gpus, gpu_moves, held_gpus
 from fabricctl.render import Renderer
 from tests.conftest import (
@@ -52,7 +52,7 @@ def split(root: Path) -> None:
 
 def where(root: Path) -> dict[tuple[str, str, int], tuple[str, int, int, str | None]]:
     """(tenant, server, NIC) -> (leaf, front-panel port, lane (a whole port is 1), GPU address)."""
-    compiled = compile_fabric(root)
+    compiled = pipeline.compile(root)
     return {
         (a.name, pa.gpu.server, pa.gpu.nic): (
             pa.gpu.leaf,
@@ -77,9 +77,9 @@ def git_repo(root: Path) -> None:
 def test_the_reference_expansion_keeps_every_held_gpu(tmp_path: Path) -> None:
     root = copy_fabric(REFERENCE, tmp_path / "fabric")
     before = where(root)
-    old = compile_fabric(root)
+    old = pipeline.compile(root)
     split(root)
-    new = compile_fabric(root)
+    new = pipeline.compile(root)
     assert where(root) == before  # every tenant's GPU on the same leaf, port and address
     assert gpu_moves(held_gpus(old.allocation), held_gpus(new.allocation)) == []
     # 1,024 GPUs become 2,048: the new servers are numbered after the existing ones
@@ -178,7 +178,7 @@ def test_a_breakout_moves_no_held_gpu_of_any_fabric(
     root = tmp_path_factory.mktemp("random")
     write_fabric(root, shape)
     (root / "tenants").mkdir(exist_ok=True)
-    topo = compile_fabric(root).topology
+    topo = pipeline.compile(root).topology
     gpus = [gp for leaf in sorted(topo.gpu_ports) for gp in topo.gpu_ports[leaf]]
     owners = data.draw(st.lists(st.integers(-1, 3), min_size=len(gpus), max_size=len(gpus)))
     for t in range(4):
@@ -198,9 +198,9 @@ def test_a_breakout_moves_no_held_gpu_of_any_fabric(
             else:
                 lines.append(f"  - server: {gp.server}\n    nics: [{gp.nic}]")
         (root / "tenants" / f"t{t}.yaml").write_text("\n".join(lines) + "\n", encoding="utf-8")
-    before, old = where(root), compile_fabric(root)
+    before, old = where(root), pipeline.compile(root)
     split(root)
-    new = compile_fabric(root)
+    new = pipeline.compile(root)
     assert where(root) == before
     assert gpu_moves(held_gpus(old.allocation), held_gpus(new.allocation)) == []
     # every server stays on the same ports (their first lanes); the new ones are the second lanes
@@ -217,12 +217,12 @@ def test_the_leaves_say_where_their_gpus_are(tmp_path: Path) -> None:
     """What a leaf runs names each held GPU: before a breakout on the whole port, after it on the
     first lane, at the same position; the two agree (no move)."""
     root = copy_fabric(REFERENCE, tmp_path / "fabric")
-    old = compile_fabric(root)
+    old = pipeline.compile(root)
     running = Renderer(root).render(old.intents["leaf17"])
     on_leaf = described_gpus("leaf17", "comware", running)
     assert {h for h in held_gpus(old.allocation) if h.leaf == "leaf17"} == set(on_leaf)
     split(root)
-    new = [h for h in held_gpus(compile_fabric(root).allocation) if h.leaf == "leaf17"]
+    new = [h for h in held_gpus(pipeline.compile(root).allocation) if h.leaf == "leaf17"]
     assert gpu_moves(on_leaf, new) == []
     assert {h.port for h in new} == {
         h.port.replace("FourHundredGigE", "TwoHundredGigE") + ":1" for h in on_leaf

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from ruamel.yaml import YAML
 
-from fabricctl.compile.build import load_and_check
+from fabricctl import pipeline
 from fabricctl.model import load as load_module
 from fabricctl.model.bounds import MAX_DEPTH, MAX_TENANT_FILE_BYTES
 from fabricctl.model.load import load_tenants, tenant_files
@@ -36,7 +36,7 @@ def cpu_under(seconds: float = 1.0) -> Iterator[None]:
 
 def _problems(root: Path) -> list[str]:
     with pytest.raises(InputError) as caught:
-        load_and_check(root)
+        pipeline.load(root)
     return [p.render() for p in caught.value.problems]
 
 
@@ -124,7 +124,7 @@ def test_a_symlink_inside_the_repository_is_read(root: Path) -> None:
     (root / "shared").mkdir()
     (root / "tenants" / "storage.yaml").rename(root / "shared" / "storage.yaml")
     (root / "tenants" / "storage.yaml").symlink_to(root / "shared" / "storage.yaml")
-    _, docs, _, _ = load_and_check(root)
+    _, docs, _, _ = pipeline.load(root)
     assert "tenants/storage.yaml" in [d.file for d in docs]
 
 
@@ -186,7 +186,7 @@ def test_tenant_suffixes_are_case_insensitive_and_exact(root: Path) -> None:
         "team-hpc.yaml",
         "team-llm.yaml",
     ]
-    _, docs, _, alloc = load_and_check(root)
+    _, docs, _, alloc = pipeline.load(root)
     assert {d.tenant.name for d in docs} == {"intern-01", "storage", "team-hpc", "team-llm"}
     assert len(alloc.tenants) == 4
 

@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 from pydantic import ValidationError
 
-from fabricctl.compile.build import load_and_check
+from fabricctl import pipeline
 from fabricctl.model import bounds
 from fabricctl.model.fabric import Cabling, check_ports
 from fabricctl.model.problems import InputError
@@ -137,7 +137,7 @@ def _write_tenant(root: Path, gpus: str) -> None:
 def test_server_ranges_are_capped_before_expansion(root: Path, gpus: str, message: str) -> None:
     _write_tenant(root, gpus)
     with cpu_under(), pytest.raises(InputError) as caught:
-        load_and_check(root)
+        pipeline.load(root)
     assert any(message in p.message for p in caught.value.problems), caught.value.render()
 
 
@@ -181,6 +181,6 @@ def test_a_reserved_tenant_name_is_refused_on_a_mixed_fabric(root: Path) -> None
         path.read_text(encoding="utf-8").replace("name: intern-01", "name: mgmt"), encoding="utf-8"
     )
     with pytest.raises(InputError) as caught:
-        load_and_check(root)
+        pipeline.load(root)
     (problem,) = [p for p in caught.value.problems if p.file == "tenants/mgmt.yaml"]
     assert (problem.line, problem.path) == (2, "name") and "is reserved" in problem.message

@@ -7,12 +7,13 @@ from pathlib import Path
 
 import pytest
 
+from fabricctl import pipeline
 from fabricctl.compile import cache
-from fabricctl.compile.build import Compiled, compile_fabric
+from fabricctl.compile.build import Compiled
 from fabricctl.compile.drain import plan_name
 from fabricctl.lab.grammar import Rule
 from fabricctl.model.maintenance import Drain, with_drain, without_drain
-from fabricctl.verify.api import parse_configs, render_configs, verify_fabric
+from fabricctl.verify.api import parse_configs
 from fabricctl.verify.drain import undrained
 from fabricctl.verify.report import VerifyReport
 from tests.conftest import EOS_SMALL, NVUE_SMALL, REFERENCE, REPO, copy_fabric, on_platform, run_cli
@@ -32,8 +33,8 @@ def drained(src: Path, tmp: Path, text: str, platform: str | None = None, floor:
 
 
 def proven(root: Path) -> tuple[Compiled, VerifyReport]:
-    compiled = compile_fabric(root)
-    return compiled, verify_fabric(compiled, render_configs(compiled, root))
+    compiled = pipeline.compile(root)
+    return compiled, pipeline.verify(compiled, pipeline.render(compiled.intents, root))
 
 
 SPINE = "drained:\n  - switch: spine1\n"
@@ -41,8 +42,8 @@ LINK = "drained:\n  - switch: leaf2\n    port: Ethernet5\n"
 
 
 def test_a_drained_switch_shuts_down_every_underlay_session_and_nothing_else_changes(tmp_path: Path) -> None:
-    before = compile_fabric(EOS_SMALL)
-    compiled = compile_fabric(drained(EOS_SMALL, tmp_path, SPINE))
+    before = pipeline.compile(EOS_SMALL)
+    compiled = pipeline.compile(drained(EOS_SMALL, tmp_path, SPINE))
     spine = compiled.intents["spine1"].bgp
     assert spine.graceful_shutdown
     assert spine.graceful_shutdown_peers == sorted(
@@ -53,7 +54,7 @@ def test_a_drained_switch_shuts_down_every_underlay_session_and_nothing_else_cha
 
 
 def test_a_drained_link_is_shut_down_at_both_ends(tmp_path: Path) -> None:
-    compiled = compile_fabric(drained(EOS_SMALL, tmp_path, LINK))
+    compiled = pipeline.compile(drained(EOS_SMALL, tmp_path, LINK))
     changed = {
         n: i.bgp.graceful_shutdown_peers for n, i in compiled.intents.items() if i.bgp.graceful_shutdown_peers
     }
@@ -89,8 +90,8 @@ def test_each_nos_writes_its_graceful_shutdown(
     platform: str, src: Path, lines: list[str], tmp_path: Path
 ) -> None:
     root = drained(src, tmp_path, SPINE, platform if platform == "comware" else None)
-    compiled = compile_fabric(root)
-    text = render_configs(compiled, root)["spine1"]
+    compiled = pipeline.compile(root)
+    text = pipeline.render(compiled.intents, root)["spine1"]
     for line in lines:
         assert line in text, line
     # and verify reads it back: every underlay peer's routes are shaped (NVUE's switch-wide form
@@ -105,8 +106,8 @@ def test_each_nos_writes_its_graceful_shutdown(
 
 def test_nvue_drains_a_link_per_neighbor(tmp_path: Path) -> None:
     root = drained(NVUE_SMALL, tmp_path, "drained:\n  - switch: leaf1\n    port: swp1\n")
-    compiled = compile_fabric(root)
-    text = render_configs(compiled, root)["leaf1"]
+    compiled = pipeline.compile(root)
+    text = pipeline.render(compiled.intents, root)["leaf1"]
     assert text.count("graceful-shutdown: enabled") == 1
     assert (
         list(parse_configs(compiled, {"leaf1": text})["leaf1"].bgp.policies)
@@ -166,7 +167,7 @@ def test_every_drain_line_is_taken_by_the_lab_only_as_its_vendor_document_writes
     plain = copy_fabric(src, tmp_path / "plain")
     if platform == "comware":
         on_platform(plain, "comware")
-    before = compile_fabric(plain)
+    before = pipeline.compile(plain)
     link = next(ln for ln in before.topology.links if ln.spine != "spine1")
     root = drained(
         src,
@@ -174,8 +175,8 @@ def test_every_drain_line_is_taken_by_the_lab_only_as_its_vendor_document_writes
         f"drained:\n  - switch: spine1\n  - switch: {link.leaf}\n    port: {link.leaf_port}\n",
         platform if platform == "comware" else None,
     )
-    compiled = compile_fabric(root)
-    was, now = render_configs(before, plain), render_configs(compiled, root)
+    compiled = pipeline.compile(root)
+    was, now = pipeline.render(before.intents, plain), pipeline.render(compiled.intents, root)
     added = 0
     for name in sorted({"spine1", link.leaf, link.spine}):
         old = _lines(platform, was[name])
@@ -194,19 +195,19 @@ def test_every_drain_line_is_taken_by_the_lab_only_as_its_vendor_document_writes
 def test_what_a_plan_puts_back_into_service_is_named_as_drain_names_it(tmp_path: Path) -> None:
     """From the switches' running configs (here: rendered drained), what maintenance.yaml no
     longer drains: a whole switch by name, a link by its leaf's port whichever end was named."""
-    plain = compile_fabric(EOS_SMALL)
+    plain = pipeline.compile(EOS_SMALL)
     ln = next(ln for ln in plain.topology.links if (ln.leaf, ln.spine) == ("leaf2", "spine2"))
     entries = f"drained:\n  - switch: spine1\n  - switch: spine2\n    port: {ln.spine_port}\n"
     root = drained(EOS_SMALL, tmp_path, entries)
-    compiled = compile_fabric(root)
-    running = parse_configs(compiled, render_configs(compiled, root))
+    compiled = pipeline.compile(root)
+    running = parse_configs(compiled, pipeline.render(compiled.intents, root))
     assert undrained(compiled, running) == []  # what runs is what maintenance.yaml says
     assert undrained(plain, running) == ["leaf2:" + ln.leaf_port, "spine1"]
     assert plan_name(plain.topology, Drain(switch="spine2", port=ln.spine_port)) == f"leaf2:{ln.leaf_port}"
     link_only = drained(
         EOS_SMALL, tmp_path / "b", "drained:\n  - switch: spine2\n    port: " + ln.spine_port + "\n"
     )
-    assert undrained(compile_fabric(link_only), running) == ["spine1"]
+    assert undrained(pipeline.compile(link_only), running) == ["spine1"]
 
 
 def test_a_spine_drain_on_the_reference_fabric_keeps_30_of_32_paths(tmp_path: Path) -> None:
@@ -258,10 +259,10 @@ def test_a_drain_whose_community_never_reaches_is_caught(tmp_path: Path) -> None
     """Without `send-community` the EOS spine's GRACEFUL_SHUTDOWN never reaches the leaves: they
     keep spreading traffic over it, and the proof says so (the template line is what it checks)."""
     root = drained(EOS_SMALL, tmp_path, SPINE, floor=0.5)
-    compiled = compile_fabric(root)
-    configs = render_configs(compiled, root)
+    compiled = pipeline.compile(root)
+    configs = pipeline.render(compiled.intents, root)
     configs["spine1"] = "\n".join(ln for ln in configs["spine1"].splitlines() if "send-community" not in ln)
-    report = verify_fabric(compiled, configs)
+    report = pipeline.verify(compiled, configs)
     assert report.drain is not None
     assert report.drain.still_crossing == ["leaf1", "leaf2", "leaf3", "leaf4"]
 

@@ -14,7 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from fabricctl.compile.build import Compiled, compile_fabric
+from fabricctl import pipeline
+from fabricctl.compile.build import Compiled
 from fabricctl.compile.topology import pod_pool
 from fabricctl.config.diff import diff_device
 from fabricctl.config.tree import Node, parse_tree
@@ -24,7 +25,6 @@ from fabricctl.lab.inventory import specs_from_inventory
 from fabricctl.lab.reference import Reference, reference
 from fabricctl.lab.routing import routing
 from fabricctl.platforms import get_platform
-from fabricctl.verify.api import render_configs, verify_fabric
 from tests.config.lab_apply import lab_device, push
 from tests.conftest import REPO, run_cli
 
@@ -80,8 +80,8 @@ def fabric(
     request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
 ) -> tuple[Compiled, dict[str, str]]:
     root = make_fabric(tmp_path_factory.mktemp(f"mp-{request.param}"), request.param)
-    compiled = compile_fabric(root)
-    return compiled, render_configs(compiled)
+    compiled = pipeline.compile(root)
+    return compiled, pipeline.render(compiled.intents)
 
 
 def test_cabling_rules_make_the_third_tier(fabric: tuple[Compiled, dict[str, str]]) -> None:
@@ -164,7 +164,7 @@ def test_cross_pod_tenant_lands_only_on_its_leaves(fabric: tuple[Compiled, dict[
 
 def test_multipod_fabric_verifies_clean(fabric: tuple[Compiled, dict[str, str]]) -> None:
     compiled, configs = fabric
-    report = verify_fabric(compiled, configs)
+    report = pipeline.verify(compiled, configs)
     assert report.violations == [], report.violations[:3]
     assert report.switches == 10
 
@@ -312,7 +312,7 @@ def test_cross_pod_tenant_is_lossless_and_a_superspine_fault_is_named_on_its_pat
     fabric: tuple[Compiled, dict[str, str]],
 ) -> None:
     compiled, configs = fabric
-    report = verify_fabric(compiled, configs)
+    report = pipeline.verify(compiled, configs)
     assert report.violations == []
     platform = compiled.intents["ss01-01"].platform
     port = next(i for i in compiled.intents["ss01-01"].interfaces if (i.peer or "").startswith("p02-spine01"))
@@ -320,7 +320,7 @@ def test_cross_pod_tenant_is_lossless_and_a_superspine_fault_is_named_on_its_pat
     broken = dict(
         configs, **{"ss01-01": _block_edit(configs["ss01-01"], header, LOSSLESS_PORT_LINE[platform])}
     )
-    found = [v for v in verify_fabric(compiled, broken).violations if v.switch == "ss01-01"]
+    found = [v for v in pipeline.verify(compiled, broken).violations if v.switch == "ss01-01"]
     assert found, "a super-spine port without the lossless class went unnoticed"
     assert {v.object for v in found} == {port.name}
     assert any(v.check == "pfc" for v in found), [v.check for v in found]
@@ -368,7 +368,7 @@ def test_one_superspine_asn_uses_every_uplink_and_per_plane_asns_do_not(
     both super-spine links. With an ASN per plane the two paths carry different AS paths: Comware
     then installs one (no `balance as-path-relax`), and EOS too once multipath-relax is off."""
     compiled, configs = fabric
-    report = verify_fabric(compiled, configs)
+    report = pipeline.verify(compiled, configs)
     rows = {(r.scope, r.towards): r for r in report.ecmp}
     assert (
         rows[("pod 1 leaves", "VTEPs of pod 2")].width,
@@ -381,16 +381,16 @@ def test_one_superspine_asn_uses_every_uplink_and_per_plane_asns_do_not(
     platform = compiled.intents["p01-leaf01"].platform
     per_plane = _per_plane_asns(compiled, configs, relax_off=False)
     if platform == "eos":  # EOS relaxes the AS-path rule by default: still both uplinks
-        assert verify_fabric(compiled, per_plane).violations == []
+        assert pipeline.verify(compiled, per_plane).violations == []
         per_plane = _per_plane_asns(compiled, configs, relax_off=True)
-    found = [v for v in verify_fabric(compiled, per_plane).violations if v.check == "ecmp-width"]
+    found = [v for v in pipeline.verify(compiled, per_plane).violations if v.check == "ecmp-width"]
     leaves = {(v.switch, v.object) for v in found if "leaf" in v.switch}
     assert ("p01-leaf01", "VTEPs of pod 2") in leaves and ("p02-leaf02", "VTEPs of pod 1") in leaves
     assert ("p01-leaf01", "VTEPs of pod 1") not in leaves  # inside a pod the spines share one ASN
     witness = next(v for v in found if (v.switch, v.object) == ("p01-leaf01", "VTEPs of pod 2"))
     assert "over 1 of its 2 uplinks" in witness.counterexample
     assert "different AS paths" in witness.counterexample, witness.counterexample
-    short = {r.scope for r in verify_fabric(compiled, per_plane).ecmp if not r.ok}
+    short = {r.scope for r in pipeline.verify(compiled, per_plane).ecmp if not r.ok}
     assert short == {"pod 1 leaves", "pod 2 leaves"}  # a spine's two links go to one super-spine
 
 
@@ -410,14 +410,14 @@ def test_a_tenant_vrf_on_a_superspine_breaks_isolation(fabric: tuple[Compiled, d
     text = configs["ss01-01"]
     at = text.index("\ninterface ")
     broken = dict(configs, **{"ss01-01": text[:at] + "\n" + block + text[at:]})
-    found = [v for v in verify_fabric(compiled, broken).violations if v.check == "transit-tenant"]
+    found = [v for v in pipeline.verify(compiled, broken).violations if v.check == "transit-tenant"]
     assert [(v.switch, v.object) for v in found] == [("ss01-01", f"VRF {vrf}")], found
     assert "super-spine" in found[0].counterexample and "span" in found[0].counterexample
 
 
 def test_capacity_per_tier(fabric: tuple[Compiled, dict[str, str]], tmp_path: Path) -> None:
     compiled, configs = fabric
-    rows = {(r.scope, r.metric): r for r in verify_fabric(compiled, configs).capacity}
+    rows = {(r.scope, r.metric): r for r in pipeline.verify(compiled, configs).capacity}
     leaf = rows[("p01-leaf01", "oversubscription")]
     assert (leaf.used, leaf.ok) == (1.0, True)  # 2 x 2 x 200G down, 2 x 400G up
     spine = rows[("p02-spine01", "oversubscription to super-spines")]
@@ -439,8 +439,8 @@ def test_declared_spine_oversubscription_is_enforced(tmp_path: Path) -> None:
         spine_uplinks=1,
         name="osub",
     )
-    compiled = compile_fabric(root)
-    report = verify_fabric(compiled, render_configs(compiled))
+    compiled = pipeline.compile(root)
+    report = pipeline.verify(compiled, pipeline.render(compiled.intents))
     over = [v for v in report.violations if v.check == "oversubscription"]
     assert sorted(v.switch for v in over) == ["p01-spine01", "p01-spine02", "p02-spine01", "p02-spine02"]
     assert "(2.00:1, design allows 1:1)" in over[0].counterexample
@@ -451,8 +451,8 @@ def test_declared_spine_oversubscription_is_enforced(tmp_path: Path) -> None:
         ),
         encoding="utf-8",
     )
-    compiled = compile_fabric(root)
-    assert verify_fabric(compiled, render_configs(compiled)).violations == []
+    compiled = pipeline.compile(root)
+    assert pipeline.verify(compiled, pipeline.render(compiled.intents)).violations == []
 
 
 # --- examples/multipod-10k (issue #13 step 3) ----------------------------------------------------
@@ -462,8 +462,8 @@ EXAMPLE = REPO / "examples" / "multipod-10k"
 
 @pytest.fixture(scope="module")
 def example() -> tuple[Compiled, dict[str, str]]:
-    compiled = compile_fabric(EXAMPLE)
-    return compiled, render_configs(compiled, EXAMPLE)
+    compiled = pipeline.compile(EXAMPLE)
+    return compiled, pipeline.render(compiled.intents, EXAMPLE)
 
 
 def test_example_10k_is_five_pods_of_2048_gpus(example: tuple[Compiled, dict[str, str]]) -> None:
@@ -482,7 +482,7 @@ def test_example_10k_is_five_pods_of_2048_gpus(example: tuple[Compiled, dict[str
 
 def test_example_10k_verifies_clean_and_is_lab_syntax(example: tuple[Compiled, dict[str, str]]) -> None:
     compiled, configs = example
-    report = verify_fabric(compiled, configs)
+    report = pipeline.verify(compiled, configs)
     assert report.violations == [], report.violations[:3]
     assert report.switches == 448
     ref = reference("comware")
@@ -553,7 +553,7 @@ def test_the_lab_installs_the_width_the_proof_computes(fabric: tuple[Compiled, d
     lab = LabFabric.from_inventory(compiled.fabric.root, clock=LabClock.frozen()).start()
     try:
         for label, texts, want in cases:
-            rows = {(r.scope, r.towards): r.width for r in verify_fabric(compiled, texts).ecmp}
+            rows = {(r.scope, r.towards): r.width for r in pipeline.verify(compiled, texts).ecmp}
             assert rows[("pod 1 leaves", "VTEPs of pod 2")] == want, label
             assert _lab_width(lab, compiled, texts, "p01-leaf01", "p02-leaf01") == want, label
         if platform == "comware":

@@ -174,9 +174,9 @@ def _text(parts: list[dict[str, object]]) -> str:
 
 @pytest.fixture(scope="module")
 def leaf1_text() -> str:
-    from fabricctl.compile.build import compile_fabric
+    from fabricctl import pipeline
 
-    return Renderer(NVUE_SMALL).render(compile_fabric(NVUE_SMALL).intents["leaf1"])
+    return Renderer(NVUE_SMALL).render(pipeline.compile(NVUE_SMALL).intents["leaf1"])
 
 
 def test_remediation_is_nv_set_and_unset_within_the_owned_scope(leaf1_text: str, tmp_path: Path) -> None:
@@ -184,7 +184,7 @@ def test_remediation_is_nv_set_and_unset_within_the_owned_scope(leaf1_text: str,
     management VRF, an operator's ACL and an unmarked look-alike, a port outside the cabling plan)
     and an old MTU; the intent drops tenant storage. The plan unsets the storage ACL and VRF
     (their rules carry the fabric's mark), sets the MTU, touches nothing foreign."""
-    from fabricctl.compile.build import compile_fabric
+    from fabricctl import pipeline
     from fabricctl.config.diff import diff_device
     from tests.conftest import copy_fabric
 
@@ -203,7 +203,7 @@ def test_remediation_is_nv_set_and_unset_within_the_owned_scope(leaf1_text: str,
     for name in ("team-llm", "team-hpc"):  # no longer shared with storage
         path = root / "tenants" / f"{name}.yaml"
         path.write_text(path.read_text().replace("shared_with: [storage]\n", ""))
-    intended = Renderer(root).render(compile_fabric(root).intents["leaf1"])
+    intended = Renderer(root).render(pipeline.compile(root).intents["leaf1"])
 
     dialect = get_platform("nvue").dialect.for_fabric("nvue-small")
     plan = diff_device("leaf1", _text(running), intended, dialect)

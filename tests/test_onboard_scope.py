@@ -6,10 +6,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from fabricctl.compile.build import compile_fabric
+from fabricctl import pipeline
 from fabricctl.deploy.changed import RefFabric, fingerprints, select_changed
 from fabricctl.deploy.tenant_health import tenant_scope
-from fabricctl.verify.api import render_configs
 from tests.test_multipod import make_fabric
 
 #: two more whole servers of pod 1 (each server's NICs spread over both leaves of the pod)
@@ -28,11 +27,13 @@ gpus:
 
 def _touched(root: Path, pods: int) -> tuple[list[str], list[str]]:
     make_fabric(root, pods=pods)  # two tenants in service already, one of them across pods
-    before = compile_fabric(root)
-    in_service = RefFabric("applied", "0" * 40, before, fingerprints(before, render_configs(before)))
+    before = pipeline.compile(root)
+    in_service = RefFabric("applied", "0" * 40, before, fingerprints(before, pipeline.render(before.intents)))
     (root / "tenants" / "newcomer.yaml").write_text(NEW, encoding="utf-8")
-    after = compile_fabric(root)
-    changed = select_changed(in_service, fingerprints(after, render_configs(after)), sorted(after.intents))
+    after = pipeline.compile(root)
+    changed = select_changed(
+        in_service, fingerprints(after, pipeline.render(after.intents)), sorted(after.intents)
+    )
     return changed, tenant_scope(after, "newcomer").switches
 
 

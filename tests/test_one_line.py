@@ -21,7 +21,8 @@ import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from fabricctl.compile.build import Compiled, compile_fabric, load_and_check
+from fabricctl import pipeline
+from fabricctl.compile.build import Compiled
 from fabricctl.compile.intent import DeviceIntent, Node
 from fabricctl.model.problems import InputError, ProblemLog
 from fabricctl.model.text import first_refused_in_file, is_refused, one_line_problem
@@ -69,7 +70,7 @@ def test_a_template_printing_a_line_separator_model_is_refused(tmp_path: Path, e
         encoding="utf-8",
     )
     with pytest.raises(InputError) as caught:
-        load_and_check(root)
+        pipeline.load(root)
     assert [(p.file, p.path) for p in caught.value.problems] == [("inventory/groups.yaml", "eos.data.model")]
 
     user = tmp_path / "templates" / "eos"
@@ -158,7 +159,7 @@ def test_validate_refuses_a_line_break_or_control_in_any_string(
     # block scalar: the string the reader hands over holds it either way.
     (root / rel).write_text(yaml.safe_dump(value, allow_unicode=False), encoding="utf-8")
     with pytest.raises(InputError) as caught:
-        load_and_check(root)
+        pipeline.load(root)
     problems = caught.value.problems
     expected = dotted(path)
     if is_key:  # a key is named with its refused characters shown as '?'
@@ -204,7 +205,7 @@ def test_validate_refuses_a_raw_control_anywhere_in_a_file(
     (root / rel).write_bytes(hostile.encode("utf-8"))
     assert first_refused_in_file(hostile.replace("\r\n", "\n")) is not None
     with pytest.raises(InputError) as caught:
-        load_and_check(root)
+        pipeline.load(root)
     line = hostile[:at].replace("\r\n", "\n").count("\n") + 1
     assert any(p.file == rel and p.line == line and "U+" in p.message for p in caught.value.problems), [
         p.render() for p in caught.value.problems
@@ -245,7 +246,7 @@ CHOICES = {"platform", "role", "kind", "action", "mode"}
 
 @functools.cache
 def _intents() -> dict[str, DeviceIntent]:
-    return compile_fabric(EOS_SMALL).intents
+    return pipeline.compile(EOS_SMALL).intents
 
 
 @settings(max_examples=150, deadline=None)

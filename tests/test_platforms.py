@@ -19,7 +19,7 @@ import jinja2
 import jinja2.nodes
 import pytest
 
-from fabricctl.compile.build import compile_fabric
+from fabricctl import pipeline
 from fabricctl.config.readback import SwitchConfig
 from fabricctl.config.rules import Dialect
 from fabricctl.model.problems import InputError
@@ -43,7 +43,7 @@ def test_value_key_is_the_first_single_value_prefix_that_matches(name: str) -> N
     from fabricctl.lab.inventory import specs_from_inventory
 
     dialect = get_platform(name).dialect
-    compiled = compile_fabric(EXAMPLES[name])
+    compiled = pipeline.compile(EXAMPLES[name])
     renderer = Renderer(EXAMPLES[name])
     texts = [renderer.render(i) for i in compiled.intents.values()]
     texts += [factory_text(s) for s in specs_from_inventory(EXAMPLES[name])]
@@ -87,7 +87,7 @@ def test_platform_provides_every_part(name: str) -> None:
     assert p.fetch.show_running and p.fetch.prompt and p.fetch.netmiko_device_type
     pusher = p.pusher()
     assert callable(pusher.push) and callable(pusher.fetch)
-    compiled = compile_fabric(EXAMPLES[name])
+    compiled = pipeline.compile(EXAMPLES[name])
     renderer = Renderer(EXAMPLES[name])
     intent = next(i for i in compiled.intents.values() if i.platform == name)
     parsed = p.parse(intent.name, renderer.render(intent))
@@ -162,7 +162,7 @@ def without(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):  # type: ignore[no
 def test_missing_capability_fails_validate(flag: str, without) -> None:  # type: ignore[no-untyped-def]
     root = without(flag)
     with pytest.raises(InputError) as err:
-        compile_fabric(root)
+        pipeline.compile(root)
     text = err.value.render()
     assert CASES[flag][1] in text, text
     assert "(allowed: " in text and flag.rstrip("s") in text
@@ -176,7 +176,7 @@ def test_the_same_fabric_validates_with_every_capability(
     root = copy_fabric(EOS_SMALL, tmp_path / "full")
     groups = root / "inventory" / "groups.yaml"
     groups.write_text(groups.read_text(encoding="utf-8").replace("platform: eos", "platform: lesser"))
-    assert compile_fabric(root).intents
+    assert pipeline.compile(root).intents
 
 
 #: The vendors of the NOSes fabricctl knows, named in code as often as the NOS itself.

@@ -24,8 +24,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from pydantic import ValidationError
 
+from fabricctl import pipeline
 from fabricctl.artifacts import intent_yaml
-from fabricctl.compile.build import Compiled, compile_fabric
+from fabricctl.compile.build import Compiled
 from fabricctl.compile.intent import DeviceIntent
 from fabricctl.model.tenant import Tenant
 from tests.conftest import EOS_SMALL, REFERENCE, copy_fabric
@@ -155,7 +156,7 @@ def fabric_with(tenants: list[TenantSpec], reverse: bool = False) -> Iterator[Pa
 
 def compile_specs(tenants: list[TenantSpec], reverse: bool = False) -> Compiled:
     with fabric_with(tenants, reverse) as root:
-        return compile_fabric(root)
+        return pipeline.compile(root)
 
 
 def _yamls(compiled: Compiled) -> dict[str, str]:
@@ -178,8 +179,8 @@ def test_same_inputs_give_byte_identical_intents(scenario: Scenario) -> None:
 def _fingerprint(root: Path, seed: str) -> str:
     code = (
         "import hashlib, sys; from pathlib import Path;"
-        "from fabricctl.compile.build import compile_fabric; from fabricctl.artifacts import intent_yaml;"
-        "c = compile_fabric(Path(sys.argv[1]));"
+        "from fabricctl import pipeline; from fabricctl.artifacts import intent_yaml;"
+        "c = pipeline.compile(Path(sys.argv[1]));"
         "print(hashlib.sha256(''.join(intent_yaml(i) for i in c.intents.values()).encode()).hexdigest())"
     )
     env = {**os.environ, "PYTHONHASHSEED": seed}

@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from fabricctl.compile.build import Compiled, compile_fabric
+from fabricctl import pipeline
+from fabricctl.compile.build import Compiled
 from fabricctl.lab.reference import reference
 from fabricctl.platforms import PLATFORMS, get_platform
 from fabricctl.platforms.base import Release
@@ -54,7 +55,7 @@ def test_os_version_set_on_a_group_reaches_every_switch_of_it(
     edited = text.replace("    model: SN5600\n", '    model: SN5600\n    os_version: "5.16"\n')
     assert edited != text
     groups.write_text(edited, "utf-8")
-    compiled = compile_fabric(root)
+    compiled = pipeline.compile(root)
     versions = {i.os_version for i in compiled.intents.values()}
     by_model = {i.model: i.os_version for i in compiled.intents.values()}
     assert by_model["SN5600"] == "5.16" and versions <= {"5.16", nvue.release().name}

@@ -713,10 +713,10 @@ FABRICS = [REPO, REPO / "examples" / "eos-small"]
 
 @functools.cache
 def _compiled(root: Path) -> dict[str, str]:
-    from fabricctl.compile.build import compile_fabric
+    from fabricctl import pipeline
 
     renderer = Renderer(root)
-    return {n: renderer.render(i) for n, i in compile_fabric(root).intents.items()}
+    return {n: renderer.render(i) for n, i in pipeline.compile(root).intents.items()}
 
 
 @pytest.mark.parametrize("root", FABRICS, ids=lambda p: p.name)

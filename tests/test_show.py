@@ -9,12 +9,12 @@ import json
 
 import pytest
 
-from fabricctl.compile.build import compile_fabric
+from fabricctl import pipeline
 from tests.conftest import EOS_SMALL, REFERENCE, run_cli
 
 
 def test_gpus_in_every_format(capsys: pytest.CaptureFixture[str]) -> None:
-    compiled = compile_fabric(EOS_SMALL)
+    compiled = pipeline.compile(EOS_SMALL)
     held = sum(len(a.ports) for a in compiled.allocation.tenants)
     code, out, _ = run_cli(["show", "gpus", "--root", str(EOS_SMALL), "--format", "json"], capsys)
     assert code == 0
@@ -77,7 +77,7 @@ def test_allocations_table_fits_and_json_has_every_field(capsys: pytest.CaptureF
     assert "VRF tnt-<tenant>, ACL tnt-<tenant>-in" in out
     code, out, _ = run_cli(["show", "allocations", "--root", str(REFERENCE), "--format", "json"], capsys)
     rows = json.loads(out)
-    compiled = compile_fabric(REFERENCE)
+    compiled = pipeline.compile(REFERENCE)
     for row, a in zip(rows, compiled.allocation.tenants, strict=True):
         assert (row["vrf"], row["acl"]) == (f"tnt-{a.name}", f"tnt-{a.name}-in"), "what the title says"
         assert row["l3vni"] == a.l3vni and row["gpus"] == len(a.ports)

@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
+from fabricctl import pipeline, store
 from fabricctl import render as render_module
-from fabricctl import store
-from fabricctl.compile.build import Compiled, compile_fabric
+from fabricctl.compile.build import Compiled
 from fabricctl.render import Renderer
 from tests.conftest import EOS_SMALL, copy_fabric
 
@@ -61,7 +61,7 @@ def test_off_means_no_store(monkeypatch: pytest.MonkeyPatch) -> None:
 @pytest.fixture(scope="module")
 def eos_small_copy(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Compiled]:
     root = copy_fabric(EOS_SMALL, tmp_path_factory.mktemp("store") / "fabric")
-    return root, compile_fabric(root)
+    return root, pipeline.compile(root)
 
 
 def test_configs_from_the_store_are_the_configs_rendered(

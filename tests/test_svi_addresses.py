@@ -11,7 +11,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from fabricctl.compile.build import Compiled, compile_fabric
+from fabricctl import pipeline
+from fabricctl.compile.build import Compiled
 from fabricctl.compile.placement import place
 from fabricctl.model.problems import InputError
 from tests.conftest import NVUE_SMALL, copy_fabric, run_cli
@@ -51,9 +52,9 @@ def test_each_leaf_svi_has_its_own_address_from_the_top_of_the_block(nvue_small:
 
 def test_growing_a_tenant_keeps_every_leafs_address_and_renumbers_no_other_tenant(tmp_path: Path) -> None:
     root = copy_fabric(NVUE_SMALL, tmp_path)
-    before = compile_fabric(root)
+    before = pipeline.compile(root)
     _edit(root, TENANT, gpus=[{"servers": ["node05", "node06", "node09"]}])
-    after = compile_fabric(root)
+    after = pipeline.compile(root)
     assert _alloc(after).svi_addresses == _alloc(before).svi_addresses
     for a in before.allocation.tenants:
         if a.name != TENANT:
@@ -67,7 +68,7 @@ def test_a_block_without_room_for_the_leaf_addresses_is_refused(tmp_path: Path) 
     root = copy_fabric(NVUE_SMALL, tmp_path)
     _edit(root, TENANT, address_block="172.21.12.0/28", gpus=[{"servers": ["node05", "node06", "node09"]}])
     with pytest.raises(InputError) as err:
-        compile_fabric(root)
+        pipeline.compile(root)
     text = err.value.render()
     assert "172.21.12.0/28 has 16 addresses; 12 GPUs in isolation l2 and 4 leaf SVI addresses need 19" in text
     assert "a prefix of /27 or larger" in text

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from fabricctl.compile.build import compile_fabric
+from fabricctl import pipeline
 from fabricctl.compile.topology import switch_model
 from fabricctl.model.problems import InputError
 from fabricctl.platforms import get_platform
@@ -50,10 +50,10 @@ def _fabric(tmp_path: Path, spine_model: str) -> Path:
 
 def test_a_chassis_spine_takes_what_a_64_port_box_cannot(tmp_path: Path) -> None:
     with pytest.raises(InputError) as err:
-        compile_fabric(_fabric(tmp_path, "7060X5-64"))
+        pipeline.compile(_fabric(tmp_path, "7060X5-64"))
     assert "port 128 is not on spine1, which has 64 ports (Arista EOS 7060X5-64)" in err.value.render()
 
-    compiled = compile_fabric(_fabric(tmp_path, "7808R3"))
+    compiled = pipeline.compile(_fabric(tmp_path, "7808R3"))
     spine = compiled.fabric.switch("spine1")
     assert spine is not None and switch_model(spine).ports == 288
     downlinks = [ln.spine_port for ln in compiled.topology.links if ln.spine == "spine1"]

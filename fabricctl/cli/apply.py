@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
+from fabricctl import pipeline
 from fabricctl.cli.common import (
     MAX_CONFIRM_TIMEOUT,
     MAX_SWITCHES,
@@ -182,7 +183,7 @@ def apply_cmd(
     """Push a plan safely: per switch load, device diff, commit with confirm timer, verify, confirm, save."""
     from fabricctl.cli.output import color_enabled
     from fabricctl.deploy.apply import ApplyOptions
-    from fabricctl.deploy.apply_flow import ApplyInterrupted, ApplyRequest, run_apply
+    from fabricctl.deploy.apply_flow import ApplyInterrupted, ApplyRequest
     from fabricctl.deploy.service import PlanOptions
     from fabricctl.report.text import interrupted_text, run_text
     from fabricctl.secrets import redacted_json
@@ -237,7 +238,7 @@ def apply_cmd(
         argv=(click.get_current_context().find_root().obj or {}).get("argv"),
     )
     try:
-        outcome = run_apply(request, _terminal(as_json, auto_approve, diff))
+        outcome = pipeline.apply(request, _terminal(as_json, auto_approve, diff))
     except ApplyInterrupted as stop:
         echo(
             "Stopped at once (third interrupt): the switches in flight may be mid-push; each is "
@@ -368,11 +369,10 @@ def _shown(path: Path) -> str:
 @root_option
 def shards_cmd(plan_file: Path, root: Path) -> None:
     """Print the failure domains a reviewed plan changes, as JSON for a CI matrix: pods, then super-spines."""
-    from fabricctl.compile.build import compile_fabric
     from fabricctl.deploy.plan import check_fabric, load_plan
     from fabricctl.deploy.shards import shards_of
 
     plan = load_plan(plan_file)
-    compiled = compile_fabric(root)
+    compiled = pipeline.compile(root)
     check_fabric(plan, compiled, plan_file)
     echo(json.dumps(shards_of(compiled, plan)) + "\n")

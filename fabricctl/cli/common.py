@@ -301,12 +301,6 @@ def console(err: bool = False) -> Console:
     return Console(stderr=err, highlight=False, soft_wrap=True, width=None if stream.isatty() else 200)
 
 
-def compile_root(root: Path) -> Compiled:
-    from fabricctl.compile.build import compile_fabric
-
-    return compile_fabric(root)
-
-
 def rack_switches(compiled: Compiled, rack: str) -> set[str]:
     """The switches of racks/<rack>.yaml and the switches at the far end of their fabric links."""
     from fabricctl.model.problems import ProblemLog

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import click
 
+from fabricctl import pipeline
 from fabricctl.cli.common import CliError, Duration, ListenAddress, Seconds, echo, lab_option, root_option
 
 
@@ -65,7 +66,6 @@ def add(
     dry_run: bool,
 ) -> None:
     """Write racks/NAME.yaml and its switches' inventory entries, checked by validate first."""
-    from fabricctl.compile.build import load_and_check
     from fabricctl.compile.rack_add import load_template, new_rack, read_serials
 
     made = new_rack(
@@ -94,7 +94,7 @@ def add(
     kept = before if yaml.safe_load(before) else before.replace("{}", "")  # a pod's first rack
     write_file(hosts, kept.rstrip("\n") + "\n" + made.hosts_yaml, within=root)
     try:
-        load_and_check(root)
+        pipeline.load(root)
     except BaseException:  # the fabric does not validate with the rack: leave it as it was
         target.unlink()
         write_file(hosts, before, within=root)
@@ -137,12 +137,11 @@ MAX_SOAK = 72 * 3600
 )
 def accept_cmd(name: str, root: Path, lab: bool, soak: float, hook: str | None, timeout: float) -> None:
     """Check a cabled rack (cables both ends, speeds, soak, BGP/EVPN, proofs); on pass its GPUs are placeable."""
-    from fabricctl.cli.common import compile_root
     from fabricctl.deploy.acceptance import line, run_acceptance, write_record
     from fabricctl.model.problems import ProblemLog
     from fabricctl.model.rack import load_racks
 
-    compiled = compile_root(root)
+    compiled = pipeline.compile(root)
     racks = {rd.rack.name: rd for rd in load_racks(compiled.fabric.root, ProblemLog(compiled.fabric.root))}
     if name not in racks:
         raise CliError(

@@ -9,12 +9,12 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
+from fabricctl import pipeline
 from fabricctl.cli.common import (
     CliError,
     Duration,
     allow_gpu_moves_option,
     check_output_file,
-    compile_root,
     echo,
     insecure_host_keys_option,
     lab_option,
@@ -53,15 +53,12 @@ def diff_options(f: Callable[..., Any]) -> Callable[..., Any]:
 def compute_plan(
     root: Path, lab: bool, options: PlanOptions, scope: TenantChange | None = None
 ) -> tuple[Plan, Prepared]:
-    """The plan of the selected switches (deploy.service.plan_fabric), with stage lines and
-    notices on stderr."""
-    from fabricctl.deploy.service import plan_fabric
-
-    return plan_fabric(
+    """The plan of the selected switches (pipeline.plan), with stage lines and notices on stderr."""
+    return pipeline.plan(
         root,
-        lab,
         options,
         select_switches,
+        lab=lab,
         scope=scope,
         stages=stage_lines(),
         notify=lambda m: echo(m, err=True),
@@ -414,11 +411,9 @@ def check_cmd(
     timeout: float,
 ) -> None:
     """Health checks from the switches' own state (links, LLDP cabling, BGP/EVPN, GPU ports); exit 1 on a failure, 2 when nothing failed but a switch waits for a reboot."""
-    from fabricctl.deploy.health import check_health
-    from fabricctl.deploy.service import read_switch_health
     from fabricctl.report.health import health_json, health_markdown, health_state, health_text
 
-    compiled = compile_root(root)
+    compiled = pipeline.compile(root)
     if links:
         if tenant is not None or limit:
             raise CliError("--links reads every switch with a fabric link: give neither --tenant nor --limit")
@@ -457,8 +452,9 @@ def check_cmd(
         except UnknownTenant as exc:
             raise CliError(str(exc)) from None
     else:
-        states = read_switch_health(root, lab, set(select_switches(compiled, limit)), timeout)
-        checks = check_health(compiled, states)
+        checks = pipeline.check(
+            compiled, root, select_switches(compiled, limit), lab=lab, timeout=timeout
+        ).checks
     echo({"json": health_json, "markdown": health_markdown}.get(fmt, health_text)(checks))
     state = health_state(checks)
     if state != "healthy":

@@ -9,11 +9,11 @@ from pathlib import Path
 
 import click
 
+from fabricctl import pipeline
 from fabricctl.cli.common import (
     CliError,
     ListenAddress,
     Seconds,
-    compile_root,
     lab_option,
     limit_option,
     root_option,
@@ -65,7 +65,7 @@ def exporter_cmd(
     from fabricctl.telemetry.exporter import Exposition, Poller, Snapshot, serve
     from fabricctl.telemetry.gnmi import feeds
 
-    compiled = compile_root(root)
+    compiled = pipeline.compile(root)
     names = set(select_switches(compiled, limit))
     stop = threading.Event()
     for sig in (signal.SIGINT, signal.SIGTERM):

@@ -9,10 +9,10 @@ from typing import Any
 
 import click
 
+from fabricctl import pipeline
 from fabricctl.cli.common import (
     allow_gpu_moves_option,
     check_output_folder,
-    compile_root,
     console,
     echo,
     limit_option,
@@ -60,33 +60,14 @@ def validate(root: Path, changed_since: str | None, allow_gpu_moves: bool) -> No
 @click.option("--force", is_flag=True, help="Render every selected switch, even those already up to date.")
 def render(root: Path, out_dir: Path | None, limit: tuple[str, ...], force: bool) -> None:
     """Compile and write <switch>.intent.yaml + <switch>.cfg for each switch."""
-    from fabricctl.artifacts import write_artifacts
-    from fabricctl.compile import cache
+    from fabricctl.artifacts import write_fabric
     from fabricctl.outputs import named_output
-    from fabricctl.render import Renderer
 
     target = out_dir if out_dir is not None else root / "out"
     check_output_folder(target)  # before compiling: nothing is read for a render that cannot land
     within = named_output(target, root, folder=True)
-    renderer = Renderer(root)
-    # A whole-fabric render keeps the compile cache's snapshot; unforced, the cache may answer
-    # for every switch the change does not touch.
-    found = cache.scan(root) if not limit else None
-    known = cache.changes(found) if found is not None and not force else None
-    stats = (
-        write_artifacts(known.intents, renderer, target, known=known.unchanged, within=within)
-        if known
-        else None
-    )
-    if found is not None and known is not None and stats is not None and not stats.stale:
-        cache.save(found, known, stats.digests)  # the switches no change touched were up to date
-    else:
-        compiled = compile_root(root)
-        stats = write_artifacts(
-            select_switches(compiled, limit), renderer, target, force=force, within=within
-        )
-        if found is not None:
-            cache.remember(found, compiled, stats.digests)
+    select = (lambda compiled: select_switches(compiled, limit)) if limit else None
+    stats = write_fabric(root, target, within, select, force)
     click.echo(
         f"rendered {len(stats.rendered)} switches ({stats.lines} config lines), "
         f"{len(stats.unchanged)} unchanged, into {target}"
@@ -120,7 +101,7 @@ def show_tenants(root: Path) -> None:
     """One row per tenant: isolation, GPUs, leaves, address block, exceptions."""
     from rich.table import Table
 
-    compiled = compile_root(root)
+    compiled = pipeline.compile(root)
     table = Table(title=f"Tenants of {compiled.fabric.settings.name}")
     for col in ("id", "tenant", "isolation", "GPUs", "leaves", "address block", "lossless", "shared with"):
         table.add_column(col, justify="right" if col in ("id", "GPUs", "leaves") else "left")
@@ -160,16 +141,14 @@ def show_tenant(root: Path, name: str, lab: bool, live: bool, fmt: str, timeout:
     from fabricctl.report.tenant_view import tenant_text, tenant_view
     from fabricctl.secrets import redacted_json
 
-    compiled = compile_root(root)
+    compiled = pipeline.compile(root)
     known = sorted(a.name for a in compiled.allocation.tenants)
     if name not in known:
         raise CliError(f"show tenant {name!r}: no such tenant (allowed: {', '.join(known)})")
     states = None
     if lab or live:
-        from fabricctl.deploy.service import read_switch_health
-
         leaves = {p.gpu.leaf for a in compiled.allocation.tenants if a.name == name for p in a.ports}
-        states = read_switch_health(root, lab, leaves, timeout)
+        states = pipeline.check(compiled, root, leaves, lab=lab, timeout=timeout).states
     shared: dict[str, str] = {}
     try:
         remote = shared_remote(root)
@@ -194,7 +173,7 @@ def show_allocations(root: Path, fmt: str) -> None:
     """Every number derived per tenant: VNIs, VLAN, route target, ACL, addresses."""
     from fabricctl.report.holdings import ALLOCATION_COLUMNS, allocation_rows
 
-    compiled = compile_root(root)
+    compiled = pipeline.compile(root)
     rows = allocation_rows(compiled)
     if _for_tools(rows, ALLOCATION_COLUMNS, fmt):
         return
@@ -258,7 +237,7 @@ def show_gpus(root: Path, tenants: tuple[str, ...], fmt: str) -> None:
     from fabricctl.cli.common import CliError
     from fabricctl.report.holdings import GPU_COLUMNS, gpu_rows
 
-    compiled = compile_root(root)
+    compiled = pipeline.compile(root)
     known = {a.name for a in compiled.allocation.tenants}
     unknown = sorted(set(tenants) - known)
     if unknown:
@@ -287,7 +266,7 @@ def show_free(root: Path, fmt: str) -> None:
     from fabricctl.compile.racks import out_of_service
     from fabricctl.report.holdings import FREE_COLUMNS, free_cell, free_rows
 
-    compiled = compile_root(root)
+    compiled = pipeline.compile(root)
     away = out_of_service(compiled.fabric, compiled.topology)
     rows = free_rows(compiled, away)
     if _for_tools(rows, FREE_COLUMNS, fmt):

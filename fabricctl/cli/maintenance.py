@@ -15,9 +15,9 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
+from fabricctl import pipeline
 from fabricctl.cli.common import (
     CliError,
-    compile_root,
     echo,
     lab_option,
     one_line_flag,
@@ -164,7 +164,7 @@ def drain_cmd(
     one_line_flag("--reason", reason)
     one_line_flag("Invalid value for SWITCH[:PORT]", target)
     drain = _drain(target, reason)
-    compiled = compile_root(root)
+    compiled = pipeline.compile(root)
     drained = list(compiled.fabric.maintenance.drained)
     problem = target_problem(compiled.fabric, compiled.topology, drained, drain)
     if problem is not None:
@@ -202,7 +202,7 @@ def undrain_cmd(
     from fabricctl.model.maintenance import without_drain
 
     one_line_flag("Invalid value for SWITCH[:PORT]", target)
-    compiled = compile_root(root)
+    compiled = pipeline.compile(root)
     drained = list(compiled.fabric.maintenance.drained)
     if not any(d.target == target for d in drained):
         listed = ", ".join(d.target for d in drained) or "nothing is drained"

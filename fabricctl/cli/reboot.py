@@ -10,10 +10,10 @@ from typing import TYPE_CHECKING
 
 import click
 
+from fabricctl import pipeline
 from fabricctl.cli.common import (
     CliError,
     Duration,
-    compile_root,
     echo,
     insecure_host_keys_option,
     lab_option,
@@ -132,7 +132,7 @@ def reboot_cmd(
                 "and no SWITCH, --limit or --wave (allowed: those of the roll; or --abandon)"
             )
         wave = str(roll.options.get("wave", "switch"))
-    compiled = compile_root(root)
+    compiled = pipeline.compile(root)
     unknown = [n for n in switches if n not in compiled.intents]
     if unknown:
         names = list(compiled.intents)
@@ -211,7 +211,7 @@ def _roll(
         return waves_of(c, todo, opts.wave, lambda names: proves_together(c, names))[0]
 
     try:
-        roller.run(lambda: compile_root(root), waves)
+        roller.run(lambda: pipeline.compile(root), waves)
     except RollStopped as stop:
         path = record.finish(str(stop))
         raise CliError(f"{stop}; record: {path}") from None
@@ -234,20 +234,18 @@ def _to_reboot(
 ) -> list[str]:
     """The named switches and those of the selection that report a setting pending a reboot,
     in fabric order. A switch of the selection that cannot be read stops the roll before it starts."""
-    from fabricctl.deploy.health import check_health
     from fabricctl.deploy.rolling import pending_switches
-    from fabricctl.deploy.service import read_switch_health
 
     pending: list[str] = []
     if selected and (limit or not named):
-        states = read_switch_health(root, lab, set(selected), timeout)
-        unread = sorted(n for n, s in states.items() if isinstance(s, str))
+        health = pipeline.check(compiled, root, selected, lab=lab, timeout=timeout)
+        unread = health.unread
         if unread:
             raise CliError(
-                f"cannot tell whether {', '.join(unread)} wait(s) for a reboot: {states[unread[0]]}; "
+                f"cannot tell whether {', '.join(unread)} wait(s) for a reboot: {health.states[unread[0]]}; "
                 "nothing changed (allowed: reachable switches, or --limit without them)"
             )
-        pending = pending_switches(check_health(compiled, states))
+        pending = pending_switches(health.checks)
     chosen = set(pending) | set(named)
     return [n for n in compiled.intents if n in chosen]
 
@@ -265,7 +263,7 @@ def _apply(
     is the approval); None when it completed, else why not."""
     from fabricctl.cli.apply import _terminal
     from fabricctl.deploy.apply import ApplyOptions
-    from fabricctl.deploy.apply_flow import ApplyRequest, run_apply
+    from fabricctl.deploy.apply_flow import ApplyRequest
     from fabricctl.deploy.service import PlanOptions
     from fabricctl.errors import StageError
     from fabricctl.report.text import run_text
@@ -281,7 +279,7 @@ def _apply(
         argv=(click.get_current_context().find_root().obj or {}).get("argv"),
     )
     try:
-        outcome = run_apply(request, _terminal(False, True, None))
+        outcome = pipeline.apply(request, _terminal(False, True, None))
     except (StageError, click.ClickException) as exc:
         return str(getattr(exc, "message", None) or exc)
     if outcome.nothing_to_do:

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 
 import click
 
+from fabricctl import pipeline
 from fabricctl.cli.common import CliError, echo, root_option
 
 if TYPE_CHECKING:
@@ -51,7 +52,6 @@ def new(
     """Write tenants/NAME.yaml with N free GPUs: whole servers, rail-aligned, fewest leaves."""
     from pydantic import ValidationError
 
-    from fabricctl.compile.build import load_and_check
     from fabricctl.compile.placement import (
         check_name,
         check_placed,
@@ -62,7 +62,7 @@ def new(
         tenant_yaml,
     )
 
-    fabric, docs, topo, alloc = load_and_check(root)
+    fabric, docs, topo, alloc = pipeline.load(root)
     folder = root / "tenants"
     check_name(fabric, name, docs)
     text = description if description is not None else f"{plural(gpus, 'GPU')} placed by fabricctl tenant new"
@@ -128,11 +128,10 @@ def rm(name: str, root: Path, force: bool, dry_run: bool) -> None:
     import shutil
     import tempfile
 
-    from fabricctl.compile.build import load_and_check
     from fabricctl.gitinfo import file_status
     from fabricctl.model.problems import InputError
 
-    _fabric, docs, _topo, alloc = load_and_check(root)
+    _fabric, docs, _topo, alloc = pipeline.load(root)
     doc = next((d for d in docs if d.tenant.name == name), None)
     if doc is None:
         known = ", ".join(sorted(d.tenant.name for d in docs)) or "none"
@@ -148,7 +147,7 @@ def rm(name: str, root: Path, force: bool, dry_run: bool) -> None:
                 shutil.copytree(root / folder, Path(tmp) / folder, symlinks=True)
         (Path(tmp) / doc.file).unlink()
         try:
-            load_and_check(Path(tmp))
+            pipeline.load(Path(tmp))
         except InputError as exc:
             raise CliError(
                 f"removing {doc.file} would leave the inputs invalid, nothing removed:\n{exc.render()}"

@@ -1,4 +1,4 @@
-"""`fabricctl verify`: a thin shell over `verify_fabric`.
+"""`fabricctl verify`: a thin shell over `pipeline.verify`.
 
 Exit 0 when every proof holds, 1 on any violation or input error, so CI and plan/apply can gate on it.
 """
@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 
 import click
 
+from fabricctl import pipeline
 from fabricctl.cli.common import console as make_console
 from fabricctl.cli.common import fabric_root, root_option
 from fabricctl.model.problems import InputError
@@ -39,13 +40,12 @@ def run_verify(
     console: Console | None = None,
 ) -> int:
     """Compile, get configs (folder, fetch, or fresh render), verify, print; return the exit code."""
-    from fabricctl.compile.build import compile_fabric
-    from fabricctl.verify.api import read_configs, render_configs, verify_fabric
+    from fabricctl.verify.api import read_configs
     from fabricctl.verify.report import render_text, to_json
 
     console = console or make_console()
     try:
-        compiled = compile_fabric(fabric_root(root))
+        compiled = pipeline.compile(fabric_root(root))
     except InputError as exc:
         if fmt == "json":
             click.echo(to_json_error(exc.render()))
@@ -58,8 +58,8 @@ def run_verify(
     elif fetch is not None:
         configs = fetch(names)
     else:
-        configs = render_configs(compiled, root)
-    report = verify_fabric(compiled, configs)
+        configs = pipeline.render(compiled.intents, root)
+    report = pipeline.verify(compiled, configs)
     if fmt == "json":
         click.echo(to_json(report))  # plain stdout: never wrapped, never coloured
     else:

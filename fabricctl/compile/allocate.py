@@ -14,9 +14,9 @@ from dataclasses import dataclass, field
 from ipaddress import IPv4Address, IPv4Network
 
 from fabricctl.compile.topology import GpuPort, Topology, management_addresses
+from fabricctl.compile.view import FabricView, read_fabric
 from fabricctl.config.rules import TENANT_PREFIX
 from fabricctl.model.bounds import MAX_SERVERS
-from fabricctl.model.fabric import expand_ports
 from fabricctl.model.load import Fabric, TenantDoc
 from fabricctl.model.problems import ProblemLog
 from fabricctl.model.tenant import Tenant
@@ -111,12 +111,13 @@ def _expand_servers(names: list[str]) -> list[str]:
 def resolve_gpus(
     td: TenantDoc,
     topo: Topology,
-    fabric: Fabric,
+    fabric: Fabric | FabricView,
     log: ProblemLog,
     origin: dict[GpuPort, tuple[str | int, ...]] | None = None,
 ) -> list[GpuPort]:
     """Turn the tenant's GPU selections into leaf ports, in declared order; `origin`, when given,
     learns the path in the tenant file that names each port (("gpus", 0, "servers", 2) ...)."""
+    fabric = read_fabric(fabric)
     ports: list[GpuPort] = []
     named = 0  # server names this tenant's ranges expand to, against MAX_SERVERS
     for i, sel in enumerate(td.tenant.gpus):
@@ -207,13 +208,13 @@ def resolve_gpus(
     return ports
 
 
-def _port_role(fabric: Fabric, port: int | str) -> str:
+def _port_role(fabric: FabricView, port: int | str) -> str:
     """Why a port number is not a GPU port, when the cabling rules say (an uplink, a sub-port)."""
     cab = fabric.settings.cabling
     if isinstance(port, str) and ":" in port and cab.gpu_port_breakout == NO_BREAKOUT:
-        modes = {m for leaf in fabric.leaves for m in get_platform(leaf.platform).model(leaf.model).breakouts}
+        modes = {m for leaf in fabric.leaves for m in fabric.model(leaf).breakouts}
         return f" (sub-ports exist only with cabling.gpu_port_breakout: {' or '.join(sorted(modes))})"
-    if isinstance(port, int) and port in expand_ports(cab.leaf_uplink_ports):
+    if isinstance(port, int) and port in fabric.ports.leaf_uplinks:
         return " (it is a spine uplink)"
     return ""
 
@@ -308,8 +309,11 @@ def check_claims(allocs: list[TenantAllocation], docs: dict[str, TenantDoc], log
                     )
 
 
-def allocate(fabric: Fabric, topo: Topology, docs: list[TenantDoc], log: ProblemLog) -> Allocation:
+def allocate(
+    fabric: Fabric | FabricView, topo: Topology, docs: list[TenantDoc], log: ProblemLog
+) -> Allocation:
     """Resolve, number and cross-check every tenant; problems go to `log`."""
+    fabric = read_fabric(fabric)
     ov = fabric.settings.overlay
     allocs: list[TenantAllocation] = []
     owner: dict[GpuPort, tuple[TenantDoc, int]] = {}
@@ -475,10 +479,11 @@ def block_need(gpus: int, isolation: str, svi_leaves: int = 0) -> int:
     return 2 * gpus if isolation == "l3" else gpus + 3 + svi_leaves
 
 
-def svi_leaf_order(ports: Iterable[GpuPort], fabric: Fabric) -> list[str]:
+def svi_leaf_order(ports: Iterable[GpuPort], fabric: Fabric | FabricView) -> list[str]:
     """The leaves of an l2 tenant whose NOS gives the SVI an address of its own besides the
     anycast gateway (Platform.svi_address: Cumulus Linux VRR), in the order the tenant's GPU list
     first reaches them. GPUs appended to a tenant keep every leaf's place, so its address."""
+    fabric = read_fabric(fabric)
     out: list[str] = []
     seen: set[str] = set()
     for gp in ports:
@@ -542,7 +547,8 @@ class Reserved:
     hosts: list[tuple[int, str]]  # (address as int, switch), sorted
 
 
-def reserved_networks(fabric: Fabric) -> Reserved:
+def reserved_networks(fabric: Fabric | FabricView) -> Reserved:
+    fabric = read_fabric(fabric)
     pools = [(f"the fabric's {name} {net}", net) for name, net in fabric.settings.underlay.pools()]
     hosts = sorted((int(net.network_address), sw) for sw, net in management_addresses(fabric))
     return Reserved(pools, hosts)
@@ -648,8 +654,9 @@ def _acl_rules(a: TenantAllocation) -> list[AclRule]:
     return rules
 
 
-def leaf_budget(fabric: Fabric, leaf_name: str) -> dict[str, int]:
+def leaf_budget(fabric: Fabric | FabricView, leaf_name: str) -> dict[str, int]:
     """What one leaf may carry, per kind (platform datasheet, `limits:` of fabric.yaml over it)."""
+    fabric = read_fabric(fabric)
     leaf = fabric.switch(leaf_name)
     assert leaf is not None
     limits = get_platform(leaf.platform).limits_with(fabric.settings.limits, leaf.model)
@@ -670,7 +677,7 @@ def leaf_use(leaf_name: str, tenants: list[TenantAllocation]) -> dict[str, int]:
 
 
 def _check_budgets(
-    fabric: Fabric,
+    fabric: FabricView,
     by_leaf: dict[str, list[TenantAllocation]],
     docs: dict[str, TenantDoc],
     log: ProblemLog,

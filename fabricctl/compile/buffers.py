@@ -32,8 +32,9 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from fabricctl.compile.topology import FabricLink, switch_model
-from fabricctl.model.fabric import ETHERNET_OVERHEAD, ROCE_HEADERS, VXLAN_OVERHEAD, BufferModel, cable_meters
+from fabricctl.compile.topology import FabricLink
+from fabricctl.compile.view import FabricView, read_fabric
+from fabricctl.model.fabric import ETHERNET_OVERHEAD, ROCE_HEADERS, VXLAN_OVERHEAD, BufferModel
 from fabricctl.model.load import Fabric
 from fabricctl.platforms.base import BufferFigures, SwitchModel
 
@@ -135,13 +136,10 @@ def lossless_port(
     ).size
 
 
-def link_sizing(fabric: Fabric, link: FabricLink) -> tuple[int, int]:
+def link_sizing(fabric: Fabric | FabricView, link: FabricLink) -> tuple[int, int]:
     """(Gb/s, cable m) one fabric link's headroom is sized for, at both ends: the slower end's
     port speed, and the cabling rule of its tier (`cabling.uplink_cable`, `pods.uplink_cable`)."""
-    settings = fabric.settings
-    if link.tier == "spine-superspine" and settings.pods is not None:
-        meters = cable_meters(settings.pods.uplink_cable)
-    else:
-        meters = cable_meters(settings.cabling.uplink_cable)
-    ends = [fabric.switch(name) for name in (link.leaf, link.spine)]
-    return min(switch_model(sw).port_gbps for sw in ends if sw is not None), meters
+    fabric = read_fabric(fabric)
+    meters = fabric.pod_uplink_meters if link.tier == "spine-superspine" else fabric.uplink_meters
+    models = [fabric.models.get(name) for name in (link.leaf, link.spine)]
+    return min(m.port_gbps for m in models if m is not None), meters

@@ -43,6 +43,7 @@ from fabricctl.compile.build import Compiled, device_intent
 from fabricctl.compile.capabilities import check_capabilities
 from fabricctl.compile.intent import DeviceIntent
 from fabricctl.compile.topology import FabricLink, GpuPort, Topology
+from fabricctl.compile.view import read_fabric
 from fabricctl.errors import StageError
 from fabricctl.model.bounds import MAX_TENANT_FILES
 from fabricctl.model.fabric import FabricSettings, Switch
@@ -508,11 +509,12 @@ def _changes(found: Scan, db: sqlite3.Connection, meta: dict[str, Any], with_int
     if row is None:
         return fallback("no fabric in the snapshot")
     fabric, topo = _topology(db, _FabricRecord.model_validate_json(row[0]), root)
+    view = read_fabric(fabric)  # read once for every lookup below
     docs = [td for td in new_docs if td is not None]
 
     old = _rows(db, "file", gone)
     # The changed tenants' leaves after the change (problems are judged once, below).
-    new_leaves = {gp.leaf for td in docs for gp in resolve_gpus(td, topo, fabric, ProblemLog(root))}
+    new_leaves = {gp.leaf for td in docs for gp in resolve_gpus(td, topo, view, ProblemLog(root))}
     # Their peers before and after, and whoever names them: those tenants' ACLs change too.
     names = {r["name"] for r in old} | {td.tenant.name for td in docs}
     peer_names = {p for r in old for p in r["shared_with"]} | {
@@ -539,8 +541,8 @@ def _changes(found: Scan, db: sqlite3.Connection, meta: dict[str, Any], with_int
         return fallback("a tenant file has a problem")
     docs.sort(key=_by_id)
     scratch = ProblemLog(root)
-    alloc = allocate(fabric, topo, docs, scratch)
-    check_capabilities(fabric, alloc, docs, scratch)
+    alloc = allocate(view, topo, docs, scratch)
+    check_capabilities(view, alloc, docs, scratch)
     context_files = {f"tenants/{name}" for name in context}
     blocking = [p for p in scratch.problems if p.file not in context_files]
     if blocking:
@@ -556,9 +558,9 @@ def _changes(found: Scan, db: sqlite3.Connection, meta: dict[str, Any], with_int
         if len(unchanged) != len(fabric.switches):
             return fallback("not every switch has a digest")
         for leaf in sorted(leaves):
-            sw = fabric.switch(leaf)
+            sw = view.switch(leaf)
             assert sw is not None
-            intents[leaf] = device_intent(fabric, topo, alloc, sw)
+            intents[leaf] = device_intent(view, topo, alloc, sw)
             del unchanged[leaf]
     gpus = int(meta["gpus"]) - sum(r["gpus"] for r in old) + sum(len(a.ports) for a in new)
     return Changes(

@@ -4,6 +4,7 @@ tenant that needs a missing one is refused at validate, never found halfway thro
 from __future__ import annotations
 
 from fabricctl.compile.allocate import Allocation
+from fabricctl.compile.view import FabricView, read_fabric
 from fabricctl.model.load import Fabric, TenantDoc
 from fabricctl.model.problems import ProblemLog
 from fabricctl.platforms import get_platform
@@ -18,8 +19,11 @@ EVERY_SWITCH = (
 )
 
 
-def check_capabilities(fabric: Fabric, alloc: Allocation, docs: list[TenantDoc], log: ProblemLog) -> None:
+def check_capabilities(
+    fabric: Fabric | FabricView, alloc: Allocation, docs: list[TenantDoc], log: ProblemLog
+) -> None:
     """Switches against what the fabric always needs; leaves against the tenants and cabling they carry."""
+    fabric = read_fabric(fabric)
     hosts = fabric.root / "inventory" / "hosts.yaml"
     for sw in fabric.switches:
         platform = get_platform(sw.platform)
@@ -79,14 +83,14 @@ def check_capabilities(fabric: Fabric, alloc: Allocation, docs: list[TenantDoc],
                     )
 
 
-def _buffer_figures(fabric: Fabric, log: ProblemLog) -> None:
+def _buffer_figures(fabric: FabricView, log: ProblemLog) -> None:
     """A platform that takes PFC headroom as a size needs the ASIC figures to size it from: the
     switch model's published ones, else fabric.yaml `qos.buffer` (compile/buffers.py)."""
     policy = fabric.settings.qos.buffer
     given = None not in (policy.cell_bytes, policy.mac_phy_delay_bytes, policy.pipeline_latency_bytes)
     for sw in fabric.switches:
         platform = get_platform(sw.platform)
-        model = platform.model(sw.model)
+        model = fabric.model(sw)
         if platform.headroom == "cells" and model.buffer is None and not given:
             log.add(
                 fabric.root / "inventory" / "fabric.yaml",

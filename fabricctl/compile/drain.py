@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from fabricctl.compile.topology import FabricLink, Topology, addr_str
+from fabricctl.compile.view import FabricView, read_fabric
 from fabricctl.model.bounds import MAX_INVENTORY_FILE_BYTES
 from fabricctl.model.load import Fabric, validate_doc
 from fabricctl.model.maintenance import MAINTENANCE_FILE, NOTHING_DRAINED, Drain, Maintenance
@@ -100,10 +101,15 @@ def plan_name(topo: Topology, drain: Drain) -> str:
 
 
 def check_drains(
-    fabric: Fabric, topo: Topology, maintenance: Maintenance, doc: YamlDoc | None, log: ProblemLog
+    fabric: Fabric | FabricView,
+    topo: Topology,
+    maintenance: Maintenance,
+    doc: YamlDoc | None,
+    log: ProblemLog,
 ) -> None:
     """Every entry names a switch of the inventory and, when it names a port, one of that
     switch's fabric ports; no target twice, no port of a switch that is drained whole."""
+    fabric = read_fabric(fabric)
     if doc is None:
         return
     for i, d in enumerate(maintenance.drained):
@@ -121,10 +127,11 @@ def check_drains(
 
 
 def target_problem(
-    fabric: Fabric, topo: Topology, before: list[Drain], d: Drain
+    fabric: Fabric | FabricView, topo: Topology, before: list[Drain], d: Drain
 ) -> tuple[str, str, str] | None:
     """What is wrong with draining `d` after the entries `before`: (field, message, allowed), or
     None. The field is `switch` or `port` (the value that is wrong), or "" (the entry as a whole)."""
+    fabric = read_fabric(fabric)
     if fabric.switch(d.switch) is None:
         close = difflib.get_close_matches(d.switch, [sw.name for sw in fabric.switches], n=1)
         hint = f"; did you mean {close[0]!r}?" if close else ""

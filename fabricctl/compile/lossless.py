@@ -4,15 +4,16 @@ from __future__ import annotations
 
 from fabricctl.compile.buffers import figures_for
 from fabricctl.compile.intent import Qos
-from fabricctl.compile.topology import switch_model
 from fabricctl.model.fabric import QosPolicy, Switch
 from fabricctl.platforms import get_platform
+from fabricctl.platforms.base import SwitchModel
 
 
-def qos_intent(policy: QosPolicy, switch: Switch) -> Qos:
+def qos_intent(policy: QosPolicy, switch: Switch, model: SwitchModel) -> Qos:
+    """The switch's QoS (`model`: its switch model, as compile's view holds it)."""
     platform = get_platform(switch.platform)
     cnp_class = policy.cnp_class if policy.cnp_class is not None else platform.cnp_class
-    figures = figures_for(switch_model(switch), policy.buffer)
+    figures = figures_for(model, policy.buffer)
     return Qos(
         profile_name=policy.profile_name,
         dscp_to_class={policy.roce_dscp: policy.lossless_priority, policy.cnp_dscp: cnp_class},

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 
 from fabricctl.compile.allocate import Allocation, resolve_gpus
 from fabricctl.compile.topology import GpuPort, Topology
+from fabricctl.compile.view import read_fabric
 from fabricctl.model.load import Fabric, TenantDoc
 from fabricctl.model.problems import ProblemLog
 from fabricctl.platforms import get_platform
@@ -157,12 +158,13 @@ def log_moves(
     by_tenant: dict[str, list[GpuMove]] = {}
     for m in moves:
         by_tenant.setdefault(m.tenant, []).append(m)
+    view = read_fabric(fabric)  # read once for every tenant below
     for td in docs:
         mine = by_tenant.get(td.tenant.name)
         if not mine:
             continue
         origin: dict[GpuPort, tuple[str | int, ...]] = {}
-        resolve_gpus(td, topo, fabric, ProblemLog(log.root), origin)
+        resolve_gpus(td, topo, view, ProblemLog(log.root), origin)
         at = {(gp.leaf, gp.name): path for gp, path in origin.items()}
         for m in mine:
             gpu_path = at.get((m.after.leaf, m.after.port), ("gpus",))

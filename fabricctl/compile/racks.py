@@ -17,7 +17,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from fabricctl.compile.topology import Topology
-from fabricctl.model.fabric import Switch, expand_ports
+from fabricctl.compile.view import FabricView, read_fabric
+from fabricctl.model.fabric import Switch
 from fabricctl.model.load import Fabric
 from fabricctl.model.problems import ProblemLog
 from fabricctl.model.rack import Rack, RackDoc, accepted, load_racks
@@ -34,9 +35,10 @@ def span(values: list[int]) -> str:
     return ",".join(str(a) if a == b else f"{a}-{b}" for a, b in out)
 
 
-def rail_groups(fabric: Fabric) -> dict[tuple[int | None, int], list[Switch]]:
+def rail_groups(fabric: Fabric | FabricView) -> dict[tuple[int | None, int], list[Switch]]:
     """(pod, rail group) -> its leaves in rail order: consecutive blocks of nics_per_server
     leaves of a pod, as compile/topology.py cables them."""
+    fabric = read_fabric(fabric)
     n = fabric.settings.cabling.nics_per_server
     out: dict[tuple[int | None, int], list[Switch]] = {}
     for pod in fabric.pods:
@@ -53,14 +55,15 @@ def group_servers(topo: Topology, leaves: list[Switch]) -> list[str]:
     return sorted(found, key=lambda s: order.get(s, 0))
 
 
-def plugs(fabric: Fabric, leaves: list[Switch]) -> tuple[str, str]:
+def plugs(fabric: Fabric | FabricView, leaves: list[Switch]) -> tuple[str, str]:
     """(leaf_uplink_ports, spine_ports) the cabling rules give these leaves: the uplinks every
     leaf of the pod uses, and the ports each spine of the pod gives these leaves."""
+    fabric = read_fabric(fabric)
     cab = fabric.settings.cabling
     per = cab.leaf_uplinks_per_spine
     spines = fabric.in_pod("spine", leaves[0].pod)
-    up = expand_ports(cab.leaf_uplink_ports)[: len(spines) * per]
-    down = expand_ports(cab.spine_downlink_ports)
+    up = list(fabric.ports.leaf_uplinks[: len(spines) * per])
+    down = fabric.ports.spine_downlinks
     spine_ports = [down[(leaf.index - 1) * per + k] for leaf in leaves for k in range(per)]
     return span(up), span(spine_ports)
 
@@ -80,9 +83,10 @@ AddProblem = Callable[[tuple[str | int, ...], str, str], None]
 
 
 def check_racks(
-    fabric: Fabric, topo: Topology, racks: list[RackDoc], log: ProblemLog
+    fabric: Fabric | FabricView, topo: Topology, racks: list[RackDoc], log: ProblemLog
 ) -> dict[str, RackPlace]:
     """Every rack against the inventory, the cabling rules and the other racks; problems to `log`."""
+    fabric = read_fabric(fabric)
     groups = rail_groups(fabric)
     owner: dict[str, str] = {}  # switch / serial / MAC -> the rack and field that has it
     places: dict[str, RackPlace] = {}
@@ -113,7 +117,7 @@ def check_racks(
     return places
 
 
-def _check_pod(fabric: Fabric, rack: Rack, add: AddProblem) -> int | None:
+def _check_pod(fabric: FabricView, rack: Rack, add: AddProblem) -> int | None:
     """The pod the rack plugs into, as the fabric has pods: None on a 2-tier fabric."""
     pod = rack.plugs_into.pod
     if fabric.multipod and pod is None and rack.switches:
@@ -133,7 +137,7 @@ def _check_pod(fabric: Fabric, rack: Rack, add: AddProblem) -> int | None:
 
 
 def _check_switches(
-    fabric: Fabric, rack: Rack, file: str, pod: int | None, owner: dict[str, str], add: AddProblem
+    fabric: FabricView, rack: Rack, file: str, pod: int | None, owner: dict[str, str], add: AddProblem
 ) -> None:
     """The rack's switches: each once in all racks, and as the inventory has it."""
     ztp = fabric.settings.ztp
@@ -188,7 +192,7 @@ def _check_switches(
 
 
 def _check_rail_group(
-    fabric: Fabric,
+    fabric: FabricView,
     rack: Rack,
     groups: dict[tuple[int | None, int], list[Switch]],
     pod: int | None,
@@ -236,7 +240,7 @@ def _check_rail_group(
 
 
 def _check_servers(
-    fabric: Fabric,
+    fabric: FabricView,
     topo: Topology,
     rack: Rack,
     file: str,
@@ -289,10 +293,13 @@ def _check_servers(
             )
 
 
-def out_of_service(fabric: Fabric, topo: Topology, log: ProblemLog | None = None) -> dict[str, str]:
+def out_of_service(
+    fabric: Fabric | FabricView, topo: Topology, log: ProblemLog | None = None
+) -> dict[str, str]:
     """Server -> why its GPUs are not placeable ("rack r05 is not accepted yet"), for the servers
         of racks that are not accepted and the servers cabled to their leaves (a leaf that is not
     accepted carries no tenant, whoever the server belongs to). Empty for a fabric without racks/."""
+    fabric = read_fabric(fabric)
     scratch = log if log is not None else ProblemLog(fabric.root)
     racks = load_racks(fabric.root, scratch)
     out: dict[str, str] = {}

@@ -5,9 +5,10 @@ from __future__ import annotations
 from fabricctl.compile.allocate import Allocation, TenantAllocation
 from fabricctl.compile.buffers import lossless_port
 from fabricctl.compile.intent import Acl, AclEntry, Interface, Vlan, Vrf
-from fabricctl.compile.topology import Topology, addr_str, switch_model
+from fabricctl.compile.topology import Topology, addr_str
+from fabricctl.compile.view import FabricView
 from fabricctl.config.rules import fabric_mark
-from fabricctl.model.fabric import RD_SEGMENT_BASE, FabricSettings, Overlay, Switch, cable_meters
+from fabricctl.model.fabric import RD_SEGMENT_BASE, Overlay, Switch
 
 
 def mark(fabric: str, a: TenantAllocation) -> str:
@@ -99,13 +100,14 @@ def acls(tenants: list[TenantAllocation], fabric: str) -> list[Acl]:
 
 
 def gpu_interfaces(
-    settings: FabricSettings, topo: Topology, alloc: Allocation, leaf: Switch, mtu: int
+    fabric: FabricView, topo: Topology, alloc: Allocation, leaf: Switch, mtu: int
 ) -> list[Interface]:
     """Every GPU-facing port: in its tenant's VRF or VLAN, or shut down when no tenant holds it."""
+    settings = fabric.settings
     qos = settings.qos
-    model = switch_model(leaf)
+    model = fabric.model(leaf)
     port_gbps, lane_gbps = model.port_gbps, model.lane_gbps(settings.cabling.gpu_port_breakout)
-    meters = cable_meters(settings.cabling.gpu_cable)
+    meters = fabric.gpu_meters
     sizes = {
         speed: lossless_port(model, qos.buffer, speed, meters, mtu, qos.roce_mtu, vxlan=False)
         for speed in (port_gbps, lane_gbps)

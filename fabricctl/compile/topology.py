@@ -7,11 +7,13 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from ipaddress import IPv4Address, IPv4Network
 
-from fabricctl.model.fabric import Switch, expand_ports
+from fabricctl.compile.view import FabricView, read_fabric
+from fabricctl.compile.view import switch_model as switch_model  # its home before view.py
+from fabricctl.model.fabric import Switch
 from fabricctl.model.load import Fabric
 from fabricctl.model.problems import ProblemLog
 from fabricctl.platforms import get_platform
-from fabricctl.platforms.base import NO_BREAKOUT, PortNamer, SwitchModel, breakout_lanes
+from fabricctl.platforms.base import NO_BREAKOUT, PortNamer, breakout_lanes
 
 #: str() of an address or network, memoised: every switch spells the same loopbacks, link
 #: addresses and tenant blocks, and ipaddress formats them in Python each time.
@@ -93,11 +95,6 @@ def pod_pool(pool: IPv4Network, pod: int | None, max_pods: int) -> IPv4Network |
     return IPv4Network((int(pool.network_address) + (pod - 1) * size, pool.prefixlen + bits))
 
 
-def switch_model(sw: Switch) -> SwitchModel:
-    """The switch's model (`data.model`, else its platform's default): ports, speeds, limits."""
-    return get_platform(sw.platform).model(sw.model)
-
-
 def port_namer(sw: Switch) -> PortNamer:
     """How the switch names its ports (its model's names, else its platform's)."""
     return get_platform(sw.platform).port_namer(sw.model)
@@ -109,16 +106,16 @@ def _model_title(sw: Switch) -> str:
     return f"{title} {sw.model}" if sw.model else title
 
 
-def build_topology(fabric: Fabric, log: ProblemLog) -> Topology | None:
+def build_topology(model: Fabric | FabricView, log: ProblemLog) -> Topology | None:
     """Derive every port and link from the cabling rules; problems go to `log`."""
+    fabric = read_fabric(model)
     cab = fabric.settings.cabling
     und = fabric.settings.underlay
     pods_cfg = fabric.settings.pods
     max_pods = pods_cfg.max_pods if pods_cfg else 1
     spines, leaves = fabric.spines, fabric.leaves
-    uplinks = expand_ports(cab.leaf_uplink_ports)
-    gpu_ports = expand_ports(cab.leaf_gpu_ports)
-    downlinks = expand_ports(cab.spine_downlink_ports)
+    uplinks, gpu_ports = fabric.ports.leaf_uplinks, fabric.ports.leaf_gpu_ports
+    downlinks = fabric.ports.spine_downlinks
     per_spine = cab.leaf_uplinks_per_spine
     n = cab.nics_per_server
     ok = True
@@ -159,7 +156,7 @@ def build_topology(fabric: Fabric, log: ProblemLog) -> Topology | None:
     # the most lanes a breakout of its leaves' platforms gives, so a later breakout adds servers
     # inside each pod's block and never renumbers the pods after it (a 2-tier fabric's one block
     # just grows).
-    offered = {m for leaf in leaves for m in switch_model(leaf).breakouts}
+    offered = {m for leaf in leaves for m in fabric.model(leaf).breakouts}
     room = (
         max(len(breakout_lanes(m)) for m in {NO_BREAKOUT, *offered}) if pods_cfg is not None else len(lanes)
     )
@@ -194,7 +191,7 @@ def build_topology(fabric: Fabric, log: ProblemLog) -> Topology | None:
             topo.breakout_parents[leaf.name] = [name_port(p) for p in gpu_ports]
         used = set(uplinks[: len(pod_spines[leaf.pod]) * per_spine]) | set(gpu_ports)
         topo.unused_ports[leaf.name] = [
-            name_port(p) for p in range(1, switch_model(leaf).ports + 1) if p not in used
+            name_port(p) for p in range(1, fabric.model(leaf).ports + 1) if p not in used
         ]
     for spine in spines:
         topo.loopback[spine.name] = _host(pod_pool(und.spine_loopbacks, spine.pod, max_pods), spine.index)  # type: ignore[arg-type,assignment]  # pools and indices were checked to fit by validate above (None only for a refused fabric)
@@ -212,28 +209,28 @@ def build_topology(fabric: Fabric, log: ProblemLog) -> Topology | None:
         name_port = port_namer(sw)
         topo.unused_ports[sw.name] = [
             name_port(p)
-            for p in range(1, switch_model(sw).ports + 1)
+            for p in range(1, fabric.model(sw).ports + 1)
             if (sw.name, name_port(p)) not in cabled
         ]
     return topo
 
 
-def leaf_asn(fabric: Fabric, leaf: Switch) -> int:
+def leaf_asn(fabric: FabricView, leaf: Switch) -> int:
     """leaf_asn_base + index; in pod p of a multi-pod fabric, + (p - 1) * pods.leaf_asn_stride."""
     und, pods = fabric.settings.underlay, fabric.settings.pods
     offset = (leaf.pod - 1) * pods.leaf_asn_stride if pods is not None and leaf.pod else 0
     return und.leaf_asn_base + offset + leaf.index
 
 
-def superspine_slots(fabric: Fabric) -> int:
+def superspine_slots(fabric: FabricView) -> int:
     """Super-spines one plane can have: a spine reaches at most this many with its uplink ports."""
     pods = fabric.settings.pods
     assert pods is not None
-    return len(expand_ports(pods.spine_uplink_ports)) // pods.spine_uplinks_per_superspine
+    return len(fabric.ports.spine_uplinks) // pods.spine_uplinks_per_superspine
 
 
 def _check_pod(
-    fabric: Fabric,
+    fabric: FabricView,
     log: ProblemLog,
     where: str,
     spines: list[Switch],
@@ -246,8 +243,7 @@ def _check_pod(
     cab = fabric.settings.cabling
     und = fabric.settings.underlay
     fabric_file = fabric.root / "inventory" / "fabric.yaml"
-    uplinks = expand_ports(cab.leaf_uplink_ports)
-    downlinks = expand_ports(cab.spine_downlink_ports)
+    uplinks, downlinks = fabric.ports.leaf_uplinks, fabric.ports.spine_downlinks
     per_spine = cab.leaf_uplinks_per_spine
     n = cab.nics_per_server
     ok = True
@@ -325,7 +321,7 @@ def _check_pod(
 class _SettingsProblems:
     """Logs problems located in fabric.yaml by field path; `ok` until the first one."""
 
-    def __init__(self, fabric: Fabric, log: ProblemLog) -> None:
+    def __init__(self, fabric: FabricView, log: ProblemLog) -> None:
         self.fabric, self.log, self.ok = fabric, log, True
 
     def __call__(self, path: str, message: str, allowed: str) -> None:
@@ -334,7 +330,9 @@ class _SettingsProblems:
         self.log.add(fabric_file, self.fabric.settings_line(*path.split(".")), path, message, allowed)
 
 
-def _check_superspines(fabric: Fabric, log: ProblemLog, pod_spines: dict[int | None, list[Switch]]) -> bool:
+def _check_superspines(
+    fabric: FabricView, log: ProblemLog, pod_spines: dict[int | None, list[Switch]]
+) -> bool:
     """The super-spine tier's cabling rules and pools against the inventory's super-spines."""
     pods = fabric.settings.pods
     supers = fabric.superspines
@@ -352,8 +350,7 @@ def _check_superspines(fabric: Fabric, log: ProblemLog, pod_spines: dict[int | N
         )
         return False
     per = pods.spine_uplinks_per_superspine
-    up = expand_ports(pods.spine_uplink_ports)
-    down = expand_ports(pods.superspine_downlink_ports)
+    up, down = fabric.ports.spine_uplinks, fabric.ports.superspine_downlinks
     slots = len(up) // per
     top = max(s.index for s in supers)
     if top > slots:
@@ -401,15 +398,16 @@ def _check_superspines(fabric: Fabric, log: ProblemLog, pod_spines: dict[int | N
     return add.ok
 
 
-def _cable_superspines(fabric: Fabric, topo: Topology, pod_spines: dict[int | None, list[Switch]]) -> None:
+def _cable_superspines(
+    fabric: FabricView, topo: Topology, pod_spines: dict[int | None, list[Switch]]
+) -> None:
     """Spine k of every pod to every super-spine of plane k: /31s from the pod's share of the
     super-spine link pool, spine side odd (it is the lower end, as a leaf is below a spine)."""
     pods = fabric.settings.pods
     und = fabric.settings.underlay
     assert pods is not None and und.superspine_loopbacks is not None and und.superspine_p2p_links is not None
     per = pods.spine_uplinks_per_superspine
-    up = expand_ports(pods.spine_uplink_ports)
-    down = expand_ports(pods.superspine_downlink_ports)
+    up, down = fabric.ports.spine_uplinks, fabric.ports.superspine_downlinks
     slots = superspine_slots(fabric)
     by_plane: dict[int, list[Switch]] = {}
     for ss in fabric.superspines:
@@ -473,12 +471,11 @@ def _cable(
 MAX_ASN = 4294967294
 
 
-def _check_numbering(fabric: Fabric, log: ProblemLog) -> bool:
+def _check_numbering(fabric: FabricView, log: ProblemLog) -> bool:
     """What the cabling rules and pools imply for the switches of this inventory: every leaf ASN
     in range and none the spines' own, every cabled port on the switch, no pool holding a
     management address. Returns False after logging any problem."""
     und = fabric.settings.underlay
-    cab = fabric.settings.cabling
     add = _SettingsProblems(fabric, log)
 
     pods = fabric.settings.pods
@@ -502,21 +499,21 @@ def _check_numbering(fabric: Fabric, log: ProblemLog) -> bool:
     if add.ok:
         _check_reserved_asns(fabric, add)
     ports = [
-        ("cabling.leaf_uplink_ports", cab.leaf_uplink_ports, fabric.leaves),
-        ("cabling.leaf_gpu_ports", cab.leaf_gpu_ports, fabric.leaves),
-        ("cabling.spine_downlink_ports", cab.spine_downlink_ports, fabric.spines),
+        ("cabling.leaf_uplink_ports", fabric.ports.leaf_uplinks, fabric.leaves),
+        ("cabling.leaf_gpu_ports", fabric.ports.leaf_gpu_ports, fabric.leaves),
+        ("cabling.spine_downlink_ports", fabric.ports.spine_downlinks, fabric.spines),
     ]
     if pods is not None:
         ports += [
-            ("pods.spine_uplink_ports", pods.spine_uplink_ports, fabric.spines),
-            ("pods.superspine_downlink_ports", pods.superspine_downlink_ports, fabric.superspines),
+            ("pods.spine_uplink_ports", fabric.ports.spine_uplinks, fabric.spines),
+            ("pods.superspine_downlink_ports", fabric.ports.superspine_downlinks, fabric.superspines),
         ]
-    for path, spec, switches in ports:
+    for path, expanded, switches in ports:
         if not switches:
             continue
-        highest = max(expand_ports(spec))
-        small = min(switches, key=lambda s: switch_model(s).ports)
-        count = switch_model(small).ports
+        highest = max(expanded)
+        small = min(switches, key=lambda s: fabric.model(s).ports)
+        count = fabric.model(small).ports
         if highest > count:
             add(
                 path,
@@ -544,7 +541,7 @@ RESERVED_ASNS = {
 }
 
 
-def _check_reserved_asns(fabric: Fabric, add: Callable[[str, str, str], None]) -> None:
+def _check_reserved_asns(fabric: FabricView, add: Callable[[str, str, str], None]) -> None:
     """No switch gets a reserved ASN from the underlay's bases, and route targets carry none."""
     und, pods = fabric.settings.underlay, fabric.settings.pods
     for sw in fabric.switches:
@@ -567,7 +564,7 @@ def _check_reserved_asns(fabric: Fabric, add: Callable[[str, str, str], None]) -
         add("overlay.route_target_asn", f"{rt} is {RESERVED_ASNS[rt]}", f"an ASN other than {rt}")
 
 
-def _check_pod_asns(fabric: Fabric, add: Callable[[str, str, str], None]) -> None:
+def _check_pod_asns(fabric: FabricView, add: Callable[[str, str, str], None]) -> None:
     """Multi-pod ASNs (RFC 7938 section 5.2.1): the three runs - spine ASNs one per pod, leaf ASNs
     a stride per pod, the one super-spine ASN - stay in range and never meet."""
     und, pods = fabric.settings.underlay, fabric.settings.pods
@@ -605,7 +602,7 @@ def _check_pod_asns(fabric: Fabric, add: Callable[[str, str, str], None]) -> Non
                 )
 
 
-def management_addresses(fabric: Fabric) -> list[tuple[str, IPv4Network]]:
+def management_addresses(fabric: FabricView) -> list[tuple[str, IPv4Network]]:
     """(switch, /32) for every switch whose inventory hostname is an IPv4 address (a DNS name has
     none fabricctl can know): the management subnet, as the inventory spells it."""
     out = []

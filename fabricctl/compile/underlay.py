@@ -7,9 +7,9 @@ from typing import Literal
 from fabricctl.compile.buffers import link_sizing, lossless_port
 from fabricctl.compile.drain import drained_on
 from fabricctl.compile.intent import Bgp, BgpNeighbor, Interface, Loopback
-from fabricctl.compile.topology import Topology, addr_str, switch_model
+from fabricctl.compile.topology import Topology, addr_str
+from fabricctl.compile.view import FabricView
 from fabricctl.model.fabric import Switch
-from fabricctl.model.load import Fabric
 from fabricctl.platforms import get_platform
 
 
@@ -26,12 +26,12 @@ def loopbacks(topo: Topology, switch: Switch) -> list[Loopback]:
     return out
 
 
-def fabric_interfaces(fabric: Fabric, topo: Topology, switch: Switch, mtu: int) -> list[Interface]:
+def fabric_interfaces(fabric: FabricView, topo: Topology, switch: Switch, mtu: int) -> list[Interface]:
     """Every cabled fabric port (leaf-spine, spine-superspine): routed /31, lossless QoS, jumbo MTU,
     PFC headroom for the link: its speed (the slower end's port) and its tier's cable, the same
     at both ends."""
     qos = fabric.settings.qos
-    model = switch_model(switch)
+    model = fabric.model(switch)
     sizes: dict[tuple[int, int], int | None] = {}
     out = []
     for link in topo.links_of(switch.name):
@@ -74,7 +74,7 @@ def fabric_interfaces(fabric: Fabric, topo: Topology, switch: Switch, mtu: int) 
     return out
 
 
-def evpn_peers(fabric: Fabric, switch: Switch) -> list[Switch]:
+def evpn_peers(fabric: FabricView, switch: Switch) -> list[Switch]:
     """Whom a switch's EVPN sessions reach, loopback to loopback: a leaf its pod's spines; a spine
     its pod's leaves and the super-spines of its plane; a super-spine the spines of its plane in
     every pod. Spines and super-spines re-advertise with the next hop (the VTEP) unchanged, so
@@ -88,7 +88,7 @@ def evpn_peers(fabric: Fabric, switch: Switch) -> list[Switch]:
     return fabric.in_plane("spine", switch.plane)
 
 
-def bgp(fabric: Fabric, topo: Topology, switch: Switch) -> Bgp:
+def bgp(fabric: FabricView, topo: Topology, switch: Switch) -> Bgp:
     """Underlay peers on the /31s; overlay (EVPN) peers between loopbacks (`evpn_peers`)."""
     neighbors: list[BgpNeighbor] = []
     for link in topo.links_of(switch.name):

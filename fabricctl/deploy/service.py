@@ -218,14 +218,16 @@ def plan_fabric(
     options: PlanOptions,
     select: Select,
     *,
+    fetch: Fetcher | None = None,
     scope: TenantChange | None = None,
     stages: Stages | None = None,
-    notify: Notify = _quiet,
+    notify: Notify | None = None,
 ) -> tuple[Plan, Prepared]:
     """The plan of the selected switches (real or lab) and the prepared inputs it rests on: what
     `plan`, `drift` and `apply` without a PLAN run. One that moves held GPUs is refused unless
     `options.allow_gpu_moves`. With `scope` (`--tenant`: the inputs of one tenant's change,
-    scope.py), only the switches that change makes differ are planned."""
+    scope.py), only the switches that change makes differ are planned. The switches are read
+    over Nornir unless `fetch` reads them (tests: saved configs)."""
     from fabricctl.deploy.changed import fingerprints
     from fabricctl.deploy.scope import tenant_switches
 
@@ -234,7 +236,8 @@ def plan_fabric(
     compiled, names, configs = compile_stage(inputs, stages, lambda c: list(select(c, options.limit)))
     if scope is not None:
         names = tenant_switches(root, scope.commit, fingerprints(compiled, configs), names)
-    fetch = nornir_fetcher(root, lab, options.timeout, stages, options.workers)
+    if fetch is None:
+        fetch = nornir_fetcher(root, lab, options.timeout, stages, options.workers)
     plan, prepared = build_plan(
         compiled,
         inputs,
@@ -242,7 +245,7 @@ def plan_fabric(
         list(options.limit),
         fetch,
         options.changed_since,
-        notify,
+        notify or _quiet,
         stages,
         configs,
         options.allow_gpu_moves,

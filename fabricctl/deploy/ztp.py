@@ -24,6 +24,7 @@ from typing import Any
 
 from fabricctl.compile.allocate import allocate
 from fabricctl.compile.build import device_intent, load_and_check
+from fabricctl.compile.view import read_fabric
 from fabricctl.deploy.credentials import login
 from fabricctl.errors import StageError
 from fabricctl.model.problems import ProblemLog
@@ -75,7 +76,8 @@ def render_ztp(root: Path, lab: bool = False, out: Path | None = None) -> ZtpRen
     if not racks:
         raise ZtpError("racks/: no rack file (fabricctl rack add writes one; docs/day0.md)")
     creds = login(lab, "write")  # the login apply uses: the day-0 user is an administrator
-    empty = allocate(fabric, topo, [], ProblemLog(root))  # the fabric as it is before any tenant
+    view = read_fabric(fabric)  # read once for every switch below
+    empty = allocate(view, topo, [], ProblemLog(root))  # the fabric as it is before any tenant
     renderer = Renderer(root)
     folder = Path(out) if out is not None else ztp_dir(root)
     within = named_output(folder, root, folder=True)  # no symlink under it is followed
@@ -98,7 +100,7 @@ def render_ztp(root: Path, lab: bool = False, out: Path | None = None) -> ZtpRen
                 "secret": _secret(day0.secret_form, creds.password, fabric.settings.name, sw.name),
             }
             header = renderer.environment(sw.platform).get_template(day0.header_template).render(day0=context)
-            body = renderer.render(device_intent(fabric, topo, empty, sw))
+            body = renderer.render(device_intent(view, topo, empty, sw))
             config = header.rstrip("\n") + "\n" + body
             base = f"http://{ztp.server}:{ztp.port}/{sw.name}"
             boot = day0.boot_file(sw.name)

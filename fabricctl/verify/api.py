@@ -1,4 +1,5 @@
-"""The verify stage as functions: the CLI, plan/apply and tests all call `verify_fabric`."""
+"""The verify stage as functions: `verify_fabric` is what `pipeline.verify` (the CLI's and the
+tests' door) and plan/apply call."""
 
 from __future__ import annotations
 

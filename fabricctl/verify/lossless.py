@@ -26,6 +26,7 @@ from fabricctl.compile.intent import Interface as IntentInterface
 from fabricctl.compile.intent import Qos
 from fabricctl.compile.lossless import qos_intent
 from fabricctl.compile.topology import FabricLink, GpuPort, switch_model
+from fabricctl.compile.view import read_fabric
 from fabricctl.config.readback import (
     TUNNEL_CLASS,
     TUNNEL_ECN,
@@ -295,6 +296,7 @@ def _link_ends(
     thresholds on the lossless queue and PFC watchdog timers. Returns the violations, each naming
     both ends, and one line per pair of NOSes that meet on a link, naming a link proven."""
     fabric = compiled.fabric
+    view = read_fabric(fabric)  # read once: every link below looks its ends up
     policy = fabric.settings.qos
     out = []
     crossed: dict[tuple[str, str], tuple[int, str]] = {}
@@ -340,7 +342,7 @@ def _link_ends(
                     "the two ends of a link pause, mark and recover the lossless class differently",
                 )
             )
-        gbps, meters = link_sizing(fabric, ln)
+        gbps, meters = link_sizing(view, ln)
         for name, port, end_qos in ((ln.leaf, pa, qos), (ln.spine, pb, far_qos)):
             sw = fabric.switch(name)
             if sw is None or end_qos.lossless_class not in port.qos.headroom:
@@ -593,7 +595,7 @@ def _policy(compiled: Compiled, switch: str) -> Qos | None:
     if intent is not None:
         return intent.qos
     sw = compiled.fabric.switch(switch)
-    return qos_intent(compiled.fabric.settings.qos, sw) if sw else None
+    return qos_intent(compiled.fabric.settings.qos, sw, switch_model(sw)) if sw else None
 
 
 def _dscp_map(cfg: SwitchConfig, qos: Qos, paths: Paths) -> list[Violation]:

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 from hypothesis import given
 
-from fabricctl.compile.build import compile_fabric
+from fabricctl import pipeline
 from fabricctl.config.diff import Node, diff_device, owned_view, ownership, parse_config
 from fabricctl.config.rules import Dialect
 from fabricctl.platforms import get_platform
@@ -134,7 +134,7 @@ def _configs(tenants: list[TenantSpec], platform: str) -> tuple[dict[str, str], 
             f.unlink()
         for t in tenants:
             (root / "tenants" / f"{t.name}.yaml").write_text(t.yaml(), encoding="utf-8")
-        compiled = compile_fabric(root)
+        compiled = pipeline.compile(root)
         renderer = Renderer(root)
         return (
             {n: i.platform for n, i in compiled.intents.items()},

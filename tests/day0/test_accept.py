@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from fabricctl.compile.build import compile_fabric
+from fabricctl import pipeline
 from fabricctl.deploy.acceptance import Acceptance, run_acceptance, write_record
 from fabricctl.model.problems import ProblemLog
 from fabricctl.model.rack import load_racks, read_acceptance
@@ -21,7 +21,7 @@ SOAK = 600.0  # lab seconds: the clock moves only when the test says so
 
 
 def accept(pod: BootedPod, rack: str, hook: str | None = None) -> Acceptance:
-    compiled = compile_fabric(pod.root)
+    compiled = pipeline.compile(pod.root)
     rd = next(r for r in load_racks(pod.root, ProblemLog(pod.root)) if r.rack.name == rack)
     result = run_acceptance(compiled, rd, True, SOAK, hook, wait=lambda _start, s: pod.lab.advance(s))
     write_record(compiled, result)

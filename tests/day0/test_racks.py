@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from fabricctl.compile.build import load_and_check
+from fabricctl import pipeline
 from fabricctl.model.problems import InputError
 from tests.conftest import EOS_SMALL, copy_fabric, run_cli
 from tests.day0.helpers import DAY0, day0_pod
@@ -21,7 +21,7 @@ def pod(tmp_path: Path) -> Path:
 
 def problems(root: Path) -> list[str]:
     with pytest.raises(InputError) as exc:
-        load_and_check(root)
+        pipeline.load(root)
     return [p.render() for p in exc.value.problems]
 
 
@@ -34,7 +34,7 @@ def edit(path: Path, old: str, new: str) -> None:
 def test_rack_add_writes_rack_and_inventory_that_validate(
     pod: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    fabric, _docs, topo, _alloc = load_and_check(pod)
+    fabric, _docs, topo, _alloc = pipeline.load(pod)
     assert [s.name for s in fabric.switches] == ["spine1", "spine2", *(f"leaf{i}" for i in range(1, 9))]
     rack = (pod / "racks" / "r02.yaml").read_text(encoding="utf-8")
     assert "rail_group: 2" in rack and 'spine_ports: "17-32"' in rack and "node16" in rack

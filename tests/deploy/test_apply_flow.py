@@ -8,9 +8,10 @@ from collections.abc import Iterator
 
 import pytest
 
+from fabricctl import pipeline
 from fabricctl.cli.common import select_switches
 from fabricctl.deploy.apply import ApplyOptions
-from fabricctl.deploy.apply_flow import ApplyRequest, ApplyUi, run_apply
+from fabricctl.deploy.apply_flow import ApplyRequest, ApplyUi
 from fabricctl.deploy.plan import Plan, Prepared
 from fabricctl.deploy.service import ApplyHooks, PlanOptions
 from fabricctl.deploy.stages import quiet
@@ -56,11 +57,11 @@ def test_a_refused_approval_pushes_nothing_and_an_approved_one_pushes_and_record
     shown: list[Plan] = []
     followed: list[str] = []
     with pytest.raises(Refused):
-        run_apply(request, ui(shown, False, followed))
+        pipeline.apply(request, ui(shown, False, followed))
     assert [p.changed for p in shown] == [["leaf1"]], "the plan is shown before the question"
     assert eos_lab.running("leaf1") == before and not followed, "nothing pushed without approval"
 
-    outcome = run_apply(request, ui(shown, True, followed))
+    outcome = pipeline.apply(request, ui(shown, True, followed))
     assert outcome.report.switches["leaf1"].status == "changed" and followed == ["leaf1"]
     assert outcome.record.is_file() and outcome.report.context["reason"] == "flow test"
     assert eos_lab.running("leaf1") != before

@@ -17,7 +17,8 @@ from typing import Any
 import pytest
 from napalm import get_network_driver
 
-from fabricctl.compile.build import Compiled, compile_fabric
+from fabricctl import pipeline
+from fabricctl.compile.build import Compiled
 from fabricctl.compile.intent import DeviceIntent
 from fabricctl.lab.nos import lab_nos
 from fabricctl.lab.runtime import lab_credentials
@@ -54,7 +55,7 @@ def applied(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Applied]:
             )
             driver.open()
             try:
-                yield Applied(lab, compile_fabric(lab.root), driver)
+                yield Applied(lab, pipeline.compile(lab.root), driver)
             finally:
                 driver.close()
 

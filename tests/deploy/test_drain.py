@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from fabricctl.compile.build import compile_fabric
+from fabricctl import pipeline
 from fabricctl.lab.routing import routing
 from fabricctl.lab.traffic import port_traffic
 from tests.conftest import EOS_SMALL, NVUE_SMALL
@@ -58,7 +58,7 @@ def test_a_spine_drained_while_tenants_run_and_put_back(
 ) -> None:
     c = running
     assert c.run("apply", "--lab", "--auto-approve", capsys=capsys)[0] == 0
-    compiled = compile_fabric(c.root)
+    compiled = pipeline.compile(c.root)
     uplinks = sum(1 for ln in compiled.topology.links if ln.leaf == "leaf1")
     to_spine1 = sum(1 for ln in compiled.topology.links if ln.leaf == "leaf1" and ln.spine == "spine1")
     before = {n: c.running(n) for n in c.lab.devices}
@@ -110,7 +110,7 @@ def test_an_optic_replaced_under_a_drained_link(running: LabRoot, capsys: pytest
     switch runs its configuration as before, byte for byte."""
     c = running
     assert c.run("apply", "--lab", "--auto-approve", capsys=capsys)[0] == 0
-    compiled = compile_fabric(c.root)
+    compiled = pipeline.compile(c.root)
     link = next(ln for ln in compiled.topology.links if ln.leaf == "leaf1")
     uplinks = sum(1 for ln in compiled.topology.links if ln.leaf == "leaf1")
     ends = [("leaf1", link.leaf_port), (link.spine, link.spine_port)]
@@ -156,7 +156,7 @@ def test_a_leaf_drain_is_refused_naming_its_tenants(
     code, out, err = c.run("drain", "leaf1", "--apply", "--lab", "--auto-approve", capsys=capsys)
     assert code == 1
     assert "a drained leaf takes its GPUs off the fabric" in err and "maintenance.yaml unchanged" in err
-    compiled = compile_fabric(c.root)
+    compiled = pipeline.compile(c.root)
     on_leaf1 = sorted(a.tenant.name for a in compiled.allocation.by_leaf["leaf1"])
     assert on_leaf1 and all(f"{t} (" in err for t in on_leaf1)
     assert "cut off (drained leaf): tenant" in out

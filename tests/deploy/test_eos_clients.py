@@ -19,8 +19,9 @@ from typing import Any
 import pyeapi
 import pytest
 
+from fabricctl import pipeline
 from fabricctl.cli import main
-from fabricctl.compile.build import Compiled, compile_fabric
+from fabricctl.compile.build import Compiled
 from fabricctl.compile.intent import DeviceIntent
 from fabricctl.lab import LabFabric
 from fabricctl.lab.nos import lab_nos
@@ -73,7 +74,7 @@ def applied(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Applied]:
             eapi = eapi_node(lab.lab, SWITCH)
             driver = napalm_eos(lab.lab, SWITCH, timeout=60)
             try:
-                yield Applied(lab, compile_fabric(lab.root), driver, eapi)
+                yield Applied(lab, pipeline.compile(lab.root), driver, eapi)
             finally:
                 driver.close()
 

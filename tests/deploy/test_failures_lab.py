@@ -173,14 +173,13 @@ def test_real_switches_dns_and_refused(
 def test_a_switch_that_does_not_converge_is_a_verify_mismatch(small_lab: LabRoot) -> None:
     """The switch took every line but does not run the intent afterwards (here: the intent asks
     for one more VRF than the commands create): verify mismatch, and the switch is as before."""
-    from fabricctl.compile.build import compile_fabric
+    from fabricctl import pipeline
     from fabricctl.deploy.apply import ApplyOptions, apply_plan
     from fabricctl.deploy.context import open_fabric
-    from fabricctl.deploy.service import build_plan, nornir_fetcher
+    from fabricctl.deploy.service import PlanOptions
 
     root = small_lab.root
-    compiled = compile_fabric(root)
-    plan, prepared = build_plan(compiled, root, ["leaf2"], ["leaf2"], nornir_fetcher(root, True, 30.0))
+    plan, prepared = pipeline.plan(root, PlanOptions(limit=("leaf2",)), lambda _, limit: limit, lab=True)
     before = small_lab.running("leaf2")
     extra = (
         "ip vpn-instance tnt-ghost\n"

@@ -10,8 +10,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from fabricctl.compile.build import Compiled, compile_fabric
-from fabricctl.deploy.health import check_health, regressions
+from fabricctl import pipeline
+from fabricctl.compile.build import Compiled
+from fabricctl.deploy.health import Check, regressions
 from fabricctl.platforms.health import SwitchHealth
 from tests.conftest import EOS_SMALL, REFERENCE, copy_fabric
 
@@ -36,13 +37,20 @@ def running(compiled: Compiled, name: str, gpus_up: bool = True) -> SwitchHealth
     return state
 
 
+def checks(compiled: Compiled, leaf17: SwitchHealth) -> list[Check]:
+    """`check` of leaf17 reading it as `leaf17`."""
+    return pipeline.check(
+        compiled, compiled.fabric.root, ["leaf17"], read=lambda _: {"leaf17": leaf17}
+    ).checks
+
+
 def fabric(tmp_path: Path, src: Path, old: str = "", new: str = "") -> Compiled:
     root = copy_fabric(src, tmp_path / f"f{len(list(tmp_path.iterdir()))}")
     path = root / "inventory" / "fabric.yaml"
     text = path.read_text(encoding="utf-8")
     assert old in text
     path.write_text(text.replace(old, new), encoding="utf-8")
-    return compile_fabric(root)
+    return pipeline.compile(root)
 
 
 def test_a_breakout_that_leaves_every_gpu_down_fails_the_gate(tmp_path: Path) -> None:
@@ -51,9 +59,9 @@ def test_a_breakout_that_leaves_every_gpu_down_fails_the_gate(tmp_path: Path) ->
     before = running(old, "leaf17")
     # Pushed, not re-cabled: the lanes exist and are down; by name nothing passed before.
     after = running(new, "leaf17", gpus_up=False)
-    held = [c for c in check_health(new, {"leaf17": after}) if c.name == "gpu-port"]
+    held = [c for c in checks(new, after) if c.name == "gpu-port"]
     assert held and not any(c.ok for c in held)
-    assert not any(c.ok for c in check_health(new, {"leaf17": before}) if c.name == "gpu-port")
+    assert not any(c.ok for c in checks(new, before) if c.name == "gpu-port")
     broken = regressions(new, "leaf17", before, after)
     assert {c.name for c in broken} == {"gpu-port"} and len(broken) == len(held)
     gpu079 = next(c for c in broken if c.subject == "TwoHundredGigE1/0/47:1")

@@ -18,7 +18,8 @@ import pytest
 from netmiko import ConnectHandler
 from netmiko.base_connection import BaseConnection
 
-from fabricctl.compile.build import Compiled, compile_fabric
+from fabricctl import pipeline
+from fabricctl.compile.build import Compiled
 from fabricctl.compile.intent import DeviceIntent
 from fabricctl.lab.nos import lab_nos
 from fabricctl.lab.runtime import lab_credentials
@@ -56,7 +57,7 @@ def applied(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Applied]:
                 device_type="cumulus_linux", host=ep.host, port=ep.ssh_port, username=user, password=password
             )
             try:
-                yield Applied(lab, compile_fabric(lab.root), conn)
+                yield Applied(lab, pipeline.compile(lab.root), conn)
             finally:
                 conn.disconnect()
 

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from fabricctl.cli.common import compile_root
+from fabricctl import pipeline
 from fabricctl.deploy.fetch import Fetched
 from fabricctl.deploy.plan import (
     FORMAT_VERSION,
@@ -39,7 +39,7 @@ PASSWORD = f"pw-{uuid.uuid4().hex[:12]}"
 def fabric(tmp_path_factory: pytest.TempPathFactory) -> tuple[Prepared, dict[str, Fetched]]:
     """eos-small compiled and prepared; factory running configs (one switch unreachable)."""
     root = copy_fabric(EOS_SMALL, tmp_path_factory.mktemp("fabric"))
-    compiled = compile_root(root)
+    compiled = pipeline.compile(root)
     prepared = prepare(root, compiled, list(compiled.intents))
     register_secret(PASSWORD)
     fetched: dict[str, Fetched] = {}

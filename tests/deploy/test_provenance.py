@@ -14,7 +14,7 @@ import json
 
 import pytest
 
-from fabricctl.compile.build import compile_fabric
+from fabricctl import pipeline
 from fabricctl.config.diff import Node, diff_device, owned_view, ownership, parse_config
 from fabricctl.platforms import get_platform
 from fabricctl.render import Renderer
@@ -120,7 +120,7 @@ def look_alikes(platform: str, asn: int) -> tuple[list[str], list[str]]:
 def foreign(lab: LabRoot, text: str, prune: bool = False) -> list[str]:
     """Every line of a switch's config that fabricctl does not own next to its intended config
     (with `prune`: that a pruning plan leaves alone), with its parents, as paths."""
-    compiled = compile_fabric(lab.root)
+    compiled = pipeline.compile(lab.root)
     intent = compiled.intents[VICTIM]
     dialect = get_platform(intent.platform).dialect.for_fabric(compiled.fabric.settings.name)
     tree = parse_config(text, dialect)
@@ -145,7 +145,7 @@ def test_only_what_fabricctl_made_is_removed(small_lab: LabRoot, capsys: pytest.
     lab = small_lab
     platform = lab.lab.devices[VICTIM].platform
     assert lab.run("apply", "--lab", "--auto-approve", capsys=capsys)[0] == 0
-    asn = compile_fabric(lab.root).intents[VICTIM].bgp.asn
+    asn = pipeline.compile(lab.root).intents[VICTIM].bgp.asn
     alike_lines, listed = look_alikes(platform, asn)
     lab.lab.device(VICTIM).configure(alike_lines + operators_own(platform, asn))
     hand_made = foreign(lab, lab.running(VICTIM))
@@ -190,7 +190,7 @@ def test_a_free_gpu_port_returns_to_the_secure_default(
     described by its server and NIC, whatever was typed on it by hand."""
     lab = small_lab
     assert lab.run("apply", "--lab", "--auto-approve", capsys=capsys)[0] == 0
-    intent = compile_fabric(lab.root).intents[VICTIM]
+    intent = pipeline.compile(lab.root).intents[VICTIM]
     free = next(i for i in intent.interfaces if i.role == "gpu" and not i.tenant)
     no_shutdown = get_platform(intent.platform).dialect.negate("shutdown")
     assert no_shutdown is not None
@@ -209,7 +209,7 @@ def test_a_fabric_deployed_without_marks_is_adopted(
     not mark its objects, and a tenant removed before the upgrade's first apply."""
     lab = small_lab
     assert lab.run("apply", "--lab", "--auto-approve", capsys=capsys)[0] == 0
-    compiled = compile_fabric(lab.root)
+    compiled = pipeline.compile(lab.root)
     renderer = Renderer(lab.root)
     mark = f"fabricctl {compiled.fabric.settings.name} tenant"
     for name, intent in compiled.intents.items():  # every switch as an older release left it

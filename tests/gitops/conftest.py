@@ -1,6 +1,6 @@
 """GitOps test helpers: scratch git repos, offline plans (no SSH), a 2,048-GPU breakout fabric.
 
-Offline plans run the same `build_plan` as `fabricctl plan`, with a fetcher that hands back
+Offline plans run the same `pipeline.plan` as `fabricctl plan`, with a fetcher that hands back
 saved running configs (the lab's factory text, or another fabric's rendered configs as if it had
 been applied) instead of reading switches over SSH.
 """
@@ -16,11 +16,11 @@ from pathlib import Path
 import pytest
 import yaml
 
-from fabricctl.compile.build import compile_fabric
+from fabricctl import pipeline
 from fabricctl.deploy import gitstate
 from fabricctl.deploy.fetch import Fetched
 from fabricctl.deploy.plan import Plan, Prepared
-from fabricctl.deploy.service import build_plan
+from fabricctl.deploy.service import PlanOptions
 from fabricctl.lab import LabClock, LabFabric
 from fabricctl.lab.factory import factory_text
 from fabricctl.lab.inventory import specs_from_inventory
@@ -84,7 +84,7 @@ def rendered_fetch(root: Path) -> Fetcher:
     """Every switch running exactly what `root` renders (as if that fabric had been applied)."""
     from fabricctl.render import Renderer
 
-    compiled = compile_fabric(root)
+    compiled = pipeline.compile(root)
     renderer = Renderer(root)
     texts = {n: renderer.render(i) for n, i in compiled.intents.items()}
     return lambda names: {n: Fetched(n, texts[n]) for n in names}
@@ -92,8 +92,7 @@ def rendered_fetch(root: Path) -> Fetcher:
 
 def offline_plan(root: Path, fetch: Fetcher, changed_since: str | None = None) -> tuple[Plan, Prepared]:
     """`fabricctl plan [--changed-since REF]` without SSH: (plan, prepared)."""
-    compiled = compile_fabric(root)
-    plan, prepared = build_plan(compiled, root, list(compiled.intents), [], fetch, changed_since)
+    plan, prepared = pipeline.plan(root, PlanOptions(changed_since=changed_since), fetch=fetch)
     plan.created_at = "2026-12-01T12:00:00+00:00"  # the plan digest in goldens: one time, every run
     return plan, prepared
 

@@ -23,7 +23,8 @@ from typing import Any
 import pytest
 import yaml
 
-from fabricctl.compile.build import Compiled, compile_fabric
+from fabricctl import pipeline
+from fabricctl.compile.build import Compiled
 from fabricctl.lab.traffic import FLAP_PERIOD
 from tests.conftest import EOS_SMALL, NVUE_SMALL
 from tests.deploy.conftest import LabRoot, _lab_root
@@ -161,7 +162,7 @@ def test_the_shipped_alerts_are_silent_on_a_healthy_fabric_and_fire_on_each_faul
     watched: tuple[LabRoot, str, Watch], capsys: pytest.CaptureFixture[str]
 ) -> None:
     lab, nos, watch = watched
-    compiled = compile_fabric(lab.root)
+    compiled = pipeline.compile(lab.root)
 
     # Healthy: free GPU ports shut (fabricctl's secure default), uncabled ports without optics,
     # a tenant's ports labelled but still shut; then that tenant applied while Prometheus

@@ -15,8 +15,8 @@ from typing import Any
 
 import pytest
 
+from fabricctl import pipeline
 from fabricctl.cli import main
-from fabricctl.compile.build import compile_fabric
 
 from .conftest import Converged
 
@@ -93,7 +93,7 @@ def test_a_healthy_tenant_passes_every_check_in_its_scope(converged: Converged) 
         "lossless-drops",
     } <= names
     # The scope: exactly team-llm's GPU ports as compiled, never another tenant's.
-    compiled = compile_fabric(converged.root)
+    compiled = pipeline.compile(converged.root)
     held = {key for key, (a, _) in compiled.allocation.port_owner.items() if a.tenant.name == "team-llm"}
     gpu = {(c["switch"], c["subject"]) for c in report["checks"] if c["name"] == "gpu-port"}
     assert gpu == held
@@ -177,7 +177,7 @@ def test_limit_narrows_the_tenant_to_those_switches_and_the_window_shows_progres
     report = json.loads(out)
     assert code == 0 and report["ok"], _failed(report)
     assert {ch["switch"] for ch in report["checks"]} == {"leaf1"}
-    compiled = compile_fabric(c.root)
+    compiled = pipeline.compile(c.root)
     held = {
         k
         for k, (a, _) in compiled.allocation.port_owner.items()

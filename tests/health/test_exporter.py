@@ -7,7 +7,7 @@ import threading
 
 from prometheus_client.parser import text_string_to_metric_families
 
-from fabricctl.compile.build import compile_fabric
+from fabricctl import pipeline
 from fabricctl.platforms.counters import PortCounters, SwitchCounters, Unread
 from fabricctl.telemetry.exporter import Exposition, Poller, Snapshot
 from tests.conftest import EOS_SMALL, wait_until
@@ -19,7 +19,7 @@ def _samples(exposition: Exposition) -> list:  # type: ignore[type-arg]
 
 
 def test_a_hung_switch_never_blocks_a_scrape_and_is_not_read_twice() -> None:
-    compiled = compile_fabric(EOS_SMALL)
+    compiled = pipeline.compile(EOS_SMALL)
     release, reads = threading.Event(), {"leaf2": 0}
 
     def read(name: str) -> SwitchCounters | str:
@@ -79,7 +79,7 @@ def _poll_once(poller: Poller, names: set[str]) -> None:
 def test_an_unparsable_switch_is_down_with_its_reason_and_its_ports_are_not_exported_stale() -> None:
     """A switch that answered well, then garbage: `up 0` with reason `unparsable`, its error
     counter grows each failed poll, and none of its port series stays behind as if fresh."""
-    compiled = compile_fabric(EOS_SMALL)
+    compiled = pipeline.compile(EOS_SMALL)
     answers: dict[str, SwitchCounters | str] = {}
 
     def read(name: str) -> SwitchCounters | str:
@@ -128,7 +128,7 @@ def test_an_unparsable_switch_is_down_with_its_reason_and_its_ports_are_not_expo
 
 
 def test_a_reader_that_raises_is_a_failed_poll_never_a_dead_poller() -> None:
-    compiled = compile_fabric(EOS_SMALL)
+    compiled = pipeline.compile(EOS_SMALL)
 
     def read(name: str) -> SwitchCounters | str:
         raise RuntimeError("reader bug")
@@ -146,7 +146,7 @@ def test_a_reader_that_raises_is_a_failed_poll_never_a_dead_poller() -> None:
 def test_admin_state_and_every_planned_bgp_session_are_exported() -> None:
     """A shut port says so (rules keep it silent); each session the intent plans is 1 only when
     Established, and one the switch does not list at all is 0."""
-    compiled = compile_fabric(EOS_SMALL)
+    compiled = pipeline.compile(EOS_SMALL)
     counters = SwitchCounters(clock=0.0)
     counters.ports["Ethernet9"] = PortCounters(up=True, admin_up=True)
     counters.ports["Ethernet10"] = PortCounters(up=False, admin_up=False)

@@ -14,7 +14,7 @@ from collections.abc import Iterator
 import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
-from fabricctl.compile.build import compile_fabric
+from fabricctl import pipeline
 from fabricctl.httpserve import BoundedHttpServer, Limits
 from fabricctl.telemetry.exporter import Exposition, Snapshot, serve
 from tests.conftest import EOS_SMALL, wait_until
@@ -24,7 +24,7 @@ LIMITS = Limits(header_timeout=1.0, write_timeout=5.0, max_connections=64, worke
 
 @pytest.fixture
 def server() -> Iterator[BoundedHttpServer]:
-    compiled = compile_fabric(EOS_SMALL)
+    compiled = pipeline.compile(EOS_SMALL)
     exposition = Exposition(compiled)
     for s in compiled.fabric.switches:
         exposition.update(s.name, Snapshot())

@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 from pygnmi.spec.v080 import gnmi_pb2
 
-from fabricctl.compile.build import compile_fabric
+from fabricctl import pipeline
 from fabricctl.deploy.credentials import Credentials
 from fabricctl.deploy.nornir_inv import build_nornir
 from fabricctl.lab import LabFabric
@@ -122,7 +122,7 @@ def test_cli_and_gnmi_give_the_same_series(lab: tuple[LabFabric, Path, str]) -> 
         assert optics
         for field, _ in unread:
             assert all(getattr(o, field.split(".")[1]) is None for o in optics), field
-    compiled = compile_fabric(root)
+    compiled = pipeline.compile(root)
     both = {n: _readable_by_both(c, unread) for n, c in polled.items()}  # type: ignore[arg-type]
     by_cli = _series(compiled, {n: Snapshot(up=True, counters=c) for n, c in both.items()})
     by_gnmi = _series(compiled, got)
@@ -144,7 +144,7 @@ def test_a_session_that_goes_down_on_a_streamed_switch_is_0_at_once(lab: tuple[L
     change: the session of a link taken down is 0 in the next snapshot, without a poll (so
     FabricctlBgpSessionDown can fire for it), and 1 again when the link is back."""
     fabric, root, _ = lab
-    compiled = compile_fabric(root)
+    compiled = pipeline.compile(root)
     seen: list[Snapshot] = []
 
     def state(peer: str) -> float | None:

@@ -81,12 +81,12 @@ def test_a_switch_that_answers_garbage_is_down_with_reason_unparsable(converged:
     answers well again it is up with its ports."""
     from prometheus_client.parser import text_string_to_metric_families
 
-    from fabricctl.compile.build import compile_fabric
+    from fabricctl import pipeline
     from fabricctl.telemetry.exporter import Exposition, Poller
     from fabricctl.telemetry.gnmi import feeds
 
     c = converged
-    exposition = Exposition(compile_fabric(c.root))
+    exposition = Exposition(pipeline.compile(c.root))
 
     def series() -> dict[str, float]:
         text = exposition.render().decode()

@@ -230,12 +230,12 @@ NVUE_EXAMPLES = [REPO / "examples" / "nvue-small", REPO / "examples" / "mixed-po
 
 
 def _nvue_configs() -> dict[str, str]:
-    from fabricctl.compile.build import compile_fabric
+    from fabricctl import pipeline
     from fabricctl.render import Renderer
 
     out = {}
     for root in NVUE_EXAMPLES:
-        compiled = compile_fabric(root)
+        compiled = pipeline.compile(root)
         renderer = Renderer(root)
         for name, intent in compiled.intents.items():
             if intent.platform == "nvue":

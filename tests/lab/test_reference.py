@@ -120,9 +120,9 @@ def _split(root: Path) -> Path:
 def _drained(root: Path) -> Path:
     """A copy of a shipped fabric with a spine drained whole and a leaf's uplink drained (both
     forms of each NOS's graceful shutdown: maintenance.yaml)."""
-    from fabricctl.compile.build import compile_fabric
+    from fabricctl import pipeline
 
-    links = compile_fabric(root).topology.links
+    links = pipeline.compile(root).topology.links
     spine = links[0].spine
     link = next(ln for ln in links if ln.spine != spine)
     dst = Path(tempfile.mkdtemp(prefix="fabric-drained-")) / root.name
@@ -140,7 +140,7 @@ def _rendered() -> dict[str, list[tuple[str, str]]]:
     """platform -> [(switch, config text)] for every switch of the shipped fabrics (the reference
     also split, and each also with a switch and a link drained), the day-0 configs of examples/day0's racks on the platform, and every golden
     config (its platform from the intent next to it)."""
-    from fabricctl.compile.build import compile_fabric
+    from fabricctl import pipeline
     from fabricctl.deploy.ztp import render_ztp
     from fabricctl.render import Renderer
     from tests.day0.helpers import day0_pod
@@ -148,7 +148,7 @@ def _rendered() -> dict[str, list[tuple[str, str]]]:
     out: dict[str, list[tuple[str, str]]] = {p: [] for p in PLATFORMS}
     for root in [*FABRICS, _split(REPO), *(_drained(f) for f in FABRICS)]:
         renderer = Renderer(root)
-        for name, intent in compile_fabric(root).intents.items():
+        for name, intent in pipeline.compile(root).intents.items():
             if intent.platform in out:
                 out[intent.platform].append((f"{root.name}/{name}", renderer.render(intent)))
     for platform in PLATFORMS:  # the day-0 header (login, management address) and the fabric config
@@ -268,7 +268,7 @@ def _nvue_emitted() -> dict[Rule, int]:
     """Each `nv set` path the NVUE examples render, by the table entry that takes it."""
     import shlex
 
-    from fabricctl.compile.build import compile_fabric
+    from fabricctl import pipeline
     from fabricctl.lab.devices.nvue.cli import commands, validate
     from fabricctl.lab.devices.nvue.tree import load_yaml
     from fabricctl.render import Renderer
@@ -277,7 +277,7 @@ def _nvue_emitted() -> dict[Rule, int]:
     seen: dict[Rule, int] = {}
     for root in (REPO / "examples" / "nvue-small", REPO / "examples" / "mixed-pods"):
         renderer = Renderer(root)
-        for intent in compile_fabric(root).intents.values():
+        for intent in pipeline.compile(root).intents.values():
             if intent.platform != "nvue":
                 continue
             for line in commands(load_yaml(renderer.render(intent)), {}):

@@ -20,7 +20,8 @@ import pytest
 import yaml
 from ntc_templates.parse import parse_output
 
-from fabricctl.compile.build import Compiled, compile_fabric
+from fabricctl import pipeline
+from fabricctl.compile.build import Compiled
 from fabricctl.compile.intent import DeviceIntent
 from fabricctl.lab import LabFabric
 from fabricctl.lab.nos import lab_nos
@@ -38,7 +39,7 @@ class Fabric:
 
     def __init__(self, lab: LabFabric, root: Path, switch: str) -> None:
         self.lab, self.switch = lab, switch
-        self.compiled = compile_fabric(root)
+        self.compiled = pipeline.compile(root)
         self.intent = self.compiled.intents[switch]
         self.conn = connect(lab, switch)
         self.platform = {"eos": "arista_eos", "comware": "hp_comware", "nvue": "linux"}[self.intent.platform]

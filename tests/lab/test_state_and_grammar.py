@@ -24,11 +24,11 @@ EOS_G = reference("eos").grammar
 
 def _rendered(root: Path, platform: str) -> list[str]:
     """A spine's and a leaf's rendered config of a shipped fabric (what the templates emit)."""
-    from fabricctl.compile.build import compile_fabric
+    from fabricctl import pipeline
     from fabricctl.compile.intent import DeviceIntent
     from fabricctl.render import Renderer
 
-    compiled = compile_fabric(root)
+    compiled = pipeline.compile(root)
     renderer = Renderer(root)
     picked: dict[str, DeviceIntent] = {}
     for intent in compiled.intents.values():

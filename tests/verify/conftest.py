@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from fabricctl.compile.build import Compiled, compile_fabric
-from fabricctl.verify import render_configs
+from fabricctl import pipeline
+from fabricctl.compile.build import Compiled
 
 REPO = Path(__file__).resolve().parents[2]
 FABRICS = {"comware": REPO, "eos": REPO / "examples" / "eos-small"}
@@ -26,6 +26,6 @@ def rendered() -> dict[str, Rendered]:
     """Platform -> the example fabric of that platform, compiled and freshly rendered."""
     out = {}
     for platform, root in FABRICS.items():
-        compiled = compile_fabric(root)
-        out[platform] = Rendered(root, compiled, render_configs(compiled, root))
+        compiled = pipeline.compile(root)
+        out[platform] = Rendered(root, compiled, pipeline.render(compiled.intents, root))
     return out

@@ -8,9 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from fabricctl.compile.build import compile_fabric
+from fabricctl import pipeline
 from fabricctl.platforms import get_platform
-from fabricctl.verify import render_configs, verify_fabric
 from fabricctl.verify.report import CapacityRow, VerifyReport
 
 from .conftest import REPO, Rendered
@@ -21,7 +20,7 @@ def rows(report: VerifyReport, metric: str) -> dict[str, CapacityRow]:
 
 
 def test_reference_fabric_is_one_to_one(rendered: dict[str, Rendered]) -> None:
-    report = verify_fabric(rendered["comware"].compiled, rendered["comware"].configs)
+    report = pipeline.verify(rendered["comware"].compiled, rendered["comware"].configs)
     over = rows(report, "oversubscription")
     assert len(over) == 32
     assert all(r.used == 1.0 and r.ok for r in over.values())
@@ -48,10 +47,10 @@ def test_expanded_fabric_two_by_200g_verifies_clean_and_stays_one_to_one(tmp_pat
         "name: lane-b\nid: 2\ndescription: b\nisolation: l2\naddress_block: 10.2.0.0/28\n"
         "gpus:\n  - leaf: leaf01\n    ports: ['33:2']\n  - server: gpu200\n    nics: [0, 7]\nshared_with: [lane-a]\n"
     )
-    compiled = compile_fabric(tmp_path)
-    configs = render_configs(compiled, tmp_path)
+    compiled = pipeline.compile(tmp_path)
+    configs = pipeline.render(compiled.intents, tmp_path)
     assert "TwoHundredGigE1/0/33:2" in configs["leaf01"]
-    report = verify_fabric(compiled, configs)
+    report = pipeline.verify(compiled, configs)
     assert report.violations == []
     over = rows(report, "oversubscription")["leaf01"]
     assert over.used == 1.0 and over.detail == "12800G down / 12800G up"
@@ -63,7 +62,7 @@ def test_oversubscription_and_budgets_fail_when_exceeded(
     rendered: dict[str, Rendered], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     r = rendered["eos"]
-    report = verify_fabric(r.compiled, r.configs, max_oversubscription=0.5)
+    report = pipeline.verify(r.compiled, r.configs, max_oversubscription=0.5)
     assert {v.switch for v in report.violations if v.check == "oversubscription"} == {
         "leaf1",
         "leaf2",
@@ -76,7 +75,7 @@ def test_oversubscription_and_budgets_fail_when_exceeded(
     )
     tiny = dataclasses.replace(eos, models=(small,))
     monkeypatch.setattr("fabricctl.verify.capacity.get_platform", lambda name: tiny)
-    report = verify_fabric(r.compiled, r.configs)
+    report = pipeline.verify(r.compiled, r.configs)
     budget = {(v.switch, v.object) for v in report.violations if v.check == "budget"}
     assert ("leaf1", "VRFs") in budget and ("leaf4", "VRFs") not in budget  # leaf4 carries 2 VRFs
     assert ("leaf1", "ACL entries") in budget

@@ -88,12 +88,12 @@ def test_bad_input_exits_1(tmp_path: Path) -> None:
 
 
 def test_violation_message_is_one_line_with_line_and_witness(rendered: dict[str, Rendered]) -> None:
-    from fabricctl.verify import verify_fabric
+    from fabricctl import pipeline
 
     configs = dict(rendered["eos"].configs)
     configs["spine1"] = configs["spine1"].replace(
         "qos map dscp 26 to traffic-class 3", "qos map dscp 26 to traffic-class 4"
     )
-    (v,) = verify_fabric(rendered["eos"].compiled, configs).violations
+    (v,) = pipeline.verify(rendered["eos"].compiled, configs).violations
     assert v.message.startswith("DSCP 26 (line ") and "qos map dscp 26 to traffic-class 4" in v.message
     assert "\n" not in v.message

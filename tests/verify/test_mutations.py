@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from fabricctl.verify import verify_fabric
+from fabricctl import pipeline
 
 from .conftest import Rendered
 from .mutate import Edit, Mutation, apply
@@ -709,7 +709,7 @@ CASES = [pytest.param("eos", m, id=f"eos-{m.id}") for m in EOS] + [
 @pytest.mark.parametrize("platform", ["eos", "comware"])
 def test_unmutated_configs_verify_clean(rendered: dict[str, Rendered], platform: str) -> None:
     r = rendered[platform]
-    report = verify_fabric(r.compiled, r.configs)
+    report = pipeline.verify(r.compiled, r.configs)
     assert report.violations == []
     assert report.ok
     assert report.exceptions  # both examples declare shared storage both ways
@@ -719,7 +719,7 @@ def test_unmutated_configs_verify_clean(rendered: dict[str, Rendered], platform:
 def test_mutation_is_named(rendered: dict[str, Rendered], platform: str, mutation: Mutation) -> None:
     r = rendered[platform]
     mutated = apply(r.configs, mutation.edits)
-    report = verify_fabric(r.compiled, mutated)
+    report = pipeline.verify(r.compiled, mutated)
     found = [v for v in report.violations if v.check == mutation.check and v.switch == mutation.switch]
     assert found, f"{mutation.id}: expected {mutation.check} on {mutation.switch}, got {report.violations}"
     assert any(mutation.contains in f"{v.counterexample} {v.text} {v.object}" for v in found), found

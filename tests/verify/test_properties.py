@@ -14,8 +14,7 @@ from typing import TypedDict
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from fabricctl.compile.build import compile_fabric
-from fabricctl.verify import render_configs, verify_fabric
+from fabricctl import pipeline
 
 from .conftest import FABRICS
 
@@ -90,8 +89,8 @@ def test_random_valid_tenant_sets_verify_clean(tenants: list[GenTenant]) -> None
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
         write(root, tenants)
-        compiled = compile_fabric(root)
-        report = verify_fabric(compiled, render_configs(compiled, root))
+        compiled = pipeline.compile(root)
+        report = pipeline.verify(compiled, pipeline.render(compiled.intents, root))
     assert report.violations == [], report.violations[:5]
     declared = {tuple(sorted((str(t["name"]), p))) for t in tenants for p in t["shared"]}
     shown = {e.tenants for e in report.exceptions}

@@ -8,15 +8,15 @@ from pathlib import Path
 
 import pytest
 
+from fabricctl import pipeline
 from fabricctl.compile.buffers import headroom, link_sizing, lossless_port
-from fabricctl.compile.build import Compiled, compile_fabric
+from fabricctl.compile.build import Compiled
 from fabricctl.compile.topology import switch_model
 from fabricctl.config.readback import TUNNEL_CLASS, TUNNEL_MARKING
 from fabricctl.model.fabric import BufferModel
 from fabricctl.platforms import get_platform
 from fabricctl.platforms.base import BufferFigures
 from fabricctl.platforms.nvue.parse import parse_nvue
-from fabricctl.verify import render_configs, verify_fabric
 from tests.conftest import REPO, copy_fabric, run_cli
 
 from .mutate import Edit, apply
@@ -104,8 +104,8 @@ MIXED = REPO / "examples" / "mixed-pods"
 
 @pytest.fixture(scope="module")
 def mixed() -> tuple[Compiled, dict[str, str]]:
-    compiled = compile_fabric(MIXED)
-    return compiled, render_configs(compiled, MIXED)
+    compiled = pipeline.compile(MIXED)
+    return compiled, pipeline.render(compiled.intents, MIXED)
 
 
 def test_both_ends_of_every_link_are_sized_for_the_same_cable(mixed: tuple[Compiled, dict[str, str]]) -> None:
@@ -137,7 +137,7 @@ def test_both_ends_of_every_link_are_sized_for_the_same_cable(mixed: tuple[Compi
 
 def test_the_proof_names_the_link_ends_it_proved_across_nos(mixed: tuple[Compiled, dict[str, str]]) -> None:
     compiled, configs = mixed
-    report = verify_fabric(compiled, configs)
+    report = pipeline.verify(compiled, configs)
     assert report.ok, report.violations
     crossed = [n for n in report.notes if "between comware and nvue" in n]
     assert len(crossed) == 1
@@ -155,7 +155,7 @@ def test_tunnel_qos_is_a_line_a_documented_default_or_an_assumption_per_model(
     compiled, configs = mixed
     leaf = parse_nvue("p03-leaf01", configs["p03-leaf01"])
     assert {TUNNEL_MARKING, TUNNEL_CLASS} <= set(leaf.tunnel_qos)
-    report = verify_fabric(compiled, configs)
+    report = pipeline.verify(compiled, configs)
     rfc6040 = [n for n in report.notes if n.startswith("2 VTEPs (p03-leaf01, p03-leaf02): SN5600: ECN")]
     assert rfc6040 and "VXLAN-Tunnel-DSCP" in rfc6040[0]
     assert all("S9825-64D" in a for a in report.assumptions if "VTEP" in a)
@@ -204,7 +204,7 @@ def test_a_fault_at_one_end_is_named_with_the_link(
     fragments: tuple[str, ...],
 ) -> None:
     compiled, configs = mixed
-    report = verify_fabric(compiled, apply(configs, (edit,)))
+    report = pipeline.verify(compiled, apply(configs, (edit,)))
     found = [v for v in report.violations if v.check == check and v.switch == edit.switch]
     assert found, report.violations
     assert {v.object for v in found} == ports
@@ -220,10 +220,10 @@ def test_eos_vteps_rely_on_aristas_documented_defaults() -> None:
     that routed RoCE is encapsulated the same way, and the class of decapsulated traffic without
     the decapsulation map, no Arista document states (assumptions)."""
     root = REPO / "examples" / "eos-small"
-    compiled = compile_fabric(root)
-    configs = render_configs(compiled, root)
+    compiled = pipeline.compile(root)
+    configs = pipeline.render(compiled.intents, root)
     assert "vxlan qos" not in configs["leaf1"]
-    report = verify_fabric(compiled, configs)
+    report = pipeline.verify(compiled, configs)
     assert report.ok
     assert [a for a in report.assumptions if "VTEP" in a] == [
         "4 VTEPs (leaf1, leaf2, leaf3, ...): decapsulated RoCE keeps its inner DSCP and is classified "
@@ -259,12 +259,12 @@ def test_headroom_is_counted_against_the_models_packet_buffer(mixed: tuple[Compi
     within it; the S9825-64D publishes no buffer, so its switches get no row. A PFC profile sized
     for a 100 km cable reserves more than the switch holds: a `budget` violation naming it."""
     compiled, configs = mixed
-    report = verify_fabric(compiled, configs)
+    report = pipeline.verify(compiled, configs)
     rows = {r.scope: r for r in report.capacity if r.metric == "PFC headroom MB"}
     assert set(rows) == {"p03-leaf01", "p03-leaf02", "p03-spine01", "p03-spine02"}
     assert all(r.ok and r.limit == 160 and 0 < r.used < 160 for r in rows.values())
     far = apply(configs, (Edit("p03-spine01", (), r"^( +cable-length:) 300$", r"\1 100000"),))
-    report = verify_fabric(compiled, far)
+    report = pipeline.verify(compiled, far)
     found = [v for v in report.violations if v.check == "budget" and v.object == "PFC headroom"]
     assert [v.switch for v in found] == ["p03-spine01"]
     assert "more than the 160 MB packet buffer of the SN5600" in found[0].counterexample
@@ -277,7 +277,7 @@ def test_headroom_sized_from_the_fabrics_figures_is_listed_as_assumed(
     report says so, with the figures, for the 12 Comware switches; the SN5600s, sized from their
     model's own figures, are not in it."""
     compiled, configs = mixed
-    report = verify_fabric(compiled, configs)
+    report = pipeline.verify(compiled, configs)
     figures = [a for a in report.assumptions if "qos.buffer" in a]
     assert figures == [
         "12 switches (p01-leaf01, p01-leaf02, p01-spine01, ...): the PFC headroom is sized from fabric.yaml "
