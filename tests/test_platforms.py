@@ -183,10 +183,7 @@ def test_the_same_fabric_validates_with_every_capability(
 VENDOR_WORDS = ("arista", "h3c", "hpe", "nvidia", "cumulus", "mellanox")
 #: Files of the core that still name a NOS in code, each with why; shrinks to nothing as the NOS
 #: parts move into their packages. A file listed here that no longer names one fails the test.
-NAMES_STILL_IN_CORE = {
-    "lab/grammar.py": "the EOS MAC token (`mac-eos`) and its spelling: moving to lab/devices/eos/",
-    "lab/hardware.py": "vendor facts by switch model: moving to each NOS's lab/devices/<nos>/ table",
-}
+NAMES_STILL_IN_CORE: dict[str, str] = {}
 
 
 def nos_words() -> tuple[str, ...]:
