@@ -91,6 +91,7 @@ def free_block(seed: str, port: int) -> IPv4Network:
     one lab, started together, are all given)."""
     for block in _blocks(seed):
         try:
+            _probe(str(block[0]), port)  # another lab's claim (see _claim)
             _probe(str(block[1]), port)
         except OSError:
             continue
@@ -113,6 +114,27 @@ def _port(variable: str, default: int) -> int:
     if not raw.isdigit() or not 1 <= int(raw) <= 65535:
         raise StageError(f"{variable}={raw!r}: allowed a TCP port number, 1-65535")
     return int(raw)
+
+
+_LOOPBACK = IPv4Network("127.0.0.0/8")
+
+
+def _claim(block: IPv4Network, port: int) -> socket.socket | None:
+    """Hold a loopback block's network address on the SSH port while the lab runs: a switch
+    still in day-0 or unreachable does not listen at its address, and another lab must not take
+    the block meanwhile (its switch would then fail to listen once it boots). OSError
+    (EADDRINUSE) when another lab holds the block; None for a block other hosts route to."""
+    if not block.subnet_of(_LOOPBACK):
+        return None
+    sock = socket.socket()
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind((str(block[0]), port))
+        sock.listen(1)
+    except OSError:
+        sock.close()
+        raise
+    return sock
 
 
 def _probe(address: str, port: int) -> None:
@@ -319,6 +341,7 @@ class LabFabric:
         self._stopped: asyncio.Event | None = None
         self._conns: set[Any] = set()
         self._gnmi: Any = None  # lab/gnmi/server.GnmiServers once a lab serves gNMI
+        self._block_claim: socket.socket | None = None  # the address block held (_claim)
 
     # --- construction ---------------------------------------------------------------------
     @classmethod
@@ -359,6 +382,8 @@ class LabFabric:
                 raise StageError(f"a lab serves at most {block.num_addresses - 2} devices")
             self._addresses = {name: str(block[self.order[name] + 1]) for name in self.devices}
             try:
+                if self.shard is None or self.shard.index == 1:  # one claim per lab, not per shard
+                    self._block_claim = _claim(block, self.ssh_port)
                 for dev in self.devices.values():
                     if not dev.faults.unreachable and not dev.ztp_waiting:
                         await self._listen(dev)
@@ -370,6 +395,7 @@ class LabFabric:
                     raise
                 for name in list(self._servers):  # another lab holds this block: try the next
                     await self._unlisten(name)
+                self._release_claim()
                 if fixed:
                     raise StageError(
                         f"the lab's address block {block} is taken (port {self.ssh_port}, {self._addresses.get(next(iter(self.devices), ''), '')}): "
@@ -380,6 +406,11 @@ class LabFabric:
             "taken on all of 127.64-253.x.x (set FABRICCTL_LAB_SSH_PORT / FABRICCTL_LAB_EAPI_PORT / "
             "FABRICCTL_LAB_GNMI_PORT)"
         )
+
+    def _release_claim(self) -> None:
+        if self._block_claim is not None:
+            self._block_claim.close()
+            self._block_claim = None
 
     async def _listen(self, dev: LabDevice) -> None:
         address = self._addresses[dev.name]
@@ -431,6 +462,7 @@ class LabFabric:
         self._conns.clear()
         for dev in self.devices.values():
             dev.cancel_timers()
+        self._release_claim()
         await asyncio.sleep(0)
         if self._stopped is not None:
             self._stopped.set()
