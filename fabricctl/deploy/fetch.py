@@ -40,6 +40,12 @@ def _fetch_task(task: Task, read_timeout: float, seconds: dict[str, float]) -> R
     platform = get_platform(fabric_platform(task.host))
     fetch = platform.fetch
     started = time.monotonic()
+    # The read timeout bounds the login's waits too: netmiko waits a fixed 20 s for the first
+    # prompt otherwise, so a switch that accepts SSH and never answers cost 20 s at any --timeout.
+    options = task.host.connection_options.get(fetch.ssh_plugin)
+    extras = options.extras if options is not None else None
+    if options is not None:
+        options.extras = {"read_timeout_override": read_timeout, **(extras or {})}
     log.info("%s: connecting to %s:%s (read-only)", task.host.name, task.host.hostname, task.host.port)
 
     def show(command: str) -> str:
@@ -57,6 +63,8 @@ def _fetch_task(task: Task, read_timeout: float, seconds: dict[str, float]) -> R
         extra = show(fetch.pending_command) if fetch.pending_command else None
     finally:
         task.host.close_connections()
+        if options is not None:
+            options.extras = extras  # for this read only: later tasks keep their own timeouts
         seconds[task.host.name] = time.monotonic() - started
     log.info(
         "%s: read running + saved config (%d + %d lines) in %.2f s",
