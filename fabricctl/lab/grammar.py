@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from functools import cache, cached_property
+from functools import cache, cached_property, lru_cache
 
 from netutils.constants import MAC_REGEX
 
@@ -257,8 +257,18 @@ class Grammar:
         number of rules (NVUE's reference holds about a thousand paths)."""
         return {name: _index(mode.rules) for name, mode in self.modes.items()}
 
+    @cached_property
+    def _found(self) -> Callable[[str, tuple[str, ...]], Rule | None]:
+        """`find`'s answers, remembered (bounded): a fabric's configs repeat most of their lines
+        (every port's QoS and PFC lines, every tenant's ACL shape), and each commit looks them up
+        again. The rules never change after the reference is read, as `_trees` assumes too."""
+        return lru_cache(maxsize=1 << 16)(self._find)
+
     def find(self, mode: str, words: Sequence[str]) -> Rule | None:
         """The rule that fully accepts `words` in `mode` (the first in the reference's order)."""
+        return self._found(mode, tuple(words))
+
+    def _find(self, mode: str, words: tuple[str, ...]) -> Rule | None:
         found: list[int] = []
         nodes = [self._trees[mode]]
         for i, word in enumerate(words):
