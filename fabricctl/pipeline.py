@@ -15,7 +15,7 @@ reader starts here and follows one call down into the stage's own package:
 | verify | `verify(compiled, configs)` | verify/api.py |
 | plan | `plan(root, options, select)` | deploy/service.py, deploy/plan.py |
 | apply | `apply(request, ui)` | deploy/apply_flow.py |
-| check | `check(compiled, root, names)` | deploy/health.py |
+| check | `check(compiled, root, names)`; one tenant's scope with its counters: `check_tenant`; the fabric links' counters: `check_links` | deploy/health.py, deploy/tenant_health.py, deploy/links.py |
 
 Every import of a stage is inside its function: importing this module costs nothing, so the
 CLI's modules may import it at the top.
@@ -35,6 +35,7 @@ if TYPE_CHECKING:
     from fabricctl.compile.topology import Topology
     from fabricctl.deploy.apply_flow import ApplyOutcome, ApplyRequest, ApplyUi
     from fabricctl.deploy.health import Check
+    from fabricctl.deploy.links import LinkReport
     from fabricctl.deploy.plan import Plan, Prepared
     from fabricctl.deploy.scope import TenantChange
     from fabricctl.deploy.service import Fetcher, Notify, PlanOptions, Select
@@ -168,3 +169,44 @@ def check(
     wanted = set(names)
     states = read(wanted) if read is not None else read_switch_health(root, lab, wanted, timeout)
     return Health(states, check_health(compiled, states))
+
+
+def check_tenant(
+    compiled: Compiled,
+    root: Path,
+    tenant: str,
+    *,
+    window: float = 300.0,
+    only: set[str] | None = None,
+    lab: bool = False,
+    timeout: float = 30.0,
+    progress: Callable[[str], None] | None = None,
+) -> list[Check]:
+    """`check --tenant`: every check of one tenant's scope (on the switches `only` names, when
+    given): the proofs over its switches' running configs, their state, and their counters read
+    twice `window` seconds apart by a switch's clock; `progress` hears each step. Raises
+    UnknownTenant (deploy/tenant_health.py) before any switch is contacted."""
+    from fabricctl.deploy.tenant_health import tenant_checks
+
+    return tenant_checks(root, lab, compiled, tenant, window, timeout, only, progress or _silent)
+
+
+def check_links(
+    compiled: Compiled,
+    root: Path,
+    *,
+    window: float = 30.0,
+    lab: bool = False,
+    timeout: float = 30.0,
+    stages: Stages | None = None,
+    progress: Callable[[str], None] | None = None,
+) -> LinkReport:
+    """`check --links`: every switch with a fabric link read twice `window` seconds apart, the
+    marginal links ranked (errors, flaps, weak optics) and the drain that isolates them proved."""
+    from fabricctl.deploy.links import link_checks
+
+    return link_checks(root, lab, compiled, window, timeout, stages=stages, progress=progress or _silent)
+
+
+def _silent(line: str) -> None:
+    """A progress listener that hears nothing."""

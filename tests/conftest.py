@@ -25,6 +25,8 @@ from fabricctl.compile.build import Compiled
 if TYPE_CHECKING:
     from netmiko.base_connection import BaseConnection
 
+    from fabricctl.compile.intent import DeviceIntent
+
 REPO = Path(__file__).resolve().parent.parent
 REFERENCE = REPO
 EOS_SMALL = REPO / "examples" / "eos-small"
@@ -67,6 +69,12 @@ def assert_golden(path: Path, text: str) -> None:
             )
         )
         pytest.fail(f"golden mismatch (regenerate: python tests/regen_goldens.py)\n{diff}", pytrace=False)
+
+
+def render_one(intent: DeviceIntent, root: Path | None = None) -> str:
+    """One switch's config, rendered by the render stage (pipeline.render) with the templates of
+    the fabric at `root` first."""
+    return pipeline.render({intent.name: intent}, root)[intent.name]
 
 
 def copy_fabric(src: Path, dst: Path) -> Path:

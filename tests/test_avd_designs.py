@@ -18,7 +18,6 @@ import pytest
 
 from fabricctl import pipeline
 from fabricctl.compile.build import Compiled
-from fabricctl.render import Renderer
 from tests import avd_designs
 from tests.conftest import EOS_SMALL, REPO
 
@@ -104,8 +103,7 @@ ADOPTED = [
 @pytest.fixture(scope="module")
 def fabric() -> tuple[Compiled, dict[str, str], dict[str, str]]:
     compiled = pipeline.compile(EOS_SMALL)
-    renderer = Renderer(EOS_SMALL)
-    ours = {n: renderer.render(i) for n, i in compiled.intents.items() if i.platform == "eos"}
+    ours = pipeline.render({n: i for n, i in compiled.intents.items() if i.platform == "eos"}, EOS_SMALL)
     return compiled, ours, avd_designs.render(compiled)
 
 

@@ -27,9 +27,9 @@ from fabricctl import pipeline
 from fabricctl.compile.build import Compiled
 from fabricctl.compile.intent import DeviceIntent
 from fabricctl.platforms.eos.qos import EosQosTuning
-from fabricctl.render import BUILTIN_TEMPLATES, Renderer
+from fabricctl.render import BUILTIN_TEMPLATES
 from tests import avd_oracle
-from tests.conftest import EOS_SMALL, REPO, copy_fabric
+from tests.conftest import EOS_SMALL, REPO, copy_fabric, render_one
 
 #: Every shipped fabric: the repository's own and each example (the EOS switches of each are compared).
 #: Every example with switches (examples/day0 is a pod before its first rack: none to compare).
@@ -67,9 +67,9 @@ def renderings(compiled: dict[Path, Compiled]) -> dict[str, tuple[str, str]]:
     """'<fabric>/<switch>' -> (fabricctl's config, pyavd's config) for every EOS switch."""
     out = {}
     for root, comp in compiled.items():
-        renderer = Renderer(root)
-        for name, intent in _eos_intents(comp).items():
-            out[f"{root.name}/{name}"] = (renderer.render(intent), avd_oracle.render(intent))
+        intents = _eos_intents(comp)
+        for name, ours in pipeline.render(intents, root).items():
+            out[f"{root.name}/{name}"] = (ours, avd_oracle.render(intents[name]))
     return out
 
 
@@ -132,12 +132,11 @@ def test_drained_switches_are_avd_lines(tmp_path: Path) -> None:
     root = copy_fabric(EOS_SMALL, tmp_path / "fabric")
     (root / "maintenance.yaml").write_text(DRAINED, encoding="utf-8")
     comp = pipeline.compile(root)
-    renderer = Renderer(root)
     drained = {n for n, i in comp.intents.items() if i.bgp.graceful_shutdown_peers}
     assert drained == {"spine1", "spine2", "leaf2"}  # the switch, and both ends of the link
     for name in sorted(drained):
         intent = comp.intents[name]
-        ours, avd = renderer.render(intent), avd_oracle.render(intent)
+        ours, avd = render_one(intent, root), avd_oracle.render(intent)
         assert "quiesce" in ours, name
         assert _unexplained(avd_oracle.compare(ours, avd), OURS_ONLY) == [], name
         assert _unexplained(avd_oracle.compare(avd, ours), AVD_ONLY) == [], name
@@ -172,7 +171,7 @@ def test_vxlan_qos_lines_are_avd_lines_where_the_model_takes_them(compiled: dict
     assert intent.vtep is not None and intent.vtep.tunnel_qos == []
     vtep = intent.vtep.model_copy(update={"tunnel_qos": list(avd_oracle.VTEP_QOS)})
     intent = intent.model_copy(update={"vtep": vtep})
-    ours, avd = Renderer(EOS_SMALL).render(intent), avd_oracle.render(intent)
+    ours, avd = render_one(intent, EOS_SMALL), avd_oracle.render(intent)
     assert "vxlan qos ecn propagation" in ours
     assert _unexplained(avd_oracle.compare(ours, avd), OURS_ONLY) == []
     assert _unexplained(avd_oracle.compare(avd, ours), AVD_ONLY) == []
@@ -218,10 +217,9 @@ def test_a_broken_template_line_is_caught(
     assert shipped.count(line) == 1, f"{template} changed: update this mutant"
     (root / "templates" / "eos").mkdir(parents=True)
     (root / "templates" / "eos" / template).write_text(shipped.replace(line, mutant), encoding="utf-8")
-    renderer = Renderer(root)
     caught = []
-    for name, intent in _eos_intents(compiled[EOS_SMALL]).items():
-        ours, avd = renderer.render(intent), renderings[f"eos-small/{name}"][1]
+    for name, ours in pipeline.render(_eos_intents(compiled[EOS_SMALL]), root).items():
+        avd = renderings[f"eos-small/{name}"][1]
         caught += _unexplained(avd_oracle.compare(ours, avd), OURS_ONLY)
         caught += _unexplained(avd_oracle.compare(avd, ours), AVD_ONLY)
     what = mutant.strip() or f"deleting {line.strip()}"

@@ -4,6 +4,7 @@ Comware captures of `display counters` and `display interface`."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 from pathlib import Path
@@ -12,9 +13,12 @@ from typing import Any
 import pytest
 from ntc_templates.parse import parse_output
 
+from fabricctl.deploy.counters import unread
+from fabricctl.platforms import get_platform
 from fabricctl.platforms.comware import counters as cw
-from fabricctl.platforms.counters import CounterError, Optic, SwitchCounters
+from fabricctl.platforms.counters import CounterError, CounterReader, Optic, SwitchCounters
 from fabricctl.platforms.eos import counters as eos
+from fabricctl.platforms.health import Probe
 
 CAPTURES = Path(__file__).parent / "captures"
 
@@ -345,3 +349,47 @@ def test_admin_state_from_eos_and_comware_captures() -> None:
         shut.update({p: c for p, c in found.ports.items() if c.admin_up is False})
     assert shut and all(c.up is False for c in shut.values()), shut
     assert "GigabitEthernet12/0/17" in shut  # `current state: DOWN ( Administratively )`
+
+
+class _TinyLoginRefused(Exception):
+    """The client of a NOS installed apart from fabricctl refusing a login."""
+
+
+def _tiny_client(exc: BaseException, names: set[str], at: str, user: str) -> tuple[str, str] | None:
+    return ("auth", f"login refused at{at}") if isinstance(exc, _TinyLoginRefused) else None
+
+
+def _tiny_parse(rows: dict[str, Any]) -> SwitchCounters:
+    """A NOS's own parser, which knows nothing of CounterError: a reply without its clock raises."""
+    return SwitchCounters(clock=float(rows["show clock"]["now"]))
+
+
+#: A NOS no entry point names (registered nowhere), with its own client and counters parser.
+TINY = dataclasses.replace(
+    get_platform("eos"),
+    name="tiny-counters",
+    client_failure=_tiny_client,
+    counters=CounterReader((Probe("show clock", json_command="show clock | json"),), _tiny_parse),
+)
+
+
+def test_a_failed_counters_read_is_named_by_the_switchs_own_platform() -> None:
+    """`unread` asks the switch's platform, registered or not, what its client's failure is, and
+    tries no other NOS's forms on it."""
+    failed = RuntimeError("the read task failed")
+    failed.__cause__ = _TinyLoginRefused("401 from the switch")
+    assert unread(failed, TINY).reason == "auth"
+    assert unread(failed, get_platform("eos")).reason == "error", "EOS does not know TinyOS's client"
+    assert unread(None, TINY) == "read failed"
+
+
+def test_a_reply_the_nos_own_counters_parser_cannot_read_is_unparsable() -> None:
+    """Whatever a NOS's parser raises on a reply (here a KeyError), the read is a CounterError
+    (`CounterReader.read`): the switch is `unparsable`, never read as zeros nor as a client error."""
+    assert TINY.counters.read({"show clock": {"now": 12}}).clock == 12.0
+    with pytest.raises(CounterError, match=r"KeyError: 'now'") as caught:
+        TINY.counters.read({"show clock": {}})
+    wrapped = RuntimeError("the read task failed")
+    wrapped.__cause__ = caught.value
+    got = unread(wrapped, TINY)
+    assert got.reason == "unparsable" and "KeyError" in got, got

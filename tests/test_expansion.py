@@ -21,7 +21,6 @@ from hypothesis import strategies as st
 
 from fabricctl import pipeline
 from fabricctl.compile.moves import described_gpus, gpu_moves, held_gpus
-from fabricctl.render import Renderer
 from tests.conftest import (
     EOS_SMALL,
     GOLDEN,
@@ -30,6 +29,7 @@ from tests.conftest import (
     assert_golden,
     comware_qos,
     copy_fabric,
+    render_one,
     run_cli,
 )
 
@@ -218,7 +218,7 @@ def test_the_leaves_say_where_their_gpus_are(tmp_path: Path) -> None:
     first lane, at the same position; the two agree (no move)."""
     root = copy_fabric(REFERENCE, tmp_path / "fabric")
     old = pipeline.compile(root)
-    running = Renderer(root).render(old.intents["leaf17"])
+    running = render_one(old.intents["leaf17"], root)
     on_leaf = described_gpus("leaf17", "comware", running)
     assert {h for h in held_gpus(old.allocation) if h.leaf == "leaf17"} == set(on_leaf)
     split(root)

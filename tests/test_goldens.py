@@ -9,7 +9,7 @@ import pytest
 
 from fabricctl.artifacts import intent_yaml
 from fabricctl.compile.build import Compiled
-from tests.conftest import EOS_SMALL, GOLDEN, NVUE_SMALL, REFERENCE, assert_golden
+from tests.conftest import EOS_SMALL, GOLDEN, NVUE_SMALL, REFERENCE, assert_golden, render_one
 
 #: (golden folder, fixture name, fabric root, switches): a representative subset of the reference
 #: fabric (a spine, a leaf of each pod, one leaf that carries many small tenants) and all of eos-small.
@@ -35,9 +35,7 @@ def test_intent_golden(fabric: str, switch: str, request: pytest.FixtureRequest)
 
 @pytest.mark.parametrize(("fabric", "switch"), CASES)
 def test_config_golden(fabric: str, switch: str, request: pytest.FixtureRequest) -> None:
-    render = pytest.importorskip("fabricctl.render")
-    intent = _compiled(request, fabric).intents[switch]
-    text = render.Renderer(FABRICS[fabric][1]).render(intent)
+    text = render_one(_compiled(request, fabric).intents[switch], FABRICS[fabric][1])
     assert_golden(GOLDEN / fabric / f"{switch}.cfg", text)
 
 

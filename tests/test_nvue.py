@@ -17,8 +17,7 @@ from fabricctl.platforms.nvue.health import BGP, INTERFACES, LLDP, parse
 from fabricctl.platforms.nvue.parse import NvueConfigError, parse_nvue
 from fabricctl.platforms.nvue.terminal import pending
 from fabricctl.platforms.nvue.ztp import dhcp_options, files
-from fabricctl.render import Renderer
-from tests.conftest import NVUE_SMALL
+from tests.conftest import NVUE_SMALL, render_one
 
 CAPTURES = Path(__file__).resolve().parent / "captures" / "nvue"
 
@@ -68,7 +67,7 @@ def test_nvidias_startup_yaml_reads_back() -> None:
 
 def test_rendered_leaf_reads_back(nvue_small: Compiled) -> None:
     intent = nvue_small.intents["leaf1"]
-    cfg = parse_nvue("leaf1", Renderer(NVUE_SMALL).render(intent))
+    cfg = parse_nvue("leaf1", render_one(intent, NVUE_SMALL))
     gpu = cfg.interfaces["swp9s0"]
     assert gpu.vrf is not None and gpu.vrf.value == "tnt-team-llm"
     assert gpu.acl_in is not None and gpu.acl_in.value == "tnt-team-llm-in"
@@ -100,7 +99,7 @@ def test_rendered_leaf_reads_back(nvue_small: Compiled) -> None:
 
 def test_rendered_config_is_yaml_nvue_reads_with_free_text_quoted(nvue_small: Compiled) -> None:
     """Every description and remark is one YAML string: a tenant description cannot open a key."""
-    text = Renderer(NVUE_SMALL).render(nvue_small.intents["leaf1"])
+    text = render_one(nvue_small.intents["leaf1"], NVUE_SMALL)
     data = yaml.load(text, Loader=yaml.BaseLoader)
     assert [next(iter(part)) for part in data] == ["header", "set"]
     swp = data[1]["set"]["interface"]["swp9s0"]
@@ -176,7 +175,7 @@ def _text(parts: list[dict[str, object]]) -> str:
 def leaf1_text() -> str:
     from fabricctl import pipeline
 
-    return Renderer(NVUE_SMALL).render(pipeline.compile(NVUE_SMALL).intents["leaf1"])
+    return render_one(pipeline.compile(NVUE_SMALL).intents["leaf1"], NVUE_SMALL)
 
 
 def test_remediation_is_nv_set_and_unset_within_the_owned_scope(leaf1_text: str, tmp_path: Path) -> None:
@@ -203,7 +202,7 @@ def test_remediation_is_nv_set_and_unset_within_the_owned_scope(leaf1_text: str,
     for name in ("team-llm", "team-hpc"):  # no longer shared with storage
         path = root / "tenants" / f"{name}.yaml"
         path.write_text(path.read_text().replace("shared_with: [storage]\n", ""))
-    intended = Renderer(root).render(pipeline.compile(root).intents["leaf1"])
+    intended = render_one(pipeline.compile(root).intents["leaf1"], root)
 
     dialect = get_platform("nvue").dialect.for_fabric("nvue-small")
     plan = diff_device("leaf1", _text(running), intended, dialect)

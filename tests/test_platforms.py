@@ -25,8 +25,8 @@ from fabricctl.config.rules import Dialect
 from fabricctl.model.problems import InputError
 from fabricctl.platforms import PLATFORMS, get_platform
 from fabricctl.platforms.base import Capabilities, Limits, Platform, QosTuning
-from fabricctl.render import BUILTIN_TEMPLATES, FILTERS, Renderer
-from tests.conftest import EOS_SMALL, NVUE_SMALL, REFERENCE, copy_fabric
+from fabricctl.render import BUILTIN_TEMPLATES, FILTERS
+from tests.conftest import EOS_SMALL, NVUE_SMALL, REFERENCE, copy_fabric, render_one
 
 EXAMPLES = {"comware": REFERENCE, "eos": EOS_SMALL, "nvue": NVUE_SMALL}
 
@@ -44,8 +44,7 @@ def test_value_key_is_the_first_single_value_prefix_that_matches(name: str) -> N
 
     dialect = get_platform(name).dialect
     compiled = pipeline.compile(EXAMPLES[name])
-    renderer = Renderer(EXAMPLES[name])
-    texts = [renderer.render(i) for i in compiled.intents.values()]
+    texts = list(pipeline.render(compiled.intents, EXAMPLES[name]).values())
     texts += [factory_text(s) for s in specs_from_inventory(EXAMPLES[name])]
     lines = {ln.strip() for text in texts for ln in text.splitlines()} | {""}
 
@@ -88,9 +87,8 @@ def test_platform_provides_every_part(name: str) -> None:
     pusher = p.pusher()
     assert callable(pusher.push) and callable(pusher.fetch)
     compiled = pipeline.compile(EXAMPLES[name])
-    renderer = Renderer(EXAMPLES[name])
     intent = next(i for i in compiled.intents.values() if i.platform == name)
-    parsed = p.parse(intent.name, renderer.render(intent))
+    parsed = p.parse(intent.name, render_one(intent, EXAMPLES[name]))
     assert isinstance(parsed, SwitchConfig) and parsed.platform == name and parsed.interfaces
 
 

@@ -15,6 +15,7 @@ from fabricctl.platforms import (
     get_platform,
     register,
 )
+from tests.conftest import REPO
 
 
 def test_every_platform_comes_from_an_entry_point_in_both_groups() -> None:
@@ -36,3 +37,16 @@ def test_registering_a_name_twice_is_an_error() -> None:
     with pytest.raises(lab_registry.DuplicateNos, match="'eos' is registered twice"):
         lab_registry.register(twin)
     assert lab_registry.lab_nos("eos") is twin
+
+
+def test_configs_are_compared_only_through_the_platforms_differ() -> None:
+    """The shared diff (config/diff.py `diff_device`) is named only as the default of
+    `Platform.differ` and of `PushRequest.differ`: the plan, the apply and every push compare a
+    switch's configs with its platform's differ, so a NOS's own one is used everywhere."""
+    package = REPO / "fabricctl"
+    naming = {
+        p.relative_to(package).as_posix()
+        for p in package.rglob("*.py")
+        if "diff_device" in p.read_text(encoding="utf-8")
+    }
+    assert naming == {"config/diff.py", "platforms/base.py", "platforms/push.py"}, naming

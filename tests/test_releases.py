@@ -14,8 +14,7 @@ from fabricctl.compile.build import Compiled
 from fabricctl.lab.reference import reference
 from fabricctl.platforms import PLATFORMS, get_platform
 from fabricctl.platforms.base import Release
-from fabricctl.render import Renderer
-from tests.conftest import NVUE_SMALL, copy_fabric
+from tests.conftest import NVUE_SMALL, copy_fabric, render_one
 
 
 @pytest.mark.parametrize("name", sorted(PLATFORMS))
@@ -37,7 +36,7 @@ def test_a_switch_without_os_version_runs_the_newest_release(nvue_small: Compile
     assert {sw.os_version for sw in nvue_small.fabric.switches} == {newest.name}
     intent = nvue_small.intents["leaf1"]
     assert intent.os_version == newest.name
-    header = Renderer(NVUE_SMALL).render(intent).splitlines()[:5]
+    header = render_one(intent, NVUE_SMALL).splitlines()[:5]
     assert f"    version: {newest.label}" in header
 
 

@@ -715,8 +715,7 @@ FABRICS = [REPO, REPO / "examples" / "eos-small"]
 def _compiled(root: Path) -> dict[str, str]:
     from fabricctl import pipeline
 
-    renderer = Renderer(root)
-    return {n: renderer.render(i) for n, i in pipeline.compile(root).intents.items()}
+    return pipeline.render(pipeline.compile(root).intents, root)
 
 
 @pytest.mark.parametrize("root", FABRICS, ids=lambda p: p.name)

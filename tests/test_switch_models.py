@@ -12,8 +12,7 @@ from fabricctl import pipeline
 from fabricctl.compile.topology import switch_model
 from fabricctl.model.problems import InputError
 from fabricctl.platforms import get_platform
-from fabricctl.render import Renderer
-from tests.conftest import EOS_SMALL, copy_fabric
+from tests.conftest import EOS_SMALL, copy_fabric, render_one
 
 SPINES, LEAVES, PER_SPINE = 16, 64, 2
 
@@ -61,7 +60,7 @@ def test_a_chassis_spine_takes_what_a_64_port_box_cannot(tmp_path: Path) -> None
     # Line cards of 36 ports from slot 3: port 1 is Ethernet3/1/1, port 128 the 20th of slot 6.
     assert downlinks[0] == "Ethernet3/1/1" and downlinks[-1] == "Ethernet6/20/1"
     assert len(compiled.topology.unused_ports["spine1"]) == 288 - 128
-    config = Renderer(compiled.fabric.root).render(compiled.intents["spine1"])
+    config = render_one(compiled.intents["spine1"], compiled.fabric.root)
     assert "interface Ethernet6/20/1" in config
     parsed = get_platform("eos").parse("spine1", config)
     assert "Ethernet6/20/1" in parsed.interfaces

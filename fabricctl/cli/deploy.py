@@ -417,15 +417,14 @@ def check_cmd(
     if links:
         if tenant is not None or limit:
             raise CliError("--links reads every switch with a fabric link: give neither --tenant nor --limit")
-        from fabricctl.deploy.links import link_checks
         from fabricctl.report.links import links_json, links_markdown, links_text
 
-        report = link_checks(
-            root,
-            lab,
+        report = pipeline.check_links(
             compiled,
-            window or 30.0,
-            timeout,
+            root,
+            window=window or 30.0,
+            lab=lab,
+            timeout=timeout,
             stages=stage_lines(),
             progress=lambda line: echo(line + "\n", err=True),
         )
@@ -435,18 +434,18 @@ def check_cmd(
         return
     window = window or 300.0
     if tenant is not None:
-        from fabricctl.deploy.tenant_health import UnknownTenant, tenant_checks
+        from fabricctl.deploy.tenant_health import UnknownTenant
 
         only = set(select_switches(compiled, limit)) if limit else None
         try:
-            checks = tenant_checks(
-                root,
-                lab,
+            checks = pipeline.check_tenant(
                 compiled,
+                root,
                 tenant,
-                window,
-                timeout,
-                only,
+                window=window,
+                only=only,
+                lab=lab,
+                timeout=timeout,
                 progress=lambda line: echo(line + "\n", err=True),
             )
         except UnknownTenant as exc:

@@ -13,12 +13,23 @@ from __future__ import annotations
 import functools
 import hashlib
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from fabricctl.config.rules import TENANT_PREFIX, Dialect, Provenance, Reset, carries_mark
 from fabricctl.config.syntax import Node, Op
 
-__all__ = ["DeviceDiff", "Node", "Op", "diff_device", "owned_hash", "owned_view", "ownership", "parse_config"]
+__all__ = [
+    "DeviceDiff",
+    "Differ",
+    "Node",
+    "Op",
+    "diff_device",
+    "owned_hash",
+    "owned_view",
+    "ownership",
+    "parse_config",
+]
 
 
 def parse_config(text: str, dialect: Dialect) -> Node:
@@ -311,6 +322,12 @@ def diff_text(ops: list[Op], dialect: Dialect, depth: int = 0) -> tuple[list[str
             added += a
             removed += r
     return lines, added, removed
+
+
+#: How a NOS compares a switch's configs: (switch, running text, intended text, its dialect,
+#: prune) -> the remediation and its reviewable diff. `diff_device` is the shared one; a platform
+#: may give its own (`Platform.differ`), which the plan and every push's convergence check use.
+Differ = Callable[[str, str, str, Dialect, bool], DeviceDiff]
 
 
 def diff_device(

@@ -232,6 +232,7 @@ class _Runner:
         target = target_of(task.host, self.opts.timeout)
         what = "settle" if sp.status == "pending" else "push"
         self.announce(name, what)
+        platform = get_platform(sp.platform)
         gate = None
         if self.opts.health_gate and sp.status != "pending":
             from fabricctl.deploy.health import HealthGate
@@ -248,8 +249,9 @@ class _Runner:
             cancelled=self.abort.is_set,
             claim=lambda mark: self.claim(name, mark),
             claimed=self.claimed.get(name, frozenset()),
+            differ=platform.differ,
         )
-        pusher = get_platform(sp.platform).pusher()
+        pusher = platform.pusher()
         try:
             res = pusher.recover(target, request) if sp.status == "pending" else pusher.push(target, request)
         except Exception as exc:  # a bug in a protocol must not take the run down
@@ -324,6 +326,7 @@ class _Runner:
                     self.opts.confirm_timeout,
                     self.report.run_id,
                     claim=lambda mark: self.claim(name, mark),
+                    differ=platform.differ,
                 ),
             )
         except Exception as exc:

@@ -18,6 +18,7 @@ from fabricctl.deploy.failures import chain, classify
 from fabricctl.deploy.health import _read_task
 from fabricctl.deploy.nornir_inv import fabric_platform
 from fabricctl.platforms import get_platform
+from fabricctl.platforms.base import Platform
 from fabricctl.platforms.counters import (
     CounterError,
     CounterReader,
@@ -68,11 +69,11 @@ def read_counters(
         on_failed=True,
     )
     out: dict[str, SwitchCounters | str] = {}
-    for name in nr.inventory.hosts:
+    for name, host in nr.inventory.hosts.items():
         multi = results[name]
         if multi.failed:
             exc = next((r.exception for r in multi if r.exception is not None), None)
-            out[name] = unread(exc)
+            out[name] = unread(exc, get_platform(fabric_platform(host)))
             if keep_open:
                 with contextlib.suppress(Exception):  # a session that broke may not close cleanly
                     nr.inventory.hosts[name].close_connections()
@@ -82,15 +83,18 @@ def read_counters(
     return out
 
 
-def unread(exc: BaseException | None) -> Unread:
-    """Why a read failed, with one word for it: `unparsable` for an answer in no documented form
-    (platforms/counters.py CounterError), else the failure's cause (deploy/failures.py)."""
+def unread(exc: BaseException | None, platform: Platform) -> Unread:
+    """Why a read of a switch of `platform` failed, with one word for it: `unparsable` for an
+    answer its counters reader (`platform.counters`) could not read (CounterError), else the
+    failure's cause as the switch's own platform names its client's failures (deploy/failures.py:
+    a NOS installed from another distribution is asked as a built-in one is, and no other NOS's
+    forms are tried on it)."""
     if exc is None:
         return Unread("read failed")
     found = next((e for e in chain(exc) if isinstance(e, CounterError)), None)
     if found is not None:
         return Unread(str(found), "unparsable")
-    return Unread(describe_error(exc), classify("connect", "", exc).cause)
+    return Unread(describe_error(exc), classify("connect", "", exc, platform=platform).cause)
 
 
 def grown(before: int | None, after: int | None) -> int | None:

@@ -137,7 +137,7 @@ def _read_task(task: Task, read_timeout: float, close: bool = True, reader: Any 
     finally:
         if close:
             task.host.close_connections()
-    return Result(host=task.host, result=reader.parse(rows))
+    return Result(host=task.host, result=reader.read(rows) if strict else reader.parse(rows))
 
 
 def read_health(nr: Nornir, read_timeout: float = 30.0) -> dict[str, SwitchHealth | str]:

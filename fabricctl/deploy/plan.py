@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from fabricctl.config.diff import DeviceDiff, owned_hash, parse_config
+from fabricctl.config.diff import DeviceDiff
 from fabricctl.errors import StageError
 from fabricctl.model.text import printable
 from fabricctl.outputs import named_output, write_file
@@ -265,7 +265,6 @@ def make_plan(
                 name, platform, "unreachable", error=error, role=role, cause=cause, hint=hint
             )
             continue
-        dialect = prepared.dialect(name)
         running = normalize_running(got.text)
         dd = prepared.diff(name, running, prepared.configs[name], prune)
         pending = got.pending
@@ -273,7 +272,7 @@ def make_plan(
             pending is None
             and not dd.changed
             and got.saved is not None
-            and _unsaved(normalize_running(got.saved), running, prepared.configs[name], dd, dialect)
+            and _unsaved(prepared, name, normalize_running(got.saved), running)
         )
         if unsaved:
             pending = "it runs the intended config but has not saved it (an interrupted apply?)"
@@ -297,13 +296,11 @@ def make_plan(
     return Plan(fabric, prepared.inputs_hash, switches, list(limit or []), now, prune=prune)
 
 
-def _unsaved(saved: str, running: str, intended: str, dd: DeviceDiff, dialect: Dialect) -> bool:
-    """The switch runs what fabricctl owns of its intent but has not saved it; what is the
+def _unsaved(prepared: Prepared, name: str, saved: str, running: str) -> bool:
+    """Switch `name` runs what fabricctl owns of its intent but has not saved it: its saved
+    config, compared with the intent as its platform compares them, differs; what is the
     operator's (unsaved or not) is theirs to save."""
-    if saved == running:
-        return False
-    tree = dd.intended if dd.intended is not None else parse_config(intended, dialect)
-    return owned_hash(saved, tree, dialect) != owned_hash(running, tree, dialect)
+    return saved != running and prepared.diff(name, saved, prepared.configs[name]).changed
 
 
 def save_plan(plan: Plan, path: Path, root: Path | None = None) -> None:

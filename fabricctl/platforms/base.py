@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Literal, Protocol
 
 from pydantic import BaseModel, ConfigDict
 
-from fabricctl.config.diff import DeviceDiff, diff_device
+from fabricctl.config.diff import DeviceDiff, Differ, diff_device
 from fabricctl.config.readback import TUNNEL_CLASS, TUNNEL_ECN, TUNNEL_MARKING, SwitchConfig
 from fabricctl.config.rules import TENANT_PREFIX, Dialect
 from fabricctl.platforms.boot import BootSetting, Reboot
@@ -286,9 +286,9 @@ class Platform:
     #: (Cumulus Linux VRR); compile gives it one from the tenant's block.
     svi_address: bool = False
     #: (switch, running text, intended text, its dialect, prune) -> the remediation and its
-    #: reviewable diff (plan, and the rollback of a failed apply): by default the shared
-    #: remediation over the platform's `dialect` (config/diff.py).
-    differ: Callable[[str, str, str, Dialect, bool], DeviceDiff] = diff_device
+    #: reviewable diff (plan, a push's convergence check and restore, the rollback of a failed
+    #: apply): by default the shared remediation over the platform's `dialect` (config/diff.py).
+    differ: Differ = diff_device
     #: How a lossless port's PFC headroom is sized: "cells" (a line gives the size in buffer
     #: cells, computed by compile/buffers.py), "cable-length" (a line gives the cable length and
     #: the NOS sizes it), "nos" (the NOS sizes it from nothing fabricctl sets).

@@ -69,6 +69,19 @@ class CounterReader:
     #: The probes that count packets per port (`rx_packets`, `tx_packets`), besides the clock.
     traffic_commands: tuple[str, ...] = ()
 
+    def read(self, rows: dict[str, Any]) -> SwitchCounters:
+        """The counters `parse` reads out of the probes' replies. A reply it cannot read (its
+        parser raises on it: a key missing, a value of the wrong type, a CounterError) is a
+        CounterError: the switch is not read, whatever the NOS's own parser raises."""
+        try:
+            return self.parse(rows)
+        except CounterError:
+            raise
+        except (KeyError, IndexError, TypeError, ValueError, AttributeError) as exc:
+            raise CounterError(
+                f"a reply in no form the counters parser reads ({type(exc).__name__}: {exc})"
+            ) from exc
+
     def for_links(self) -> CounterReader:
         """This reader with only the clock and the link probes (all of them where none are named)."""
         return self._only(self.link_commands)

@@ -15,7 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol, runtime_checkable
 
-from fabricctl.config.diff import diff_device
+from fabricctl.config.diff import DeviceDiff, Differ, diff_device
 from fabricctl.config.rules import Dialect
 from fabricctl.secrets import describe_error, redact
 
@@ -70,6 +70,16 @@ class PushRequest:
     #: True once the run is interrupted twice: the push stops at its next step and restores the
     #: switch (a committed change is finished, never undone half-saved).
     cancelled: Callable[[], bool] = field(default=lambda: False, repr=False, compare=False)
+    #: The switch's platform's config diff (`Platform.differ`; deploy passes it): whether the
+    #: switch converged after a push, and what restores it, are judged as its plan was.
+    differ: Differ = field(default=diff_device, repr=False, compare=False)
+
+    def remaining(self, name: str, running: str, intended: str | None = None) -> DeviceDiff:
+        """What still differs between switch `name`'s `running` config and `intended` (by
+        default this request's intent), as its platform compares them (`differ`)."""
+        return self.differ(
+            name, running, self.intended if intended is None else intended, self.dialect, False
+        )
 
 
 class HealthGate(Protocol):
@@ -174,7 +184,7 @@ def recover_failed(exc: Exception, started: float) -> PushResult:
 
 def require_converged(name: str, running: str, request: PushRequest, when: str) -> None:
     """After a push the owned scope must equal the intent; anything left over fails `verify`."""
-    left = diff_device(name, running, request.intended, request.dialect)
+    left = request.remaining(name, running)
     if left.changed:
         raise StageError("verify", f"{len(left.commands)} line(s) still differ {when}:\n{left.diff}")
 

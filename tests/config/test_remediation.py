@@ -20,7 +20,6 @@ from fabricctl import pipeline
 from fabricctl.config.diff import Node, diff_device, owned_view, ownership, parse_config
 from fabricctl.config.rules import Dialect
 from fabricctl.platforms import get_platform
-from fabricctl.render import Renderer
 from tests.config.lab_apply import lab_device, push
 from tests.conftest import EOS_SMALL, assert_golden, copy_fabric, on_platform
 from tests.test_properties import PROPERTY_SETTINGS, TenantSpec, changes
@@ -135,11 +134,7 @@ def _configs(tenants: list[TenantSpec], platform: str) -> tuple[dict[str, str], 
         for t in tenants:
             (root / "tenants" / f"{t.name}.yaml").write_text(t.yaml(), encoding="utf-8")
         compiled = pipeline.compile(root)
-        renderer = Renderer(root)
-        return (
-            {n: i.platform for n, i in compiled.intents.items()},
-            {n: renderer.render(i) for n, i in compiled.intents.items()},
-        )
+        return {n: i.platform for n, i in compiled.intents.items()}, pipeline.render(compiled.intents, root)
 
 
 @pytest.mark.parametrize("platform", ["comware", "eos"])

@@ -17,7 +17,7 @@ import pytest
 from fabricctl import pipeline
 from fabricctl.config.diff import Node, diff_device, owned_view, ownership, parse_config
 from fabricctl.platforms import get_platform
-from fabricctl.render import Renderer
+from tests.conftest import render_one
 
 from .conftest import LabRoot
 
@@ -124,7 +124,7 @@ def foreign(lab: LabRoot, text: str, prune: bool = False) -> list[str]:
     intent = compiled.intents[VICTIM]
     dialect = get_platform(intent.platform).dialect.for_fabric(compiled.fabric.settings.name)
     tree = parse_config(text, dialect)
-    proof = ownership(tree, dialect, parse_config(Renderer(lab.root).render(intent), dialect))
+    proof = ownership(tree, dialect, parse_config(render_one(intent, lab.root), dialect))
     owned = owned_view(tree, dialect, proof, prune)
     out: list[str] = []
 
@@ -210,11 +210,11 @@ def test_a_fabric_deployed_without_marks_is_adopted(
     lab = small_lab
     assert lab.run("apply", "--lab", "--auto-approve", capsys=capsys)[0] == 0
     compiled = pipeline.compile(lab.root)
-    renderer = Renderer(lab.root)
+    configs = pipeline.render(compiled.intents, lab.root)
     mark = f"fabricctl {compiled.fabric.settings.name} tenant"
     for name, intent in compiled.intents.items():  # every switch as an older release left it
         dialect = get_platform(intent.platform).dialect.for_fabric(compiled.fabric.settings.name)
-        unmarked = "".join(ln for ln in renderer.render(intent).splitlines(keepends=True) if mark not in ln)
+        unmarked = "".join(ln for ln in configs[name].splitlines(keepends=True) if mark not in ln)
         device = lab.lab.device(name)
         commands = diff_device(name, lab.running(name), unmarked, dialect).commands
         device.configure(c for c in commands if c.strip() not in ("exit", "quit"))

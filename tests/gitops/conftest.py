@@ -82,11 +82,7 @@ def factory_fetch(root: Path) -> Fetcher:
 
 def rendered_fetch(root: Path) -> Fetcher:
     """Every switch running exactly what `root` renders (as if that fabric had been applied)."""
-    from fabricctl.render import Renderer
-
-    compiled = pipeline.compile(root)
-    renderer = Renderer(root)
-    texts = {n: renderer.render(i) for n, i in compiled.intents.items()}
+    texts = pipeline.render(pipeline.compile(root).intents, root)
     return lambda names: {n: Fetched(n, texts[n]) for n in names}
 
 

@@ -17,6 +17,8 @@ import pytest
 
 from fabricctl import pipeline
 from fabricctl.cli import main
+from fabricctl.deploy.tenant_health import UnknownTenant
+from tests.conftest import EOS_SMALL
 
 from .conftest import Converged
 
@@ -147,6 +149,16 @@ def test_an_unknown_tenant_is_a_clear_error(converged: Converged, capsys: pytest
         "no tenant named 'nobody' (tenants: intern-01, storage, team-hpc, team-llm)"
         in capsys.readouterr().err
     )
+
+
+def test_the_check_stage_refuses_an_unknown_tenant_before_any_switch_is_read(
+    no_network: list[object],
+) -> None:
+    """`pipeline.check_tenant`, the door `check --tenant` goes through: the tenant is looked up in
+    the compiled fabric before any switch is contacted."""
+    with pytest.raises(UnknownTenant, match="no tenant named 'nobody'"):
+        pipeline.check_tenant(pipeline.compile(EOS_SMALL), EOS_SMALL, "nobody")
+    assert not no_network
 
 
 def test_a_bad_window_is_a_clear_error(converged: Converged, capsys: pytest.CaptureFixture[str]) -> None:

@@ -231,15 +231,12 @@ NVUE_EXAMPLES = [REPO / "examples" / "nvue-small", REPO / "examples" / "mixed-po
 
 def _nvue_configs() -> dict[str, str]:
     from fabricctl import pipeline
-    from fabricctl.render import Renderer
 
     out = {}
     for root in NVUE_EXAMPLES:
-        compiled = pipeline.compile(root)
-        renderer = Renderer(root)
-        for name, intent in compiled.intents.items():
-            if intent.platform == "nvue":
-                out[f"{root.name}/{name}"] = renderer.render(intent)
+        nvue = {n: i for n, i in pipeline.compile(root).intents.items() if i.platform == "nvue"}
+        for name, text in pipeline.render(nvue, root).items():
+            out[f"{root.name}/{name}"] = text
     for golden in sorted((REPO / "tests" / "golden").glob("*/*.cfg")):
         if golden.read_text(encoding="utf-8").startswith("- header:"):
             out[f"golden {golden.parent.name}/{golden.name}"] = golden.read_text(encoding="utf-8")

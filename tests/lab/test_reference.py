@@ -142,21 +142,22 @@ def _rendered() -> dict[str, list[tuple[str, str]]]:
     config (its platform from the intent next to it)."""
     from fabricctl import pipeline
     from fabricctl.deploy.ztp import render_ztp
-    from fabricctl.render import Renderer
     from tests.day0.helpers import day0_pod
 
     out: dict[str, list[tuple[str, str]]] = {p: [] for p in PLATFORMS}
     shipped: dict[tuple[str, str], object] = {}  # (fabric, switch) -> intent, as shipped
     for root in [*FABRICS, _split(REPO), *(_drained(f) for f in FABRICS)]:
-        renderer = Renderer(root)
         drained = root.parent.name.startswith("fabric-drained-")
+        intents = {}
         for name, intent in pipeline.compile(root).intents.items():
             if drained and shipped.get((root.name, name)) == intent:
                 continue  # the drain left this switch's intent, so its config, as shipped
             if root in FABRICS:
                 shipped[(root.name, name)] = intent
             if intent.platform in out:
-                out[intent.platform].append((f"{root.name}/{name}", renderer.render(intent)))
+                intents[name] = intent
+        for name, text in pipeline.render(intents, root).items():
+            out[intents[name].platform].append((f"{root.name}/{name}", text))
     for platform in PLATFORMS:  # the day-0 header (login, management address) and the fabric config
         pod = day0_pod(Path(tempfile.mkdtemp(prefix="day0-")) / "pod", platform)
         made = render_ztp(pod, lab=True)
@@ -277,16 +278,13 @@ def _nvue_emitted() -> dict[Rule, int]:
     from fabricctl import pipeline
     from fabricctl.lab.devices.nvue.cli import commands, validate
     from fabricctl.lab.devices.nvue.tree import load_yaml
-    from fabricctl.render import Renderer
 
     grammar = reference("nvue").grammar
     seen: dict[Rule, int] = {}
     for root in (REPO / "examples" / "nvue-small", REPO / "examples" / "mixed-pods"):
-        renderer = Renderer(root)
-        for intent in pipeline.compile(root).intents.values():
-            if intent.platform != "nvue":
-                continue
-            for line in commands(load_yaml(renderer.render(intent)), {}):
+        nvue = {n: i for n, i in pipeline.compile(root).intents.items() if i.platform == "nvue"}
+        for text in pipeline.render(nvue, root).values():
+            for line in commands(load_yaml(text), {}):
                 rule = validate(grammar, shlex.split(line)[2:], negated=False)
                 assert rule is not None, line
                 seen[rule] = seen.get(rule, 0) + 1

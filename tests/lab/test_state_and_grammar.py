@@ -26,15 +26,13 @@ def _rendered(root: Path, platform: str) -> list[str]:
     """A spine's and a leaf's rendered config of a shipped fabric (what the templates emit)."""
     from fabricctl import pipeline
     from fabricctl.compile.intent import DeviceIntent
-    from fabricctl.render import Renderer
 
     compiled = pipeline.compile(root)
-    renderer = Renderer(root)
     picked: dict[str, DeviceIntent] = {}
     for intent in compiled.intents.values():
         if intent.platform == platform:
             picked.setdefault(intent.role, intent)
-    return [renderer.render(intent) for intent in picked.values()]
+    return list(pipeline.render({i.name: i for i in picked.values()}, root).values())
 
 
 @pytest.mark.parametrize(

@@ -44,7 +44,6 @@ from collections.abc import Callable
 
 from netmiko.base_connection import BaseConnection
 
-from fabricctl.config.diff import diff_device
 from fabricctl.platforms.comware.terminal import (
     ERROR_PATTERN,
     FETCH,
@@ -395,7 +394,7 @@ def recover(target: Target, request: PushRequest) -> PushResult:
         conn = connect(target)
         running = normalize_running(_show(conn, target))
         run = marked_run(running)
-        converged = not diff_device(target.name, unmarked(running), request.intended, request.dialect).changed
+        converged = not request.remaining(target.name, unmarked(running)).changed
         if run is None or not proven(run, request.claimed):
             refuse_armed(conn, target, running, request.claimed)  # raises for a mark not ours
         conn.config_mode()
@@ -481,11 +480,11 @@ def _restore_inverse(
 ) -> str:
     """Fallback restore: push running-now -> before; the commit-delay timer stays armed."""
     current = normalize_running(_show(conn, target))
-    back = diff_device(target.name, current, before, request.dialect)
+    back = request.remaining(target.name, current, before)
     if back.commands:
         paste(conn, back.commands, target.timeout)
         current = normalize_running(_show(conn, target))
-    if diff_device(target.name, current, before, request.dialect).changed:
+    if request.remaining(target.name, current, before).changed:
         return why + "restore incomplete; the commit-delay timer will roll the switch back"
     return why + "restored by the inverse change (the commit-delay timer is also armed)"
 

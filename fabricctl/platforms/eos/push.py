@@ -37,7 +37,6 @@ from typing import Any
 
 import pyeapi
 
-from fabricctl.config.diff import diff_device
 from fabricctl.platforms.eos.terminal import SHOW_CLOCK, live, ours, read_clock, session_name, sessions
 from fabricctl.platforms.push import (
     FunctionPusher,
@@ -357,10 +356,7 @@ def recover(target: Target, request: PushRequest) -> PushResult:
             _run(node, [f"configure session {n} abort" for n in open_only])
         if not timed:
             running = _running(node)
-            if (
-                not open_only
-                and not diff_device(target.name, running, request.intended, request.dialect).changed
-            ):
+            if not open_only and not request.remaining(target.name, running).changed:
                 _run(node, ["copy running-config startup-config"])
                 return PushResult(
                     "changed", message="saved the intended config it ran unsaved", before=running
@@ -370,7 +366,7 @@ def recover(target: Target, request: PushRequest) -> PushResult:
                 result.message = f"aborted abandoned session {', '.join(open_only)}; " + result.message
             return result
         running = _running(node)
-        if not diff_device(target.name, running, request.intended, request.dialect).changed:
+        if not request.remaining(target.name, running).changed:
             _run(
                 node,
                 [f"configure session {n} commit" for n in timed] + ["copy running-config startup-config"],

@@ -47,7 +47,6 @@ from typing import Any, NoReturn
 
 from netmiko.base_connection import BaseConnection
 
-from fabricctl.config.diff import diff_device
 from fabricctl.platforms.nvue.terminal import (
     FETCH,
     MESSAGE_PREFIX,
@@ -375,7 +374,7 @@ def recover(target: Target, request: PushRequest) -> PushResult:
     try:
         conn = connect(target)
         running = _show(conn, target)
-        converged = not diff_device(target.name, running, request.intended, request.dialect).changed
+        converged = not request.remaining(target.name, running).changed
         if confirm_left(conn, target) is None:
             refuse_pending(conn, target, request)  # staged changes are someone's: never dropped
             status: Status = "changed" if converged else "unchanged"
