@@ -244,3 +244,15 @@ def test_a_planted_isolation_breach_is_found_on_sonic(nvue_small: Compiled) -> N
     found = [p for p in _proofs(nvue_small, parsed) if not p.startswith("tunnel-")]
     assert any(f.startswith("acl-") and "leaf1" in f for f in found), found
     assert any("pfc" in f and "leaf1" in f for f in found), found
+
+
+def test_a_switch_in_the_traditional_buffer_model_sizes_no_headroom(sonic: dict[str, DeviceIntent]) -> None:
+    """BUFFER_PG "NULL" is a headroom only in the dynamic buffer model; in the traditional one
+    the lossless priority group has none, and the read-back says so."""
+    intent = sonic["leaf1"]
+    db = config_db(intent)
+    assert parse_sonic("leaf1", render(intent)).interfaces["Ethernet0"].qos.headroom
+    db["DEVICE_METADATA"]["localhost"]["buffer_model"] = "traditional"
+    cfg = parse_sonic("leaf1", dumps(db) + frr_conf(intent))
+    assert cfg.interfaces["Ethernet0"].qos.headroom == {}
+    assert cfg.interfaces["Ethernet0"].qos.no_drop  # PFC itself is still on

@@ -24,11 +24,17 @@ test validates the output against those models with libyang, as sonic-yang-mgmt 
   PFC_WD                      sonic-pfcwd                           (the YANG model; `GLOBAL` POLL_INTERVAL)
   DEVICE_METADATA             sonic-device_metadata                 "Device Metadata" (`docker_routing_config_mode`)
 
-The lossless priority group's headroom is SONiC's to size (the dynamic buffer model the SN5600's
-SKUs ship, device/mellanox/x86_64-nvidia_sn5600-r0/*/buffers_dynamic.json.j2): BUFFER_PG names
-the profile "NULL" and CABLE_LENGTH gives each port's cable, from which buffermgrd computes it
-with the formula compile/buffers.py follows (BUFFER_PG section: "calculated dynamically according
-to ports' configuration and just configured as NULL").
+The lossless priority group's headroom is SONiC's to size, in its dynamic buffer model: BUFFER_PG
+names no profile ("NULL") and CABLE_LENGTH gives each port's cable, from which buffermgrd computes
+it with the formula compile/buffers.py follows (SONiC doc/qos/dynamically-headroom-calculation.md,
+CONFIG_DB > BUFFER_PG: "Not providing this field or being NULL means the profile needs to be
+dynamically calculated"; the CONFIG_DB manual's BUFFER_PG section alike). The model is the
+switch's (DEVICE_METADATA `buffer_model`): "when the system is installed from scratch, the
+dynamic mode will be applied" on a platform that supports it, as NVIDIA's do (same document,
+"Backward compatibility"); fabricctl does not switch it (`config qos reload` does), and the
+read-back proves no headroom on a switch in the `traditional` model (parse.py). No BUFFER_PROFILE
+is written: a dynamic profile holds only `dynamic_th` (the same document), which
+sonic-buffer-profile.yang refuses (`size` and `pool` are mandatory).
 """
 
 from __future__ import annotations

@@ -144,9 +144,11 @@ def _qos(
             at = lines.src("PORT_QOS_MAP", port, "pfc_enable", row["pfc_enable"])
             qos.pfc_enabled = at
             qos.no_drop = {int(p): at for p in enabled}
+            dynamic = _table(db, "DEVICE_METADATA").get("localhost", {}).get("buffer_model") != "traditional"
             for p in enabled:
                 pg = f"{port}|{p}"
-                if pg in _table(db, "BUFFER_PG"):
+                profile = _table(db, "BUFFER_PG").get(pg, {}).get("profile", "NULL")
+                if pg in _table(db, "BUFFER_PG") and (dynamic or profile != "NULL"):
                     qos.headroom[int(p)] = lines.src(
                         "BUFFER_PG", pg, "profile", _table(db, "BUFFER_PG")[pg].get("profile")
                     )
