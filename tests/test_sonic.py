@@ -13,6 +13,9 @@ from __future__ import annotations
 import copy
 import dataclasses
 import re
+import shutil
+import subprocess
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -256,3 +259,32 @@ def test_a_switch_in_the_traditional_buffer_model_sizes_no_headroom(sonic: dict[
     cfg = parse_sonic("leaf1", dumps(db) + frr_conf(intent))
     assert cfg.interfaces["Ethernet0"].qos.headroom == {}
     assert cfg.interfaces["Ethernet0"].qos.no_drop  # PFC itself is still on
+
+
+VTYSH = shutil.which("vtysh")
+
+
+def _dry_run(text: str, folder: Path) -> subprocess.CompletedProcess[str]:
+    conf = folder / "frr.conf"
+    conf.write_text(text, encoding="utf-8")
+    assert VTYSH is not None
+    return subprocess.run(
+        [VTYSH, "-C", "-f", str(conf)], capture_output=True, text=True, timeout=60, check=False
+    )
+
+
+@pytest.mark.skipif(
+    VTYSH is None, reason="FRR's vtysh is not installed (Debian's frr package; .ci/run installs it)"
+)
+@pytest.mark.parametrize("switch", ["spine1", "leaf1"])
+def test_frr_conf_is_valid_by_frr_itself(switch: str, sonic: dict[str, DeviceIntent], tmp_path: Path) -> None:
+    """`vtysh -C` (--dryrun) reads the file with FRR's own command definitions; a planted wrong
+    line is refused, with its line number."""
+    text = frr_conf(sonic[switch])
+    good = _dry_run(text, tmp_path)
+    assert good.returncode == 0, good.stdout + good.stderr
+    bad = _dry_run(
+        text.replace(" bgp bestpath as-path multipath-relax", " bgp bestpath as-path multipath-relaxed"),
+        tmp_path,
+    )
+    assert bad.returncode != 0 and "Unknown command" in bad.stdout + bad.stderr

@@ -11,8 +11,11 @@ The lines are FRR's (FRRouting user guide, docs.frrouting.org/en/latest/, by pag
   `neighbor graceful-shutdown`), "Address Families" (`network`, `maximum-paths`),
   "Ethernet Virtual Network - EVPN" (`advertise-all-vni`, `advertise ipv4 unicast`, `rd`,
   `route-target import|export`, `vni`, "EVPN Multihoming"-free symmetric routing: `vrf` / `vni`
-  in zebra, "EVPN L3 Route-Targets"), "Route Reflector"-free spines: `neighbor
-  attribute-unchanged next-hop` and `no bgp default ipv4-unicast`; `retain route-target all`.
+  in zebra, "EVPN L3 Route-Targets"); spines re-advertise with the VTEP as next hop (`neighbor
+  attribute-unchanged next-hop`). FRR has no route-target retention for EVPN (`bgp retain
+  route-target all` is a VPN family's; vtysh refuses it under `address-family l2vpn evpn`): a
+  spine's EVPN table keeps every route it learns, so nothing is written for
+  `evpn_retain_all_routes`. The test checks the whole file with FRR's own parser (`vtysh -C`).
 SONiC's EVPN VXLAN HLD (4.3 "EVPN Control Plane and configurations") names the FRR side: the L3VNI
 under the VRF (`vrf <name>` / `vni <l3vni>`) and the BGP EVPN address family.
 """
@@ -65,8 +68,6 @@ def _families(intent: Any) -> list[str]:
         if intent.vlans or intent.vrfs:
             out.append("  advertise-all-vni")
         out += _l2vnis(intent)
-        if bgp.evpn_retain_all_routes:
-            out.append("  retain route-target all")
         out.append(" exit-address-family")
     return out
 
