@@ -139,6 +139,14 @@ def test_every_table_of_the_issue_is_written_and_valid(
     assert db["PORT_QOS_MAP"]["Ethernet0"]["pfc_enable"] == "3"
     assert db["WRED_PROFILE"]["ROCE-LOSSLESS"]["ecn"] == "ecn_all"
     assert db["DSCP_TO_TC_MAP"]["ROCE-LOSSLESS"]["26"] == "3"
+    queues = {k.partition("|")[2]: v for k, v in db["QUEUE"].items() if k.startswith("Ethernet0|")}
+    assert queues == {
+        "0": {"scheduler": "ROCE-LOSSLESS.lossy"},
+        "3": {"scheduler": "ROCE-LOSSLESS.lossless", "wred_profile": "ROCE-LOSSLESS"},
+        "6": {"scheduler": "ROCE-LOSSLESS.strict"},
+    }
+    weights = [int(row["weight"]) for row in db["SCHEDULER"].values() if row["type"] == "DWRR"]
+    assert sum(weights) == 100
 
 
 #: Wrong CONFIG_DB the models refuse: (table, key, field, value, what libyang says).

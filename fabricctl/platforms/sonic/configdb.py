@@ -250,13 +250,16 @@ def _lossless(intent: Any, db: ConfigDb) -> None:  # long: one CONFIG_DB table p
             "pfc_enable": lossless,
             "pfcwd_sw_enable": lossless,
         }
-        for c in range(8):
-            if c == q.cnp_class or c == q.protocol_class:
-                queues[f"{i.name}|{c}"] = {"scheduler": strict}
-            elif c == q.lossless_class:
+        # the classes the DSCP map uses (identity to queues): ETS shares the port between the
+        # lossless queue and the default class's, DWRR by weight; CNP (and network control,
+        # where it has a class) strict priority. Other queues carry nothing and are left alone.
+        for c in sorted({q.cnp_class, q.lossless_class, q.default_class} | ({q.protocol_class} - {None})):
+            if c == q.lossless_class:
                 queues[f"{i.name}|{c}"] = {"scheduler": dwrr, "wred_profile": name}
-            else:
+            elif c == q.default_class:
                 queues[f"{i.name}|{c}"] = {"scheduler": lossy}
+            else:
+                queues[f"{i.name}|{c}"] = {"scheduler": strict}
         pgs[f"{i.name}|{lossless}"] = {"profile": "NULL"}
         if i.cable_m is not None:
             cables[i.name] = f"{i.cable_m}m"
