@@ -24,6 +24,7 @@ from typing import Any
 
 from fabricctl.platforms.counters import CounterError, CounterReader, SwitchCounters, count
 from fabricctl.platforms.health import Probe
+from fabricctl.platforms.sonic.tables import TableError, text_tables
 
 SHOW_CLOCK = "date -u +%s"
 INTERFACES = "show interfaces counters"
@@ -59,37 +60,17 @@ def _sum(values: list[int | None]) -> int | None:
     return None if any(v is None for v in values) else sum(v for v in values if v is not None)
 
 
-def text_tables(text: str, command: str) -> list[list[dict[str, str]]]:
-    """The tabulate tables of a text reply: each a header line, a line of dashes that marks each
-    column's span, and rows cut at those spans (a value may hold a space: `2000.00 MB/s`)."""
-    tables: list[list[dict[str, str]]] = []
-    lines = text.splitlines()
-    for i, line in enumerate(lines[1:], 1):
-        if not line.strip() or set(line.replace(" ", "")) != {"-"}:
-            continue
-        spans = [(m.start(), m.end()) for m in re.finditer(r"-+", line)]
-        header = [lines[i - 1][a:b].strip() for a, b in spans]
-        rows: list[dict[str, str]] = []
-        for row in lines[i + 1 :]:
-            if not row.strip():
-                break
-            cells = [
-                row[a : (spans[n + 1][0] if n + 1 < len(spans) else len(row))].strip()
-                for n, (a, _) in enumerate(spans)
-            ]
-            if any(not c for c in cells):
-                raise CounterError(f"{command}: row {row!r} does not fill the columns {header}")
-            rows.append(dict(zip(header, cells, strict=True)))
-        tables.append(rows)
-    if not tables:
-        raise CounterError(f"{command}: no table in the reply")
-    return tables
+def _tables(text: str, command: str) -> list[list[dict[str, str]]]:
+    try:
+        return text_tables(text, command)
+    except TableError as exc:
+        raise CounterError(str(exc)) from None
 
 
 def read_interfaces(text: Any, out: SwitchCounters) -> None:
     if not isinstance(text, str):
         raise CounterError(f"{INTERFACES}: expected text")
-    for row in text_tables(text, INTERFACES)[0]:
+    for row in _tables(text, INTERFACES)[0]:
         port = row.get("IFACE", "")
         where = f"{INTERFACES} {port}"
         if not port:
@@ -112,7 +93,7 @@ def read_pfc(text: Any, out: SwitchCounters) -> None:
     if not isinstance(text, str):
         raise CounterError(f"{PFC}: expected text")
     by_way: dict[str, dict[str, dict[str, str]]] = {}
-    for rows in text_tables(text, PFC):
+    for rows in _tables(text, PFC):
         for row in rows:
             key = next(iter(row))  # "Port Rx" / "Port Tx"
             by_way.setdefault(key, {})[row[key]] = row
