@@ -5,7 +5,8 @@ The translation is sonic-yang-mgmt's (sonic-buildimage src/sonic-yang-mgmt/sonic
 `sonic-<model>:sonic-<model>`; a key `a|b` fills the keys of the container's list with as many
 keys; a field is a leaf (or a leaf-list) of that list, its string value typed by the leaf's YANG
 type; a table whose rows are maps (DSCP_TO_TC_MAP, CABLE_LENGTH) fills the list nested in the
-row's list, key then value. The models are vendored under tests/data/sonic-yang/ (UPSTREAM.md).
+row's list, key then value. The models are vendored per release under tests/data/sonic-yang/
+<release>/ (UPSTREAM.md).
 """
 
 from __future__ import annotations
@@ -18,6 +19,8 @@ from typing import Any
 import libyang
 
 YANG_DIR = Path(__file__).parent / "data" / "sonic-yang"
+#: The releases whose models are vendored (fabricctl.platforms.sonic.RELEASES).
+RELEASES = ("202511", "202505")
 
 _INTS = {
     libyang.Type.INT8,
@@ -33,17 +36,18 @@ class ConfigDbError(ValueError):
     """CONFIG_DB that the YANG models refuse (or that names no table or field of theirs)."""
 
 
-def _models() -> list[str]:
-    return sorted(p.stem for p in YANG_DIR.glob("sonic-*.yang"))
+def _models(folder: Path) -> list[str]:
+    return sorted(p.stem for p in folder.glob("sonic-*.yang"))
 
 
 class SonicYang:
-    """Every vendored model loaded in one libyang context; `validate` checks one CONFIG_DB."""
+    """A release's vendored models in one libyang context; `validate` checks one CONFIG_DB."""
 
-    def __init__(self) -> None:
-        self.ctx = libyang.Context(str(YANG_DIR))
+    def __init__(self, release: str) -> None:
+        folder = YANG_DIR / release
+        self.ctx = libyang.Context(str(folder))
         self.tables: dict[str, tuple[str, libyang.SContainer]] = {}
-        names = _models()
+        names = _models(folder)
         for name in names:  # every model first: loading one recompiles the schema nodes of all
             self.ctx.load_module(name)
         for name in names:

@@ -26,6 +26,7 @@ from fabricctl.compile.intent import DeviceIntent
 from fabricctl.config.readback import SwitchConfig
 from fabricctl.platforms import nvue
 from fabricctl.platforms.sonic import BREAKOUT_MODES, MODELS, port_lanes, port_name, port_position, vrf_name
+from fabricctl.platforms.sonic import RELEASES as SONIC_RELEASES
 from fabricctl.platforms.sonic.configdb import config_db, dumps
 from fabricctl.platforms.sonic.document import SonicConfigError, render, split
 from fabricctl.platforms.sonic.frr import frr_conf
@@ -36,7 +37,7 @@ from fabricctl.verify.facts import Facts
 from fabricctl.verify.isolation import check_isolation
 from fabricctl.verify.lossless import check_lossless
 from tests.conftest import GOLDEN, assert_golden
-from tests.sonic_yang import ConfigDbError, SonicYang
+from tests.sonic_yang import RELEASES, ConfigDbError, SonicYang
 
 SWITCHES = ["spine1", "leaf1", "leaf2"]
 _SWP = re.compile(r"swp\d+(?:s\d+)?")
@@ -77,14 +78,20 @@ def as_sonic(intent: DeviceIntent, names: dict[str, str] | None = None) -> Devic
         i["peer"] = rename(i["peer"]) if i["peer"] else None
     for b in data["breakouts"]:  # a broken-out port is named as its first lane
         b["port"] = port_name(int(b["port"].removeprefix("swp")))
-    data.update(platform="sonic", os_version="202505")
+    data.update(platform="sonic", os_version=SONIC_RELEASES[0].name)
     data["qos"]["tuning"] = SonicQosTuning().model_dump()
     return DeviceIntent.model_validate(data)
 
 
-@pytest.fixture(scope="module")
-def yang() -> SonicYang:
-    return SonicYang()
+@pytest.fixture(scope="module", params=RELEASES)
+def yang(request: pytest.FixtureRequest) -> SonicYang:
+    """Each named release's own models (the test runs once per release)."""
+    assert isinstance(request.param, str)
+    return SonicYang(request.param)
+
+
+def test_the_vendored_models_are_the_releases_rendered_for() -> None:
+    assert tuple(r.name for r in SONIC_RELEASES) == RELEASES
 
 
 @pytest.fixture(scope="module")
@@ -128,14 +135,15 @@ def test_every_table_of_the_issue_is_written_and_valid(
 ) -> None:
     db = config_db(sonic["leaf1"])
     wanted = {
-        "PORT", "BREAKOUT_CFG", "VLAN", "VLAN_MEMBER", "VLAN_INTERFACE", "SAG", "VRF", "VXLAN_TUNNEL",
+        "PORT", "BREAKOUT_CFG", "VLAN", "VLAN_MEMBER", "VLAN_INTERFACE", "VRF", "VXLAN_TUNNEL",
         "VXLAN_TUNNEL_MAP", "VXLAN_EVPN_NVO", "ACL_TABLE", "ACL_RULE", "PORT_QOS_MAP", "DSCP_TO_TC_MAP",
         "TC_TO_QUEUE_MAP", "BUFFER_PG", "WRED_PROFILE", "PFC_WD", "QUEUE", "SCHEDULER", "CABLE_LENGTH",
     }  # fmt: skip
     assert wanted <= set(db), wanted - set(db)
     yang.validate(db)
     svi = db["VLAN_INTERFACE"]["Vlan112"]
-    assert svi == {"static_anycast_gateway": "true", "vrf_name": "Vrf-team-hpc"}
+    assert svi == {"mac_addr": "00:00:5e:00:01:01", "vrf_name": "Vrf-team-hpc"}  # the anycast MAC
+    assert "Vlan112|172.21.12.1/27" in db["VLAN_INTERFACE"]  # the anycast address, the same on every leaf
     assert db["PORT_QOS_MAP"]["Ethernet0"]["pfc_enable"] == "3"
     assert db["WRED_PROFILE"]["ROCE-LOSSLESS"]["ecn"] == "ecn_all"
     assert db["DSCP_TO_TC_MAP"]["ROCE-LOSSLESS"]["26"] == "3"
@@ -180,8 +188,12 @@ def test_a_planted_wrong_field_is_refused(
 
 def test_a_dangling_reference_is_refused(sonic: dict[str, DeviceIntent], yang: SonicYang) -> None:
     db = copy.deepcopy(config_db(sonic["leaf1"]))
-    del db["SAG"]  # VLAN_INTERFACE static_anycast_gateway "true" needs the SAG GLOBAL MAC
-    with pytest.raises(ConfigDbError, match=r"SAG|static"):
+    db["SAG"] = {"GLOBAL": {"gateway_mac": "00:00:5e:00:01:01"}}  # no model of the release has it
+    with pytest.raises(ConfigDbError, match="SAG"):
+        yang.validate(db)
+    db = copy.deepcopy(config_db(sonic["leaf1"]))
+    del db["VLAN"]["Vlan112"]  # still named by its members, its SVI and its VXLAN map
+    with pytest.raises(ConfigDbError):
         yang.validate(db)
     db = copy.deepcopy(config_db(sonic["leaf1"]))
     del db["VRF"]["Vrf-team-hpc"]  # still named by its SVI and its ports

@@ -9,7 +9,7 @@ test validates the output against those models with libyang, as sonic-yang-mgmt 
   PORT, BREAKOUT_CFG          sonic-port, sonic-breakout_cfg        "Port", "BREAKOUT_CFG"
   INTERFACE, LOOPBACK_INTERFACE  sonic-interface, sonic-loopback-interface  "L3 Interfaces", "Loopback Interface"
   VLAN, VLAN_MEMBER, VLAN_INTERFACE  sonic-vlan                    "VLAN", "VLAN_MEMBER", "L3 Interfaces"
-  SAG                         sonic-static-anycast-gateway          "SAG" (SONiC doc/sag/sag-HLD.md)
+                              (the anycast gateway: the same address and `mac_addr` on every leaf)
   VRF                         sonic-vrf                             "VRF" (`vni`: EVPN VXLAN HLD 4.3)
   VXLAN_TUNNEL, VXLAN_TUNNEL_MAP, VXLAN_EVPN_NVO  sonic-vxlan       "VXLAN"
   ACL_TABLE, ACL_RULE         sonic-acl                             "ACL and Mirroring"
@@ -126,7 +126,14 @@ def _ports(intent: Any, db: ConfigDb) -> None:
 
 
 def _tenants(intent: Any, db: ConfigDb) -> None:
-    """VRFs with their L3VNI, l2 tenants' VLANs (members, SVI with SAG), and the VXLAN maps."""
+    """VRFs with their L3VNI, l2 tenants' VLANs (members, SVI), and the VXLAN maps.
+
+    An l2 tenant's gateway is anycast: every leaf gives the SVI the same address and the fabric's
+    anycast MAC (VLAN_INTERFACE `mac_addr`, "Assign administrator-provided MAC address to
+    Interface": CONFIG_DB manual, L3 Interfaces, 202505 and later). SONiC's SAG table and
+    VLAN_INTERFACE `static_anycast_gateway` are in no community release yet: they reach
+    sonic-buildimage's master after 202511 (7e3ed9e, "[EVPN-MH] Add EVPN-MH YANG model support"),
+    and the YANG models of 202505 and 202511 refuse them."""
     vlans: Table = {}
     members: Table = {}
     svis: Table = {}
@@ -141,7 +148,9 @@ def _tenants(intent: Any, db: ConfigDb) -> None:
     for vl in intent.vlans:
         name = f"Vlan{vl.id}"
         vlans[name] = {"vlanid": str(vl.id), "description": vl.description, "mtu": str(vl.mtu)}
-        svis[name] = {"vrf_name": vrf_name(vl.vrf), "static_anycast_gateway": "true"}
+        svis[name] = {"vrf_name": vrf_name(vl.vrf)}
+        if intent.anycast_gateway_mac:
+            svis[name]["mac_addr"] = mac_as(intent.anycast_gateway_mac, "MAC_COLON_TWO")
         svis[f"{name}|{vl.gateway}"] = {}
         maps[f"{VTEP}|map_{vl.l2vni}_{name}"] = {"vlan": name, "vni": str(vl.l2vni)}
     for i in intent.interfaces:
@@ -151,8 +160,6 @@ def _tenants(intent: Any, db: ConfigDb) -> None:
     db["VLAN"] = vlans
     db["VLAN_MEMBER"] = members
     db["VLAN_INTERFACE"] = svis
-    if intent.vlans and intent.anycast_gateway_mac:
-        db["SAG"] = {"GLOBAL": {"gateway_mac": mac_as(intent.anycast_gateway_mac, "MAC_COLON_TWO")}}
     if intent.vtep is not None:
         db["VXLAN_TUNNEL"] = {VTEP: {"src_ip": intent.vtep.source_ip}}
         db["VXLAN_EVPN_NVO"] = {NVO: {"source_vtep": VTEP}}
