@@ -11,7 +11,6 @@ ports named back, and must find exactly what they find on the NVUE configs of th
 from __future__ import annotations
 
 import copy
-import dataclasses
 import re
 import shutil
 import subprocess
@@ -255,15 +254,22 @@ def test_the_proofs_hold_on_the_sonic_read_back(nvue_small: Compiled) -> None:
     assert {steps.marking.mode, steps.ecn.mode, steps.decap.mode} == {"unknown"}
 
 
-def test_a_planted_isolation_breach_is_found_on_sonic(nvue_small: Compiled) -> None:
+def test_breaches_planted_in_config_db_are_found(nvue_small: Compiled) -> None:
+    """Planted in the CONFIG_DB text itself: an ACL rule that accepts anything ahead of the
+    tenant's rules, and PFC off on one of a tenant's lossless ports, each read back and proven."""
     parsed = _readback(nvue_small)
-    acl = parsed["leaf1"].acls["tnt-storage-in"]
-    first = acl.ordered()[0]
-    acl.rules.append(dataclasses.replace(first, seq=1, source=None, destination=None))  # permit any first
-    port = next(
-        i for i in parsed["leaf1"].interfaces.values() if i.acl_in and i.acl_in.value == "tnt-team-hpc-in"
-    )
-    port.qos.no_drop = {}  # PFC off on a lossless port
+    intent = nvue_small.intents["leaf1"]
+    names = _renamer(intent)
+    sonic_intent = as_sonic(intent, names)
+    db = config_db(sonic_intent)
+    db["ACL_RULE"]["tnt-storage-in|RULE_1"] = {
+        "PRIORITY": "999998",
+        "PACKET_ACTION": "ACCEPT",
+        "IP_TYPE": "IPV4ANY",
+    }
+    port = db["ACL_TABLE"]["tnt-team-hpc-in"]["ports"][0]
+    del db["PORT_QOS_MAP"][port]["pfc_enable"]
+    parsed["leaf1"] = _named_back(parse_sonic("leaf1", dumps(db) + frr_conf(sonic_intent)), names)
     found = [p for p in _proofs(nvue_small, parsed) if not p.startswith("tunnel-")]
     assert any(f.startswith("acl-") and "leaf1" in f for f in found), found
     assert any("pfc" in f and "leaf1" in f for f in found), found
