@@ -5,9 +5,14 @@ A SONiC switch's configuration is two documents: CONFIG_DB, the JSON `sonic-cfgg
 `frr.conf`, which holds BGP and EVPN when the switch runs FRR in `split-unified` mode (frr.py).
 Every table and field is one of sonic-net's own YANG models (sonic-buildimage
 src/sonic-yang-models/yang-models, the models `sonic-yang-mgmt` validates CONFIG_DB with) and its
-CONFIG_DB manual (src/sonic-yang-models/doc/Configuration.md); both are cited at the commit below.
-The rendered text is the CONFIG_DB JSON document followed by the frr.conf text (parse.py splits
-them again). Releases are data, like every NOS's: `RELEASES`.
+CONFIG_DB manual (src/sonic-yang-models/doc/Configuration.md), cited on the release branches
+below. The rendered text is the CONFIG_DB JSON document followed by the frr.conf text
+(document.py; parse.py reads it back for the proofs). patch.py makes the JSON Patch the Generic
+Config Updater applies; counters.py, health.py and identity.py read sonic-utilities' `show`
+commands. Releases are data, like every NOS's: `RELEASES`.
+
+The package has no `PLATFORM` and no entry point: a NOS is registered with its lab twin
+(docs/architecture.md, "Adding a NOS"), and SONiC's is not written.
 """
 
 from __future__ import annotations
