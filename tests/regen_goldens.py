@@ -23,6 +23,7 @@ GOLDEN_TESTS = [
     "tests/lab/test_reference.py",
     "tests/config/test_remediation.py",
     "tests/test_expansion.py",
+    "tests/test_sonic.py",
 ]
 
 
