@@ -18,8 +18,7 @@ from fabricctl.config.rules import fabric_mark
 from fabricctl.platforms.sonic.configdb import ConfigDb, config_db
 from fabricctl.platforms.sonic.patch import json_patch, pointer
 from tests.conftest import NVUE_SMALL
-from tests.sonic_yang import RELEASES, SonicYang
-from tests.test_sonic import as_sonic
+from tests.test_sonic import RELEASES, as_sonic, sonic_yang
 
 MARK = fabric_mark("nvue-small")
 
@@ -98,7 +97,7 @@ def test_a_removed_tenant_leaves_and_foreign_rows_stay(nvue_small: Compiled, wit
 def test_the_patched_config_db_is_valid(release: str, nvue_small: Compiled, without_hpc: Compiled) -> None:
     running = _merge(_db(nvue_small, "leaf1"), FOREIGN)
     result = _applied(running, json_patch(running, _db(without_hpc, "leaf1"), MARK))
-    SonicYang(release).validate(result)
+    sonic_yang(release).validate(result)
 
 
 def test_a_table_emptied_goes_whole(nvue_small: Compiled) -> None:
