@@ -2,6 +2,9 @@
 pyproject, entry points, templates, switch model, parser, remediation, push, health, day 0 and
 lab twin, is installed next to fabricctl and runs a tenant's whole life on the lab through the
 CLI, with the health gate on: added, changed, removed, each planned, applied and re-planned clean.
+Delivered as a rack, its switches boot from factory default by the same day-0 flow as every NOS's:
+`rack add`, `ztp render`, the Kea configuration and `ztp serve`, each switch fetching its own
+boot file, then in service (`rack accept`).
 
 Nothing of it is registered in this process and nothing in it is borrowed from another NOS: the
 CLI and the lab run as programs that find it through its entry points, as they find any NOS.
@@ -20,6 +23,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -31,6 +35,8 @@ from tests.conftest import TESTS
 
 FAKE_NOS = TESTS / "fake_nos"
 PACKAGE = FAKE_NOS / "fabricctl_fakenos"
+#: Its example fabrics: the running pod, and the pod delivered as rack r01 (docs/day0.md).
+FABRICS = ("fabric", "day0")
 #: The modules a NOS's own package may not import: every other NOS, product side and twin.
 OTHER_NOSES = (
     "fabricctl.platforms.comware",
@@ -44,7 +50,7 @@ LAB_START_SECONDS = 60
 def _install(into: Path) -> Path:
     """TinyOS built and installed from a copy of its source (the build writes next to it), with
     the build backend already installed: no index is asked."""
-    source = shutil.copytree(FAKE_NOS, into / "src", ignore=shutil.ignore_patterns("fabric"))
+    source = shutil.copytree(FAKE_NOS, into / "src", ignore=shutil.ignore_patterns(*FABRICS))
     site = into / "site"
     subprocess.run(
         [
@@ -77,28 +83,43 @@ def _env(site: Path) -> dict[str, str]:
     return env
 
 
+@contextmanager
+def _program(argv: list[str], env: dict[str, str], log_path: Path) -> Iterator[subprocess.Popen[bytes]]:
+    """`argv` running as a program, its output in `log_path`, stopped however the block ends."""
+    with log_path.open("w") as log:
+        proc = subprocess.Popen([sys.executable, *argv], env=env, stdout=log, stderr=log)
+        try:
+            yield proc
+        finally:
+            proc.terminate()
+            proc.wait(timeout=30)
+
+
+def _lab_json(root: Path) -> dict[str, Any]:
+    return dict(json.loads((root / ".fabricctl" / "lab" / "lab.json").read_text(encoding="utf-8")))
+
+
+@contextmanager
+def _running_lab(root: Path, env: dict[str, str], log_path: Path) -> Iterator[None]:
+    """The lab of the fabric at `root` running as a program, once it has written its lab.json."""
+    with _program(["-m", "fabricctl.lab", "--root", str(root)], env, log_path) as proc:
+        ready = root / ".fabricctl" / "lab" / "lab.json"
+        deadline = time.monotonic() + LAB_START_SECONDS
+        while not ready.is_file():
+            assert proc.poll() is None, log_path.read_text()
+            assert time.monotonic() < deadline, "the lab did not start"
+            time.sleep(0.2)
+        yield
+
+
 @pytest.fixture
 def lab(site: Path, tmp_path: Path) -> Iterator[tuple[Path, dict[str, str]]]:
     """The TinyOS example fabric copied to a fresh root, its lab running as a program (stopped
     however the test ends)."""
     root = shutil.copytree(FAKE_NOS / "fabric", tmp_path / "fabric")
     env = _env(site)
-    log = (tmp_path / "lab.log").open("w")
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "fabricctl.lab", "--root", str(root)], env=env, stdout=log, stderr=log
-    )
-    try:
-        ready = root / ".fabricctl" / "lab" / "lab.json"
-        deadline = time.monotonic() + LAB_START_SECONDS
-        while not ready.is_file():
-            assert proc.poll() is None, (tmp_path / "lab.log").read_text()
-            assert time.monotonic() < deadline, "the lab did not start"
-            time.sleep(0.2)
+    with _running_lab(root, env, tmp_path / "lab.log"):
         yield root, env
-    finally:
-        proc.terminate()
-        proc.wait(timeout=30)
-        log.close()
 
 
 def _run(env: dict[str, str], root: Path, *argv: str) -> tuple[int, str]:
@@ -193,6 +214,59 @@ def test_a_nos_of_its_own_distribution_runs_a_tenants_life_on_the_lab(
     assert all(
         f"{check} " in out for check in ("bgp-underlay", "bgp-evpn", "lldp", "gpu-port", "vrf", "vni")
     ), out
+
+
+RACK_SWITCHES = ("spine1", "spine2", "leaf1", "leaf2", "leaf3", "leaf4")
+
+
+@pytest.mark.lab
+def test_a_tinyos_rack_boots_from_factory_default_by_ztp(site: Path, tmp_path: Path) -> None:
+    root = shutil.copytree(FAKE_NOS / "day0", tmp_path / "pod")
+    env = _env(site)
+    code, out = _run(
+        env, root, "rack", "add", "r01", "--template", str(root / "rack-template.yaml"),
+        "--serials", str(root / "serials-r01.csv"),
+    )  # fmt: skip
+    assert code == 0, out
+    code, out = _run(env, root, "ztp", "render", "--lab")
+    assert code == 0, out
+    folder = root / ".fabricctl" / "ztp"
+    assert sorted(p.name for p in folder.glob("*.tiny.yaml")) == sorted(
+        f"{n}.tiny.yaml" for n in RACK_SWITCHES
+    )
+    kea = json.loads((folder / "kea-dhcp4.json").read_text(encoding="utf-8"))
+    (subnet,) = kea["Dhcp4"]["subnet4"]
+    boot_files = {r["hostname"]: r["option-data"] for r in subnet["reservations"]}
+    assert boot_files["leaf1"] == [
+        {"name": "boot-file-name", "data": "http://192.0.2.5:8080/leaf1/leaf1.tiny.yaml"}
+    ], boot_files
+    log = tmp_path / "lab.log"
+    with _running_lab(root, env, log):
+        deadline = time.monotonic() + LAB_START_SECONDS
+        while "ztp_waiting" not in _lab_json(root):  # the lab's ZTP agent has listed them
+            assert time.monotonic() < deadline, log.read_text()
+            time.sleep(0.2)
+        assert sorted(_lab_json(root)["ztp_waiting"]) == sorted(RACK_SWITCHES)  # factory default
+        serve = ["-m", "fabricctl", "ztp", "serve", "--lab", "--port", "0", "--root", str(root)]
+        with _program(serve, env, tmp_path / "serve.log"):
+            deadline = time.monotonic() + LAB_START_SECONDS
+            while _lab_json(root).get("ztp_waiting", RACK_SWITCHES):
+                assert time.monotonic() < deadline, log.read_text() + (tmp_path / "serve.log").read_text()
+                time.sleep(0.5)
+        booted = [ln for ln in log.read_text().splitlines() if ln.startswith("ztp: ") and "boot file" in ln]
+        assert len(booted) == len(RACK_SWITCHES) and all(
+            "rebooted with the startup-config" in ln for ln in booted
+        )
+        fetched = [
+            json.loads(ln) for ln in (folder / "fetches.jsonl").read_text(encoding="utf-8").splitlines()
+        ]
+        assert sorted((r["switch"], r["path"], r["status"]) for r in fetched) == sorted(
+            (n, f"/{n}/{n}.tiny.yaml", 200) for n in RACK_SWITCHES
+        )  # each switch its own file, once
+        code, out = _run(env, root, "plan", "--lab", "--detailed-exitcode")  # it runs its day-0 config
+        assert code == 0 and "6 unchanged" in out, out
+        code, out = _run(env, root, "rack", "accept", "r01", "--lab", "--soak", "0s")  # in service
+        assert code == 0 and "rack r01 accepted" in out, out
 
 
 def test_the_fake_nos_borrows_nothing_from_another_nos() -> None:

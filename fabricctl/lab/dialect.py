@@ -6,7 +6,7 @@ import functools
 import itertools
 import json
 import re
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -93,31 +93,30 @@ def command(regex: str, modes: str) -> Callable[[Handler], Handler]:
 _WORD = re.compile(r"[a-z][a-z0-9-]+")
 
 
-_FILTER = re.compile(r"(?P<cmd>.+?)\s*\|\s*(?P<kind>[a-z]+)\s+(?P<regex>.+)")
+#: One output filter of a NOS's CLI: (the lines a command printed, the filter's regex) -> the
+#: lines it keeps. A NOS names its own (`CliSession.OUTPUT_FILTERS`); these three line operations
+#: are what most of them are made of.
+LineFilter = Callable[[list[str], re.Pattern[str]], list[str]]
 
 
-def _filtered(text: str, kind: str, regex: str) -> str:
-    """An output filter: include / exclude the lines matching, begin at the first match, section
-    (EOS: each top-level line that matches with everything indented under it)."""
-    try:
-        pattern = re.compile(regex)
-    except re.error:
-        raise CliError(f"% Invalid regular expression: {regex}") from None
-    lines = text.split("\n")
-    if kind in ("include", "grep"):  # EOS pipes to Linux grep as well
-        return "\n".join(ln for ln in lines if pattern.search(ln))
-    if kind == "exclude":
-        return "\n".join(ln for ln in lines if not pattern.search(ln))
-    if kind == "begin":
-        start = next((i for i, ln in enumerate(lines) if pattern.search(ln)), len(lines))
-        return "\n".join(lines[start:])
-    out, keep = [], False
-    for ln in lines:
-        if ln and not ln[0].isspace():  # a top-level line opens (or closes) a section
-            keep = bool(pattern.search(ln))
-        if keep:
-            out.append(ln)
-    return "\n".join(out)
+def matching(lines: list[str], pattern: re.Pattern[str]) -> list[str]:
+    """The lines the regex matches."""
+    return [ln for ln in lines if pattern.search(ln)]
+
+
+def not_matching(lines: list[str], pattern: re.Pattern[str]) -> list[str]:
+    """The lines the regex does not match."""
+    return [ln for ln in lines if not pattern.search(ln)]
+
+
+def from_first_match(lines: list[str], pattern: re.Pattern[str]) -> list[str]:
+    """The lines from the first the regex matches on."""
+    start = next((i for i, ln in enumerate(lines) if pattern.search(ln)), len(lines))
+    return lines[start:]
+
+
+#: A command piped into an output filter: `<command> | <filter word> <regex>`.
+_PIPE = re.compile(r"(?P<cmd>.+?)\s*\|\s*(?P<kind>[a-z]+)\s+(?P<regex>.+)")
 
 
 def _literal_words(pattern: str) -> list[str]:
@@ -155,7 +154,9 @@ class CliSession:
     #: mode -> a line's first word -> the commands it can start, in table order
     BY_HEAD: dict[str, dict[str, list[Command]]] = {}
     KEYWORDS: frozenset[str] = frozenset()  # the command words, for abbreviations (`dis cur`)
-    FILTERS: tuple[str, ...] = ("include", "exclude", "begin")  # `| include REGEX` and the like
+    #: Its output filters by the word that names one after a `|`, in the order an abbreviated
+    #: word is completed; none unless the NOS's CLI lists its own.
+    OUTPUT_FILTERS: Mapping[str, LineFilter] = {}
     #: The platform's show functions (regex, fn) and the modes they answer in.
     SHOWS: tuple[tuple[str, ShowFn], ...] = ()
     SHOW_MODES: str = ""
@@ -229,6 +230,31 @@ class CliSession:
         """A line for the grammar (in config mode)."""
         raise NotImplementedError
 
+    def bad_filter(self, line: str, regex: str, prompt: str) -> CliError:
+        """The NOS's answer to an output filter whose regex it cannot read: by default, its
+        answer to a word it refuses, pointing at the regex."""
+        words = line.split()
+        return self.invalid(line, words, len(words) - len(regex.split()), prompt)
+
+    async def _piped(self, line: str, prompt: str) -> Output | None:
+        """`line` run through one of the NOS's output filters; None: not such a line."""
+        piped = _PIPE.fullmatch(line)
+        if piped is None:
+            return None
+        kind = next((f for f in self.OUTPUT_FILTERS if f.startswith(piped["kind"])), None)
+        found = self._command(piped["cmd"]) or self._abbreviated(piped["cmd"])
+        if kind is None or found is None:
+            return None
+        try:
+            pattern = re.compile(piped["regex"])
+        except re.error:
+            raise self.bad_filter(line, piped["regex"], prompt) from None
+        cmd, m = found
+        out = await cmd.handler(self, m, False)
+        return "\n".join(
+            self.OUTPUT_FILTERS[kind]((out if isinstance(out, str) else "").split("\n"), pattern)
+        )
+
     async def execute(self, line: str, as_json: bool = False) -> Output:
         """Run one line; raise CliError on failure."""
         if self.question is not None:
@@ -248,14 +274,10 @@ class CliSession:
         if found is not None:
             cmd, m = found
             return await cmd.handler(self, m, as_json)
-        piped = _FILTER.fullmatch(stripped)
-        if piped is not None and not as_json:
-            kind = next((f for f in self.FILTERS if f.startswith(piped["kind"])), None)
-            found = self._command(piped["cmd"]) or self._abbreviated(piped["cmd"])
-            if kind is not None and found is not None:
-                cmd, m = found
-                out = await cmd.handler(self, m, False)
-                return _filtered(out if isinstance(out, str) else "", kind, piped["regex"])
+        if self.OUTPUT_FILTERS and not as_json:
+            filtered = await self._piped(stripped, prompt)
+            if filtered is not None:
+                return filtered
         if self.editor is None:
             words = stripped.split()
             raise self.invalid(line, words, self._exec_error_at(words), prompt)

@@ -16,16 +16,21 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 
+from netutils.interface import abbreviated_interface_name, split_interface
+
 _NUMBER = re.compile(r"\d+(?:/\d+)*(?::\d+)?(?:\.\d+)?")
 
 
 def short(types: Mapping[str, str], name: str) -> str:
-    """`name` as the NOS prints it in a table (`Ethernet1` -> `Et1`, `FourHundredGigE1/0/1` -> `400GE1/0/1`)."""
-    for full, abbreviation in types.items():
-        rest = name[len(full) :]
-        if name.startswith(full) and rest[:1].isdigit():
-            return abbreviation + rest
-    return name
+    """`name` as the NOS prints it in a table (`Ethernet1` -> `Et1`, `FourHundredGigE1/0/1` ->
+    `400GE1/0/1`), by netutils with the NOS's own table (netutils' abbreviations are not every
+    NOS's: FH for Comware's 400GE); a name of a type the NOS does not list is as it is."""
+    kind, number = split_interface(name)
+    if kind not in types or not number[:1].isdigit():
+        return name
+    return abbreviated_interface_name(
+        name, addl_name_map={full: full for full in types}, addl_reverse_map=dict(types)
+    )
 
 
 def canonical(types: Mapping[str, str], text: str) -> str | None:

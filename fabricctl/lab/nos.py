@@ -54,8 +54,13 @@ class LabNos:
     models: Mapping[str, Model]
     #: Full interface type -> the short form its tables print, in the NOS's own interface order.
     interface_types: Mapping[str, str]
-    #: Interface name prefix -> the command-reference view its lines are in (first match; else if-eth).
+    #: Interface name prefix -> the command-reference view its lines are in (the first that
+    #: matches; a NOS whose every other interface is in one view lists it last under "").
     port_views: tuple[tuple[str, str], ...]
+    #: (port name, its view) -> (view, words) of the command-reference line whose documented
+    #: default is the IP MTU of a port that sets none (`mtu` in the port's view; NVUE: the
+    #: object path `interface <port> link mtu`).
+    mtu_at: Callable[[str, str], tuple[str, list[str]]]
     #: (port's config node, view, default of a command in a view) -> its layer.
     port_layer: Callable[[Node, str, Callable[[str, list[str]], str | None]], PortLayer]
     #: The command reference (YAML text, lab/devices/<nos>/commands.yaml).
@@ -87,6 +92,14 @@ class LabNos:
     parse_config: Callable[[str], Node] | None = None
     #: Its gNMI target (lab/gnmi/model.GnmiTarget: capabilities, modes, paths); None: no gNMI.
     gnmi: Any = None
+
+    def port_view(self, port: str) -> str:
+        """The command-reference view the lines of interface `port` are in (`port_views`);
+        ValueError: an interface none of its prefixes names."""
+        view = next((v for prefix, v in self.port_views if port.startswith(prefix)), None)
+        if view is None:
+            raise ValueError(f"{self.name}: no port view for interface {port!r}")
+        return view
 
     def hardware_facts(self, model: str) -> Model:
         """The facts of switch model `model`; a model this NOS's table does not list reports as

@@ -4,7 +4,8 @@ A real switch answers `display interface` / `show interfaces` from its state, no
 lines it was given: a port without an `mtu` line still has an IP MTU (the documented default),
 and says so. The values here come from the config tree and lab/devices/<platform>/commands.yaml
 only; which lines make a port routed, and which view of the command reference its lines are in,
-are the NOS's (`LabNos.port_views`, `LabNos.port_layer`).
+are the NOS's (`LabNos.port_views`, `LabNos.port_layer`), and so is where its reference documents
+a port's default IP MTU (`LabNos.mtu_at`).
 """
 
 from __future__ import annotations
@@ -52,12 +53,12 @@ def port_state(
     if node is None:
         return None
     nos = lab_nos(platform)
-    view = next((v for prefix, v in nos.port_views if name.startswith(prefix)), "if-eth")
+    view = nos.port_view(name)
     ref = reference(platform)
     layer = nos.port_layer(node, view, ref.default)
     routed = layer.routed
     ip = value_of(node, "ip", "address")
-    mtu_default = ref.default(view, ["mtu"])
+    mtu_default = ref.default(*nos.mtu_at(name, view))
     ip_mtu = (int_or_none(value_of(node, "mtu")) or int_or_none(mtu_default)) if routed else None
     admin_up = "shutdown" not in node.children
     return PortState(

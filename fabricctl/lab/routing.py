@@ -392,12 +392,7 @@ class Routing:
         if here is not None and here.mtu:
             return here.mtu
         nos = lab_nos(facts.platform)
-        ref = reference(facts.platform)
-        view = next((v for prefix, v in nos.port_views if port.startswith(prefix)), "if-eth")
-        if view in ref.grammar.modes:
-            default = ref.default(view, ["mtu"])
-        else:  # a reference of object paths (NVUE): the port's `link mtu`
-            default = ref.default(ref.grammar.root, ["interface", port, "link", "mtu"])
+        default = reference(facts.platform).default(*nos.mtu_at(port, nos.port_view(port)))
         return int(default) if default and default.isdigit() else 1500
 
     def arp(self, device: str) -> list[ArpEntry]:

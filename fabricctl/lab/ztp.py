@@ -118,12 +118,12 @@ def _run(lab: LabFabric, name: str, url: str, serve: tuple[str, int], record: Bo
     record.fetched = tuple(fetched)
     if reboot:
         lab.ztp_done(name, config, reboot=True, how=json.dumps(_done(record, how)))
-        return f"ran the boot script, rebooted with the startup-config ({how})"
+        return f"took its boot file, rebooted with the startup-config it gave ({how})"
     try:
         lab.ztp_done(name, config, reboot=False, how=json.dumps(_done(record, how)))
     except Exception as exc:  # a line the switch refuses: the auto-configuration fails
         raise BootFailed(f"{url}: the switch refused the file: {exc}") from None
-    return f"ran the configuration file ({how})"
+    return f"ran its boot file as its configuration ({how})"
 
 
 def _done(record: Boot, how: str) -> dict[str, Any]:

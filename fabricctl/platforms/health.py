@@ -7,10 +7,13 @@ turns the rows ntc-templates parses out of them into one neutral `SwitchHealth`,
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
+
+from netutils.interface import canonical_interface_name, split_interface
 
 from fabricctl.platforms.boot import BootState
 
@@ -79,14 +82,24 @@ def numbers(words: list[str]) -> list[int]:
 
 
 def expand_name(name: str, short_names: Mapping[str, str]) -> str:
-    """`name` in full when it starts with one of the NOS's abbreviations followed by the port
-    number (`XGE1/0/1` -> `Ten-GigabitEthernet1/0/1`, `Et1` -> `Ethernet1`); others unchanged.
-    The longest abbreviation wins (`400GE` before `GE`); a full name is never touched."""
-    for short in sorted(short_names, key=len, reverse=True):
-        rest = name[len(short) :]
-        if name.startswith(short) and rest[:1].isdigit():
-            return short_names[short] + rest
-    return name
+    """`name` in full when it is one of the NOS's abbreviations followed by the port number
+    (`XGE1/0/1` -> `Ten-GigabitEthernet1/0/1`, `Et1` -> `Ethernet1`), by netutils with the NOS's
+    own table (`short_names`, in its platform package with its source: netutils' spellings are
+    not every NOS's, e.g. FourHundredGigabitEthernet for Comware's FourHundredGigE); a full name
+    and a name of a type the NOS does not list (a neighbour of another NOS's port) unchanged."""
+    return _expanded(name, tuple(short_names.items()))
+
+
+@functools.lru_cache(maxsize=8192)
+def _expanded(name: str, short_names: tuple[tuple[str, str], ...]) -> str:
+    """expand_name, once per name and table: a fabric's tables repeat the same port names, and
+    netutils merges its maps on every call."""
+    table = dict(short_names)
+    kind, number = split_interface(name)
+    if kind not in table or not number[:1].isdigit():
+        return name
+    full_names = {full: full for full in table.values()}
+    return canonical_interface_name(name, addl_name_map={**full_names, **table})
 
 
 def session_state(state: str) -> str:

@@ -6,7 +6,13 @@ engineer checking a port after a change would.
 
 from __future__ import annotations
 
+import dataclasses
+
+import pytest
+
 from fabricctl.lab import LabFabric
+from fabricctl.lab.nos import lab_nos
+from fabricctl.lab.reference import reference
 
 from .conftest import connect, napalm_eos
 
@@ -103,3 +109,22 @@ def test_a_port_links_only_at_its_cables_speed(tmp_path) -> None:  # type: ignor
         if platform == "eos":
             leaf1.configure([f"interface {lane}", "speed 200g-4"])
             assert lab.state().link_up("leaf1", lane) and not lab.state().link_up("leaf1", parent)
+
+
+def test_each_nos_says_where_its_reference_documents_a_ports_default_ip_mtu() -> None:
+    """The lab's core asks the NOS for a port's view and the line whose default is its IP MTU:
+    `mtu` in EOS's and Comware's interface views, NVUE's object path `interface <port> link mtu`."""
+    expected = {
+        ("eos", "Ethernet1"): ("if-eth", "1500"),
+        ("eos", "Port-Channel1"): ("if-eth", "1500"),  # no prefix of its own: the catch-all view
+        ("comware", "FourHundredGigE1/0/1"): ("if-eth", "1500"),
+        ("comware", "Vsi-interface4197"): ("if-vsi", "1500"),
+        ("nvue", "swp1"): ("set", "9216"),
+    }
+    for (platform, port), (view, default) in expected.items():
+        nos = lab_nos(platform)
+        assert nos.port_view(port) == view, (platform, port)
+        assert reference(platform).default(*nos.mtu_at(port, view)) == default, (platform, port)
+    narrow = dataclasses.replace(lab_nos("eos"), port_views=(("Ethernet", "if-eth"),))
+    with pytest.raises(ValueError, match="eos: no port view for interface 'Loopback0'"):
+        narrow.port_view("Loopback0")

@@ -158,20 +158,28 @@ def test_output_filters(lab: LabFabric) -> None:
     try:
         hostname = send_text(eos, "show running-config | include ^hostname")
         section = send_text(eos, "show running-config | section Management1")
+        grep = send_text(eos, "show running-config | grep ^hostname")
+        bad = send_text(eos, "show running-config | include (")
     finally:
         eos.disconnect()
-    assert hostname.strip().splitlines() == ["hostname leaf01"]
+    assert hostname.strip().splitlines() == ["hostname leaf01"] == grep.strip().splitlines()
     assert section.splitlines()[0] == "interface Management1" and all(
         ln.startswith("   ") for ln in section.splitlines()[1:]
     )
+    assert bad.strip() == "% Invalid regular expression: ("
     comware = connect(lab, "spine01")
     try:
         begin = send_text(comware, "display current-configuration | begin ^interface M-GigabitEthernet")
         sysname = send_text(comware, "dis cur | inc sysname")
+        section = send_text(comware, "dis cur | section sysname")  # EOS's filter, not Comware's
+        bad = send_text(comware, "dis cur | inc (")
     finally:
         comware.disconnect()
     assert begin.splitlines()[0] == "interface M-GigabitEthernet0/0/0"
     assert sysname.strip() == "sysname spine01"
+    assert "% Unrecognized command found at '^' position." in section
+    caret = " " * len("<spine01>dis cur | inc ") + "^"  # under the regex it cannot read
+    assert bad.splitlines()[-2:] == [caret, " % Unrecognized command found at '^' position."], bad
 
 
 def test_tab_completes_a_word_that_only_one_command_takes(lab: LabFabric) -> None:

@@ -42,7 +42,9 @@ NOS = LabNos(
         ("Vsi-interface", "if-vsi"),
         ("LoopBack", "if-lo"),
         ("M-GigabitEthernet", "if-mgmt"),
+        ("", "if-eth"),  # the rest: an Ethernet interface view's commands
     ),
+    mtu_at=lambda port, view: (view, ["mtu"]),  # `mtu` in the interface view
     port_layer=_port_layer,
     reference_text=lambda: resources.files(__name__).joinpath("commands.yaml").read_text(encoding="utf-8"),
     read_facts=facts.read_facts,

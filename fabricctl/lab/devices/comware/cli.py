@@ -13,7 +13,18 @@ from fabricctl.lab.config_tree import Node
 from fabricctl.lab.device import FLASH_NAME
 from fabricctl.lab.devices.comware.names import INTERFACE_TYPES
 from fabricctl.lab.devices.comware.render import render_comware
-from fabricctl.lab.dialect import CliError, CliSession, Logout, Output, Reboot, command, word_column
+from fabricctl.lab.dialect import (
+    CliError,
+    CliSession,
+    Logout,
+    Output,
+    Reboot,
+    command,
+    from_first_match,
+    matching,
+    not_matching,
+    word_column,
+)
 from fabricctl.lab.editor import Editor, InvalidInput
 from fabricctl.lab.names import canonical, full_interface_line
 from fabricctl.lab.sessions import CommitFailed
@@ -49,6 +60,9 @@ class ComwareCli(CliSession):
     """One Comware CLI session over SSH."""
 
     SHOWS = (*show_comware.SHOWS, *show_boot.SHOWS)
+    #: `display ... | { begin | exclude | include } regular-expression` (Comware V7 Fundamentals
+    #: Configuration Guide, "Filtering the output from a display command").
+    OUTPUT_FILTERS = {"begin": from_first_match, "exclude": not_matching, "include": matching}
     SHOW_MODES = "user system"
 
     @property

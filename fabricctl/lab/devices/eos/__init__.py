@@ -36,7 +36,9 @@ NOS = LabNos(
         ("Loopback", "if-lo"),
         ("Vxlan", "if-vx"),
         ("Management", "if-mgmt"),
+        ("", "if-eth"),  # Port-Channel and the rest: an Ethernet interface's commands
     ),
+    mtu_at=lambda port, view: (view, ["mtu"]),  # `mtu` in the interface's mode
     port_layer=_port_layer,
     reference_text=lambda: resources.files(__name__).joinpath("commands.yaml").read_text(encoding="utf-8"),
     read_facts=facts.read_facts,

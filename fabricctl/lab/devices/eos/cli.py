@@ -16,7 +16,17 @@ from fabricctl.lab.config_tree import Node
 from fabricctl.lab.device import LabDevice
 from fabricctl.lab.devices.eos.names import INTERFACE_TYPES
 from fabricctl.lab.devices.eos.spelling import session_diff
-from fabricctl.lab.dialect import CliError, CliSession, Logout, Output, Reboot, command
+from fabricctl.lab.dialect import (
+    CliError,
+    CliSession,
+    Logout,
+    Output,
+    Reboot,
+    command,
+    from_first_match,
+    matching,
+    not_matching,
+)
 from fabricctl.lab.editor import Editor, InvalidInput
 from fabricctl.lab.names import canonical, full_interface_line
 from fabricctl.lab.sessions import CommitFailed
@@ -34,10 +44,28 @@ RELOAD_SAVE = "System configuration has been modified. Save? [yes/no/cancel/diff
 RELOAD_CONFIRM = "Proceed with reload? [confirm]"
 
 
+def _section(lines: list[str], pattern: re.Pattern[str]) -> list[str]:
+    """`| section REGEX`: each top-level line that matches, with everything indented under it."""
+    out, keep = [], False
+    for ln in lines:
+        if ln and not ln[0].isspace():  # a top-level line opens (or closes) a section
+            keep = bool(pattern.search(ln))
+        if keep:
+            out.append(ln)
+    return out
+
+
 class EosCli(CliSession):
     """One EOS CLI session (SSH channel or eAPI request); starts privileged (`#`)."""
 
-    FILTERS = ("include", "exclude", "begin", "section", "grep")
+    #: The EOS User Manual's output modifiers after a `|`; `grep` pipes to its Linux shell's.
+    OUTPUT_FILTERS = {
+        "include": matching,
+        "exclude": not_matching,
+        "begin": from_first_match,
+        "section": _section,
+        "grep": matching,
+    }
     SHOWS = (
         *show_eos.SHOWS,
         *show_eos_routing.SHOWS,
@@ -101,6 +129,9 @@ class EosCli(CliSession):
                 raise CliError("% This is an unconverted command", code=1003)
             return {}
         return out
+
+    def bad_filter(self, line: str, regex: str, prompt: str) -> CliError:
+        return CliError(f"% Invalid regular expression: {regex}")
 
     async def config_line(self, line: str) -> None:
         self.apply_config(full_interface_line(INTERFACE_TYPES, line, self.dev.grammar.negations))

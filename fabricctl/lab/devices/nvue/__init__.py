@@ -50,6 +50,7 @@ NOS = LabNos(
     models=hardware.MODELS,
     interface_types=INTERFACE_TYPES,
     port_views=(("", "set"),),
+    mtu_at=lambda port, view: (view, ["interface", port, "link", "mtu"]),  # the object path `link mtu`
     port_layer=_port_layer,
     reference_text=lambda: resources.files(__name__).joinpath("commands.yaml").read_text(encoding="utf-8"),
     read_facts=facts.read_facts,

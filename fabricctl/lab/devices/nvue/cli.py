@@ -28,7 +28,7 @@ import fabricctl.lab.devices.nvue.show as show
 from fabricctl.lab.device import LabDevice
 from fabricctl.lab.devices.nvue.revisions import RevisionError
 from fabricctl.lab.devices.nvue.tree import Tree, diff, dump_yaml, header, set_path, unset_path
-from fabricctl.lab.dialect import CliError, CliSession, Disconnect, Logout, Output, Reboot, command
+from fabricctl.lab.dialect import CliError, CliSession, Disconnect, Logout, Output, Reboot, command, matching
 from fabricctl.lab.grammar import Grammar, Rule
 from fabricctl.lab.runtime import lab_credentials
 from fabricctl.lab.view import View
@@ -130,6 +130,7 @@ class NvueCli(CliSession):
 
     SHOWS = tuple(linux.SHOWS)  # the Linux shell's own commands: iproute2, arp, vtysh
     SHOW_MODES = "bash"
+    OUTPUT_FILTERS = {"grep": matching}  # its shell's `command | grep REGEX`
 
     def __init__(self, dev: LabDevice) -> None:
         super().__init__(dev)

@@ -26,6 +26,7 @@ NOS = LabNos(
     models=hardware.MODELS,
     interface_types=names.INTERFACE_TYPES,
     port_views=(("port", "global"), ("lo", "global")),
+    mtu_at=lambda port, view: (view, ["set", "interface", port, "mtu"]),
     port_layer=_port_layer,
     reference_text=lambda: resources.files(__name__).joinpath("commands.yaml").read_text(encoding="utf-8"),
     read_facts=facts.read_facts,

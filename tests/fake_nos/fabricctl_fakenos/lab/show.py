@@ -46,4 +46,4 @@ def counters(view: View) -> dict[str, Any]:
 
 
 def version(view: View) -> dict[str, Any]:
-    return {"model": f"TinyOS {view.dev.spec.model}", "serial": f"TINY{view.name.upper()}"}
+    return {"model": f"TinyOS {view.dev.spec.model}", "serial": view.dev.serial()}
