@@ -232,6 +232,7 @@ def _switch_table(plan: Plan, shown: list[str]) -> str:
     return "".join(out)
 
 
+# long: one SVG drawing: its layout sizes, then the spine row, the leaf rows and the legend, all placed by that layout
 def _fabric(plan: Plan, compiled: Compiled) -> list[str]:
     """The SVG picture: spines row, then one row of GPU-port cells per leaf, plus the legend."""
     alloc = compiled.allocation
