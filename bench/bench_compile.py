@@ -39,7 +39,9 @@ import sys
 import tempfile
 import time
 import tracemalloc
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
@@ -97,7 +99,7 @@ def _have_renderer() -> bool:
     return (REPO / "fabricctl" / "render.py").is_file()
 
 
-def _pipeline(root: Path, out: Path | None) -> tuple[dict[str, float], dict]:
+def _pipeline(root: Path, out: Path | None) -> tuple[dict[str, float], dict[str, Any]]:
     """One full run, stage by stage (the same calls compile_fabric + write_artifacts make)."""
     from fabricctl.compile.allocate import allocate
     from fabricctl.compile.build import device_intent
@@ -106,15 +108,17 @@ def _pipeline(root: Path, out: Path | None) -> tuple[dict[str, float], dict]:
     from fabricctl.model.load import load_fabric, load_tenants
     from fabricctl.model.problems import ProblemLog
 
-    t = {}
+    t: dict[str, float] = {}
     t0 = time.perf_counter()
     log = ProblemLog(root)
     fabric = load_fabric(root, log)
     docs = load_tenants(root, log)
     log.check()
+    assert fabric is not None  # log.check() raised on every problem that left none
     view = read_fabric(fabric)  # the model read once, as compile_fabric does
     topo = build_topology(view, log)
     log.check()
+    assert topo is not None
     t1 = time.perf_counter()
     alloc = allocate(view, topo, docs, log)
     log.check()
@@ -122,7 +126,7 @@ def _pipeline(root: Path, out: Path | None) -> tuple[dict[str, float], dict]:
     intents = {sw.name: device_intent(view, topo, alloc, sw) for sw in view.switches}
     t3 = time.perf_counter()
     t["load+validate"], t["allocate"], t["intent"] = t1 - t0, t2 - t1, t3 - t2
-    info = {"devices": len(intents), "tenants": len(docs), "lines": None}
+    info: dict[str, Any] = {"devices": len(intents), "tenants": len(docs), "lines": None}
     if out is not None:
         from fabricctl.artifacts import write_artifacts
         from fabricctl.render import Renderer
@@ -140,7 +144,7 @@ def _fresh_out(base: Path, i: int) -> Path:
     return out
 
 
-def worker_full(root: Path, runs: int) -> dict:
+def worker_full(root: Path, runs: int) -> dict[str, Any]:
     render = _have_renderer()
     scratch = Path(tempfile.mkdtemp(prefix="bench-out-"))
     try:
@@ -152,7 +156,7 @@ def worker_full(root: Path, runs: int) -> dict:
             import fabricctl.render  # noqa: F401
         imports = time.perf_counter() - t_imp
         samples: list[dict[str, float]] = []
-        info: dict = {}
+        info: dict[str, Any] = {}
         for i in range(runs):
             out = _fresh_out(scratch, i) if render else None
             gc.collect()
@@ -181,7 +185,7 @@ def worker_full(root: Path, runs: int) -> dict:
         shutil.rmtree(scratch, ignore_errors=True)
 
 
-def worker_rss(root: Path) -> dict:
+def worker_rss(root: Path) -> dict[str, Any]:
     """One run in a fresh process: ru_maxrss is that run's peak (imports included)."""
     render = _have_renderer()
     scratch = Path(tempfile.mkdtemp(prefix="bench-out-"))
@@ -199,7 +203,7 @@ def worker_rss(root: Path) -> dict:
         shutil.rmtree(scratch, ignore_errors=True)
 
 
-def worker_incremental(root: Path, runs: int) -> dict:
+def worker_incremental(root: Path, runs: int) -> dict[str, Any]:
     from fabricctl.artifacts import write_artifacts
     from fabricctl.compile.build import compile_fabric
     from fabricctl.render import Renderer
@@ -235,13 +239,14 @@ def _maxrss() -> int:
 # --------------------------------------------------------------------------- driver side
 
 
-def _run_worker(mode: str, root: Path, runs: int) -> dict:
+def _run_worker(mode: str, root: Path, runs: int) -> dict[str, Any]:
     cmd = [sys.executable, str(Path(__file__).resolve()), "--worker", mode, str(root), str(runs)]
     proc = subprocess.run(cmd, capture_output=True, text=True, check=False)
     if proc.returncode != 0:
         sys.stderr.write(proc.stderr)
         raise SystemExit(f"worker {mode} failed on {root}")
-    return json.loads(proc.stdout.strip().splitlines()[-1])
+    result: dict[str, Any] = json.loads(proc.stdout.strip().splitlines()[-1])
+    return result
 
 
 def _fmt_s(med: float, lo: float) -> str:
@@ -259,9 +264,11 @@ def main(argv: list[str] | None = None) -> int:
 
     if args.worker:
         mode, root, runs = args.worker[0], Path(args.worker[1]), int(args.worker[2])
-        fn = {"full": lambda: worker_full(root, runs), "rss": lambda: worker_rss(root)}.get(
-            mode, lambda: worker_incremental(root, runs)
-        )
+        workers: dict[str, Callable[[], dict[str, Any]]] = {
+            "full": lambda: worker_full(root, runs),
+            "rss": lambda: worker_rss(root),
+        }
+        fn = workers.get(mode, lambda: worker_incremental(root, runs))
         from fabricctl.model.problems import InputError
 
         try:

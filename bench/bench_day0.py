@@ -34,6 +34,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 REPO = Path(__file__).resolve().parent.parent
 EXAMPLE = REPO / "examples" / "day0"
@@ -57,9 +58,12 @@ def cli(root: Path, *args: str, env: dict[str, str]) -> tuple[float, str]:
     return took, done.stdout
 
 
-def lab_json(root: Path) -> dict:  # type: ignore[type-arg]
+def lab_json(root: Path) -> dict[str, Any]:
     try:
-        return json.loads((root / ".fabricctl" / "lab" / "lab.json").read_text(encoding="utf-8"))
+        data: dict[str, Any] = json.loads(
+            (root / ".fabricctl" / "lab" / "lab.json").read_text(encoding="utf-8")
+        )
+        return data
     except (OSError, ValueError):
         return {}
 

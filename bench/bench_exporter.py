@@ -39,6 +39,11 @@ import tempfile
 import time
 import urllib.request
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from fabricctl.compile.build import Compiled
+    from fabricctl.telemetry.exporter import Exposition
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO / "bench"))
@@ -46,7 +51,8 @@ sys.path.insert(0, str(REPO / "bench"))
 
 def _metrics(url: str) -> str:
     with urllib.request.urlopen(url, timeout=60) as reply:
-        return reply.read().decode()
+        body: bytes = reply.read()
+    return body.decode()
 
 
 def _polled(text: str) -> dict[str, float]:
@@ -150,32 +156,33 @@ def scrape(runs: int) -> None:
             f"formatting one switch's series after its read (poller thread): median "
             f"{statistics.median(formatting) * 1000:.0f} ms, {sum(formatting):.1f} s for all"
         )
-        times, size, series = [], 0, 0
+        times: list[float] = []
+        size = series = 0
         for _ in range(runs):
             t = time.monotonic()
             body = exposition.render()
             times.append(time.monotonic() - t)
             size = len(body)
             series = sum(1 for line in body.splitlines() if line and not line.startswith(b"#"))
-        ports = sum(len(p) for p in by_switch.values())
+        port_count = sum(len(p) for p in by_switch.values())
         print(
-            f"scrape at {len(by_switch)} switches ({ports} ports): {series} series, {size / 1e6:.1f} MB "
+            f"scrape at {len(by_switch)} switches ({port_count} ports): {series} series, {size / 1e6:.1f} MB "
             f"uncompressed, median {statistics.median(times):.2f} s to serve ({runs} runs)"
         )
-        print(json.dumps({"switches": len(by_switch), "ports": ports, "series": series, "bytes": size}))
+        print(json.dumps({"switches": len(by_switch), "ports": port_count, "series": series, "bytes": size}))
     finally:
         shutil.rmtree(root, ignore_errors=True)
 
 
-def _synthetic(compiled: object) -> object:
+def _synthetic(compiled: Compiled) -> Exposition:
     """An exposition of `compiled` with every cabled port's counters (as `scrape` gives them)."""
     from fabricctl.platforms.counters import Optic, PortCounters, SwitchCounters
     from fabricctl.telemetry.exporter import Exposition, Snapshot
     from fabricctl.telemetry.labels import port_labels
 
-    exposition = Exposition(compiled)  # type: ignore[arg-type]
+    exposition = Exposition(compiled)
     by_switch: dict[str, list[str]] = {}
-    for switch, port in port_labels(compiled):  # type: ignore[arg-type]
+    for switch, port in port_labels(compiled):
         by_switch.setdefault(switch, []).append(port)
     for switch, ports in by_switch.items():
         counters = SwitchCounters(clock=0.0)
@@ -199,7 +206,7 @@ def hostile(runs: int) -> None:
     from fabricctl.telemetry.exporter import serve
 
     compiled = compile_fabric(REPO / "examples" / "multipod-10k")
-    server = serve(_synthetic(compiled), "127.0.0.1", 0)  # type: ignore[arg-type]
+    server = serve(_synthetic(compiled), "127.0.0.1", 0)
 
     def scrape_once() -> tuple[float, int]:
         t = time.monotonic()

@@ -12,13 +12,14 @@ delete), one record appended (fetch, commit, push), and `read_records` of N reco
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import statistics
 import subprocess
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from fabricctl.deploy import gitstate, lock
 
@@ -39,7 +40,7 @@ def shown(sample: tuple[float, float]) -> str:
     return f"{sample[0]:.3f} s ({sample[1]:.3f})"
 
 
-def timed(fn, runs: int) -> tuple[float, float]:
+def timed(fn: Callable[[], object], runs: int) -> tuple[float, float]:
     samples = []
     for _ in range(runs):
         start = time.perf_counter()
@@ -77,9 +78,12 @@ def main() -> None:
 
         def append() -> None:
             count[0] += 1
-            run_id = f"20260101T000000.{count[0]:06d}Z-1"
-            data = {**record, "run_id": run_id}
-            gitstate.push_record(remote, run_id, data, json.dumps(data))
+            data: dict[str, Any] = {**record, "run_id": f"20260101T000000.{count[0]:06d}Z-1"}
+
+            def link(chain: dict[str, Any]) -> None:  # a finished record joins the chain, as apply's does
+                data["chain"] = chain
+
+            gitstate.push_record(remote, lambda: data, link)
 
         print(f"lock acquire + release   {shown(timed(lock_cycle, args.runs))}")
         print(f"append one run record    {shown(timed(append, args.runs))}")

@@ -29,6 +29,8 @@ import sys
 import tempfile
 import time
 import urllib.request
+from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
@@ -50,7 +52,7 @@ def _value(text: str, metric: str, switch: str, port: str) -> float | None:
 _PHASE = random.Random(39)
 
 
-def _lag(url: str, change: object, metric: str, switch: str, port: str) -> float:
+def _lag(url: str, change: Callable[[], object], metric: str, switch: str, port: str) -> float:
     """Seconds from `change()` to the series of (switch, port) showing another value (the series
     present before: a stream that was being opened again is waited for, not timed)."""
     deadline = time.monotonic() + 120
@@ -60,7 +62,7 @@ def _lag(url: str, change: object, metric: str, switch: str, port: str) -> float
         time.sleep(0.05)
     time.sleep(_PHASE.uniform(0, 1))  # anywhere in the sample interval, not just after a sample
     started = time.monotonic()
-    change()  # type: ignore[operator]
+    change()
     while time.monotonic() - started < 120:
         if _value(_metrics(url), metric, switch, port) != before:
             return time.monotonic() - started
@@ -106,7 +108,7 @@ def main() -> None:
     try:
         with feeds(root, True, names, 8, 60, exposition.update) as (_, streamed):
             server = serve(exposition, "127.0.0.1", 0)
-            url = f"http://127.0.0.1:{server.server_address[1]}/metrics"
+            url = f"http://127.0.0.1:{server.address[1]}/metrics"
             lags: dict[str, list[float]] = {}
             for fault, metric in (
                 ("lossless_drops", "fabricctl_port_discards_total"),
@@ -115,7 +117,7 @@ def main() -> None:
                 lags[fault] = [
                     _lag(
                         url,
-                        lambda on=i % 2 == 0, f=fault: lab.set_faults(switch, **{f: [port] if on else []}),
+                        partial(lab.set_faults, switch, None, **{fault: [port] if i % 2 == 0 else []}),
                         metric,
                         switch,
                         port,
@@ -126,7 +128,7 @@ def main() -> None:
             cpu0, wall0 = sum(os.times()[:2]), time.monotonic()
             time.sleep(args.window)
             cpu = (sum(os.times()[:2]) - cpu0) / (time.monotonic() - wall0)
-            server.shutdown()
+            server.stop()
         print(
             f"fabric: {args.fabric.name}, {len(streamed)} switches streamed over gNMI (SAMPLE 1 s, oper-status ON_CHANGE)"
         )

@@ -36,6 +36,7 @@ def main() -> None:
     from fabricctl.cli import main as cli
     from fabricctl.compile.build import compile_fabric
     from fabricctl.lab import LabFabric
+    from fabricctl.lab.device import LabDevice
     from fabricctl.lab.runtime import lab_json, write_lab_json
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -53,9 +54,9 @@ def main() -> None:
         for name, dev in lab.devices.items():
             text = (root / "out" / f"{name}.cfg").read_text(encoding="utf-8")
 
-            def load(dev: object = dev, text: str = text) -> None:
-                dev.running.replace_contents(dev.parse(text, base=dev.running))  # type: ignore[attr-defined]
-                dev.persist_running()  # type: ignore[attr-defined]
+            def load(dev: LabDevice = dev, text: str = text) -> None:
+                dev.running.replace_contents(dev.parse(text, base=dev.running))
+                dev.persist_running()
 
             lab.call(load)
         write_lab_json(root, lab)

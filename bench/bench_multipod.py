@@ -34,6 +34,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
@@ -72,7 +73,7 @@ def child(root: Path, runs: int) -> None:
     print(json.dumps({"runs": out, "peak_mib": peak_mib}))
 
 
-def measure(pods: int, runs: int) -> dict[str, object]:
+def measure(pods: int, runs: int) -> dict[str, Any]:
     with tempfile.TemporaryDirectory(prefix=f"mp{pods}-") as tmp:
         root = Path(tmp)
         gpus = gen_100k.write_fabric(root, pods=pods, max_pods=64 if pods > 32 else None)
@@ -86,7 +87,7 @@ def measure(pods: int, runs: int) -> dict[str, object]:
         )
         if proc.returncode != 0:
             raise SystemExit(f"{pods} pods: the measuring process failed:\n{proc.stderr[-2000:]}")
-        data = json.loads(proc.stdout.strip().splitlines()[-1])
+        data: dict[str, Any] = json.loads(proc.stdout.strip().splitlines()[-1])
     data.update(pods=pods, gpus=gpus)
     return data
 
@@ -114,17 +115,17 @@ def main(argv: list[str]) -> int:
         runs = args.runs_large if args.runs_large and pods * 2048 > 50_000 else args.runs
         data = measure(pods, runs)
         rs = data["runs"]
-        for r in rs:  # type: ignore[attr-defined]
+        for r in rs:
             r["total"] = r["compile"] + r["render"]
-        c, t, tot = (_median(rs, k) for k in ("compile", "render", "total"))  # type: ignore[arg-type]
-        first = rs[0]  # type: ignore[index]
+        c, t, tot = (_median(rs, k) for k in ("compile", "render", "total"))
+        first = rs[0]
         print(
             f"{pods:>4} {data['gpus']:>7,} {first['tenants']:>7,} {first['switches']:>8,} "
             f"{c[0]:>6.2f} [{c[1]:>5.2f}] {t[0]:>6.2f} [{t[1]:>5.2f}] {tot[0]:>6.2f} [{tot[1]:>5.2f}] "
             f"{data['peak_mib']:>8.0f}",
             flush=True,
         )
-        results.append((int(data["gpus"]), tot[0], len(rs)))  # type: ignore[call-overload]
+        results.append((int(data["gpus"]), tot[0], len(rs)))
     if len(results) >= 2:
         xs = [g for g, _, _ in results]
         ys = [t for _, t, _ in results]

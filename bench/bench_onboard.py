@@ -43,6 +43,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
@@ -113,9 +114,7 @@ def cli(root: Path, *args: str, env: dict[str, str], ok: tuple[int, ...] = (0,))
     return took, done.stdout, done.stderr
 
 
-def onboard(
-    root: Path, k: int, scope: str, window: str, timeout: int, env: dict[str, str]
-) -> dict[str, object]:
+def onboard(root: Path, k: int, scope: str, window: str, timeout: int, env: dict[str, str]) -> dict[str, Any]:
     name = f"onb{k:02d}"
     plan_file = root.parent / f"{name}.plan.json"
     times: dict[str, float] = {}
@@ -219,7 +218,7 @@ def main(argv: list[str]) -> int:
             t = r["times"]
             print(
                 f"{r['tenant']:<7} "
-                + " ".join(f"{t[s]:6.2f}" for s in STAGES)  # type: ignore[index]
+                + " ".join(f"{t[s]:6.2f}" for s in STAGES)
                 + f" {r['total']:6.2f}  {r['leaves']!s:>6} {r['fetched']:>7} {r['to_change']:>7} "
                 f"{r['reread']!s:>7} {r['pushed']:>6} {r['checked']!s:>10}"
                 + (
@@ -234,9 +233,9 @@ def main(argv: list[str]) -> int:
             f"\n{len(runs)} onboardings of 64 GPUs on {switches} switches ({healthy} checked healthy), load {_load()}:"
         )
         for stage in STAGES:
-            values = [r["times"][stage] for r in runs]  # type: ignore[index]
+            values = [r["times"][stage] for r in runs]
             print(f"  {stage:<6} median {statistics.median(values):6.2f} s  p99 {p99(values):6.2f} s")
-        totals = [float(r["total"]) for r in runs]  # type: ignore[arg-type]
+        totals = [float(r["total"]) for r in runs]
         print(
             f"  {'total':<6} median {statistics.median(totals):6.2f} s  p99 {p99(totals):6.2f} s  (target p99 <= 30 s)"
         )

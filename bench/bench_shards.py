@@ -24,6 +24,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
@@ -49,10 +50,13 @@ FABRICCTL = [sys.executable, "-m", "fabricctl"]
 
 
 def setup(root: Path, pods: int, platform: str, tiny: bool) -> None:
-    shape = (
-        dict(spines=2, leaves=2, gpu_ports="33-34", nics=2, leaf_uplinks=2, spine_uplinks=2) if tiny else {}
-    )
-    gen_100k.write_fabric(root, pods=pods, platform=platform, **shape)  # type: ignore[arg-type]
+    if tiny:
+        gen_100k.write_fabric(
+            root, pods=pods, platform=platform, spines=2, leaves=2, gpu_ports="33-34", nics=2, leaf_uplinks=2,
+            spine_uplinks=2,
+        )  # fmt: skip
+    else:
+        gen_100k.write_fabric(root, pods=pods, platform=platform)
     (root / "tenants").mkdir(exist_ok=True)
     (root / ".gitignore").write_text(".fabricctl/\n")
     run(["git", "init", "-q", "--bare", "-b", "main", str(root.parent / "remote.git")])
@@ -101,7 +105,7 @@ def main() -> None:
             plan_s = time.perf_counter() - t0
             print(f"plan {', '.join(pods)}: {n_plan} switches in {plan_s:.1f} s", flush=True)
             walls: dict[str, float] = {}
-            reports: dict[str, dict[str, object]] = {}
+            reports: dict[str, dict[str, Any]] = {}
             t_all = time.perf_counter()
             queue = list(pods)
             running: dict[str, tuple[subprocess.Popen[str], float]] = {}
@@ -122,11 +126,11 @@ def main() -> None:
             total = time.perf_counter() - t_all
         finally:
             run([*FABRICCTL, "lab", "down", "--root", str(root)], check=False)
-    pushed = [s for r in reports.values() for s in r["switches"].values()]  # type: ignore[attr-defined]
+    pushed = [s for r in reports.values() for s in r["switches"].values()]
     per_switch = [s["seconds"] for s in pushed if s["status"] == "changed"]
     stages: dict[str, list[float]] = {}
     for r in reports.values():
-        for stage, seconds in (r.get("stages") or {}).items():  # type: ignore[attr-defined]
+        for stage, seconds in (r.get("stages") or {}).items():
             stages.setdefault(stage, []).append(float(seconds))
     statuses: dict[str, int] = {}
     for s in pushed:
@@ -137,7 +141,7 @@ def main() -> None:
     )
     for stage, values in sorted(stages.items(), key=lambda kv: -statistics.median(kv[1])):
         print(f"  stage {stage}: median {statistics.median(values):.1f} s per shard")
-    outside = [walls[k] - sum(float(v) for v in (reports[k].get("stages") or {}).values()) for k in walls]  # type: ignore[attr-defined]
+    outside = [walls[k] - sum(float(v) for v in (reports[k].get("stages") or {}).values()) for k in walls]
     print(
         f"  outside the stages (process start, lock, leases, records on the remote): median {statistics.median(outside):.1f} s per shard"
     )

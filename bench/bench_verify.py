@@ -26,8 +26,10 @@ import statistics
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from ipaddress import IPv4Address
 from pathlib import Path
+from typing import Any, TypeVar
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
@@ -73,7 +75,10 @@ def build_repo(root: Path, tenants: int = TENANTS, share_every: int = 64) -> Non
         )
 
 
-def timed(fn, *args):  # type: ignore[no-untyped-def]
+T = TypeVar("T")
+
+
+def timed(fn: Callable[..., T], *args: Any) -> tuple[float, T]:
     start = time.perf_counter()
     result = fn(*args)
     return time.perf_counter() - start, result

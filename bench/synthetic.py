@@ -216,7 +216,9 @@ def mixed_tenants(servers: int = 128, nics_per_server: int = 8) -> list[MixedTen
     offset = 0  # into TENANT_POOL, in addresses
     tid = 0
 
-    def add(prefix: str, isolation: str, n_servers: int, prefixlen: int, shared: list[str] | None = None):
+    def add(
+        prefix: str, isolation: str, n_servers: int, prefixlen: int, shared: list[str] | None = None
+    ) -> None:
         nonlocal next_server, offset, tid
         tid += 1
         name = f"{prefix}-{tid:02d}"

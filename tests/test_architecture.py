@@ -1,4 +1,5 @@
-"""The import graph: no cycle anywhere, and every import points down the pipeline (docs/architecture.md).
+"""The import graph: no cycle anywhere, and every import points down the pipeline (docs/architecture.md);
+and no function over 80 lines without the reason written next to it.
 
 Every `import` counts, at module level or inside a function (a lazy import is still a dependency),
 relative imports too. Each rule is a function of a module graph that returns what breaks it; the
@@ -9,6 +10,7 @@ violation.
 from __future__ import annotations
 
 import ast
+import re
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
@@ -173,6 +175,33 @@ def forbidden_imports(graph: Graph, importers: str, forbidden: tuple[str, ...]) 
     ]
 
 
+#: A function or method longer than this (its `def` line to its body's last) needs a reason.
+LONG_FUNCTION = 80
+#: The reason, alone on the line directly above the function (above its decorators, if any).
+LONG_REASON = re.compile(r"^\s*# long: \S")
+
+
+def long_functions(package: Path, limit: int = LONG_FUNCTION) -> list[str]:
+    """Every function or method of `package` (nested ones too) over `limit` lines, its `def` line
+    to its body's last, without a `# long: <reason>` line directly above it."""
+    found = []
+    for path in sorted(package.rglob("*.py")):
+        if "__pycache__" in path.parts:
+            continue
+        text = path.read_text(encoding="utf-8")
+        lines = text.splitlines()
+        for node in ast.walk(ast.parse(text)):
+            if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                continue
+            length = (node.end_lineno or node.lineno) - node.lineno + 1
+            first = min([node.lineno, *(d.lineno for d in node.decorator_list)])  # 1-based
+            above = lines[first - 2] if first >= 2 else ""
+            if length > limit and not LONG_REASON.match(above):
+                rel = path.relative_to(package.parent).as_posix()
+                found.append(f"{rel}:{node.lineno} {node.name} is {length} lines")
+    return found
+
+
 MODULES = source_modules(PACKAGE)
 GRAPH = import_graph(MODULES)
 
@@ -194,6 +223,11 @@ def test_no_import_cycle() -> None:
 def test_the_lab_is_independent_of_what_fabricctl_emits() -> None:
     leaks = forbidden_imports(GRAPH, "fabricctl.lab", LAB_MAY_NOT_IMPORT)
     assert not leaks, "\n".join(leaks)
+
+
+def test_no_long_function_without_a_reason() -> None:
+    long = long_functions(PACKAGE)
+    assert not long, "split them, or write `# long: <reason>` directly above:\n" + "\n".join(long)
 
 
 # --- the checks catch what they are for: a small package with each violation planted ----------
@@ -263,3 +297,50 @@ def test_a_planted_lab_import_of_the_emitter_is_reported() -> None:
     assert forbidden_imports(planted, "fabricctl.lab", LAB_MAY_NOT_IMPORT) == [
         "fabricctl.lab.server imports fabricctl.render"
     ]
+
+
+def _body(lines: int) -> str:
+    """A function body of `lines` lines (the def line excluded)."""
+    return "".join(f"    x{i} = {i}\n" for i in range(lines))
+
+
+def test_planted_long_functions_are_reported(tmp_path: Path) -> None:
+    _package(
+        tmp_path,
+        {
+            # 81 lines: over the limit, no reason
+            "pkg/base.py": "def plain():\n" + _body(80) + "\n\ndef short():\n" + _body(79),
+            "pkg/mid/__init__.py": "",
+            # a method; a nested function, counted apart and within the function around it
+            "pkg/mid/one.py": "class C:\n    def method(self):\n" + _body(80).replace("    ", "        "),
+            "pkg/mid/two.py": (
+                "def outer():\n    def inner():\n"
+                + _body(85).replace("    ", "        ")
+                + "    return inner\n"
+            ),
+            # a reason that is not directly above, or is empty, does not count
+            "pkg/top.py": "# long: too far above\n\ndef far():\n"
+            + _body(80)
+            + "\n# long:\ndef empty():\n"
+            + _body(80),
+            # a reason directly above, above the decorators, or a short function: nothing to say
+            "pkg/fine.py": (
+                "# long: a table\ndef table():\n"
+                + _body(100)
+                + "\n# long: a command with many options\n@a\n@b(\n    c=1,\n)\nasync def command():\n"
+                + _body(90)
+                + "\ndef exactly():\n"
+                + _body(79)
+            ),
+        },
+    )
+    assert long_functions(tmp_path / "pkg") == [
+        "pkg/base.py:1 plain is 81 lines",
+        "pkg/mid/one.py:2 method is 81 lines",
+        "pkg/mid/two.py:1 outer is 88 lines",
+        "pkg/mid/two.py:2 inner is 86 lines",
+        "pkg/top.py:3 far is 81 lines",
+        "pkg/top.py:86 empty is 81 lines",
+    ]
+    # the same functions under a higher limit: nothing over it
+    assert long_functions(tmp_path / "pkg", limit=200) == []

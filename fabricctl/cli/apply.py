@@ -35,10 +35,11 @@ from fabricctl.cli.common import (
 from fabricctl.cli.deploy import check_tenant_flags, diff_options, prune_option, tenant_options
 
 if TYPE_CHECKING:
-    from fabricctl.deploy.apply_flow import ApplyUi
+    from fabricctl.deploy.apply_flow import ApplyOutcome, ApplyUi
     from fabricctl.deploy.plan import Plan, Prepared
 
 
+# long: a Click command whose 29 options make up half its length (the signature alone is 30 lines)
 @click.command("apply")
 @click.argument("plan_file", required=False, type=click.Path(path_type=Path, dir_okay=False, exists=True))
 @root_option
@@ -181,31 +182,16 @@ def apply_cmd(
     timeout: float,
 ) -> None:
     """Push a plan safely: per switch load, device diff, commit with confirm timer, verify, confirm, save."""
-    from fabricctl.cli.output import color_enabled
     from fabricctl.deploy.apply import ApplyOptions
     from fabricctl.deploy.apply_flow import ApplyInterrupted, ApplyRequest
     from fabricctl.deploy.service import PlanOptions
-    from fabricctl.report.text import interrupted_text, run_text
-    from fabricctl.secrets import redacted_json
+    from fabricctl.report.text import interrupted_text
 
     if report_file is not None:
         check_output_file(report_file, root)  # before anything is read or pushed
-    for flag, value in (("--shard", shard), ("--run-group", run_group), ("--reason", reason)):
-        one_line_flag(flag, value)
-    for target in allow_undrain:
-        one_line_flag("--allow-undrain", target)
-    _check_tickets(tickets)
-    check_tenant_flags(root, tenant, tenant_base)
-    if digest is not None and not re.fullmatch(r"[0-9a-f]{64}", digest):
-        raise CliError(
-            f"--digest {digest[:80]!r}: not a plan digest (allowed: 64 hex digits, as the plan comment shows)"
-        )
-    if digest is not None and plan_file is None:
-        raise CliError("--digest checks a reviewed plan file: give the PLAN file")
-    if (shard or run_group) and plan_file is None:
-        raise CliError(
-            "--shard and --run-group apply one failure domain of a reviewed plan: give the PLAN file"
-        )
+    _check_flags(
+        root, plan_file, shard, run_group, reason, allow_undrain, tickets, tenant, tenant_base, digest
+    )
     request = ApplyRequest(
         root=root,
         lab=lab,
@@ -247,6 +233,48 @@ def apply_cmd(
             err=True,
         )
         sys.exit(130)
+    _say_outcome(outcome, as_json)
+
+
+def _check_flags(
+    root: Path,
+    plan_file: Path | None,
+    shard: str | None,
+    run_group: str | None,
+    reason: str | None,
+    allow_undrain: tuple[str, ...],
+    tickets: tuple[str, ...],
+    tenant: str | None,
+    tenant_base: str,
+    digest: str | None,
+) -> None:
+    """The flags that say what to apply and why: one line each, a digest that is one, and a PLAN
+    file for the flags that only a reviewed plan has."""
+    for flag, value in (("--shard", shard), ("--run-group", run_group), ("--reason", reason)):
+        one_line_flag(flag, value)
+    for target in allow_undrain:
+        one_line_flag("--allow-undrain", target)
+    _check_tickets(tickets)
+    check_tenant_flags(root, tenant, tenant_base)
+    if digest is not None and not re.fullmatch(r"[0-9a-f]{64}", digest):
+        raise CliError(
+            f"--digest {digest[:80]!r}: not a plan digest (allowed: 64 hex digits, as the plan comment shows)"
+        )
+    if digest is not None and plan_file is None:
+        raise CliError("--digest checks a reviewed plan file: give the PLAN file")
+    if (shard or run_group) and plan_file is None:
+        raise CliError(
+            "--shard and --run-group apply one failure domain of a reviewed plan: give the PLAN file"
+        )
+
+
+def _say_outcome(outcome: ApplyOutcome, as_json: bool) -> None:
+    """The run's report (text or JSON) and its record; exit 130 when interrupted, and a failure
+    naming the switches failed or rolled back."""
+    from fabricctl.cli.output import color_enabled
+    from fabricctl.report.text import interrupted_text, run_text
+    from fabricctl.secrets import redacted_json
+
     report, path = outcome.report, outcome.record
     if outcome.nothing_to_do:
         if as_json:

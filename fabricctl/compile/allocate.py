@@ -17,6 +17,7 @@ from fabricctl.compile.topology import GpuPort, Topology, management_addresses
 from fabricctl.compile.view import FabricView, read_fabric
 from fabricctl.config.rules import TENANT_PREFIX
 from fabricctl.model.bounds import MAX_SERVERS
+from fabricctl.model.fabric import Overlay
 from fabricctl.model.load import Fabric, TenantDoc
 from fabricctl.model.problems import ProblemLog
 from fabricctl.model.tenant import Tenant
@@ -108,12 +109,15 @@ def _expand_servers(names: list[str]) -> list[str]:
     return out
 
 
+Origin = dict[GpuPort, tuple[str | int, ...]]
+
+
 def resolve_gpus(
     td: TenantDoc,
     topo: Topology,
     fabric: Fabric | FabricView,
     log: ProblemLog,
-    origin: dict[GpuPort, tuple[str | int, ...]] | None = None,
+    origin: Origin | None = None,
 ) -> list[GpuPort]:
     """Turn the tenant's GPU selections into leaf ports, in declared order; `origin`, when given,
     learns the path in the tenant file that names each port (("gpus", 0, "servers", 2) ...)."""
@@ -122,90 +126,135 @@ def resolve_gpus(
     named = 0  # server names this tenant's ranges expand to, against MAX_SERVERS
     for i, sel in enumerate(td.tenant.gpus):
         if sel.servers is not None:
-            for j, server in enumerate(sel.servers):
-                where = (td.file, td.line("gpus", i, "servers", j), f"gpus[{i}].servers[{j}]")
-                m = _RANGE.match(server)
-                if m and int(m.group(3)) < int(m.group(2)):
-                    log.add(*where, f"range '{server}' runs backwards", "low-high, such as node01-node04")
-                    continue
-                size = int(m.group(3)) - int(m.group(2)) + 1 if m else 1
-                named += size
-                if size > MAX_SERVERS or named > MAX_SERVERS:  # checked before a name is made
-                    what = (
-                        f"range '{server}' names {size} servers"
-                        if size > MAX_SERVERS
-                        else (f"with '{server}' this tenant names more than {MAX_SERVERS} servers")
-                    )
-                    log.add(*where, what, f"at most {MAX_SERVERS} servers per tenant")
-                    return ports
-                names = _expand_servers([server])
-                missing = [name for name in names if name not in topo.by_server]
-                if missing:
-                    what = (
-                        f"unknown server '{server}'"
-                        if len(names) == 1
-                        else f"range '{server}' reaches unknown server '{missing[0]}'"
-                    )
-                    log.add(*where, what, _server_range(topo))
-                    continue
-                for name in names:
-                    ports.extend(topo.by_server[name])
-                    if origin is not None:
-                        for gp in topo.by_server[name]:
-                            origin.setdefault(gp, ("gpus", i, "servers", j))
+            named = _by_servers(td, i, sel.servers, topo, named, ports, origin, log)
+            if named > MAX_SERVERS:
+                return ports
         elif sel.server is not None:
-            nics = topo.by_server.get(sel.server)
-            if nics is None:
-                log.add(
-                    td.file,
-                    td.line("gpus", i, "server"),
-                    f"gpus[{i}].server",
-                    f"unknown server {sel.server!r}",
-                    _server_range(topo),
-                )
-                continue
-            for j, nic in enumerate(sel.nics or []):
-                if nic >= len(nics):
-                    log.add(
-                        td.file,
-                        td.line("gpus", i, "nics", j),
-                        f"gpus[{i}].nics[{j}]",
-                        f"server {sel.server} has no NIC {nic}",
-                        f"0-{len(nics) - 1}",
-                    )
-                else:
-                    ports.append(nics[nic])
-                    if origin is not None:
-                        origin.setdefault(nics[nic], ("gpus", i, "nics", j))
+            _by_nics(td, i, sel.server, sel.nics or [], topo, ports, origin, log)
         else:
-            leaf = fabric.switch(sel.leaf or "")
-            if leaf is None or leaf.role != "leaf":
-                log.add(
-                    td.file,
-                    td.line("gpus", i, "leaf"),
-                    f"gpus[{i}].leaf",
-                    f"unknown leaf '{sel.leaf}'"
-                    if leaf is None
-                    else f"{leaf.name} is a {leaf.role}, not a leaf",
-                    f"{fabric.leaves[0].name}..{fabric.leaves[-1].name}",
-                )
-                continue
-            for j, port in enumerate(sel.ports or []):
-                found = topo.by_leaf_port.get((leaf.name, str(port)))
-                if found is None:
-                    valid = topo.gpu_ports[leaf.name]
-                    log.add(
-                        td.file,
-                        td.line("gpus", i, "ports", j),
-                        f"gpus[{i}].ports[{j}]",
-                        f"{port} is not a GPU port of {leaf.name}{_port_role(fabric, port)}",
-                        f"{valid[0].key}..{valid[-1].key}",
-                    )
-                else:
-                    ports.append(found)
-                    if origin is not None:
-                        origin.setdefault(found, ("gpus", i, "ports", j))
+            _by_leaf_ports(td, i, sel.leaf, sel.ports or [], topo, fabric, ports, origin, log)
     return ports
+
+
+def _by_servers(
+    td: TenantDoc,
+    i: int,
+    servers: list[str],
+    topo: Topology,
+    named: int,
+    ports: list[GpuPort],
+    origin: Origin | None,
+    log: ProblemLog,
+) -> int:
+    """`gpus[i].servers`: every NIC of each server named (ranges expanded) into `ports`; the count
+    of server names so far, `named` included (over MAX_SERVERS: reported, and no more resolved)."""
+    for j, server in enumerate(servers):
+        where = (td.file, td.line("gpus", i, "servers", j), f"gpus[{i}].servers[{j}]")
+        m = _RANGE.match(server)
+        if m and int(m.group(3)) < int(m.group(2)):
+            log.add(*where, f"range '{server}' runs backwards", "low-high, such as node01-node04")
+            continue
+        size = int(m.group(3)) - int(m.group(2)) + 1 if m else 1
+        named += size
+        if size > MAX_SERVERS or named > MAX_SERVERS:  # checked before a name is made
+            what = (
+                f"range '{server}' names {size} servers"
+                if size > MAX_SERVERS
+                else (f"with '{server}' this tenant names more than {MAX_SERVERS} servers")
+            )
+            log.add(*where, what, f"at most {MAX_SERVERS} servers per tenant")
+            return named
+        names = _expand_servers([server])
+        missing = [name for name in names if name not in topo.by_server]
+        if missing:
+            what = (
+                f"unknown server '{server}'"
+                if len(names) == 1
+                else f"range '{server}' reaches unknown server '{missing[0]}'"
+            )
+            log.add(*where, what, _server_range(topo))
+            continue
+        for name in names:
+            ports.extend(topo.by_server[name])
+            if origin is not None:
+                for gp in topo.by_server[name]:
+                    origin.setdefault(gp, ("gpus", i, "servers", j))
+    return named
+
+
+def _by_nics(
+    td: TenantDoc,
+    i: int,
+    server: str,
+    nics: list[int],
+    topo: Topology,
+    ports: list[GpuPort],
+    origin: Origin | None,
+    log: ProblemLog,
+) -> None:
+    """`gpus[i].server` + `nics`: those NICs of one server into `ports`."""
+    cabled = topo.by_server.get(server)
+    if cabled is None:
+        log.add(
+            td.file,
+            td.line("gpus", i, "server"),
+            f"gpus[{i}].server",
+            f"unknown server {server!r}",
+            _server_range(topo),
+        )
+        return
+    for j, nic in enumerate(nics):
+        if nic >= len(cabled):
+            log.add(
+                td.file,
+                td.line("gpus", i, "nics", j),
+                f"gpus[{i}].nics[{j}]",
+                f"server {server} has no NIC {nic}",
+                f"0-{len(cabled) - 1}",
+            )
+        else:
+            ports.append(cabled[nic])
+            if origin is not None:
+                origin.setdefault(cabled[nic], ("gpus", i, "nics", j))
+
+
+def _by_leaf_ports(
+    td: TenantDoc,
+    i: int,
+    leaf_name: str | None,
+    leaf_ports: list[int | str],
+    topo: Topology,
+    fabric: FabricView,
+    ports: list[GpuPort],
+    origin: Origin | None,
+    log: ProblemLog,
+) -> None:
+    """`gpus[i].leaf` + `ports`: those GPU ports of one leaf into `ports`."""
+    leaf = fabric.switch(leaf_name or "")
+    if leaf is None or leaf.role != "leaf":
+        log.add(
+            td.file,
+            td.line("gpus", i, "leaf"),
+            f"gpus[{i}].leaf",
+            f"unknown leaf '{leaf_name}'" if leaf is None else f"{leaf.name} is a {leaf.role}, not a leaf",
+            f"{fabric.leaves[0].name}..{fabric.leaves[-1].name}",
+        )
+        return
+    for j, port in enumerate(leaf_ports):
+        found = topo.by_leaf_port.get((leaf.name, str(port)))
+        if found is None:
+            valid = topo.gpu_ports[leaf.name]
+            log.add(
+                td.file,
+                td.line("gpus", i, "ports", j),
+                f"gpus[{i}].ports[{j}]",
+                f"{port} is not a GPU port of {leaf.name}{_port_role(fabric, port)}",
+                f"{valid[0].key}..{valid[-1].key}",
+            )
+        else:
+            ports.append(found)
+            if origin is not None:
+                origin.setdefault(found, ("gpus", i, "ports", j))
 
 
 def _port_role(fabric: FabricView, port: int | str) -> str:
@@ -314,150 +363,12 @@ def allocate(
 ) -> Allocation:
     """Resolve, number and cross-check every tenant; problems go to `log`."""
     fabric = read_fabric(fabric)
-    ov = fabric.settings.overlay
-    allocs: list[TenantAllocation] = []
-    owner: dict[GpuPort, tuple[TenantDoc, int]] = {}
-    seen_id: dict[int, TenantDoc] = {}
-    seen_name: dict[str, TenantDoc] = {}
-    numbers: dict[tuple[str, int | str], tuple[TenantDoc, str]] = {}
+    platforms = list(
+        {get_platform(sw.platform).name: get_platform(sw.platform) for sw in fabric.switches}.values()
+    )
     reserved = reserved_networks(fabric)
-
-    platforms = {get_platform(sw.platform).name: get_platform(sw.platform) for sw in fabric.switches}
-    for td in docs:
-        t = td.tenant
-        _check_reserved_name(td, list(platforms.values()), log)
-        if t.id > ov.tenant_id_max:
-            log.add(td.file, td.line("id"), "id", f"{t.id} is out of range", f"1-{ov.tenant_id_max}")
-        id_taken = t.id in seen_id
-        if id_taken:
-            log.add(
-                td.file,
-                td.line("id"),
-                "id",
-                f"id {t.id} is already used by tenant {seen_id[t.id].tenant.name} ({_at(seen_id[t.id], 'id')})",
-                "a unique id per tenant",
-            )
-        seen_id.setdefault(t.id, td)
-        if t.name in seen_name:
-            log.add(
-                td.file,
-                td.line("name"),
-                "name",
-                f"name {t.name!r} is already used by {_at(seen_name[t.name], 'name')}",
-                "a unique name per tenant",
-            )
-        seen_name.setdefault(t.name, td)
-
-        l3vni = t.overlay.l3vni or ov.l3vni_base + t.id
-        l2vni = vlan = None
-        if t.isolation == "l2":
-            l2vni = t.overlay.l2vni or ov.l2vni_base + t.id
-            vlan = t.overlay.vlan or ov.vlan_base + t.id
-            if vlan > 4094:
-                log.add(
-                    td.file,
-                    td.line("id"),
-                    "id",
-                    f"derived VLAN {vlan} (vlan_base {ov.vlan_base} + id) is above 4094",
-                    "set overlay.vlan explicitly or use a lower id",
-                )
-            _check_reserved_vlan(td, vlan, list(platforms.values()), log)
-        else:
-            for key in ("l2vni", "vlan"):
-                if getattr(t.overlay, key) is not None:
-                    log.add(
-                        td.file,
-                        td.line("overlay", key),
-                        f"overlay.{key}",
-                        f"{key} applies only to isolation l2 (this tenant is l3)",
-                        "overlay.l3vni",
-                    )
-        rt = f"{ov.route_target_asn}:{l3vni}"
-        l2rt = f"{ov.route_target_asn}:{l2vni}" if l2vni else None
-        overridden = t.overlay.model_dump(exclude_none=True)
-        # Route targets are <asn>:<VNI>, so a unique VNI gives a unique route target.
-        for kind, value, path in (
-            ("VNI", l3vni, "overlay.l3vni"),
-            ("VNI", l2vni, "overlay.l2vni"),
-            ("VLAN", vlan, "overlay.vlan"),
-        ):
-            if value is None:
-                continue
-            number = (kind, value)
-            explicit = path.split(".")[-1] in overridden
-            if number in numbers and numbers[number][0] is not td and (explicit or not id_taken):
-                other, other_path = numbers[number]
-                if other_path.split(".")[-1] not in other.tenant.overlay.model_dump(exclude_none=True):
-                    other_path = "id"  # derived from the other tenant's id
-                where = path if explicit else "id"
-                log.add(
-                    td.file,
-                    td.line(*where.split(".")),
-                    where,
-                    f"{kind} {value} is already used by tenant {other.tenant.name} ({_at(other, *other_path.split('.'))})",
-                    "a value no other tenant uses, anywhere in the fabric",
-                )
-            numbers.setdefault(number, (td, path))
-
-        ports = resolve_gpus(td, topo, fabric, log)
-        unique: list[GpuPort] = []
-        for gp in ports:
-            if gp in owner:
-                first, _ = owner[gp]
-                if first is td:
-                    log.add(
-                        td.file,
-                        td.line("gpus"),
-                        "gpus",
-                        f"{gp.server} nic{gp.nic} ({gp.leaf} {gp.name}) is listed twice",
-                        "each GPU once",
-                    )
-                else:
-                    log.add(
-                        td.file,
-                        td.line("gpus"),
-                        "gpus",
-                        f"{gp.server} nic{gp.nic} ({gp.leaf} {gp.name}) is already held by tenant {first.tenant.name} ({_at(first, 'gpus')})",
-                        "GPUs no other tenant holds",
-                    )
-                continue
-            owner[gp] = (td, len(unique))
-            unique.append(gp)
-
-        block = t.address_block
-        svi_leaves = svi_leaf_order(unique, fabric) if t.isolation == "l2" else []
-        need = block_need(len(unique), t.isolation, len(svi_leaves))
-        if block.num_addresses < need:
-            on = f" and {len(svi_leaves)} leaf SVI addresses" if svi_leaves else ""
-            log.add(
-                td.file,
-                td.line("address_block"),
-                "address_block",
-                f"{block} has {block.num_addresses} addresses; {len(unique)} GPUs in isolation {t.isolation}{on} need {need}",
-                f"a prefix of /{32 - (need - 1).bit_length()} or larger",
-            )
-        for name in reserved_hits(block, reserved):
-            log.add(
-                td.file,
-                td.line("address_block"),
-                "address_block",
-                f"{block} overlaps {name}",
-                "an address block outside the underlay pools and management addresses",
-            )
-        assignments = []
-        for i, gp in enumerate(unique):
-            if t.isolation == "l3" and 2 * i + 1 < block.num_addresses:
-                assignments.append(PortAssignment(gp, block[2 * i], block[2 * i + 1]))
-            else:
-                assignments.append(PortAssignment(gp, None, None))
-        gateway = (
-            f"{block[1]}/{block.prefixlen}" if t.isolation == "l2" and block.num_addresses >= 4 else None
-        )
-        alloc = TenantAllocation(t, td.file, l3vni, l2vni, vlan, rt, l2rt, gateway, assignments)
-        if gateway and block.num_addresses >= need:
-            alloc.svi_addresses = svi_addresses(block, svi_leaves)
-        allocs.append(alloc)
-
+    seen = _Seen()
+    allocs = [_allocate_tenant(td, fabric, topo, platforms, reserved, seen, log) for td in docs]
     _check_overlaps(docs, log)
     check_claims(allocs, {td.file: td for td in docs}, log)
     _link_peers(allocs, {td.tenant.name: td for td in docs}, log)
@@ -471,6 +382,202 @@ def allocate(
             port_owner[(pa.gpu.leaf, pa.gpu.name)] = (a, pa)
     _check_budgets(fabric, by_leaf, {td.tenant.name: td for td in docs}, log)
     return Allocation(allocs, by_leaf, port_owner)
+
+
+@dataclass
+class _Seen:
+    """What the tenants before this one (in file order) hold: a clash names the first holder."""
+
+    ids: dict[int, TenantDoc] = field(default_factory=dict)
+    names: dict[str, TenantDoc] = field(default_factory=dict)
+    #: (VNI|VLAN, value) -> the tenant and the overlay field it comes from
+    numbers: dict[tuple[str, int | str], tuple[TenantDoc, str]] = field(default_factory=dict)
+    ports: dict[GpuPort, TenantDoc] = field(default_factory=dict)
+
+
+def _allocate_tenant(
+    td: TenantDoc,
+    fabric: FabricView,
+    topo: Topology,
+    platforms: list[Platform],
+    reserved: Reserved,
+    seen: _Seen,
+    log: ProblemLog,
+) -> TenantAllocation:
+    """One tenant's numbers, GPU ports and addresses, checked against the tenants before it."""
+    t, ov = td.tenant, fabric.settings.overlay
+    id_taken = _check_identity(td, ov.tenant_id_max, platforms, seen, log)
+    l3vni, l2vni, vlan = _overlay_numbers_of(td, ov, platforms, log)
+    _check_number_clashes(td, l3vni, l2vni, vlan, id_taken, seen, log)
+    unique = _claim_ports(td, resolve_gpus(td, topo, fabric, log), seen, log)
+    block = t.address_block
+    svi_leaves = svi_leaf_order(unique, fabric) if t.isolation == "l2" else []
+    need = block_need(len(unique), t.isolation, len(svi_leaves))
+    _check_block(td, len(unique), len(svi_leaves), need, reserved, log)
+    assignments = []
+    for i, gp in enumerate(unique):
+        if t.isolation == "l3" and 2 * i + 1 < block.num_addresses:
+            assignments.append(PortAssignment(gp, block[2 * i], block[2 * i + 1]))
+        else:
+            assignments.append(PortAssignment(gp, None, None))
+    gateway = f"{block[1]}/{block.prefixlen}" if t.isolation == "l2" and block.num_addresses >= 4 else None
+    rt = f"{ov.route_target_asn}:{l3vni}"
+    l2rt = f"{ov.route_target_asn}:{l2vni}" if l2vni else None
+    alloc = TenantAllocation(t, td.file, l3vni, l2vni, vlan, rt, l2rt, gateway, assignments)
+    if gateway and block.num_addresses >= need:
+        alloc.svi_addresses = svi_addresses(block, svi_leaves)
+    return alloc
+
+
+def _check_identity(
+    td: TenantDoc, id_max: int, platforms: list[Platform], seen: _Seen, log: ProblemLog
+) -> bool:
+    """The tenant's name and id: not kept by a NOS, in range, neither used by an earlier tenant.
+    True when the id is taken (then a VNI derived from it clashes by the id's fault alone)."""
+    t = td.tenant
+    _check_reserved_name(td, platforms, log)
+    if t.id > id_max:
+        log.add(td.file, td.line("id"), "id", f"{t.id} is out of range", f"1-{id_max}")
+    id_taken = t.id in seen.ids
+    if id_taken:
+        first = seen.ids[t.id]
+        log.add(
+            td.file,
+            td.line("id"),
+            "id",
+            f"id {t.id} is already used by tenant {first.tenant.name} ({_at(first, 'id')})",
+            "a unique id per tenant",
+        )
+    seen.ids.setdefault(t.id, td)
+    if t.name in seen.names:
+        log.add(
+            td.file,
+            td.line("name"),
+            "name",
+            f"name {t.name!r} is already used by {_at(seen.names[t.name], 'name')}",
+            "a unique name per tenant",
+        )
+    seen.names.setdefault(t.name, td)
+    return id_taken
+
+
+def _overlay_numbers_of(
+    td: TenantDoc, ov: Overlay, platforms: list[Platform], log: ProblemLog
+) -> tuple[int, int | None, int | None]:
+    """(l3vni, l2vni, vlan): the tenant's overrides, else derived from its id; an l2 VNI and a
+    VLAN only for isolation l2, a VLAN a switch can carry and no NOS keeps for itself."""
+    t = td.tenant
+    l3vni = t.overlay.l3vni or ov.l3vni_base + t.id
+    if t.isolation != "l2":
+        for key in ("l2vni", "vlan"):
+            if getattr(t.overlay, key) is not None:
+                log.add(
+                    td.file,
+                    td.line("overlay", key),
+                    f"overlay.{key}",
+                    f"{key} applies only to isolation l2 (this tenant is l3)",
+                    "overlay.l3vni",
+                )
+        return l3vni, None, None
+    l2vni = t.overlay.l2vni or ov.l2vni_base + t.id
+    vlan = t.overlay.vlan or ov.vlan_base + t.id
+    if vlan > 4094:
+        log.add(
+            td.file,
+            td.line("id"),
+            "id",
+            f"derived VLAN {vlan} (vlan_base {ov.vlan_base} + id) is above 4094",
+            "set overlay.vlan explicitly or use a lower id",
+        )
+    _check_reserved_vlan(td, vlan, platforms, log)
+    return l3vni, l2vni, vlan
+
+
+def _check_number_clashes(
+    td: TenantDoc,
+    l3vni: int,
+    l2vni: int | None,
+    vlan: int | None,
+    id_taken: bool,
+    seen: _Seen,
+    log: ProblemLog,
+) -> None:
+    """A VNI or VLAN an earlier tenant uses, located where this one's comes from: its override,
+    or its id (not reported again when the id itself is taken: that is the one mistake)."""
+    overridden = td.tenant.overlay.model_dump(exclude_none=True)
+    # Route targets are <asn>:<VNI>, so a unique VNI gives a unique route target.
+    for kind, value, path in (
+        ("VNI", l3vni, "overlay.l3vni"),
+        ("VNI", l2vni, "overlay.l2vni"),
+        ("VLAN", vlan, "overlay.vlan"),
+    ):
+        if value is None:
+            continue
+        number = (kind, value)
+        explicit = path.split(".")[-1] in overridden
+        if number in seen.numbers and seen.numbers[number][0] is not td and (explicit or not id_taken):
+            other, other_path = seen.numbers[number]
+            if other_path.split(".")[-1] not in other.tenant.overlay.model_dump(exclude_none=True):
+                other_path = "id"  # derived from the other tenant's id
+            where = path if explicit else "id"
+            log.add(
+                td.file,
+                td.line(*where.split(".")),
+                where,
+                f"{kind} {value} is already used by tenant {other.tenant.name} ({_at(other, *other_path.split('.'))})",
+                "a value no other tenant uses, anywhere in the fabric",
+            )
+        seen.numbers.setdefault(number, (td, path))
+
+
+def _claim_ports(td: TenantDoc, ports: list[GpuPort], seen: _Seen, log: ProblemLog) -> list[GpuPort]:
+    """The tenant's GPU ports that neither it (listed twice) nor an earlier tenant holds, in order."""
+    unique: list[GpuPort] = []
+    for gp in ports:
+        first = seen.ports.get(gp)
+        if first is None:
+            seen.ports[gp] = td
+            unique.append(gp)
+            continue
+        held = (
+            "listed twice"
+            if first is td
+            else f"already held by tenant {first.tenant.name} ({_at(first, 'gpus')})"
+        )
+        log.add(
+            td.file,
+            td.line("gpus"),
+            "gpus",
+            f"{gp.server} nic{gp.nic} ({gp.leaf} {gp.name}) is {held}",
+            "each GPU once" if first is td else "GPUs no other tenant holds",
+        )
+    return unique
+
+
+def _check_block(
+    td: TenantDoc, gpus: int, svi_leaves: int, need: int, reserved: Reserved, log: ProblemLog
+) -> None:
+    """The address block holds what the tenant needs and overlaps no underlay pool or management
+    address."""
+    t = td.tenant
+    block = t.address_block
+    if block.num_addresses < need:
+        on = f" and {svi_leaves} leaf SVI addresses" if svi_leaves else ""
+        log.add(
+            td.file,
+            td.line("address_block"),
+            "address_block",
+            f"{block} has {block.num_addresses} addresses; {gpus} GPUs in isolation {t.isolation}{on} need {need}",
+            f"a prefix of /{32 - (need - 1).bit_length()} or larger",
+        )
+    for name in reserved_hits(block, reserved):
+        log.add(
+            td.file,
+            td.line("address_block"),
+            "address_block",
+            f"{block} overlaps {name}",
+            "an address block outside the underlay pools and management addresses",
+        )
 
 
 def block_need(gpus: int, isolation: str, svi_leaves: int = 0) -> int:

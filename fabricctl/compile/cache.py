@@ -43,7 +43,7 @@ from fabricctl.compile.build import Compiled, device_intent
 from fabricctl.compile.capabilities import check_capabilities
 from fabricctl.compile.intent import DeviceIntent
 from fabricctl.compile.topology import FabricLink, GpuPort, Topology
-from fabricctl.compile.view import read_fabric
+from fabricctl.compile.view import FabricView, read_fabric
 from fabricctl.errors import StageError
 from fabricctl.model.bounds import MAX_TENANT_FILES
 from fabricctl.model.fabric import FabricSettings, Switch
@@ -512,26 +512,7 @@ def _changes(found: Scan, db: sqlite3.Connection, meta: dict[str, Any], with_int
     view = read_fabric(fabric)  # read once for every lookup below
     docs = [td for td in new_docs if td is not None]
 
-    old = _rows(db, "file", gone)
-    # The changed tenants' leaves after the change (problems are judged once, below).
-    new_leaves = {gp.leaf for td in docs for gp in resolve_gpus(td, topo, view, ProblemLog(root))}
-    # Their peers before and after, and whoever names them: those tenants' ACLs change too.
-    names = {r["name"] for r in old} | {td.tenant.name for td in docs}
-    peer_names = {p for r in old for p in r["shared_with"]} | {
-        p for td in docs for p in td.tenant.shared_with
-    }
-    referrers = _column(db, "SELECT file FROM peer WHERE name IN ({})", names)
-    peers = [r for r in _rows(db, "name", peer_names) + _rows(db, "file", referrers) if r["file"] not in gone]
-    leaves = {leaf for r in old + peers for leaf in r["leaves"]} | new_leaves
-    core = (
-        _column(db, "SELECT file FROM on_leaf WHERE leaf IN ({})", leaves) | {r["file"] for r in peers}
-    ) - gone
-    core_rows = _rows(db, "file", core)
-    context_names = {p for r in core_rows for p in r["shared_with"]} | {
-        p for td in docs for p in td.tenant.shared_with
-    }
-    context = {r["file"] for r in _rows(db, "name", context_names)} - core - gone
-
+    old, leaves, core, context = _scope(db, gone, docs, topo, view, root)
     for name in sorted(core | context):
         td = read_tenant(folder / name, problems)
         if td is None:
@@ -574,6 +555,40 @@ def _changes(found: Scan, db: sqlite3.Connection, meta: dict[str, Any], with_int
         _new=new,
         _stamps=recorded,
     )
+
+
+def _scope(
+    db: sqlite3.Connection,
+    gone: set[str],
+    docs: list[TenantDoc],
+    topo: Topology,
+    view: FabricView,
+    root: Path,
+) -> tuple[list[dict[str, Any]], set[str], set[str], set[str]]:
+    """What a change of the tenant files `gone` (now read as `docs`) touches: their snapshot rows,
+    the leaves they are on before and after, the files allocated again with them (`core`: the
+    tenants on those leaves and their peers) and the files only read for context (the core's
+    peers)."""
+    old = _rows(db, "file", gone)
+    # The changed tenants' leaves after the change (problems are judged once, by the caller).
+    new_leaves = {gp.leaf for td in docs for gp in resolve_gpus(td, topo, view, ProblemLog(root))}
+    # Their peers before and after, and whoever names them: those tenants' ACLs change too.
+    names = {r["name"] for r in old} | {td.tenant.name for td in docs}
+    peer_names = {p for r in old for p in r["shared_with"]} | {
+        p for td in docs for p in td.tenant.shared_with
+    }
+    referrers = _column(db, "SELECT file FROM peer WHERE name IN ({})", names)
+    peers = [r for r in _rows(db, "name", peer_names) + _rows(db, "file", referrers) if r["file"] not in gone]
+    leaves = {leaf for r in old + peers for leaf in r["leaves"]} | new_leaves
+    core = (
+        _column(db, "SELECT file FROM on_leaf WHERE leaf IN ({})", leaves) | {r["file"] for r in peers}
+    ) - gone
+    core_rows = _rows(db, "file", core)
+    context_names = {p for r in core_rows for p in r["shared_with"]} | {
+        p for td in docs for p in td.tenant.shared_with
+    }
+    context = {r["file"] for r in _rows(db, "name", context_names)} - core - gone
+    return old, leaves, core, context
 
 
 def _by_id(td: TenantDoc) -> int:

@@ -25,6 +25,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from ipaddress import IPv4Network
+from typing import NoReturn
 
 from fabricctl.compile.allocate import (
     Allocation,
@@ -148,6 +149,58 @@ def place(
     held |= {p for s in away for p in topo.by_server.get(s, [])}
     not_accepted = len(held) - len({pa.gpu for a in alloc.tenants for pa in a.ports})
     free_total = all_gpus - len(held)
+    _check_request(gpus, all_gpus, free_total, not_accepted, away, n if whole_servers else 0)
+    cap, why_full = leaf_capacity(fabric, alloc, isolation)
+    # leaves a budget keeps from GPUs that are free (a full leaf with nothing free is no news)
+    blocked = {
+        leaf: why for leaf, why in why_full.items() if any(p not in held for p in topo.gpu_ports[leaf])
+    }
+    free = {
+        s: [p.nic for p in ports if p not in held and cap[p.leaf] > 0] for s, ports in topo.by_server.items()
+    }
+    order = {s: i for i, s in enumerate(topo.servers)}
+    groups = _groups(topo)
+
+    whole, used_cap = _whole_servers(groups, topo, free, cap, gpus // n, n, order)
+    if whole_servers and len(whole) < gpus // n:
+        raise PlacementError(
+            f"--gpus {gpus} --whole-servers: only {len(whole)} whole servers are free within the "
+            f"leaf budgets (allowed: at most {len(whole) * n} GPUs as whole servers, or without --whole-servers)"
+        )
+    rest = gpus - len(whole) * n
+    taken = set(whole)
+    leaves_used = {p.leaf for s in whole for p in topo.by_server[s]}
+    whole_leaves = frozenset(leaves_used)
+    partial = _partial(topo, free, cap, used_cap, taken, leaves_used, rest, order)
+    got = len(whole) * n + sum(len(nics) for _, nics in partial)
+    if got < gpus:
+        _short(gpus, free_total, topo, held, cap, blocked)
+    ports = [p for s in whole for p in topo.by_server[s]] + [
+        topo.by_server[s][nic] for s, nics in partial for nic in nics
+    ]
+    reasons = _reasons(topo, groups, held, n, whole, partial, whole_leaves, rest, blocked)
+    tenant_id, id_reason = next_id(fabric, alloc, isolation)
+    svi_leaves = len(svi_leaf_order(ports, fabric)) if isolation == "l2" else 0
+    block, block_reason = next_block(fabric, docs, gpus, isolation, svi_leaves)
+    return Placement(
+        name=name,
+        isolation=isolation,
+        whole=sorted(whole, key=order.__getitem__),
+        partial=sorted(partial, key=lambda x: order[x[0]]),
+        ports=ports,
+        tenant_id=tenant_id,
+        id_reason=id_reason,
+        block=block,
+        block_reason=block_reason,
+        reasons=reasons,
+    )
+
+
+def _check_request(
+    gpus: int, all_gpus: int, free_total: int, not_accepted: int, away: dict[str, str], whole_of: int
+) -> None:
+    """`--gpus` is a count the free GPUs can give (racks not accepted named when they are why),
+    and with `--whole-servers` (`whole_of`: the NICs per server) a multiple of a server's."""
     if free_total == 0:
         if not_accepted:
             racks = sorted({why.split(":")[0].removeprefix("rack ") for why in away.values()})
@@ -165,52 +218,49 @@ def place(
         raise PlacementError(
             f"--gpus {gpus}: only {free_total} of {all_gpus} GPUs are free{waiting} (allowed: 1-{free_total})"
         )
-    if whole_servers and gpus % n:
+    if whole_of and gpus % whole_of:
         raise PlacementError(
-            f"--gpus {gpus} with --whole-servers (allowed: a multiple of {n}, the NICs per server)"
+            f"--gpus {gpus} with --whole-servers (allowed: a multiple of {whole_of}, the NICs per server)"
         )
-    cap, why_full = leaf_capacity(fabric, alloc, isolation)
-    # leaves a budget keeps from GPUs that are free (a full leaf with nothing free is no news)
-    blocked = {
-        leaf: why for leaf, why in why_full.items() if any(p not in held for p in topo.gpu_ports[leaf])
-    }
-    free = {
-        s: [p.nic for p in ports if p not in held and cap[p.leaf] > 0] for s, ports in topo.by_server.items()
-    }
-    order = {s: i for i, s in enumerate(topo.servers)}
-    groups = _groups(topo)
-    reasons: list[str] = []
 
-    whole, used_cap = _whole_servers(groups, topo, free, cap, gpus // n, n, order)
-    if whole_servers and len(whole) < gpus // n:
-        raise PlacementError(
-            f"--gpus {gpus} --whole-servers: only {len(whole)} whole servers are free within the "
-            f"leaf budgets (allowed: at most {len(whole) * n} GPUs as whole servers, or without --whole-servers)"
-        )
-    rest = gpus - len(whole) * n
-    taken = set(whole)
-    leaves_used = {p.leaf for s in whole for p in topo.by_server[s]}
-    whole_leaves = frozenset(leaves_used)
-    partial = _partial(topo, free, cap, used_cap, taken, leaves_used, rest, order)
-    got = len(whole) * n + sum(len(nics) for _, nics in partial)
-    if got < gpus:
-        free_on = {leaf: sum(1 for p in ports if p not in held) for leaf, ports in topo.gpu_ports.items()}
-        usable = sum(min(count, cap[leaf]) for leaf, count in free_on.items())
-        short = [
-            blocked.get(leaf, f"{leaf} has ACL entries left for {cap[leaf]} of its {count} free GPUs")
-            for leaf, count in sorted(free_on.items(), key=lambda x: _natural(x[0]))
-            if cap[leaf] < count
-        ]
-        more = f" (and {plural(len(short) - 1, 'more leaf', 'more leaves')})" if len(short) > 1 else ""
-        hint = f"; {short[0]}{more}" if short else ""
-        raise PlacementError(
-            f"--gpus {gpus}: only {usable} of the {free_total} free GPUs can take a new tenant{hint} "
-            f"(allowed: 1-{usable})"
-        )
-    ports = [p for s in whole for p in topo.by_server[s]] + [
-        topo.by_server[s][nic] for s, nics in partial for nic in nics
+
+def _short(
+    gpus: int,
+    free_total: int,
+    topo: Topology,
+    held: set[GpuPort],
+    cap: dict[str, int],
+    blocked: dict[str, str],
+) -> NoReturn:
+    """Refuse a count the leaf budgets cannot give, naming the first leaf that holds GPUs back."""
+    free_on = {leaf: sum(1 for p in ports if p not in held) for leaf, ports in topo.gpu_ports.items()}
+    usable = sum(min(count, cap[leaf]) for leaf, count in free_on.items())
+    short = [
+        blocked.get(leaf, f"{leaf} has ACL entries left for {cap[leaf]} of its {count} free GPUs")
+        for leaf, count in sorted(free_on.items(), key=lambda x: _natural(x[0]))
+        if cap[leaf] < count
     ]
+    more = f" (and {plural(len(short) - 1, 'more leaf', 'more leaves')})" if len(short) > 1 else ""
+    hint = f"; {short[0]}{more}" if short else ""
+    raise PlacementError(
+        f"--gpus {gpus}: only {usable} of the {free_total} free GPUs can take a new tenant{hint} "
+        f"(allowed: 1-{usable})"
+    )
 
+
+def _reasons(
+    topo: Topology,
+    groups: list[_Group],
+    held: set[GpuPort],
+    n: int,
+    whole: list[str],
+    partial: list[tuple[str, list[int]]],
+    whole_leaves: frozenset[str],
+    rest: int,
+    blocked: dict[str, str],
+) -> list[str]:
+    """Why these GPUs, one line per choice, for the person who asked."""
+    reasons: list[str] = []
     if whole:
         in_groups = sorted({_group_of(groups, s) for s in whole})
         reasons.append(
@@ -240,22 +290,7 @@ def place(
             f"skipped {plural(len(blocked), 'leaf', 'leaves')} at a budget: "
             + ", ".join(sorted(blocked, key=_natural))
         )
-
-    tenant_id, id_reason = next_id(fabric, alloc, isolation)
-    svi_leaves = len(svi_leaf_order(ports, fabric)) if isolation == "l2" else 0
-    block, block_reason = next_block(fabric, docs, gpus, isolation, svi_leaves)
-    return Placement(
-        name=name,
-        isolation=isolation,
-        whole=sorted(whole, key=order.__getitem__),
-        partial=sorted(partial, key=lambda x: order[x[0]]),
-        ports=ports,
-        tenant_id=tenant_id,
-        id_reason=id_reason,
-        block=block,
-        block_reason=block_reason,
-        reasons=reasons,
-    )
+    return reasons
 
 
 def _groups(topo: Topology) -> list[_Group]:

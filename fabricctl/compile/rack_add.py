@@ -91,6 +91,13 @@ def read_serials(path: Path) -> list[tuple[int, list[str]]]:
     return out
 
 
+#: (switch name, its template entry, index, serial, management MAC, management address)
+SwitchRow = tuple[str, TemplateSwitch, int, str, str, IPv4Address]
+#: (server name, serial, NIC MACs)
+ServerRow = tuple[str, str, list[str]]
+Serials = Iterator[tuple[int, list[str]]]
+
+
 def new_rack(
     root: Path,
     name: str,
@@ -105,8 +112,30 @@ def new_rack(
     fabric = load_fabric(root, log)
     log.check()
     assert fabric is not None
-    ztp = fabric.settings.ztp
-    if ztp is None:
+    _check_request(root, name, fabric, template, pod, template_file)
+    rail_group, planned = _plan_indexes(fabric, template, rail_group, pod)
+    items = iter(serials)
+    switch_rows = _switch_rows(fabric, planned, items, serials_file)
+    servers: list[str] = []
+    server_rows: list[ServerRow] = []
+    if template.servers:
+        servers = _rack_servers(root, fabric, switch_rows, rail_group, pod)
+        server_rows = _server_rows(servers, fabric.settings.cabling.nics_per_server, items, serials_file)
+    extra = next(items, None)
+    if extra is not None:
+        raise RackAddError(
+            f"{serials_file}:{extra[0]}: more lines than the rack holds ({len(switch_rows)} switches, {len(server_rows)} servers)"
+        )
+    rack = _rack_yaml(fabric, name, template.description, switch_rows, server_rows, rail_group, pod)
+    return NewRack(rack, _hosts_yaml(switch_rows, pod), [r[0] for r in switch_rows], servers)
+
+
+def _check_request(
+    root: Path, name: str, fabric: Fabric, template: RackTemplate, pod: int | None, template_file: str
+) -> None:
+    """The fabric can take a rack of this name and template: a ztp block, no such rack yet, a pod
+    when there are pods, models the switches' platforms have."""
+    if fabric.settings.ztp is None:
         raise RackAddError(
             "inventory/fabric.yaml: no ztp: block (allowed: ztp: with management, gateway, pool and server)"
         )
@@ -123,11 +152,16 @@ def new_rack(
                 f"{template_file}: switches[{i}].model: {t.model!r} is not a model of {platform.title} "
                 f"(allowed: {', '.join(platform.model_names)})"
             )
+
+
+def _plan_indexes(
+    fabric: Fabric, template: RackTemplate, rail_group: int | None, pod: int | None
+) -> tuple[int | None, list[tuple[TemplateSwitch, int]]]:
+    """The rail group (the next free one when not given and the rack has leaves or servers) and
+    every template switch's index: a leaf per rail of the group, other roles the next free ones."""
     n = fabric.settings.cabling.nics_per_server
-    leaves_wanted = any(t.role == "leaf" for t in template.switches)
-    groups = rail_groups(fabric)
-    if leaves_wanted or template.servers:
-        taken = [g for p, g in groups if p == pod]
+    if any(t.role == "leaf" for t in template.switches) or template.servers:
+        taken = [g for p, g in rail_groups(fabric) if p == pod]
         rail_group = rail_group or (max(taken, default=0) + 1)
     planned: list[tuple[TemplateSwitch, int]] = []  # (template entry, index)
     for t in template.switches:
@@ -144,8 +178,16 @@ def new_rack(
             used = {s.index for s in fabric.switches if s.role == t.role and s.pod == pod}
             free = [i for i in range(1, MAX_INDEX + 1) if i not in used][: t.count or 1]
             planned += [(t, i) for i in free]
-    items = iter(serials)
-    switch_rows: list[tuple[str, TemplateSwitch, int, str, str, IPv4Address]] = []
+    return rail_group, planned
+
+
+def _switch_rows(
+    fabric: Fabric, planned: list[tuple[TemplateSwitch, int]], items: Serials, serials_file: str
+) -> list[SwitchRow]:
+    """Each planned switch with its line of the serial list and a free management address."""
+    ztp = fabric.settings.ztp
+    assert ztp is not None
+    rows: list[SwitchRow] = []
     addresses = _free_addresses(fabric)
     for t, index in planned:
         line, fields = next(items, (0, []))
@@ -167,45 +209,65 @@ def new_rack(
             raise RackAddError(
                 f"inventory/fabric.yaml ztp.pool {ztp.pool} has no free address left for {switch}"
             )
-        switch_rows.append((switch, t, index, fields[1], fields[2], address))
-    hosts = "".join(
+        rows.append((switch, t, index, fields[1], fields[2], address))
+    return rows
+
+
+def _hosts_yaml(rows: list[SwitchRow], pod: int | None) -> str:
+    """The rack's entries of inventory/hosts.yaml."""
+    return "".join(
         f"{sw}:\n  hostname: {addr}\n  groups: [{', '.join(t.groups)}]\n  data:\n"
         + (f"    pod: {pod}\n" if pod is not None else "")
         + f"    index: {index}\n"
-        for sw, t, index, _serial, _mac, addr in switch_rows
+        for sw, t, index, _serial, _mac, addr in rows
     )
-    servers: list[str] = []
-    server_rows: list[tuple[str, str, list[str]]] = []
-    if template.servers:
-        # The servers the cabling rules give this rail group, known once its leaves exist.
-        draft = Fabric(fabric.root, fabric.settings, [*fabric.switches, *_drafts(fabric, switch_rows, pod)])
-        topo = build_topology(draft, ProblemLog(root))
-        if topo is None:
-            raise RackAddError(
-                f"rail group {rail_group}: the cabling rules cannot cable it (run fabricctl validate after adding)"
-            )
-        servers = group_servers(topo, rail_groups(draft).get((pod, rail_group or 0), []))
-        for server in servers:
-            line, fields = next(items, (0, []))
-            if not fields or fields[0] != "server" or len(fields) != 2 + n:
-                got = f"not {','.join(fields)[:60]!r}" if fields else "the list ends"
-                raise RackAddError(
-                    f"{serials_file}:{line or 'end'}: expected 'server,<serial>,' and {n} NIC MACs for {server}, {got}"
-                )
-            server_rows.append((server, fields[1], fields[2:]))
-    extra = next(items, None)
-    if extra is not None:
+
+
+def _rack_servers(
+    root: Path, fabric: Fabric, rows: list[SwitchRow], rail_group: int | None, pod: int | None
+) -> list[str]:
+    """The servers the cabling rules give this rail group, known once its leaves exist."""
+    draft = Fabric(fabric.root, fabric.settings, [*fabric.switches, *_drafts(fabric, rows, pod)])
+    topo = build_topology(draft, ProblemLog(root))
+    if topo is None:
         raise RackAddError(
-            f"{serials_file}:{extra[0]}: more lines than the rack holds ({len(switch_rows)} switches, {len(server_rows)} servers)"
+            f"rail group {rail_group}: the cabling rules cannot cable it (run fabricctl validate after adding)"
         )
+    return group_servers(topo, rail_groups(draft).get((pod, rail_group or 0), []))
+
+
+def _server_rows(servers: list[str], nics: int, items: Serials, serials_file: str) -> list[ServerRow]:
+    """Each server with its line of the serial list: a serial and a MAC per NIC."""
+    rows: list[ServerRow] = []
+    for server in servers:
+        line, fields = next(items, (0, []))
+        if not fields or fields[0] != "server" or len(fields) != 2 + nics:
+            got = f"not {','.join(fields)[:60]!r}" if fields else "the list ends"
+            raise RackAddError(
+                f"{serials_file}:{line or 'end'}: expected 'server,<serial>,' and {nics} NIC MACs for {server}, {got}"
+            )
+        rows.append((server, fields[1], fields[2:]))
+    return rows
+
+
+def _rack_yaml(
+    fabric: Fabric,
+    name: str,
+    description: str,
+    switch_rows: list[SwitchRow],
+    server_rows: list[ServerRow],
+    rail_group: int | None,
+    pod: int | None,
+) -> str:
+    """racks/<name>.yaml: where the rack plugs in, its switches and its servers."""
     draft = Fabric(fabric.root, fabric.settings, [*fabric.switches, *_drafts(fabric, switch_rows, pod)])
     leaves = [sw for sw in _drafts(fabric, switch_rows, pod) if sw.role == "leaf"]
     lines = [
         "# Written by fabricctl rack add from the factory's serial list; checked by fabricctl validate.",
         f"name: {name}",
     ]
-    if template.description:
-        lines.append(f"description: {_quote(template.description)}")
+    if description:
+        lines.append(f"description: {_quote(description)}")
     lines.append("plugs_into:")
     if pod is not None:
         lines.append(f"  pod: {pod}")
@@ -234,7 +296,7 @@ def new_rack(
                 f"    serial: {_quote(serial)}",
                 "    nics: [" + ", ".join(f'"{m}"' for m in macs) + "]",
             ]
-    return NewRack("\n".join(lines) + "\n", hosts, [r[0] for r in switch_rows], servers)
+    return "\n".join(lines) + "\n"
 
 
 def _quote(text: str) -> str:

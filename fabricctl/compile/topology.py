@@ -109,16 +109,7 @@ def _model_title(sw: Switch) -> str:
 def build_topology(model: Fabric | FabricView, log: ProblemLog) -> Topology | None:
     """Derive every port and link from the cabling rules; problems go to `log`."""
     fabric = read_fabric(model)
-    cab = fabric.settings.cabling
-    und = fabric.settings.underlay
-    pods_cfg = fabric.settings.pods
-    max_pods = pods_cfg.max_pods if pods_cfg else 1
     spines, leaves = fabric.spines, fabric.leaves
-    uplinks, gpu_ports = fabric.ports.leaf_uplinks, fabric.ports.leaf_gpu_ports
-    downlinks = fabric.ports.spine_downlinks
-    per_spine = cab.leaf_uplinks_per_spine
-    n = cab.nics_per_server
-    ok = True
     if not spines or not leaves:
         log.add(
             fabric.root / "inventory" / "hosts.yaml",
@@ -133,6 +124,33 @@ def build_topology(model: Fabric | FabricView, log: ProblemLog) -> Topology | No
         pod_spines.setdefault(sw.pod, []).append(sw)
     for sw in leaves:
         pod_leaves.setdefault(sw.pod, []).append(sw)
+    if not _check_fabric(fabric, log, pod_spines, pod_leaves):
+        return None
+    topo = Topology(servers=[])
+    first = _number_servers(fabric, topo, pod_leaves)
+    position = {leaf.name: i for pod_list in pod_leaves.values() for i, leaf in enumerate(pod_list)}
+    for leaf in leaves:
+        _leaf_ports(fabric, topo, leaf, position[leaf.name], first, pod_spines, pod_leaves)
+    _underlay(fabric, topo, pod_spines)
+    if fabric.settings.pods is not None:
+        _cable_superspines(fabric, topo, pod_spines)
+    _unused_spine_ports(fabric, topo)
+    return topo
+
+
+def _max_pods(fabric: FabricView) -> int:
+    pods = fabric.settings.pods
+    return pods.max_pods if pods else 1
+
+
+def _check_fabric(
+    fabric: FabricView,
+    log: ProblemLog,
+    pod_spines: dict[int | None, list[Switch]],
+    pod_leaves: dict[int | None, list[Switch]],
+) -> bool:
+    """Every pod's switches against the cabling rules and pools, the super-spines, the numbering."""
+    ok = True
     for pod in fabric.pods:
         where = f"pod {pod}: " if pod is not None else ""
         p_spines, p_leaves = pod_spines.get(pod, []), pod_leaves.get(pod, [])
@@ -145,22 +163,28 @@ def build_topology(model: Fabric | FabricView, log: ProblemLog) -> Topology | No
             )
             ok = False
             continue
-        ok = _check_pod(fabric, log, where, p_spines, p_leaves, pod, max_pods) and ok
+        ok = _check_pod(fabric, log, where, p_spines, p_leaves, pod, _max_pods(fabric)) and ok
     ok = _check_superspines(fabric, log, pod_spines) and ok
-    ok = _check_numbering(fabric, log) and ok
-    if not ok:
-        return None
+    return _check_numbering(fabric, log) and ok
 
+
+def _number_servers(
+    fabric: FabricView, topo: Topology, pod_leaves: dict[int | None, list[Switch]]
+) -> dict[int | None, int]:
+    """Name every server into `topo.servers`, pod by pod; where each pod's servers start there."""
+    cab = fabric.settings.cabling
+    n, gpu_ports = cab.nics_per_server, fabric.ports.leaf_gpu_ports
     lanes = breakout_lanes(cab.gpu_port_breakout)
     # Each pod numbers its servers as one block. In a multi-pod fabric the block has room for
     # the most lanes a breakout of its leaves' platforms gives, so a later breakout adds servers
     # inside each pod's block and never renumbers the pods after it (a 2-tier fabric's one block
     # just grows).
-    offered = {m for leaf in leaves for m in fabric.model(leaf).breakouts}
+    offered = {m for leaf in fabric.leaves for m in fabric.model(leaf).breakouts}
     room = (
-        max(len(breakout_lanes(m)) for m in {NO_BREAKOUT, *offered}) if pods_cfg is not None else len(lanes)
+        max(len(breakout_lanes(m)) for m in {NO_BREAKOUT, *offered})
+        if fabric.settings.pods is not None
+        else len(lanes)
     )
-    topo = Topology(servers=[])
     first: dict[int | None, int] = {}  # pod -> where its servers start in topo.servers
     number = 0  # the numbers before the pod's block
     for pod in fabric.pods:
@@ -168,51 +192,76 @@ def build_topology(model: Fabric | FabricView, log: ProblemLog) -> Topology | No
         per_lane = len(pod_leaves[pod]) // n * len(gpu_ports)
         topo.servers += [cab.server_name.format(number + i + 1) for i in range(per_lane * len(lanes))]
         number += per_lane * room
-    position = {leaf.name: i for pod_list in pod_leaves.values() for i, leaf in enumerate(pod_list)}
-    for leaf in leaves:
-        name_port = port_namer(leaf)
-        group, rail = divmod(position[leaf.name], n)
-        per_lane = len(pod_leaves[leaf.pod]) // n * len(gpu_ports)  # servers on one lane of the pod
-        ports = []
-        for i, port in enumerate(gpu_ports):
-            for lane_index, lane in enumerate(lanes):
-                # Lane by lane: lane 1 (the whole port without a breakout) keeps the numbers the
-                # pod had before a breakout, so every cabled server stays where it is; the new
-                # lanes number after them.
-                server = topo.servers[first[leaf.pod] + lane_index * per_lane + group * len(gpu_ports) + i]
-                gp = GpuPort(leaf.name, port, lane, name_port(port, lane), server, rail)
-                ports.append(gp)
-                topo.by_leaf_port[(leaf.name, gp.key)] = gp
-                if lane == 1:  # port P names its first lane: a tenant's "47" is still its GPU
-                    topo.by_leaf_port[(leaf.name, str(port))] = gp
-                topo.by_server.setdefault(server, [None] * n)[rail] = gp  # type: ignore[list-item]  # every rail is filled in before the list is read (one GPU per rail)
-        topo.gpu_ports[leaf.name] = ports
-        if cab.gpu_port_breakout != NO_BREAKOUT:
-            topo.breakout_parents[leaf.name] = [name_port(p) for p in gpu_ports]
-        used = set(uplinks[: len(pod_spines[leaf.pod]) * per_spine]) | set(gpu_ports)
-        topo.unused_ports[leaf.name] = [
-            name_port(p) for p in range(1, fabric.model(leaf).ports + 1) if p not in used
-        ]
-    for spine in spines:
+    return first
+
+
+def _leaf_ports(
+    fabric: FabricView,
+    topo: Topology,
+    leaf: Switch,
+    position: int,
+    first: dict[int | None, int],
+    pod_spines: dict[int | None, list[Switch]],
+    pod_leaves: dict[int | None, list[Switch]],
+) -> None:
+    """One leaf's GPU ports (lane by lane, each cabled to its server's NIC on the leaf's rail),
+    its breakout parents and its unused ports, into `topo`."""
+    cab = fabric.settings.cabling
+    n, lanes = cab.nics_per_server, breakout_lanes(cab.gpu_port_breakout)
+    uplinks, gpu_ports = fabric.ports.leaf_uplinks, fabric.ports.leaf_gpu_ports
+    per_spine = cab.leaf_uplinks_per_spine
+    name_port = port_namer(leaf)
+    group, rail = divmod(position, n)
+    per_lane = len(pod_leaves[leaf.pod]) // n * len(gpu_ports)  # servers on one lane of the pod
+    ports = []
+    for i, port in enumerate(gpu_ports):
+        for lane_index, lane in enumerate(lanes):
+            # Lane by lane: lane 1 (the whole port without a breakout) keeps the numbers the
+            # pod had before a breakout, so every cabled server stays where it is; the new
+            # lanes number after them.
+            server = topo.servers[first[leaf.pod] + lane_index * per_lane + group * len(gpu_ports) + i]
+            gp = GpuPort(leaf.name, port, lane, name_port(port, lane), server, rail)
+            ports.append(gp)
+            topo.by_leaf_port[(leaf.name, gp.key)] = gp
+            if lane == 1:  # port P names its first lane: a tenant's "47" is still its GPU
+                topo.by_leaf_port[(leaf.name, str(port))] = gp
+            topo.by_server.setdefault(server, [None] * n)[rail] = gp  # type: ignore[list-item]  # every rail is filled in before the list is read (one GPU per rail)
+    topo.gpu_ports[leaf.name] = ports
+    if cab.gpu_port_breakout != NO_BREAKOUT:
+        topo.breakout_parents[leaf.name] = [name_port(p) for p in gpu_ports]
+    used = set(uplinks[: len(pod_spines[leaf.pod]) * per_spine]) | set(gpu_ports)
+    topo.unused_ports[leaf.name] = [
+        name_port(p) for p in range(1, fabric.model(leaf).ports + 1) if p not in used
+    ]
+
+
+def _underlay(fabric: FabricView, topo: Topology, pod_spines: dict[int | None, list[Switch]]) -> None:
+    """Loopbacks, VTEP addresses and ASNs of spines and leaves, and the leaf-spine links."""
+    und = fabric.settings.underlay
+    max_pods = _max_pods(fabric)
+    uplinks, downlinks = fabric.ports.leaf_uplinks, fabric.ports.spine_downlinks
+    per_spine = fabric.settings.cabling.leaf_uplinks_per_spine
+    for spine in fabric.spines:
         topo.loopback[spine.name] = _host(pod_pool(und.spine_loopbacks, spine.pod, max_pods), spine.index)  # type: ignore[arg-type,assignment]  # pools and indices were checked to fit by validate above (None only for a refused fabric)
         topo.asn[spine.name] = und.spine_asn + (spine.pod - 1 if spine.pod else 0)
-    for leaf in leaves:
+    for leaf in fabric.leaves:
         topo.loopback[leaf.name] = _host(pod_pool(und.leaf_loopbacks, leaf.pod, max_pods), leaf.index)  # type: ignore[arg-type,assignment]  # pools and indices were checked to fit by validate above (None only for a refused fabric)
         topo.vtep[leaf.name] = _host(pod_pool(und.vtep_loopbacks, leaf.pod, max_pods), leaf.index)  # type: ignore[arg-type,assignment]  # pools and indices were checked to fit by validate above (None only for a refused fabric)
         topo.asn[leaf.name] = leaf_asn(fabric, leaf)
         pool = pod_pool(und.p2p_links, leaf.pod, max_pods)
         _cable(topo, leaf, pod_spines[leaf.pod], uplinks, downlinks, per_spine, pool)  # type: ignore[arg-type]  # the pod's pool was checked to split by validate above
-    if pods_cfg is not None:
-        _cable_superspines(fabric, topo, pod_spines)
+
+
+def _unused_spine_ports(fabric: FabricView, topo: Topology) -> None:
+    """The ports of spines and super-spines no link cables."""
     cabled = {(ln.spine, ln.spine_port) for ln in topo.links} | {(ln.leaf, ln.leaf_port) for ln in topo.links}
-    for sw in [*spines, *fabric.superspines]:
+    for sw in [*fabric.spines, *fabric.superspines]:
         name_port = port_namer(sw)
         topo.unused_ports[sw.name] = [
             name_port(p)
             for p in range(1, fabric.model(sw).ports + 1)
             if (sw.name, name_port(p)) not in cabled
         ]
-    return topo
 
 
 def leaf_asn(fabric: FabricView, leaf: Switch) -> int:
@@ -241,7 +290,6 @@ def _check_pod(
     """The cabling rules and pools against one pod's switches (the whole 2-tier fabric when
     pod is None; its messages are those of a 2-tier fabric)."""
     cab = fabric.settings.cabling
-    und = fabric.settings.underlay
     fabric_file = fabric.root / "inventory" / "fabric.yaml"
     uplinks, downlinks = fabric.ports.leaf_uplinks, fabric.ports.spine_downlinks
     per_spine = cab.leaf_uplinks_per_spine
@@ -290,6 +338,24 @@ def _check_pod(
             "a divisor of the leaf count" + (" of every pod" if where else ""),
         )
         ok = False
+    return _check_pools(fabric, log, where, spines, leaves, pod, max_pods) and ok
+
+
+def _check_pools(
+    fabric: FabricView,
+    log: ProblemLog,
+    where: str,
+    spines: list[Switch],
+    leaves: list[Switch],
+    pod: int | None,
+    max_pods: int,
+) -> bool:
+    """The underlay pools (a pod's share of each, in a multi-pod fabric) hold an address for
+    every switch index and every link."""
+    und = fabric.settings.underlay
+    fabric_file = fabric.root / "inventory" / "fabric.yaml"
+    per_spine = fabric.settings.cabling.leaf_uplinks_per_spine
+    ok = True
     links_needed = len(leaves) * len(spines) * per_spine
     for pool_name, whole, need in (
         ("underlay.spine_loopbacks", und.spine_loopbacks, max(s.index for s in spines) + 1),

@@ -412,20 +412,7 @@ def apply_plan(
     )
     for name in plan.changed:
         report.switches.setdefault(name, SwitchOutcome(name, NOT_STARTED))
-    for name, sp in plan.switches.items():
-        if sp.status == "unchanged":
-            run.record(SwitchOutcome(name, "unchanged"))
-        elif sp.status == "unreachable":
-            run.record(
-                SwitchOutcome(
-                    name,
-                    "failed",
-                    "auth" if sp.cause == "auth" else "connect",
-                    f"unreachable at plan time: {sp.error}",
-                    cause=sp.cause or "error",
-                    hint=sp.hint,
-                )
-            )
+    _record_unpushed(run, plan)
     runner = ThreadedRunner(num_workers=max(1, opts.parallelism))
     batches = waves(plan.changed, opts, prepared.compiled.fabric.pod_of(plan.changed))
     for i, wave in enumerate(batches):
@@ -444,6 +431,40 @@ def apply_plan(
         if is_canary and failed_here:
             report.stopped_reason = f"canary failed: {', '.join(failed_here)}"
             break
+    _record_stop(run, plan, stop, progress)
+    if opts.rollback_on_failure and report.failed and run.before:
+        done = set(run.before)
+        nr.data.reset_failed_hosts()
+        nr.filter(filter_func=lambda h: h.name in done).with_runner(runner).run(
+            task=run.revert_task, on_failed=True
+        )
+    report.switches = {n: report.switches[n] for n in plan.switches if n in report.switches}
+    report.finished = timestamp()
+    report.state = "finished"
+    return report
+
+
+def _record_unpushed(run: _Runner, plan: Plan) -> None:
+    """The switches the plan leaves alone: unchanged, or failed as unreachable at plan time."""
+    for name, sp in plan.switches.items():
+        if sp.status == "unchanged":
+            run.record(SwitchOutcome(name, "unchanged"))
+        elif sp.status == "unreachable":
+            run.record(
+                SwitchOutcome(
+                    name,
+                    "failed",
+                    "auth" if sp.cause == "auth" else "connect",
+                    f"unreachable at plan time: {sp.error}",
+                    cause=sp.cause or "error",
+                    hint=sp.hint,
+                )
+            )
+
+
+def _record_stop(run: _Runner, plan: Plan, stop: threading.Event, progress: Progress | None) -> None:
+    """The switches never started, skipped; and why the run stopped, if it did."""
+    report, opts = run.report, run.opts
     for name in plan.changed:
         if report.switches[name].status == NOT_STARTED:
             report.switches[name] = SwitchOutcome(name, "skipped", message="not started: run stopped")
@@ -458,16 +479,6 @@ def apply_plan(
         report.stopped_reason = "interrupted: switches in flight finished, no new one was started"
     elif not report.stopped_reason and run.too_many_failures():
         report.stopped_reason = f"{run.failures} failure(s), more than --max-failures {opts.max_failures}"
-    if opts.rollback_on_failure and report.failed and run.before:
-        done = set(run.before)
-        nr.data.reset_failed_hosts()
-        nr.filter(filter_func=lambda h: h.name in done).with_runner(runner).run(
-            task=run.revert_task, on_failed=True
-        )
-    report.switches = {n: report.switches[n] for n in plan.switches if n in report.switches}
-    report.finished = timestamp()
-    report.state = "finished"
-    return report
 
 
 def write_report(root: Path, report: RunReport, copy: Path | None = None) -> Path:

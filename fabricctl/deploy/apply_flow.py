@@ -21,7 +21,8 @@ from fabricctl.model.text import printable
 if TYPE_CHECKING:
     from fabricctl.compile.build import Compiled
     from fabricctl.deploy.apply import ApplyOptions, RunReport
-    from fabricctl.deploy.plan import Plan, Prepared
+    from fabricctl.deploy.changed import RefFabric
+    from fabricctl.deploy.plan import Plan, PlanFile, Prepared
     from fabricctl.deploy.service import ApplyHooks, Claim, Notify, PlanOptions, Select
     from fabricctl.deploy.stages import Stages
 
@@ -125,8 +126,6 @@ def run_apply(request: ApplyRequest, ui: ApplyUi) -> ApplyOutcome:
     Refusals (a stale or contradicted plan, a disruptive one without consent, an earlier failed
     wave) raise before any switch is pushed; a third interrupt raises `ApplyInterrupted`.
     """
-    from fabricctl.deploy.audit import tenants_by_switch, tickets_of
-    from fabricctl.deploy.plan import INPUT_DIRS
     from fabricctl.deploy.record import record_path
     from fabricctl.deploy.scope import tenant_change
     from fabricctl.deploy.service import (
@@ -138,34 +137,15 @@ def run_apply(request: ApplyRequest, ui: ApplyUi) -> ApplyOutcome:
         refuse_disruptive,
         start_report,
     )
-    from fabricctl.gitinfo import uncommitted
 
     root, opts = request.root, request.options
-    dirty = uncommitted(root, INPUT_DIRS)
-    if dirty and not request.allow_dirty:
-        shown = ", ".join(dirty[:5]) + (f" and {len(dirty) - 5} more" if len(dirty) > 5 else "")
-        raise ApplyRefused(
-            f"uncommitted changes under inventory/, tenants/ or templates/ ({shown}): nothing applied; "
-            "commit them (the run record names the commit applied), or apply with --allow-dirty "
-            "(the record then lists them)"
-        )
+    dirty = _uncommitted(root, request.allow_dirty)
     group = run_group(request)
     sharded = (group, request.shard or "all") if group is not None else None
     stages = ui.stages
 
     def audit(report: RunReport, plan: Plan) -> None:
-        """Why, under which tickets, which tenants on which switch; the shard and its run."""
-        if sharded is not None:
-            report.context.update(run_group=sharded[0], shard=sharded[1])
-        report.context.update(
-            reason=request.reason,
-            tickets=tickets_of(root, request.tickets),
-            tenants=tenants_by_switch(plan.changes, plan.changed),
-            actor=printable(os.environ.get("FABRICCTL_ACTOR", ""))[:100],
-            approved_by=list(request.approved_by),
-            allow_dirty=request.allow_dirty,
-        )
-        report.context["git"] = {**report.context.get("git", {}), "uncommitted": dirty[:100]}
+        _audit(report, plan, request, sharded, dirty)
 
     with (
         locked(root, ui.notify, request.lab, sharded),  # also with nothing to change
@@ -208,6 +188,42 @@ def run_apply(request: ApplyRequest, ui: ApplyUi) -> ApplyOutcome:
     return ApplyOutcome(report, path)
 
 
+def _uncommitted(root: Path, allow_dirty: bool) -> list[str]:
+    """The input files with uncommitted changes; refused unless `--allow-dirty` (the record then
+    lists them)."""
+    from fabricctl.deploy.plan import INPUT_DIRS
+    from fabricctl.gitinfo import uncommitted
+
+    dirty = uncommitted(root, INPUT_DIRS)
+    if dirty and not allow_dirty:
+        shown = ", ".join(dirty[:5]) + (f" and {len(dirty) - 5} more" if len(dirty) > 5 else "")
+        raise ApplyRefused(
+            f"uncommitted changes under inventory/, tenants/ or templates/ ({shown}): nothing applied; "
+            "commit them (the run record names the commit applied), or apply with --allow-dirty "
+            "(the record then lists them)"
+        )
+    return dirty
+
+
+def _audit(
+    report: RunReport, plan: Plan, request: ApplyRequest, sharded: tuple[str, str] | None, dirty: list[str]
+) -> None:
+    """Why, under which tickets, which tenants on which switch; the shard and its run."""
+    from fabricctl.deploy.audit import tenants_by_switch, tickets_of
+
+    if sharded is not None:
+        report.context.update(run_group=sharded[0], shard=sharded[1])
+    report.context.update(
+        reason=request.reason,
+        tickets=tickets_of(request.root, request.tickets),
+        tenants=tenants_by_switch(plan.changes, plan.changed),
+        actor=printable(os.environ.get("FABRICCTL_ACTOR", ""))[:100],
+        approved_by=list(request.approved_by),
+        allow_dirty=request.allow_dirty,
+    )
+    report.context["git"] = {**report.context.get("git", {}), "uncommitted": dirty[:100]}
+
+
 def _reviewed(
     request: ApplyRequest, plan_file: Path, ui: ApplyUi, scopes: contextlib.ExitStack
 ) -> tuple[Plan, Prepared, Claim]:
@@ -216,14 +232,60 @@ def _reviewed(
     may do), and the inputs as they are now (rendered and verified again), for the switches the
     plan's selection gives now. The switches are read and the plan derived again at the push
     (service.recheck)."""
-    from fabricctl.deploy.changed import load_ref, select_changed
+    from fabricctl.deploy.changed import select_changed
     from fabricctl.deploy.plan import check_fabric, prepare, read_plan
     from fabricctl.deploy.scope import tenant_change
-    from fabricctl.deploy.service import Claim, compile_stage, disruptive
+    from fabricctl.deploy.service import Claim, compile_stage
     from fabricctl.deploy.shards import shard_members
 
-    limit = request.plan.limit
     file = read_plan(plan_file)
+    reviewed = file.plan
+    scoped = _check_as_reviewed(request, file, plan_file)
+    shard = request.shard
+    members: set[str] | None = None
+
+    def pick(c: Compiled) -> list[str]:  # a plan of this fabric, whose --limit still names switches
+        nonlocal members
+        check_fabric(reviewed, c, plan_file)
+        try:
+            names = list(ui.select(c, tuple(reviewed.limit)))
+        except Exception as exc:  # the caller's --limit parser: its message names what exists
+            said = getattr(exc, "message", None) or str(exc)
+            raise ApplyRefused(f"{plan_file}: limit: {said}") from None
+        if shard:  # one failure domain: the rest of the plan is other shards' work
+            members = shard_members(c, shard)
+            reviewed.switches = {n: s for n, s in reviewed.switches.items() if n in members}
+            names = [n for n in names if n in members]
+        return names
+
+    scope = scopes.enter_context(
+        tenant_change(request.root, scoped.get("tenant"), scoped.get("base", "HEAD"))
+    )
+    inputs = scope.inputs if scope is not None else request.root
+    compiled, names, configs = compile_stage(inputs, ui.stages, pick)
+    ref = _reviewed_ref(request.root, reviewed, plan_file)
+    prepared = prepare(inputs, compiled, names, ui.stages, configs)
+    if ref is not None:
+        from fabricctl.deploy.changed import fingerprints
+
+        prepared.names = select_changed(ref, fingerprints(compiled, configs), prepared.names)
+    if scope is not None:
+        from fabricctl.deploy.changed import fingerprints
+        from fabricctl.deploy.scope import tenant_switches
+
+        prepared.names = tenant_switches(
+            request.root, scope.commit, fingerprints(compiled, configs), prepared.names
+        )
+    claim = Claim(file, ref, members, request.plan.allow_gpu_moves)
+    return reviewed, prepared, claim
+
+
+def _check_as_reviewed(request: ApplyRequest, file: PlanFile, plan_file: Path) -> dict[str, str]:
+    """Refuse a flag that contradicts the reviewed plan or a change it makes that needs a flag the
+    command line does not give; the plan's tenant scope."""
+    from fabricctl.deploy.service import disruptive
+
+    limit = request.plan.limit
     reviewed = file.plan
     if request.digest is not None and file.digest != request.digest:
         raise ApplyRefused(
@@ -264,28 +326,13 @@ def _reviewed(
             f"--tenant {tenant}: {plan_file} is not a plan of that tenant's change "
             f"(allowed: a plan made with 'fabricctl plan --tenant {tenant}')"
         )
-    shard = request.shard
-    members: set[str] | None = None
+    return scoped
 
-    def pick(c: Compiled) -> list[str]:  # a plan of this fabric, whose --limit still names switches
-        nonlocal members
-        check_fabric(reviewed, c, plan_file)
-        try:
-            names = list(ui.select(c, tuple(reviewed.limit)))
-        except Exception as exc:  # the caller's --limit parser: its message names what exists
-            said = getattr(exc, "message", None) or str(exc)
-            raise ApplyRefused(f"{plan_file}: limit: {said}") from None
-        if shard:  # one failure domain: the rest of the plan is other shards' work
-            members = shard_members(c, shard)
-            reviewed.switches = {n: s for n, s in reviewed.switches.items() if n in members}
-            names = [n for n in names if n in members]
-        return names
 
-    scope = scopes.enter_context(
-        tenant_change(request.root, scoped.get("tenant"), scoped.get("base", "HEAD"))
-    )
-    inputs = scope.inputs if scope is not None else request.root
-    compiled, names, configs = compile_stage(inputs, ui.stages, pick)
+def _reviewed_ref(root: Path, reviewed: Plan, plan_file: Path) -> RefFabric | None:
+    """The commit a `--changed-since` plan was made against, to select the same switches again."""
+    from fabricctl.deploy.changed import load_ref
+
     ref = None
     commit = reviewed.changed_since_commit
     if commit is not None:  # the selection and tenant changes it was made with, at that commit
@@ -294,7 +341,7 @@ def _reviewed(
                 f"{plan_file}: changed_since_commit: {printable(commit)[:80]!r} is not a commit id"
             )
         try:
-            ref = load_ref(request.root, commit)
+            ref = load_ref(root, commit)
         except StageError as exc:
             raise ApplyRefused(f"{plan_file}: changed_since_commit: {exc}") from None
         if ref.problem:
@@ -302,20 +349,7 @@ def _reviewed(
                 f"{plan_file}: changed_since_commit: cannot derive the plan again: {ref.problem}"
             )
         ref = replace(ref, ref=reviewed.changed_since or ref.ref)
-    prepared = prepare(inputs, compiled, names, ui.stages, configs)
-    if ref is not None:
-        from fabricctl.deploy.changed import fingerprints
-
-        prepared.names = select_changed(ref, fingerprints(compiled, configs), prepared.names)
-    if scope is not None:
-        from fabricctl.deploy.changed import fingerprints
-        from fabricctl.deploy.scope import tenant_switches
-
-        prepared.names = tenant_switches(
-            request.root, scope.commit, fingerprints(compiled, configs), prepared.names
-        )
-    claim = Claim(file, ref, members, request.plan.allow_gpu_moves)
-    return reviewed, prepared, claim
+    return ref
 
 
 def _scope_of(plan: Plan, plan_file: Path) -> dict[str, str]:

@@ -148,6 +148,16 @@ def link_checks(
     unread = {n: w for n, w in read.items() if isinstance(w, str)}
     seconds = [w.seconds for w in windows.values()] or [window]
     report = LinkReport(max(seconds), 0, unread=unread, shortest=min(seconds))
+    _judge_links(compiled, windows, report)
+    with stages.stage("proof") as step:
+        _propose(compiled, parsed, report)
+        step.detail = f"{len(report.marginal)} marginal, {len(report.proposed)} drain(s) proposed"
+    return report
+
+
+def _judge_links(compiled: Compiled, windows: dict[str, Window], report: LinkReport) -> None:
+    """Judge every fabric link both of whose switches were read: into `report`, counted, unjudged
+    (no evidence at either end) or marginal (ranked worst first, the drained ones named)."""
     limits = compiled.fabric.settings.links
     already = {
         (ln.leaf, ln.leaf_port) for ln in drained_links(compiled.fabric.maintenance, compiled.topology)
@@ -175,10 +185,6 @@ def link_checks(
             if (ln.leaf, ln.leaf_port) in already:
                 report.drained.append(link.target)
     report.marginal.sort(key=lambda m: (tuple(-x for x in m.score), m.target))
-    with stages.stage("proof") as step:
-        _propose(compiled, parsed, report)
-        step.detail = f"{len(report.marginal)} marginal, {len(report.proposed)} drain(s) proposed"
-    return report
 
 
 def _evidence(switch: str, port: str, w: Window) -> Evidence:

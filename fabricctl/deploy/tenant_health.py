@@ -186,6 +186,7 @@ def counter_checks(compiled: Compiled, scope: Scope, windows: dict[str, Window |
     return out
 
 
+# long: a table of checks: one per counter a tenant's port is judged by, each with its expected value and hint
 def _port_checks(
     switch: str, port: str, role: PortRole, d: PortDelta, w: Window, lossless: int, cnp: int
 ) -> list[Check]:

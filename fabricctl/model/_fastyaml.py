@@ -110,6 +110,7 @@ class _Frame:
         self.key: Any = _NO_KEY
 
 
+# long: a parser state machine: one loop over the lines with the indentation stack as its state
 def fast_load(
     text: str, reasons: list[tuple[int, str]] | None = None
 ) -> tuple[Any, dict[tuple[str | int, ...], int]] | None:

@@ -256,24 +256,7 @@ def _fabric(plan: Plan, compiled: Compiled) -> list[str]:
         f'viewBox="0 0 {width} {height}" role="img" aria-label="leaves by GPU ports, coloured by tenant">'
     ]
     # Spines: one row of boxes spread over the grid's width.
-    sw_w = grid_w / max(1, len(spines))
-    svg.append('<g class="spine-row"><text x="0" y="26">spines</text>')
-    for i, name in enumerate(spines):
-        cls = (
-            "spine"
-            + (" changed" if name in changed else "")
-            + (" unreachable" if name in unreachable else "")
-        )
-        x = label_w + i * sw_w
-        fill = "#fde2e1" if name in changed else "#f0f0f0"
-        stroke = ' style="stroke:#cf222e;stroke-width:2"' if name in changed else ""
-        lbl = ' class="lbl-changed"' if name in changed else ""
-        svg.append(
-            f'<g class="{cls}" data-switch="{_e(name)}"><rect x="{x + 1:.1f}" y="10" width="{sw_w - 2:.1f}" '
-            f'height="22" fill="{fill}"{stroke}><title>{_e(name)}: {_e(_status(plan, name))}</title></rect>'
-            f'<text x="{x + sw_w / 2:.1f}" y="25" text-anchor="middle"{lbl}>{_e(_short(name, sw_w))}</text></g>'
-        )
-    svg.append("</g>")
+    svg += _spine_row(plan, spines, label_w, grid_w / max(1, len(spines)))
     first = next(
         (compiled.topology.gpu_ports[lf] for lf in leaves if compiled.topology.gpu_ports.get(lf)), []
     )
@@ -305,19 +288,7 @@ def _fabric(plan: Plan, compiled: Compiled) -> list[str]:
         svg.append("</g>")
         y += row_h
     svg.append("</svg>")
-    gpus = {a.name: len(a.ports) for a in alloc.tenants}
-    legend = ['<ul class="legend">']
-    for name in sorted(names, key=lambda n: n not in touched):  # tenants this plan touches first
-        cls = "legend-entry touched" if name in touched else "legend-entry"
-        legend.append(
-            f'<li class="{cls}" data-tenant="{_e(name)}"><span class="swatch" style="background:{colors[name]}">'
-            f"</span>{_e(name)} ({gpus[name]})</li>"
-        )
-    free = sum(len(v) for v in compiled.topology.gpu_ports.values()) - sum(gpus.values())
-    legend.append(
-        f'<li class="legend-free"><span class="swatch" style="background:{FREE_COLOR}"></span>free ({free})</li>'
-    )
-    legend.append("</ul>")
+    legend = _legend(compiled, colors, touched)
     total = sum(len(v) for v in compiled.topology.gpu_ports.values())
     return [
         '<section id="fabric">',
@@ -328,6 +299,47 @@ def _fabric(plan: Plan, compiled: Compiled) -> list[str]:
         *svg,
         "</section>",
     ]
+
+
+def _spine_row(plan: Plan, spines: list[str], label_w: int, sw_w: float) -> list[str]:
+    """The spines as one row of boxes spread over the grid's width, the changed ones outlined."""
+    changed, unreachable = set(plan.changed), set(plan.unreachable)
+    row = ['<g class="spine-row"><text x="0" y="26">spines</text>']
+    for i, name in enumerate(spines):
+        cls = (
+            "spine"
+            + (" changed" if name in changed else "")
+            + (" unreachable" if name in unreachable else "")
+        )
+        x = label_w + i * sw_w
+        fill = "#fde2e1" if name in changed else "#f0f0f0"
+        stroke = ' style="stroke:#cf222e;stroke-width:2"' if name in changed else ""
+        lbl = ' class="lbl-changed"' if name in changed else ""
+        row.append(
+            f'<g class="{cls}" data-switch="{_e(name)}"><rect x="{x + 1:.1f}" y="10" width="{sw_w - 2:.1f}" '
+            f'height="22" fill="{fill}"{stroke}><title>{_e(name)}: {_e(_status(plan, name))}</title></rect>'
+            f'<text x="{x + sw_w / 2:.1f}" y="25" text-anchor="middle"{lbl}>{_e(_short(name, sw_w))}</text></g>'
+        )
+    row.append("</g>")
+    return row
+
+
+def _legend(compiled: Compiled, colors: dict[str, str], touched: set[str]) -> list[str]:
+    """One swatch per tenant with its GPU count (the ones this plan touches first), then the free."""
+    gpus = {a.name: len(a.ports) for a in compiled.allocation.tenants}
+    legend = ['<ul class="legend">']
+    for name in sorted(gpus, key=lambda n: n not in touched):  # tenants this plan touches first
+        cls = "legend-entry touched" if name in touched else "legend-entry"
+        legend.append(
+            f'<li class="{cls}" data-tenant="{_e(name)}"><span class="swatch" style="background:{colors[name]}">'
+            f"</span>{_e(name)} ({gpus[name]})</li>"
+        )
+    free = sum(len(v) for v in compiled.topology.gpu_ports.values()) - sum(gpus.values())
+    legend.append(
+        f'<li class="legend-free"><span class="swatch" style="background:{FREE_COLOR}"></span>free ({free})</li>'
+    )
+    legend.append("</ul>")
+    return legend
 
 
 def _status(plan: Plan, name: str) -> str:

@@ -35,7 +35,7 @@ from fabricctl.report.summary import (
 )
 from fabricctl.secrets import redact
 from fabricctl.verify.link_ends import GpuPortsProof, LinkEnd
-from fabricctl.verify.proofs import Proofs
+from fabricctl.verify.proofs import IsolationProof, LosslessProof, Proofs
 
 if TYPE_CHECKING:
     from fabricctl.deploy.plan import Plan
@@ -299,8 +299,19 @@ def proofs_markdown(record: Proofs, budget: _Budget, limit: int) -> list[str]:
 
 
 def _proof_details(record: Proofs, budget: _Budget, limit: int) -> list[str]:
+    """The folded tables under the proofs: lossless link ends, isolation exceptions, ECMP and
+    capacity budgets, each cut to what the comment's budget leaves."""
     out: list[str] = []
-    ll = record.lossless
+    _lossless_details(out, record.lossless, budget, limit)
+    _isolation_details(out, record.isolation, budget, limit)
+    _capacity_details(out, record, budget, limit)
+    if out:
+        out.append("")
+    return out
+
+
+def _lossless_details(out: list[str], ll: LosslessProof, budget: _Budget, limit: int) -> None:
+    """Each fabric link's two ends, then the GPU ports, grouped by what they are set to."""
     if ll.links or ll.gpu_ports:
         start = budget.used
         budget.take(
@@ -360,7 +371,10 @@ def _proof_details(record: Proofs, budget: _Budget, limit: int) -> list[str]:
             )
         budget.take(out, "")
         budget.take(out, "</details>")
-    iso = record.isolation
+
+
+def _isolation_details(out: list[str], iso: IsolationProof, budget: _Budget, limit: int) -> None:
+    """The exceptions to isolation both tenants declared."""
     if iso.exceptions:
         start = budget.used
         budget.take(
@@ -382,6 +396,10 @@ def _proof_details(record: Proofs, budget: _Budget, limit: int) -> list[str]:
         )
         budget.take(out, "")
         budget.take(out, "</details>")
+
+
+def _capacity_details(out: list[str], record: Proofs, budget: _Budget, limit: int) -> None:
+    """ECMP width per tier, then the capacity budgets."""
     if record.ecmp.tiers or record.capacity.budgets:
         start = budget.used
         budget.take(out, "<details><summary>ECMP width per tier, capacity budgets</summary>")
@@ -415,9 +433,6 @@ def _proof_details(record: Proofs, budget: _Budget, limit: int) -> list[str]:
         )
         budget.take(out, "")
         budget.take(out, "</details>")
-    if out:
-        out.append("")
-    return out
 
 
 def refused_markdown(fabric: str, record: Proofs, max_chars: int = MAX_CHARS) -> str:

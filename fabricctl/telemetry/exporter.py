@@ -234,6 +234,7 @@ class Exposition:
                 )
         return family
 
+    # long: a table: every per-port metric family with its help text and labels, then one row per port
     def _port_families(self, switch: str, snap: Snapshot) -> Iterator[Metric]:
         labels = list(LABELS)
 

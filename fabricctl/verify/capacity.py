@@ -33,6 +33,19 @@ def check_capacity(
     for ln in topo.links:
         uplinks[ln.leaf] = uplinks.get(ln.leaf, 0) + 1
         downlinks[ln.spine] = downlinks.get(ln.spine, 0) + 1
+    out += _leaf_tier(compiled, rows, uplinks, max_oversubscription)
+    out += _spine_tier(compiled, rows, uplinks, downlinks)
+    out += _switch_budgets(compiled, parsed, rows)
+    _gpu_rows(compiled, rows)
+    return rows, out
+
+
+def _leaf_tier(
+    compiled: Compiled, rows: list[CapacityRow], uplinks: dict[str, int], max_oversubscription: float
+) -> list[Violation]:
+    """Each leaf's GPU ports against its uplinks, now and after each breakout its model has."""
+    out: list[Violation] = []
+    topo = compiled.topology
     for leaf in compiled.fabric.leaves:
         ports = topo.gpu_ports.get(leaf.name, [])
         model = switch_model(leaf)
@@ -77,7 +90,15 @@ def check_capacity(
                     f"{down}G of GPU ports share {up}G of uplinks ({ratio:.2f}:1, design allows {max_oversubscription:g}:1): all-to-all traffic congests and PFC spreads it",
                 )
             )
-    out += _spine_tier(compiled, rows, uplinks, downlinks)
+    return out
+
+
+def _switch_budgets(
+    compiled: Compiled, parsed: dict[str, SwitchConfig], rows: list[CapacityRow]
+) -> list[Violation]:
+    """What each switch's config carries (headroom, VRFs, VLANs, VNIs, ACL entries) against its
+    platform's budgets."""
+    out: list[Violation] = []
     for name, cfg in sorted(parsed.items()):
         sw = compiled.fabric.switch(name)
         if sw is None:
@@ -109,6 +130,12 @@ def check_capacity(
                         f"{name} carries {used} {metric}, over the {sw.platform} budget of {limit}",
                     )
                 )
+    return out
+
+
+def _gpu_rows(compiled: Compiled, rows: list[CapacityRow]) -> None:
+    """The GPUs each tenant holds, then the fabric's held and free."""
+    topo = compiled.topology
     total = sum(len(p) for p in topo.gpu_ports.values())
     held = len(compiled.allocation.port_owner)
     for a in sorted(compiled.allocation.tenants, key=lambda a: a.tenant.id):
@@ -124,7 +151,6 @@ def check_capacity(
     rows.append(
         CapacityRow("fabric", "GPUs free", total - held, total, True, "unassigned GPU ports (shut down)")
     )
-    return rows, out
 
 
 def _spine_tier(

@@ -19,6 +19,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from fabricctl.compile.build import Compiled
+from fabricctl.compile.topology import GpuPort
 from fabricctl.config.readback import At, Interface, RtHolder, Src, SwitchConfig
 from fabricctl.verify.acl_eval import AclCache
 from fabricctl.verify.facts import Facts, TenantFacts
@@ -108,82 +109,110 @@ def _ports(
             )
             continue
         if held is None:
-            if intf.shutdown is None:
-                reach = f" and is in VRF {intf.vrf.value}" if intf.vrf else ""
-                reach += f" and in segment {intf.segment.value}" if intf.segment else ""
-                out.append(
-                    _v(
-                        "port-not-shut",
-                        sw,
-                        gp.name,
-                        intf.src,
-                        "",
-                        f"{gp.server} nic{gp.nic} ({where}) is held by no tenant but is up{reach}: whoever plugs in there joins the fabric (no 'shutdown')",
-                    )
-                )
+            out += _unheld(sw, gp, intf)
             continue
         held_names.add(gp.name)
         t = facts.tenants[held[0].name]
         me = f"{held[1].gpu_ip or t.host.split()[0]} ({t.name}, {where})"
         out += _membership(sw, intf, t, me, cfg, facts)
-        if intf.acl_in is None:
-            out.append(
-                _v(
-                    "acl-missing",
-                    sw,
-                    gp.name,
-                    intf.src,
-                    "",
-                    f"{me} has no inbound ACL '{t.acl}': nothing filters spoofed or mis-routed traffic to other tenants (defence in depth lost)",
-                )
-            )
-            continue
-        acl = cfg.acls.get(intf.acl_in.value)
-        if acl is None:
-            out.append(
-                _v(
-                    "acl-undefined",
-                    sw,
-                    gp.name,
-                    intf.acl_in.src,
-                    "",
-                    f"{me} applies ACL {intf.acl_in.value!r}, which is not defined on {sw}",
-                )
-            )
-            continue
-        if intf.acl_in.value != t.acl:
-            other = facts.by_acl.get(intf.acl_in.value)
-            whose = f" (tenant {other.name}'s)" if other else ""
-            out.append(
-                _v(
-                    "acl-foreign",
-                    sw,
-                    gp.name,
-                    intf.acl_in.src,
-                    "",
-                    f"{me} applies ACL {intf.acl_in.value}{whose} instead of {t.acl}",
-                )
-            )
-        key = (acl.name, t.name)
-        if key in seen_acl:
-            continue
-        seen_acl.add(key)
-        for peer in t.peers:
-            if facts.peers(t.name, peer):
-                k = tuple(sorted((t.name, peer)))
-                allowed[(k[0], k[1], "acl")] = allowed.get((k[0], k[1], "acl"), 0) + 1
-        for other, rule in acls.leaks(acl, t):
-            out.append(
-                _v(
-                    "acl-leak",
-                    sw,
-                    f"ACL {acl.name}",
-                    rule.src,
-                    "",
-                    f"{me} reaches {other.host} through ACL {acl.name}: first match is '{rule.src.text}' (line {rule.src.line}), before any deny",
-                )
-            )
+        out += _port_acl(cfg, gp, intf, t, me, facts, acls, allowed, seen_acl)
     out += _foreign_members(compiled, cfg, facts, held_names)
+    return out
+
+
+def _unheld(sw: str, gp: GpuPort, intf: Interface) -> list[Violation]:
+    """A GPU port no tenant holds is shut down."""
+    out: list[Violation] = []
+    where = f"{sw} {gp.name}"
+    if intf.shutdown is None:
+        reach = f" and is in VRF {intf.vrf.value}" if intf.vrf else ""
+        reach += f" and in segment {intf.segment.value}" if intf.segment else ""
+        out.append(
+            _v(
+                "port-not-shut",
+                sw,
+                gp.name,
+                intf.src,
+                "",
+                f"{gp.server} nic{gp.nic} ({where}) is held by no tenant but is up{reach}: whoever plugs in there joins the fabric (no 'shutdown')",
+            )
+        )
+    return out
+
+
+def _port_acl(
+    cfg: SwitchConfig,
+    gp: GpuPort,
+    intf: Interface,
+    t: TenantFacts,
+    me: str,
+    facts: Facts,
+    acls: AclCache,
+    allowed: dict[tuple[str, str, str], int],
+    seen_acl: set[tuple[str, str]],
+) -> list[Violation]:
+    """A held port applies its tenant's inbound ACL, defined on the switch and leaking to no other
+    tenant (each ACL proven once per tenant: `seen_acl`); the peerings it lets through are
+    counted in `allowed`."""
+    out: list[Violation] = []
+    sw = cfg.name
+    if intf.acl_in is None:
+        out.append(
+            _v(
+                "acl-missing",
+                sw,
+                gp.name,
+                intf.src,
+                "",
+                f"{me} has no inbound ACL '{t.acl}': nothing filters spoofed or mis-routed traffic to other tenants (defence in depth lost)",
+            )
+        )
+        return out
+    acl = cfg.acls.get(intf.acl_in.value)
+    if acl is None:
+        out.append(
+            _v(
+                "acl-undefined",
+                sw,
+                gp.name,
+                intf.acl_in.src,
+                "",
+                f"{me} applies ACL {intf.acl_in.value!r}, which is not defined on {sw}",
+            )
+        )
+        return out
+    if intf.acl_in.value != t.acl:
+        other = facts.by_acl.get(intf.acl_in.value)
+        whose = f" (tenant {other.name}'s)" if other else ""
+        out.append(
+            _v(
+                "acl-foreign",
+                sw,
+                gp.name,
+                intf.acl_in.src,
+                "",
+                f"{me} applies ACL {intf.acl_in.value}{whose} instead of {t.acl}",
+            )
+        )
+    key = (acl.name, t.name)
+    if key in seen_acl:
+        return out
+    seen_acl.add(key)
+    for peer in t.peers:
+        if facts.peers(t.name, peer):
+            k = tuple(sorted((t.name, peer)))
+            allowed[(k[0], k[1], "acl")] = allowed.get((k[0], k[1], "acl"), 0) + 1
+    for other, rule in acls.leaks(acl, t):
+        out.append(
+            _v(
+                "acl-leak",
+                sw,
+                f"ACL {acl.name}",
+                rule.src,
+                "",
+                f"{me} reaches {other.host} through ACL {acl.name}: first match is '{rule.src.text}' (line {rule.src.line}), before any deny",
+            )
+        )
     return out
 
 

@@ -297,7 +297,6 @@ def _link_ends(
     both ends, and one line per pair of NOSes that meet on a link, naming a link proven."""
     fabric = compiled.fabric
     view = read_fabric(fabric)  # read once: every link below looks its ends up
-    policy = fabric.settings.qos
     out = []
     crossed: dict[tuple[str, str], tuple[int, str]] = {}
     for ln in compiled.topology.links:
@@ -317,58 +316,12 @@ def _link_ends(
         alike = _value(_at_set(pa.qos.no_drop)) == _value(_at_set(pb.qos.no_drop)) and (
             _value(a.dscp_map.get(roce)) == _value(b.dscp_map.get(roce)) == lc
         )
-        pairs: list[tuple[str, tuple[object, Src] | None, tuple[object, Src] | None]] = []
-        if a.platform == b.platform:
-            pairs += [
-                (f"ECN on queue {lc}", pa.qos.ecn_values.get(lc), pb.qos.ecn_values.get(lc)),
-                ("PFC watchdog", a.watchdog_timers, b.watchdog_timers),
-            ]
-            pairs.append(("PFC headroom", pa.qos.headroom_cells.get(lc), pb.qos.headroom_cells.get(lc)))
-        broken = not alike
-        for what, here, there in pairs:
-            if here is None or there is None or here[0] == there[0]:
-                continue
-            broken = True
-            src = there[1]
-            out.append(
-                Violation(
-                    "lossless-ends",
-                    ln.spine,
-                    ln.spine_port,
-                    src.line or None,
-                    src.text,
-                    f"{what} is '{there[0]}' here but '{here[0]}' at the other end of the link "
-                    f"{ends} (line {here[1].line}) on path {paths.through(ln.spine, ln.spine_port)}: "
-                    "the two ends of a link pause, mark and recover the lossless class differently",
-                )
-            )
+        mismatched = _same_nos_ends(ln, a, b, pa, pb, lc, ends, paths)
         gbps, meters = link_sizing(view, ln)
-        for name, port, end_qos in ((ln.leaf, pa, qos), (ln.spine, pb, far_qos)):
-            sw = fabric.switch(name)
-            if sw is None or end_qos.lossless_class not in port.qos.headroom:
-                continue
-            model = switch_model(sw)
-            need = lossless_port(
-                model, policy.buffer, gbps, meters, end_qos.mtu, end_qos.roce_mtu, vxlan=True
-            )
-            short = _sized_for(port, end_qos, need, gbps, meters)
-            if short is False:
-                assumed.setdefault(("switch", _NOS_HEADROOM), []).append(name)
-            elif short is not None:
-                broken = True
-                src, what = short
-                out.append(
-                    Violation(
-                        "headroom",
-                        name,
-                        port.name,
-                        src.line or None,
-                        src.text,
-                        f"{what}: the link {ends} is sized for {meters} m at {gbps}G at both ends "
-                        f"(docs/verify.md), on path {paths.through(name, port.name)}: the rest of the frames in "
-                        "flight are dropped",
-                    )
-                )
+        ends_qos = ((ln.leaf, pa, qos), (ln.spine, pb, far_qos))
+        short = _ends_headroom(compiled, ends_qos, gbps, meters, ends, paths, assumed)
+        out += mismatched + short
+        broken = not alike or bool(mismatched) or bool(short)
         if a.platform != b.platform and not broken:  # a link of two NOSes proven alike: name it
             low, high = sorted((a.platform, b.platform))
             key = (low, high)
@@ -383,6 +336,85 @@ def _link_ends(
         for (x, y), (count, sample) in sorted(crossed.items())
     ]
     return out, notes
+
+
+def _same_nos_ends(
+    ln: FabricLink,
+    a: SwitchConfig,
+    b: SwitchConfig,
+    pa: Interface,
+    pb: Interface,
+    lc: int,
+    ends: str,
+    paths: Paths,
+) -> list[Violation]:
+    """Where both ends of a link run one NOS: the same ECN thresholds on the lossless queue, PFC
+    watchdog timers and headroom (reported at the spine's end)."""
+    out: list[Violation] = []
+    pairs: list[tuple[str, tuple[object, Src] | None, tuple[object, Src] | None]] = []
+    if a.platform == b.platform:
+        pairs += [
+            (f"ECN on queue {lc}", pa.qos.ecn_values.get(lc), pb.qos.ecn_values.get(lc)),
+            ("PFC watchdog", a.watchdog_timers, b.watchdog_timers),
+        ]
+        pairs.append(("PFC headroom", pa.qos.headroom_cells.get(lc), pb.qos.headroom_cells.get(lc)))
+    for what, here, there in pairs:
+        if here is None or there is None or here[0] == there[0]:
+            continue
+        src = there[1]
+        out.append(
+            Violation(
+                "lossless-ends",
+                ln.spine,
+                ln.spine_port,
+                src.line or None,
+                src.text,
+                f"{what} is '{there[0]}' here but '{here[0]}' at the other end of the link "
+                f"{ends} (line {here[1].line}) on path {paths.through(ln.spine, ln.spine_port)}: "
+                "the two ends of a link pause, mark and recover the lossless class differently",
+            )
+        )
+    return out
+
+
+def _ends_headroom(
+    compiled: Compiled,
+    ends_qos: tuple[tuple[str, Interface, Qos], ...],
+    gbps: int,
+    meters: int,
+    ends: str,
+    paths: Paths,
+    assumed: dict[tuple[str, str], list[str]],
+) -> list[Violation]:
+    """Each end's PFC headroom holds what is in flight on this link (its speed and cable); an
+    end whose NOS sizes it is noted in `assumed`."""
+    fabric = compiled.fabric
+    policy = fabric.settings.qos
+    out: list[Violation] = []
+    for name, port, end_qos in ends_qos:
+        sw = fabric.switch(name)
+        if sw is None or end_qos.lossless_class not in port.qos.headroom:
+            continue
+        model = switch_model(sw)
+        need = lossless_port(model, policy.buffer, gbps, meters, end_qos.mtu, end_qos.roce_mtu, vxlan=True)
+        short = _sized_for(port, end_qos, need, gbps, meters)
+        if short is False:
+            assumed.setdefault(("switch", _NOS_HEADROOM), []).append(name)
+        elif short is not None:
+            src, what = short
+            out.append(
+                Violation(
+                    "headroom",
+                    name,
+                    port.name,
+                    src.line or None,
+                    src.text,
+                    f"{what}: the link {ends} is sized for {meters} m at {gbps}G at both ends "
+                    f"(docs/verify.md), on path {paths.through(name, port.name)}: the rest of the frames in "
+                    "flight are dropped",
+                )
+            )
+    return out
 
 
 def _at_set(found: dict[int, Src]) -> tuple[str, Src] | None:
@@ -638,6 +670,7 @@ def _dscp_map(cfg: SwitchConfig, qos: Qos, paths: Paths) -> list[Violation]:
     return out
 
 
+# long: a table of checks: one per QoS setting a lossless port needs, each with the reason it matters
 def _port(cfg: SwitchConfig, intf: Interface, qos: Qos, paths: Paths) -> list[Violation]:
     q = intf.qos
     sw, name = cfg.name, intf.name

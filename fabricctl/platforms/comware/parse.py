@@ -41,6 +41,7 @@ def _src(node: Node) -> Src:
     return Src(node.line, node.text)
 
 
+# long: a parser: one dispatch over the config's top-level statements, a branch per statement it reads back
 def parse_comware(name: str, text: str) -> SwitchConfig:
     """Read one Comware configuration; never raises on lines it does not know."""
     cfg = SwitchConfig(

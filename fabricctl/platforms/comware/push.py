@@ -247,6 +247,7 @@ def refuse_armed(conn: BaseConnection, target: Target, running: str, claimed: fr
         )
 
 
+# long: the push protocol's steps in their order on the wire, under one try that restores the switch on any failure
 def push(target: Target, request: PushRequest) -> PushResult:
     """Apply one remediation with commit-delay protection (see the module docstring)."""
     started = time.monotonic()

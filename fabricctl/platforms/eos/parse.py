@@ -46,6 +46,7 @@ def _int(word: str) -> int | None:
     return int(word) if word.isdigit() else None
 
 
+# long: a parser: one dispatch over the config's top-level statements, a branch per statement it reads back
 def parse_eos(name: str, text: str) -> SwitchConfig:
     """Read one EOS configuration; never raises on lines it does not know."""
     # EOS load-balances equal-length AS paths by default (Arista TOI "BGP multipath relax",

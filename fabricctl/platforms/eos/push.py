@@ -233,6 +233,7 @@ def switch_clock(node: Any) -> Callable[[], float]:
     return read
 
 
+# long: the push protocol's steps in their order on the wire, under one try that restores the switch on any failure
 def push(target: Target, request: PushRequest) -> PushResult:
     started = time.monotonic()
     node: Any = None

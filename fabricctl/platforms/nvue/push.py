@@ -204,6 +204,7 @@ def refuse_waiting(row: dict[str, str] | None) -> NoReturn:
     )
 
 
+# long: the push protocol's steps in their order on the wire, under one try that restores the switch on any failure
 def push(target: Target, request: PushRequest) -> PushResult:
     """Apply one remediation under NVUE's confirm timer (see the module docstring)."""
     started = time.monotonic()

@@ -23,6 +23,7 @@ COMWARE_DEFAULT_ECMP = 8
 GSHUT = "65535:0"
 
 
+# long: one dispatch over the current configuration's top-level statements, a branch per statement the twin reads, filling the facts together
 def read_facts(name: str, running: Node) -> DeviceFacts:
     """What a Comware current configuration says (the lines lab/devices/comware/commands.yaml accepts)."""
     # No AS-path relax by default (hpe5710-balance-relax); `balance as-path-relax` turns it on.

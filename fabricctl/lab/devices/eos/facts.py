@@ -12,6 +12,7 @@ from fabricctl.lab.facts import DeviceFacts, PeerFacts, PortFacts, add_static, c
 _SPEED = re.compile(r"(\d+)g-\d+$")
 
 
+# long: one dispatch over the running config's top-level statements, a branch per statement the twin reads, filling the facts together
 def read_facts(name: str, running: Node) -> DeviceFacts:
     """What an EOS running config says (the lines lab/devices/eos/commands.yaml accepts)."""
     # EOS load-balances equal-length AS paths by default (Arista TOI "BGP multipath relax",

@@ -208,6 +208,7 @@ def ipv6_bgp(view: View, m: re.Match[str]) -> Shown:
     return text, {"vrfs": data}
 
 
+# long: a field table: every key EOS's eAPI prints for one BGP neighbor, in its order
 def _neighbor(view: View, s: Session, conf: PeerConfig) -> tuple[str, dict[str, Any]]:
     facts = view.facts
     up = s.state == "Established"

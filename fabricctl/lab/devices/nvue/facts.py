@@ -43,6 +43,7 @@ def read_facts(name: str, running: Node) -> DeviceFacts:
     return tree_facts(name, from_node(running))
 
 
+# long: one walk of the NVUE object tree, a branch per object the twin reads, filling the facts together
 def tree_facts(name: str, tree: Tree) -> DeviceFacts:
     facts = DeviceFacts(
         hostname=str(_dict(tree, "system").get("hostname") or name), max_paths=DEFAULT_EBGP_PATHS
