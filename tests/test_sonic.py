@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from fabricctl import pipeline
+from fabricctl.artifacts import intent_yaml
 from fabricctl.compile.build import Compiled
 from fabricctl.compile.intent import DeviceIntent
 from fabricctl.config.readback import SwitchConfig
@@ -225,7 +226,15 @@ def test_a_dangling_reference_is_refused(sonic: dict[str, DeviceIntent], yang: S
 
 @pytest.mark.parametrize("switch", SWITCHES)
 def test_rendered_golden(switch: str, sonic: dict[str, DeviceIntent]) -> None:
+    """The config and, beside it as for every golden, the intent it was rendered from."""
+    assert_golden(GOLDEN / "sonic-small" / f"{switch}.intent.yaml", intent_yaml(sonic[switch]))
     assert_golden(GOLDEN / "sonic-small" / f"{switch}.cfg", render(sonic[switch]))
+
+
+def test_no_stale_sonic_goldens() -> None:
+    """Every file under tests/golden/sonic-small/ is a switch's intent or config above."""
+    found = {p.name for p in (GOLDEN / "sonic-small").iterdir()}
+    assert found == {f"{s}{suffix}" for s in SWITCHES for suffix in (".intent.yaml", ".cfg")}
 
 
 def test_the_text_is_config_db_then_frr(sonic: dict[str, DeviceIntent]) -> None:
