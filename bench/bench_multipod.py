@@ -13,6 +13,8 @@ allow), then measured in a fresh Python subprocess:
   render    every switch's config rendered to text (Renderer.render; the text is counted and
             dropped, not written, so the figure is the templates' cost, not the disk's)
   total     compile + render; the median of the runs (min in brackets)
+  CPU s     the process's CPU seconds for compile + render (median): on a shared, busy machine
+            the steadier figure, since wall time there measures the other jobs too
 
 Memory: ru_maxrss of the measuring subprocess (every run included: the peak of one run, since each
 run's objects are dropped before the next). Growth: a least-squares line total = a + b * GPUs over
@@ -51,18 +53,23 @@ def child(root: Path, runs: int) -> None:
     out = []
     for _ in range(runs):
         gc.collect()
+        c0 = time.process_time()
         t0 = time.perf_counter()
         compiled = compile_fabric(root)
         t1 = time.perf_counter()
+        c1 = time.process_time()
         renderer = Renderer(root)
         chars = 0
         for intent in compiled.intents.values():
             chars += len(renderer.render(intent))
         t2 = time.perf_counter()
+        c2 = time.process_time()
         out.append(
             {
                 "compile": t1 - t0,
                 "render": t2 - t1,
+                "compile_cpu": c1 - c0,
+                "render_cpu": c2 - c1,
                 "switches": len(compiled.intents),
                 "tenants": len(compiled.tenants),
                 "chars": chars,
@@ -109,7 +116,7 @@ def main(argv: list[str]) -> int:
     sizes = args.pods or [1, 5, 13, 25, 49]
     results = []
     print(
-        f"{'pods':>4} {'GPUs':>7} {'tenants':>7} {'switches':>8} {'compile s':>14} {'render s':>14} {'total s':>14} {'peak MiB':>8}"
+        f"{'pods':>4} {'GPUs':>7} {'tenants':>7} {'switches':>8} {'compile s':>14} {'render s':>14} {'total s':>14} {'CPU s':>6} {'peak MiB':>8}"
     )
     for pods in sizes:
         runs = args.runs_large if args.runs_large and pods * 2048 > 50_000 else args.runs
@@ -117,12 +124,13 @@ def main(argv: list[str]) -> int:
         rs = data["runs"]
         for r in rs:
             r["total"] = r["compile"] + r["render"]
-        c, t, tot = (_median(rs, k) for k in ("compile", "render", "total"))
+            r["cpu"] = r["compile_cpu"] + r["render_cpu"]
+        c, t, tot, cpu = (_median(rs, k) for k in ("compile", "render", "total", "cpu"))
         first = rs[0]
         print(
             f"{pods:>4} {data['gpus']:>7,} {first['tenants']:>7,} {first['switches']:>8,} "
             f"{c[0]:>6.2f} [{c[1]:>5.2f}] {t[0]:>6.2f} [{t[1]:>5.2f}] {tot[0]:>6.2f} [{tot[1]:>5.2f}] "
-            f"{data['peak_mib']:>8.0f}",
+            f"{cpu[0]:>6.2f} {data['peak_mib']:>8.0f}",
             flush=True,
         )
         results.append((int(data["gpus"]), tot[0], len(rs)))
