@@ -18,10 +18,12 @@ from fabricctl.lab.view import View
 
 from .configdb import PatchError, simulate, validate
 from .show import bgp_summary, frr_running, interfaces_counters, interfaces_status, lldp_table, version
-from .tree import FRR, db_of, set_db
+from .tree import FRR, db_of, parse, set_db
 
 #: Where `config checkpoint` keeps a checkpoint (GCU: /etc/sonic/checkpoints/<name>.cp.json).
 CHECKPOINT = "{}.cp.json"
+#: The startup CONFIG_DB `config save -y` writes (sonic-utilities Command-Reference "config save").
+STARTUP = "/etc/sonic/config_db.json"
 _USAGE = 'Usage: config {0} [OPTIONS] {1}\nTry "config {0} -h" for help.\n\nError: {2}'
 
 
@@ -56,6 +58,8 @@ class SonicCli(CliSession):
 
     @command(r"cat (?P<path>\S+)", "exec")
     async def _cat(self, m: re.Match[str], as_json: bool) -> Output:
+        if m["path"] == STARTUP:
+            return json.dumps(db_of(parse(self.dev.startup)), indent=4, sort_keys=True)
         text = self.dev.files.get(_file(m["path"]))
         if text is None:
             raise CliError(f"cat: {m['path']}: No such file or directory")
@@ -177,7 +181,7 @@ class SonicCli(CliSession):
                 if len(stack) > 1:
                     stack.pop()
                 continue
-            if words == ["end"]:
+            if words in (["end"], ["configure", "terminal"]):
                 stack = stack[:1]
                 continue
             negate = words[:1] == ["no"] and _rule(self, stack[-1][0], words) is None
