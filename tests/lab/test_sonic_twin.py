@@ -25,7 +25,11 @@ from fabricctl.lab.devices.sonic import NOS
 from fabricctl.lab.devices.sonic.tree import parse, render
 from fabricctl.lab.fabric_state import Cabling
 from fabricctl.lab.nos import known, register, unregister
+from fabricctl.platforms.counters import SwitchCounters
+from fabricctl.platforms.sonic.counters import INTERFACES, read_interfaces
 from fabricctl.platforms.sonic.document import split
+from fabricctl.platforms.sonic.health import BGP, HEALTH, LLDP, STATUS
+from fabricctl.platforms.sonic.identity import IDENTITY, VERSION
 from fabricctl.platforms.sonic.parse import parse_sonic
 from tests.conftest import GOLDEN, send_text
 from tests.lab.conftest import PASSWORD, USER
@@ -198,3 +202,48 @@ def test_the_product_reads_back_what_the_twin_prints() -> None:
         assert db2 == db, path.name
         assert frr2 == frr, path.name
         assert parse_sonic(path.stem, printed) == parse_sonic(path.stem, text)
+
+
+def test_the_products_readers_read_the_twins_show_output(sonic_lab: LabFabric) -> None:
+    """fabricctl's SONiC health, identity and interface-counter readers (written against
+    sonic-utilities' captures) read what the twin prints."""
+    leaf, spine = connect(sonic_lab, "leaf1"), connect(sonic_lab, "spine1")
+    _patch(leaf, LEAF_PATCH)
+    _patch(spine, SPINE_PATCH)
+    send_text(leaf, _bgp(65101, "10.0.255.11", "10.0.0.1", 65001, "spine1 underlay"))
+    send_text(spine, _bgp(65001, "10.0.255.1", "10.0.0.0", 65101, "leaf1 underlay"))
+    health = HEALTH.parse(
+        {
+            STATUS: send_text(leaf, STATUS),
+            LLDP: send_text(leaf, LLDP),
+            BGP: json.loads(send_text(leaf, BGP)),
+        }
+    )
+    assert health.ports["Ethernet0"] == (True, True)
+    assert health.ports["Ethernet8"] == (False, False)
+    assert health.speeds is not None and health.speeds["Ethernet0"] == 800
+    assert health.lldp["Ethernet0"] == ("spine1", "Ethernet0")
+    assert health.bgp == {"10.0.0.1": "Established"}
+    identity = IDENTITY.parse({VERSION: send_text(leaf, VERSION)})
+    assert "SN5600" in identity.model and identity.serial
+    counters = SwitchCounters()
+    read_interfaces(send_text(leaf, INTERFACES), counters)
+    assert set(counters.ports) == {"Ethernet0", "Ethernet8", "Ethernet16", "Ethernet24"}
+
+
+def test_day0_runs_the_configdb_json_plugin_of_a_ztp_json() -> None:
+    """SONiC ZTP (sonic-net/SONiC doc/ztp/ztp.md): the boot file's `configdb-json` section names
+    the CONFIG_DB the switch boots with; a plugin the twin lacks, or a file that is not a ZTP JSON,
+    is refused."""
+    db = {"DEVICE_METADATA": {"localhost": {"hostname": "leaf9"}}, "PORT": {"Ethernet0": {"mtu": "9100"}}}
+    files = {"http://192.0.2.250/leaf9/config_db.json": json.dumps(db)}
+    boot = {"ztp": {"01-configdb-json": {"url": {"source": "http://192.0.2.250/leaf9/config_db.json"}}}}
+    text, startup = NOS.ztp_boot("http://192.0.2.250/ztp.json", json.dumps(boot), files.__getitem__)
+    assert startup
+    tree = parse(text)
+    assert split("leaf9", render(tree, "leaf9", "SN5600"))[0] == db
+    assert "hostname leaf9" in render(tree, "leaf9", "SN5600")
+    with pytest.raises(ValueError, match="configdb-json plugin only"):
+        NOS.ztp_boot("u", json.dumps({"ztp": {"snmp": {"communities-ro": ["public"]}}}), files.__getitem__)
+    with pytest.raises(ValueError, match="not a ZTP JSON"):
+        NOS.ztp_boot("u", "#!/bin/sh\n", files.__getitem__)

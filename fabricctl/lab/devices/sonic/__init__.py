@@ -3,10 +3,10 @@ and field cited to sonic-net's CONFIG_DB manual and YANG models, every FRR line 
 guide), its shell (cli.py: show, config apply-patch / checkpoint / rollback / save, vtysh), the
 Generic Config Updater's checks (configdb.py), show output in sonic-utilities' layouts
 (show.py), its tree (tree.py: CONFIG_DB then frr.conf), facts (facts.py), hardware
-(hardware.py) and factory config (factory.py).
+(hardware.py), factory config and day 0 (factory.py: ZTP JSON's configdb-json plugin).
 
-It is not registered under `fabricctl.lab_devices` yet: the product side has no `PLATFORM` (no
-push or fetch through the Generic Config Updater); a test registers it (`lab.nos.register`).
+It is not registered under `fabricctl.lab_devices` yet: a NOS is registered on both sides at once
+and the product side has no `PLATFORM`; a test registers it (`lab.nos.register`).
 """
 
 from __future__ import annotations

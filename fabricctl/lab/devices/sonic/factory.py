@@ -5,6 +5,8 @@ lanes each, admin down), and an frr.conf with its hostname only."""
 from __future__ import annotations
 
 import json
+import re
+from collections.abc import Callable
 
 from fabricctl.lab.nos import Spec
 
@@ -50,6 +52,31 @@ def hardware(spec: Spec) -> str:
     return _text({"PORT": _ports(spec)}, [])
 
 
-def ztp_boot(url: str, text: str, fetch: object) -> tuple[str, bool]:
-    """SONiC ZTP is not served by the twin: a boot file is refused."""
-    raise ValueError("the SONiC twin runs no ZTP")
+def ztp_boot(url: str, text: str, fetch: Callable[[str], str]) -> tuple[str, bool]:
+    """Day 0: the ZTP JSON the DHCP boot file option names (sonic-net/SONiC doc/ztp/ztp.md, "ZTP
+    JSON": a `ztp` object of sections run in their names' lexical order, a section's plugin its name
+    without a leading `<nnn>-`). The twin runs the `configdb-json` plugin ("configdb-json": fetch
+    `url.source`, write it as /etc/sonic/config_db.json, `config reload`): the switch comes up on
+    that CONFIG_DB as its startup config. ValueError: not a ZTP JSON, or a plugin the twin lacks."""
+    try:
+        doc = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"{url}: not a ZTP JSON ({exc})") from None
+    sections = doc.get("ztp") if isinstance(doc, dict) else None
+    if not isinstance(sections, dict) or not sections:
+        raise ValueError(f"{url}: no ztp sections")
+    db: object = None
+    for name in sorted(sections):
+        plugin = re.sub(r"^\d+-", "", name)
+        body = sections[name]
+        if plugin != "configdb-json" or not isinstance(body, dict):
+            raise ValueError(f"{url}: section {name!r}: the twin runs the configdb-json plugin only")
+        source = (body.get("url") or {}).get("source") if isinstance(body.get("url"), dict) else None
+        if not isinstance(source, str):
+            raise ValueError(f"{url}: section {name!r} has no url.source")
+        db = json.loads(fetch(source))
+    if not isinstance(db, dict):
+        raise ValueError(f"{url}: its CONFIG_DB is not a JSON object")
+    meta = db.get("DEVICE_METADATA", {}).get("localhost", {})
+    hostname = str(meta.get("hostname", "sonic")) if isinstance(meta, dict) else "sonic"
+    return _text(db, [f"hostname {hostname}", "service integrated-vtysh-config", "!"]), True
