@@ -22,7 +22,7 @@ from netmiko.base_connection import BaseConnection
 
 from fabricctl.lab import DeviceSpec, LabClock, LabFabric
 from fabricctl.lab.devices.sonic import NOS
-from fabricctl.lab.devices.sonic.tree import parse, render
+from fabricctl.lab.devices.sonic.render import parse, render
 from fabricctl.lab.fabric_state import Cabling
 from fabricctl.lab.nos import known, register, unregister
 from fabricctl.platforms.counters import SwitchCounters

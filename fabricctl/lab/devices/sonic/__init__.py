@@ -1,8 +1,8 @@
 """SONiC's lab twin, as one LabNos: its CONFIG_DB and FRR knowledge (commands.yaml, every table
 and field cited to sonic-net's CONFIG_DB manual and YANG models, every FRR line to FRR's user
 guide), its shell (cli.py: show, config apply-patch / checkpoint / rollback / save, vtysh), the
-Generic Config Updater's checks (configdb.py), show output in sonic-utilities' layouts
-(show.py), its tree (tree.py: CONFIG_DB then frr.conf), facts (facts.py), hardware
+Generic Config Updater's checks (commit.py), show output in sonic-utilities' layouts
+(show.py), its tree (render.py: CONFIG_DB then frr.conf, and back), facts (facts.py), hardware
 (hardware.py), factory config and day 0 (factory.py: ZTP JSON's configdb-json plugin).
 
 It is not registered under `fabricctl.lab_devices` yet: a NOS is registered on both sides at once
@@ -17,7 +17,7 @@ from importlib import resources
 from fabricctl.lab.config_tree import Node
 from fabricctl.lab.nos import LabNos, PortLayer
 
-from . import factory, facts, hardware, tree
+from . import factory, facts, hardware, render
 from .cli import SonicCli
 
 
@@ -35,7 +35,7 @@ NOS = LabNos(
     port_layer=_port_layer,
     reference_text=lambda: resources.files(__name__).joinpath("commands.yaml").read_text(encoding="utf-8"),
     read_facts=facts.read_facts,
-    render=tree.render,
+    render=render.render,
     factory=factory.factory,
     hardware=factory.hardware,
     ztp_factory=factory.factory,
@@ -46,5 +46,5 @@ NOS = LabNos(
     ),
     cli=SonicCli,
     front_panel=("Ethernet",),
-    parse_config=tree.parse,
+    parse_config=render.parse,
 )

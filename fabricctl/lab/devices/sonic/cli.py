@@ -2,7 +2,7 @@
 FRR's `vtysh` (sonic-utilities doc/Command-Reference.md: "Show Commands", "Config Commands",
 "Generic Config Update and Rollback"; FRRouting vtysh.html). A file is written as the shell does
 (`echo '<text>' > <path>`); `config apply-patch <path>` applies a JSON Patch through the Generic
-Config Updater's checks (configdb.py), `config checkpoint <name>` / `config rollback <name>` keep
+Config Updater's checks (commit.py), `config checkpoint <name>` / `config rollback <name>` keep
 and restore CONFIG_DB whole, `config save -y` makes it the startup config."""
 
 from __future__ import annotations
@@ -16,9 +16,9 @@ from fabricctl.lab.dialect import CliError, CliSession, Output, command
 from fabricctl.lab.grammar import Rule
 from fabricctl.lab.view import View
 
-from .configdb import PatchError, simulate, validate
+from .commit import PatchError, simulate, validate
+from .render import FRR, db_of, parse, set_db
 from .show import bgp_summary, frr_running, interfaces_counters, interfaces_status, lldp_table, version
-from .tree import FRR, db_of, parse, set_db
 
 #: Where `config checkpoint` keeps a checkpoint (GCU: /etc/sonic/checkpoints/<name>.cp.json).
 CHECKPOINT = "{}.cp.json"

@@ -8,7 +8,7 @@ from ipaddress import IPv4Address, IPv4Interface, IPv4Network
 from fabricctl.lab.config_tree import Node
 from fabricctl.lab.facts import DeviceFacts, PeerFacts, PortFacts
 
-from .tree import FRR, ConfigDb, db_of
+from .render import FRR, ConfigDb, db_of
 
 
 def _ports(db: ConfigDb, facts: DeviceFacts) -> None:

@@ -9,7 +9,7 @@ from typing import Any
 from fabricctl.lab.config_tree import Node
 from fabricctl.lab.view import View
 
-from .tree import db_of, frr_lines
+from .render import db_of, frr_lines
 
 
 def _table(header: list[str], rows: list[list[str]]) -> str:

@@ -1,5 +1,5 @@
-"""CONFIG_DB as the Generic Config Updater changes it: a JSON Patch (RFC 6902) applied to the
-running document, the result checked against the twin's YANG knowledge (commands.yaml, view
+"""The twin's transaction: CONFIG_DB changed as the Generic Config Updater commits a change, a
+JSON Patch (RFC 6902) applied to the running document, the result checked against the twin's YANG knowledge (commands.yaml, view
 `configdb`) before anything is written, as sonic-utilities' generic_config_updater does
 (patch_sorter.py StrictPatchSorter.sort: "Given patch is not valid because it has changes to
 tables without YANG models", then "Given patch will produce invalid config. Error: ..." when the
@@ -12,7 +12,7 @@ from typing import Any
 
 from fabricctl.lab.grammar import Grammar
 
-from .tree import ConfigDb
+from .render import ConfigDb
 
 
 class PatchError(ValueError):
