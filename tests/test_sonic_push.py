@@ -76,7 +76,20 @@ def _target(lab: LabFabric) -> Target:
     return Target("leaf1", "sonic", ep.host, ep.ssh_port, USER, PASSWORD)
 
 
-def _push(target: Target, intended: str) -> tuple[str, Any]:
+class FailingGate:
+    """A health gate whose check fails after the change."""
+
+    def __init__(self) -> None:
+        self.read = False
+
+    def before(self) -> None:
+        self.read = True
+
+    def after(self) -> str | None:
+        return "bgp 10.65.8.0: Established before, Idle now"
+
+
+def _push(target: Target, intended: str, gate: FailingGate | None = None) -> tuple[str, Any]:
     running = PUSHER.fetch(target)
     plan = sonic_diff("leaf1", running, intended, DIALECT_FABRIC)
     request = PushRequest(
@@ -86,6 +99,7 @@ def _push(target: Target, intended: str) -> tuple[str, Any]:
         running_hash(running),
         run_id="test",
         differ=sonic_diff,
+        gate=gate,
     )
     return plan.diff, PUSHER.push(target, request)
 
@@ -138,3 +152,23 @@ def test_a_switch_changed_since_the_plan_is_refused(lab: LabFabric) -> None:
     request = PushRequest(plan.commands, LEAF, DIALECT_FABRIC, "0" * 64, differ=sonic_diff)
     result = PUSHER.push(target, request)
     assert result.status == "failed" and "changed since the plan" in result.message
+
+
+def test_a_change_the_health_gate_fails_goes_back_to_the_checkpoint_and_the_frr_before(
+    lab: LabFabric,
+) -> None:
+    """CONFIG_DB back by `config rollback`, frr.conf back by the vtysh lines that undo the change."""
+    target = _target(lab)
+    _, result = _push(target, LEAF)
+    assert result.status == "changed", result.message
+    before = PUSHER.fetch(target)
+    gate = FailingGate()
+    _, result = _push(target, _without_llm(LEAF), gate)
+    assert gate.read
+    assert result.status == "rolled back" and result.stage == "health", result.message
+    assert "rolled back to checkpoint fabricctl-test-" in result.message
+    now = PUSHER.fetch(target)
+    assert split("leaf1", now)[0] == split("leaf1", before)[0]
+    # frr.conf holds the same lines (vtysh appends a block added back after the others)
+    assert not sonic_diff("leaf1", now, before, DIALECT_FABRIC).changed
+    assert sorted(now.splitlines()) == sorted(before.splitlines())

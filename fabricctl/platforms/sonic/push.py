@@ -23,6 +23,7 @@ from fabricctl.platforms.push import (
     Stage,
     StageError,
     Target,
+    check_cancelled,
     new_mark,
     normalize_running,
     nothing_to_send,
@@ -93,6 +94,9 @@ def push(target: Target, request: PushRequest) -> PushResult:
         before = _read(conn, target)
         if nothing_to_send(before, request):
             return PushResult("unchanged", before=before, seconds=time.monotonic() - started)
+        if request.gate is not None:
+            request.gate.before()
+        check_cancelled(request, "before the change")
         mark = new_mark(request.run_id)
         request.claim(mark)
         checkpoint = f"fabricctl-{mark}"

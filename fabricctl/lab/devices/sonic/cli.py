@@ -171,7 +171,8 @@ class SonicCli(CliSession):
 
     def _frr_config(self, lines: list[str]) -> None:
         """vtysh's config node stack: each line checked against its node's commands; `no <line>`
-        removes it (with its block); `exit`/`end` leave nodes. A refused line applies nothing."""
+        removes it (with its block); `exit`/`end` leave nodes. vtysh stops at a line it refuses:
+        the lines before it stay applied."""
         tree = self.dev.running.copy()
         frr = tree.children[FRR]
         stack: list[tuple[str, Node]] = [("frr", frr)]
@@ -191,6 +192,7 @@ class SonicCli(CliSession):
                 stack.pop()
                 rule = _rule(self, stack[-1][0], body)
             if rule is None:
+                self.dev.set_running(tree)
                 raise CliError(f"% Unknown command: {line}")
             node = stack[-1][1]
             text = " ".join(body)
