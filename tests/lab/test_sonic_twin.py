@@ -25,8 +25,7 @@ from fabricctl.lab.devices.sonic import NOS
 from fabricctl.lab.devices.sonic.render import parse, render
 from fabricctl.lab.fabric_state import Cabling
 from fabricctl.lab.nos import known, register, unregister
-from fabricctl.platforms.counters import SwitchCounters
-from fabricctl.platforms.sonic.counters import INTERFACES, read_interfaces
+from fabricctl.platforms.sonic.counters import COUNTERS, INTERFACES, PFC, QUEUES, SHOW_CLOCK
 from fabricctl.platforms.sonic.document import split
 from fabricctl.platforms.sonic.health import BGP, HEALTH, LLDP, STATUS
 from fabricctl.platforms.sonic.identity import IDENTITY, VERSION
@@ -226,9 +225,18 @@ def test_the_products_readers_read_the_twins_show_output(sonic_lab: LabFabric) -
     assert health.bgp == {"10.0.0.1": "Established"}
     identity = IDENTITY.parse({VERSION: send_text(leaf, VERSION)})
     assert "SN5600" in identity.model and identity.serial
-    counters = SwitchCounters()
-    read_interfaces(send_text(leaf, INTERFACES), counters)
+    counters = COUNTERS.parse(
+        {
+            SHOW_CLOCK: send_text(leaf, SHOW_CLOCK),
+            INTERFACES: send_text(leaf, INTERFACES),
+            PFC: send_text(leaf, PFC),
+            QUEUES: json.loads(send_text(leaf, f"{QUEUES} --json")),
+        }
+    )
+    assert counters.clock is not None
     assert set(counters.ports) == {"Ethernet0", "Ethernet8", "Ethernet16", "Ethernet24"}
+    assert counters.ports["Ethernet0"].pfc == dict.fromkeys(range(8), (0, 0))
+    assert counters.ports["Ethernet0"].queue_sent == dict.fromkeys(range(8), 0)
 
 
 def test_day0_runs_the_configdb_json_plugin_of_a_ztp_json() -> None:

@@ -18,7 +18,16 @@ from fabricctl.lab.view import View
 
 from .commit import PatchError, simulate, validate
 from .render import FRR, db_of, parse, set_db
-from .show import bgp_summary, frr_running, interfaces_counters, interfaces_status, lldp_table, version
+from .show import (
+    bgp_summary,
+    frr_running,
+    interfaces_counters,
+    interfaces_status,
+    lldp_table,
+    pfc_counters,
+    queue_counters,
+    version,
+)
 
 #: Where `config checkpoint` keeps a checkpoint (GCU: /etc/sonic/checkpoints/<name>.cp.json).
 CHECKPOINT = "{}.cp.json"
@@ -144,6 +153,18 @@ class SonicCli(CliSession):
     @command(r"show interfaces counters", "exec")
     async def _counters(self, m: re.Match[str], as_json: bool) -> Output:
         return interfaces_counters(View(self.dev))
+
+    @command(r"show pfc counters", "exec")
+    async def _pfc(self, m: re.Match[str], as_json: bool) -> Output:
+        return pfc_counters(View(self.dev))
+
+    @command(r"show queue counters --json", "exec")
+    async def _queues(self, m: re.Match[str], as_json: bool) -> Output:
+        return json.dumps(queue_counters(View(self.dev)), indent=4, sort_keys=True)
+
+    @command(r"date -u \+%s", "exec")
+    async def _date(self, m: re.Match[str], as_json: bool) -> Output:
+        return str(int(self.dev.clock.now()))
 
     @command(r"show lldp table", "exec")
     async def _lldp(self, m: re.Match[str], as_json: bool) -> Output:

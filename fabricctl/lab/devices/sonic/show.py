@@ -96,6 +96,36 @@ def interfaces_counters(view: View) -> str:
     return _table(header, rows)
 
 
+def _ports(view: View) -> list[str]:
+    return sorted(db_of(view.dev.running).get("PORT", {}), key=_port_order)
+
+
+def pfc_counters(view: View) -> str:
+    """`show pfc counters`: a `Port Rx` table, then a `Port Tx` table, pause frames per priority
+    (nothing pauses in the lab unless a fault storms a port; a port without PFC counts none)."""
+    tables = []
+    for way in ("Rx", "Tx"):
+        rows = []
+        for name in _ports(view):
+            pauses = view.state.pauses(view.name, name, view.now)
+            count = 0 if pauses is None else (pauses.received if way == "Rx" else pauses.sent)
+            on = () if pauses is None else pauses.priorities
+            rows.append([name, *(f"{count:,}" if p in on else "0" for p in range(8))])
+        tables.append(_table([f"Port {way}", *(f"PFC{p}" for p in range(8))], rows))
+    return "\n\n".join(tables)
+
+
+def queue_counters(view: View) -> dict[str, Any]:
+    """`show queue counters --json`: per port, unicast queues UC0-UC7 and the multicast ALL20-ALL29
+    the SN5600 counts none of ("N/A"), as the capture prints them."""
+    zero = {"dropbytes": "0", "droppacket": "0", "totalbytes": "0", "totalpacket": "0"}
+    na = dict.fromkeys(zero, "N/A")
+    return {
+        name: {**{f"ALL2{q}": na for q in range(10)}, **{f"UC{q}": zero for q in range(8)}}
+        for name in _ports(view)
+    }
+
+
 def lldp_table(view: View) -> str:
     rows = [[port, system, far, "BR", ""] for port, system, far in view.state.lldp(view.name)]
     header = ["LocalPort", "RemoteDevice", "RemotePortID", "Capability", "RemotePortDescr"]
