@@ -41,9 +41,7 @@ NOS = LabNos(
     ztp_factory=factory.factory,
     ztp_boot=factory.ztp_boot,
     mac_prefix="b8ce",
-    system_description=lambda model: (
-        f"SONiC Software Version: SONiC.202505 - HwSku: Mellanox-{model}-C256S1",
-    ),
+    system_description=lambda model: (f"SONiC Software Version: SONiC.202505 - HwSku: ACS-{model}",),
     cli=SonicCli,
     front_panel=("Ethernet",),
     parse_config=render.parse,

@@ -1,6 +1,7 @@
 """A SONiC switch out of the box: CONFIG_DB with its hostname, its FRR mode and every
 front-panel port (PORT rows as the SN5600's platform.json gives them: Ethernet<first lane>, 8
-lanes each, admin down), and an frr.conf with its hostname only."""
+lanes each, admin down; its SKU the platform's 64x800G default, sonic-buildimage
+device/mellanox/x86_64-nvidia_sn5600-r0/ACS-SN5600), and an frr.conf with its hostname only."""
 
 from __future__ import annotations
 
@@ -37,7 +38,7 @@ def factory(spec: Spec) -> str:
             "localhost": {
                 "hostname": spec.name,
                 "docker_routing_config_mode": "split-unified",
-                "hwsku": "Mellanox-SN5600-C256S1",
+                "hwsku": "ACS-SN5600",
             }
         },
         "PORT": _ports(spec),

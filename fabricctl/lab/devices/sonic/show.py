@@ -35,7 +35,7 @@ def version(view: View) -> str:
             "Build commit: 0000000",
             "",
             f"Platform: x86_64-nvidia_{model.lower()}-r0",
-            f"HwSKU: Mellanox-{model}-C256S1",
+            f"HwSKU: ACS-{model}",
             "ASIC: mellanox",
             "ASIC Count: 1",
             f"Serial Number: MT{view.name.upper()[:10]}",
