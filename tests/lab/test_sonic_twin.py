@@ -96,6 +96,7 @@ def _db(conn: BaseConnection) -> dict[str, Any]:
 def test_a_patch_a_checkpoint_and_a_rollback(sonic_lab: LabFabric) -> None:
     conn = connect(sonic_lab, "leaf1")
     factory = _db(conn)
+    assert json.loads(send_text(conn, "sudo sonic-cfggen -d --print-data")) == factory
     assert factory["PORT"]["Ethernet8"]["lanes"] == "8,9,10,11,12,13,14,15"
     assert factory["DEVICE_METADATA"]["localhost"]["docker_routing_config_mode"] == "split-unified"
     assert "Checkpoint created successfully." in send_text(conn, "sudo config checkpoint before")

@@ -74,6 +74,12 @@ class SonicCli(CliSession):
             raise CliError(f"cat: {m['path']}: No such file or directory")
         return text
 
+    @command(r"sudo sonic-cfggen -d --print-data|sonic-cfggen -d --print-data", "exec")
+    async def _cfggen(self, m: re.Match[str], as_json: bool) -> Output:
+        """sonic-cfggen's dump of CONFIG_DB (`-d`: from the database), what `show
+        runningconfiguration all` runs (sonic-utilities show/main.py)."""
+        return json.dumps(db_of(self.dev.running), indent=4, sort_keys=True)
+
     @command(r"show runningconfiguration all", "exec")
     async def _running(self, m: re.Match[str], as_json: bool) -> Output:
         return json.dumps(db_of(self.dev.running), indent=4, sort_keys=True)
