@@ -8,11 +8,13 @@ src/sonic-yang-models/yang-models, the models `sonic-yang-mgmt` validates CONFIG
 CONFIG_DB manual (src/sonic-yang-models/doc/Configuration.md), cited on the release branches
 below. The rendered text is the CONFIG_DB JSON document followed by the frr.conf text
 (document.py; parse.py reads it back for the proofs). patch.py makes the JSON Patch the Generic
-Config Updater applies; counters.py, health.py and identity.py read sonic-utilities' `show`
+Config Updater applies, plan.py the plan (that patch and FRR's lines through vtysh), push.py and
+terminal.py read and change a switch under a `config checkpoint`; counters.py, health.py and identity.py read sonic-utilities' `show`
 commands. Releases are data, like every NOS's: `RELEASES`.
 
-The package has no `PLATFORM` and no entry point: a NOS is registered with its lab twin
-(docs/architecture.md, "Adding a NOS"), and SONiC's is not written.
+The package has no `PLATFORM` and no entry point yet: a NOS is registered with its lab twin
+(docs/architecture.md, "Adding a NOS"); SONiC's twin (lab/devices/sonic/) and this push run
+together in tests/test_sonic_push.py, but its templates, day 0 and example fabric are not written.
 """
 
 from __future__ import annotations
