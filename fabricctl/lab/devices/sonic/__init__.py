@@ -31,7 +31,8 @@ NOS = LabNos(
     default_model="SN5600",
     models=hardware.MODELS,
     interface_types={"Ethernet": "Eth", "Loopback": "Lo", "Vlan": "Vlan"},
-    port_views=(("Ethernet", "configdb"), ("Loopback", "configdb")),
+    port_views=(("", "configdb"),),  # every interface is a CONFIG_DB row: one view for all
+    mtu_at=lambda port, view: (view, ["PORT", port, "mtu"]),  # the PORT table's `mtu` field
     port_layer=_port_layer,
     reference_text=lambda: resources.files(__name__).joinpath("commands.yaml").read_text(encoding="utf-8"),
     read_facts=facts.read_facts,
