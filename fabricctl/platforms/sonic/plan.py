@@ -21,9 +21,9 @@ from dataclasses import dataclass, field
 
 from fabricctl.config.diff import DeviceDiff
 from fabricctl.config.rules import Dialect
-from fabricctl.platforms.sonic import VRF_PREFIX
 from fabricctl.platforms.sonic.document import split
 from fabricctl.platforms.sonic.patch import Op, json_patch
+from fabricctl.platforms.sonic.switch import VRF_PREFIX
 
 #: Where the push writes the patch before applying it.
 PATCH_FILE = "/tmp/fabricctl-patch.json"

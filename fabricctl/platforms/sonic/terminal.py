@@ -5,7 +5,10 @@ config (`vtysh -c "show running-config"`); the startup config is /etc/sonic/conf
 
 from __future__ import annotations
 
+import json
+
 from fabricctl.platforms.base import Fetch
+from fabricctl.platforms.sonic.document import SonicConfigError, split
 
 FETCH = Fetch(
     show_running="show runningconfiguration all",
@@ -17,3 +20,19 @@ SHOW_FRR = 'vtysh -c "show running-config"'
 #: What the Generic Config Updater prints when it refuses a patch (config apply-patch), and vtysh
 #: for a line it does not know.
 REFUSAL = r"^(?:Failed to apply patch|Error: |% Unknown command|% Invalid)"
+
+
+def pending(running: str, saved: str, extra: str | None) -> str | None:
+    """A change not made permanent: the running CONFIG_DB differs from /etc/sonic/config_db.json
+    (a push saves with `config save -y` once it is proven, so a difference is a push interrupted
+    before it, or someone's change never saved)."""
+    if not running.strip() or not saved.strip():
+        return None
+    try:
+        db = split("running", running)[0]
+        startup = json.loads(saved)
+    except (SonicConfigError, ValueError):
+        return None
+    if db == startup:
+        return None
+    return "the running CONFIG_DB differs from /etc/sonic/config_db.json (a change applied and not saved)"
