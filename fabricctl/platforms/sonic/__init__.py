@@ -10,7 +10,7 @@ switch.py names. The rendered text is the CONFIG_DB JSON document followed by th
 (document.py; parse.py reads it back for the proofs). patch.py makes the JSON Patch the Generic
 Config Updater applies, plan.py the plan (that patch and FRR's lines through vtysh), push.py and
 terminal.py read and change a switch under a `config checkpoint`; counters.py, health.py and identity.py read sonic-utilities' `show`
-commands; ztp.py is day 0 (a ZTP JSON whose configdb-json section installs the CONFIG_DB), boot.py
+commands (tables.py reads their text tables); ztp.py is day 0 (a ZTP JSON whose configdb-json section installs the CONFIG_DB), boot.py
 what waits for a boot (nothing). Releases are data, like every NOS's: `RELEASES`. switch.py holds what the
 other modules read (switch model, port names, releases, VRF names); `PLATFORM` assembles it all.
 
