@@ -44,8 +44,9 @@ def boot_file(name: str) -> str:
 
 def _merged(name: str, config: str) -> dict[str, Any]:
     """day0.j2's CONFIG_DB object merged, row by row, into the rendered CONFIG_DB."""
-    header, end = json.JSONDecoder().raw_decode(config)
-    db, _frr, _line = split(name, config[end:].lstrip("\n"))
+    text = config.lstrip()
+    header, end = json.JSONDecoder().raw_decode(text)
+    db, _frr, _line = split(name, text[end:].lstrip("\n"))
     for table, rows in header.items():
         merged = db.setdefault(table, {})
         for key, fields in rows.items():
