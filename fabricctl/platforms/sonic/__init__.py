@@ -88,9 +88,10 @@ PLATFORM = Platform(
         strict_priority_queue=True,  # SCHEDULER type STRICT (sonic-scheduler.yang)
         evpn_type5=True,  # an L3VNI per VRF: VRF vni and VXLAN_TUNNEL_MAP (EVPN VXLAN HLD)
         evpn_symmetric_irb=True,  # the EVPN VXLAN HLD's symmetric IRB, on the L3VNI
-        # `config checkpoint` / `config rollback` restore CONFIG_DB exactly, but nothing rolls a
-        # change back on a timer of its own: the push restores, not a confirm timer.
-        commit_confirm=False,
+        # SONiC's commit-confirm is `config checkpoint` before the change and `config rollback`
+        # (CONFIG_DB back exactly) on any failure of the apply, read-back or health gate (push.py).
+        # No timer runs on the switch: a push cut off midway is judged by recover at the next run.
+        commit_confirm=True,
         max_ip_mtu=9216,  # sonic-port.yang PORT mtu: range 1312..9216
     ),
     models=MODELS,

@@ -90,7 +90,9 @@ MODELS = (
         name="SN5600",
         ports=64,
         port_gbps=800,
-        breakouts=("2x400G", "4x200G"),
+        # 2x400G only: SONiC names a lane by its first SerDes lane, so a lane's name depends on the
+        # mode (4x200G's lane 2 is Ethernet2, 2x400G's Ethernet4) and a port namer is given none.
+        breakouts=("2x400G",),
         buffer_mb=160,
         # SONiC gives each L3VNI a VLAN of its own (EVPN VXLAN HLD 4.3, "EVPN Control Plane and
         # configurations": L3VNI-VLAN mapping); fabricctl keeps 3001-4094 for them (L3VNI_VLANS).
@@ -99,7 +101,8 @@ MODELS = (
         sources={
             "ports": f"{_SN5600}platform.json (interfaces Ethernet0 .. Ethernet504: 64 ports of 8 lanes; "
             "Ethernet512, the 65th, is not a fabric port)",
-            "breakouts": f"{_SN5600}platform.json (breakout_modes: 1x800G, 2x400G, 4x200G)",
+            "breakouts": f"{_SN5600}platform.json (breakout_modes: 1x800G, 2x400G, 4x200G; fabricctl "
+            "names 2x400G lanes, Ethernet<8(p-1)> and Ethernet<8(p-1)+4>)",
             "buffer_mb": "NVIDIA Spectrum-4 SN5000 series datasheet: 160MB fully shared packet buffer",
             "limits": "VLANs: 802.1Q ids 1-3000 (3001-4094 kept for L3VNI VLANs); VRFs and VNIs: "
             f"fabricctl's budget (the VRF YANG model {YANG}sonic-vrf.yang states none); override under `limits:`",
