@@ -31,6 +31,7 @@ REPO = Path(__file__).resolve().parent.parent
 REFERENCE = REPO
 EOS_SMALL = REPO / "examples" / "eos-small"
 NVUE_SMALL = REPO / "examples" / "nvue-small"
+SONIC_SMALL = REPO / "examples" / "sonic-small"
 TESTS = Path(__file__).resolve().parent
 GOLDEN = TESTS / "golden"
 ERRORS = TESTS / "errors"

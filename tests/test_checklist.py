@@ -1,10 +1,13 @@
 """The checklist of docs/architecture.md ("Adding a NOS") names every file a NOS has: each file
 it marks *every NOS* is in every NOS's packages, and each file of a NOS's packages is in it. It
 is compared with every installed NOS (found through its entry points, as fabricctl finds it) and
-with TinyOS, the test NOS of its own distribution (tests/fake_nos), so it cannot drift."""
+with TinyOS, the test NOS of its own distribution (tests/fake_nos), so it cannot drift. A module
+the checklist marks *own* (any other module a NOS needs) is accepted only where the package's
+`__init__.py` docstring names it, and never counts for a file every NOS has."""
 
 from __future__ import annotations
 
+import ast
 import fnmatch
 import importlib.util
 import re
@@ -23,22 +26,26 @@ from tests.conftest import REPO, TESTS
 ARCHITECTURE = REPO / "docs" / "architecture.md"
 FAKE_NOS = TESTS / "fake_nos"
 SIDES = ("Product side", "Templates", "Lab side")
-_ITEM = re.compile(r"- ((?:`[^`]+`(?:, )?)+) \((every NOS|optional)\): ")
+_ITEM = re.compile(r"- ((?:`[^`]+`(?:, )?)+) \((every NOS|optional|own)\): ")
+_MODULE = re.compile(r"\b\w+\.py\b")
 
 
 @dataclass(frozen=True)
 class Side:
     required: tuple[str, ...]  # file names (patterns) every NOS has
     optional: tuple[str, ...]
+    own: tuple[str, ...] = ()  # patterns of a NOS's own modules, each named by its package
 
-    def drift(self, files: set[str]) -> list[str]:
-        """What differs between the list and one NOS's folder, in words."""
+    def drift(self, files: set[str], named: frozenset[str] = frozenset()) -> list[str]:
+        """What differs between the list and one NOS's folder, in words (`named`: the modules its
+        package's docstring names, the own modules it may hold)."""
         missing = [f"{name} missing" for name in self.required if not fnmatch.filter(files, name)]
         listed = (*self.required, *self.optional)
         extra = [
             f"{name} not in the checklist"
             for name in sorted(files)
             if not any(fnmatch.fnmatch(name, p) for p in listed)
+            and not (name in named and any(fnmatch.fnmatch(name, p) for p in self.own))
         ]
         return missing + extra
 
@@ -49,16 +56,24 @@ def checklist(text: str) -> dict[str, Side]:
     out: dict[str, Side] = {}
     for side in SIDES:
         body = section.split(f"### {side}\n", 1)[1].split("\n### ", 1)[0]
-        required: list[str] = []
-        optional: list[str] = []
+        kinds: dict[str, list[str]] = {"every NOS": [], "optional": [], "own": []}
         for m in _ITEM.finditer(body):
-            (required if m[2] == "every NOS" else optional).extend(re.findall(r"`([^`]+)`", m[1]))
-        out[side] = Side(tuple(required), tuple(optional))
+            kinds[m[2]].extend(re.findall(r"`([^`]+)`", m[1]))
+        out[side] = Side(tuple(kinds["every NOS"]), tuple(kinds["optional"]), tuple(kinds["own"]))
     return out
 
 
 def _files(folder: Path) -> set[str]:
     return {p.name for p in folder.iterdir() if p.name != "__pycache__"}
+
+
+def _named(folder: Path) -> frozenset[str]:
+    """The modules a package's `__init__.py` docstring names (its own modules among them)."""
+    init = folder / "__init__.py"
+    if not init.is_file():
+        return frozenset()
+    doc = ast.get_docstring(ast.parse(init.read_text(encoding="utf-8"))) or ""
+    return frozenset(_MODULE.findall(doc))
 
 
 def _folder(module: str) -> Path:
@@ -120,7 +135,7 @@ def test_the_checklist_has_each_side() -> None:
 def test_the_checklist_names_every_file_a_nos_has(nos: str, side: str) -> None:
     folder = NOSES[nos][side]
     assert folder.is_dir(), folder
-    drift = LIST[side].drift(_files(folder))
+    drift = LIST[side].drift(_files(folder), _named(folder))
     assert not drift, f"{nos} {side} ({folder}): docs/architecture.md's checklist differs: {'; '.join(drift)}"
 
 
@@ -129,3 +144,11 @@ def test_a_file_the_checklist_misses_or_lacks_is_named() -> None:
     files = set(side.required) - {"counters.py"} | {"failures.py"}
     assert side.drift(files) == ["counters.py missing", "failures.py not in the checklist"]
     assert not side.drift(set(side.required) | {"gnmi.py"})
+    # A NOS's own module passes only where its package names it, and never for a required file.
+    assert side.own == ("*.py",)
+    assert side.drift(files, frozenset({"failures.py"})) == ["counters.py missing"]
+    assert side.drift(files, frozenset({"failures.py", "counters.py"})) == ["counters.py missing"]
+    assert side.drift(set(side.required) | {"failures.py"}, frozenset({"other.py"})) == [
+        "failures.py not in the checklist"
+    ]
+    assert not LIST["Templates"].own and not LIST["Lab side"].own

@@ -353,7 +353,7 @@ def test_environment_is_built_once_per_search_path(tmp_path: Path) -> None:
 
 def test_unknown_platform_is_a_stage_error() -> None:
     intent = spine("eos").model_copy(update={"platform": "nxos"})
-    with pytest.raises(StageError, match=r"no platform 'nxos' \(known: comware, eos, nvue\)"):
+    with pytest.raises(StageError, match=r"no platform 'nxos' \(known: comware, eos, nvue, sonic\)"):
         Renderer().render(intent)
 
 

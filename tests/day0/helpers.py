@@ -27,7 +27,9 @@ def day0_pod(dst: Path, platform: str = "eos", racks: tuple[tuple[str, str], ...
     """examples/day0 copied to `dst`, its racks added (on `platform`: the templates' groups)."""
     shutil.copytree(DAY0, dst)
     if platform != "eos":
-        model, mtu = {"comware": ("S9825-64D", 9000), "nvue": ("SN5600", 9216)}[platform]
+        model, mtu = {"comware": ("S9825-64D", 9000), "nvue": ("SN5600", 9216), "sonic": ("SN5600", 9216)}[
+            platform
+        ]
         fabric = dst / "inventory" / "fabric.yaml"
         text = fabric.read_text(encoding="utf-8").replace("mtu: 9214", f"mtu: {mtu}")
         fabric.write_text(comware_qos(text) if platform == "comware" else text, encoding="utf-8")

@@ -44,7 +44,8 @@ from ipaddress import IPv4Interface
 from typing import Any
 
 from fabricctl.macs import mac_as
-from fabricctl.platforms.sonic import (
+from fabricctl.platforms.sonic.qos import SonicQosTuning
+from fabricctl.platforms.sonic.switch import (
     BREAKOUT_MODES,
     L3VNI_VLAN_BASE,
     L3VNI_VLANS,
@@ -52,7 +53,6 @@ from fabricctl.platforms.sonic import (
     port_position,
     vrf_name,
 )
-from fabricctl.platforms.sonic.qos import SonicQosTuning
 
 Table = dict[str, dict[str, Any]]
 ConfigDb = dict[str, Table]

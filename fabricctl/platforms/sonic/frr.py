@@ -25,7 +25,7 @@ from __future__ import annotations
 from ipaddress import IPv4Interface
 from typing import Any
 
-from fabricctl.platforms.sonic import vrf_name
+from fabricctl.platforms.sonic.switch import vrf_name
 
 
 def _neighbors(bgp: Any) -> list[str]:

@@ -17,7 +17,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from fabricctl.platforms.health import HealthReader, Probe, SwitchHealth, gbps, session_state
-from fabricctl.platforms.sonic import port_position
+from fabricctl.platforms.sonic.switch import port_position
 from fabricctl.platforms.sonic.tables import TableError, text_tables
 
 STATUS = "show interfaces status"

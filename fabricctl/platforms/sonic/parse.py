@@ -22,9 +22,9 @@ from fabricctl.config.readback import (
     Src,
     SwitchConfig,
 )
-from fabricctl.platforms.sonic import fabric_vrf
 from fabricctl.platforms.sonic.configdb import ACL_TOP, ConfigDb
 from fabricctl.platforms.sonic.document import split
+from fabricctl.platforms.sonic.switch import fabric_vrf
 
 PLATFORM = "sonic"
 #: A port without an `mtu` field runs 9100 (sonic-buildimage src/sonic-config-engine/minigraph.py:

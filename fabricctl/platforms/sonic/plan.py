@@ -21,14 +21,19 @@ from dataclasses import dataclass, field
 
 from fabricctl.config.diff import DeviceDiff
 from fabricctl.config.rules import Dialect
-from fabricctl.platforms.sonic import VRF_PREFIX
 from fabricctl.platforms.sonic.document import split
 from fabricctl.platforms.sonic.patch import Op, json_patch
+from fabricctl.platforms.sonic.rules import OWNED
+from fabricctl.platforms.sonic.switch import VRF_PREFIX
 
 #: Where the push writes the patch before applying it.
 PATCH_FILE = "/tmp/fabricctl-patch.json"
 _CLOSERS = frozenset({"exit", "exit-address-family", "exit-vni", "exit-vrf", "!", "end"})
-_OWNED = re.compile(rf"router bgp \d+(?: vrf {re.escape(VRF_PREFIX)}\S+)?$|vrf {re.escape(VRF_PREFIX)}\S+$")
+_OWNED = re.compile(
+    "|".join(
+        [*OWNED, rf"router bgp \d+ vrf {re.escape(VRF_PREFIX)}\S+$", rf"vrf {re.escape(VRF_PREFIX)}\S+$"]
+    )
+)
 
 
 @dataclass

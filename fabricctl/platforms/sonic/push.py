@@ -30,7 +30,7 @@ from fabricctl.platforms.push import (
     require_converged,
     run_gate,
 )
-from fabricctl.platforms.sonic.terminal import FETCH, REFUSAL, SHOW_FRR
+from fabricctl.platforms.sonic.terminal import FETCH, REFUSAL
 
 _REFUSED = re.compile(REFUSAL, re.M)
 
@@ -59,11 +59,9 @@ def _send(conn: BaseConnection, line: str, target: Target, stage: Stage = "load"
 
 
 def _read(conn: BaseConnection, target: Target) -> str:
-    """CONFIG_DB then frr.conf: the text the plan compares (document.py)."""
-    db = _send(conn, FETCH.show_running, target, "connect")
-    frr = _send(conn, SHOW_FRR, target, "connect")
-    start = frr.find("hostname ")
-    return normalize_running(db.strip() + "\n" + (frr[start:] if start >= 0 else frr))
+    """`show runningconfiguration all`: CONFIG_DB with frr.conf under `bgpraw`, the text the plan
+    read (deploy's fetch runs the same command) and compares (document.split)."""
+    return normalize_running(_send(conn, FETCH.show_running, target, "connect"))
 
 
 def fetch(target: Target) -> str:

@@ -7,4 +7,8 @@ from __future__ import annotations
 from fabricctl.config.rules import Dialect
 from fabricctl.config.syntax import ModalCli
 
-DIALECT = Dialect(syntax=ModalCli(indent=1, negate_prefix="no ", exit_command="exit"))
+#: The fabric-wide frr.conf line fabricctl owns: the default BGP instance (its tenant VRFs'
+#: instances and `vrf` blocks are owned by name, plan.py).
+OWNED = (r"router bgp \d+$",)
+
+DIALECT = Dialect(syntax=ModalCli(indent=1, negate_prefix="no ", exit_command="exit"), owned=OWNED)

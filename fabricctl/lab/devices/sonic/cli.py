@@ -17,7 +17,7 @@ from fabricctl.lab.grammar import Rule
 from fabricctl.lab.view import View
 
 from .commit import PatchError, simulate, validate
-from .render import FRR, db_of, parse, set_db
+from .render import FRR, db_of, frr_lines, parse, set_db
 from .show import (
     bgp_summary,
     frr_running,
@@ -33,6 +33,7 @@ from .show import (
 CHECKPOINT = "{}.cp.json"
 #: The startup CONFIG_DB `config save -y` writes (sonic-utilities Command-Reference "config save").
 STARTUP = "/etc/sonic/config_db.json"
+FRR_STARTUP = "/etc/sonic/frr/frr.conf"
 _USAGE = 'Usage: config {0} [OPTIONS] {1}\nTry "config {0} -h" for help.\n\nError: {2}'
 
 
@@ -65,13 +66,20 @@ class SonicCli(CliSession):
         self.dev.write_file(_file(m["path"]), shlex.split(m["text"])[0] + "\n")
         return ""
 
-    @command(r"cat (?P<path>\S+)", "exec")
+    @command(r"cat (?P<paths>\S+(?: \S+)*)", "exec")
     async def _cat(self, m: re.Match[str], as_json: bool) -> Output:
-        if m["path"] == STARTUP:
+        """Each file in turn: the startup CONFIG_DB, the frr.conf `vtysh -c "write memory"` saved
+        (split-unified: the host's /etc/sonic/frr is the FRR container's /etc/frr), a file."""
+        return "\n".join(self._file_text(path) for path in m["paths"].split())
+
+    def _file_text(self, path: str) -> str:
+        if path == STARTUP:
             return json.dumps(db_of(parse(self.dev.startup)), indent=4, sort_keys=True)
-        text = self.dev.files.get(_file(m["path"]))
+        if path == FRR_STARTUP:
+            return "\n".join(frr_lines(parse(self.dev.startup)))
+        text = self.dev.files.get(_file(path))
         if text is None:
-            raise CliError(f"cat: {m['path']}: No such file or directory")
+            raise CliError(f"cat: {path}: No such file or directory")
         return text
 
     @command(r"sudo sonic-cfggen -d --print-data|sonic-cfggen -d --print-data", "exec")
@@ -82,7 +90,12 @@ class SonicCli(CliSession):
 
     @command(r"show runningconfiguration all", "exec")
     async def _running(self, m: re.Match[str], as_json: bool) -> Output:
-        return json.dumps(db_of(self.dev.running), indent=4, sort_keys=True)
+        """sonic-cfggen's CONFIG_DB with FRR's running config under `bgpraw` (sonic-utilities
+        show/main.py `all`: `output['bgpraw']` is `vtysh -c 'show running-config'` on a single-ASIC
+        switch), indented by four, in the order it was read."""
+        out = json.loads(json.dumps(db_of(self.dev.running), sort_keys=True))
+        out["bgpraw"] = frr_running(self.dev.running)
+        return json.dumps(out, indent=4)
 
     @command(r"sudo config apply-patch (?P<path>\S+)|config apply-patch (?P<path2>\S+)", "exec")
     async def _apply_patch(self, m: re.Match[str], as_json: bool) -> Output:
