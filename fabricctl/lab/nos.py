@@ -37,11 +37,21 @@ class Spec(Protocol):
 
 @dataclass(frozen=True)
 class PortLayer:
-    """How a port's own lines decide its layer: routed or bridged, its VRF, its frame limit."""
+    """What a port's own lines say, read by its NOS: routed or bridged, its VRF, its frame limit,
+    whether it is shut, its description, its IPv4 address and the IP MTU it sets (None: the
+    reference's documented default, `LabNos.mtu_at`)."""
 
     routed: bool
     vrf: str | None
     max_frame: int | None
+    admin_up: bool = True
+    description: str | None = None
+    ipv4: str | None = None  # as configured ("10.0.0.1 255.255.255.254" or "10.0.0.1/31")
+    ip_mtu: int | None = None
+
+
+def _no_ports(running: Node) -> Mapping[str, Node]:
+    return {}
 
 
 @dataclass(frozen=True)
@@ -90,6 +100,9 @@ class LabNos:
     #: its command lines (NVUE: the YAML object tree, every path checked against its reference);
     #: None: the grammar loads the text line by line.
     parse_config: Callable[[str], Node] | None = None
+    #: Running config -> each port's config node, in config order: the ports the shared port
+    #: view (lab/ports.py, `View.ports`) shows. A NOS whose shows read its own tree lists none.
+    port_nodes: Callable[[Node], Mapping[str, Node]] = _no_ports
     #: Its gNMI target (lab/gnmi/model.GnmiTarget: capabilities, modes, paths); None: no gNMI.
     gnmi: Any = None
 

@@ -4,13 +4,15 @@ A real switch answers `display interface` / `show interfaces` from its state, no
 lines it was given: a port without an `mtu` line still has an IP MTU (the documented default),
 and says so. The values here come from the config tree and lab/devices/<platform>/commands.yaml
 only; which lines make a port routed, and which view of the command reference its lines are in,
-are the NOS's (`LabNos.port_views`, `LabNos.port_layer`), and so is where its reference documents
+are the NOS's (`LabNos.port_views`, `LabNos.port_layer`: the lines a port's state is read from),
+and so are which config nodes are ports (`LabNos.port_nodes`) and where its reference documents
 a port's default IP MTU (`LabNos.mtu_at`).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from fabricctl.lab.config_tree import Node
 from fabricctl.lab.fabric_state import FabricState
@@ -45,44 +47,51 @@ def int_or_none(text: str | None) -> int | None:
     return int(text) if text is not None and text.isdigit() else None
 
 
+def modal_port_lines(node: Node) -> dict[str, Any]:
+    """What a modal CLI's port block says in the lines EOS and Comware share (`shutdown`,
+    `description`, `ip address`, `mtu`): PortLayer's fields of the same names."""
+    return {
+        "admin_up": "shutdown" not in node.children,
+        "description": value_of(node, "description"),
+        "ipv4": value_of(node, "ip", "address"),
+        "ip_mtu": int_or_none(value_of(node, "mtu")),
+    }
+
+
+def interface_blocks(running: Node) -> dict[str, Node]:
+    """A modal CLI's ports (`LabNos.port_nodes`): each `interface <name>` block, in config order."""
+    return {text.split()[1]: node for text, node in running.children.items() if text.startswith("interface ")}
+
+
 def port_state(
-    platform: str, running: Node, name: str, fabric: FabricState | None = None, device: str = ""
-) -> PortState | None:
-    """The port `name` as the switch shows it, or None when no such interface exists."""
-    node = running.children.get(f"interface {name}")
-    if node is None:
-        return None
+    platform: str, name: str, node: Node, fabric: FabricState | None = None, device: str = ""
+) -> PortState:
+    """The port `name` (its config `node`) as the switch shows it."""
     nos = lab_nos(platform)
     view = nos.port_view(name)
     ref = reference(platform)
     layer = nos.port_layer(node, view, ref.default)
-    routed = layer.routed
-    ip = value_of(node, "ip", "address")
     mtu_default = ref.default(*nos.mtu_at(name, view))
-    ip_mtu = (int_or_none(value_of(node, "mtu")) or int_or_none(mtu_default)) if routed else None
-    admin_up = "shutdown" not in node.children
     return PortState(
         name=name,
-        admin_up=admin_up,
-        description=value_of(node, "description"),
-        routed=routed,
-        ipv4=ip,
+        admin_up=layer.admin_up,
+        description=layer.description,
+        routed=layer.routed,
+        ipv4=layer.ipv4,
         vrf=layer.vrf,
-        ip_mtu=ip_mtu,
+        ip_mtu=(layer.ip_mtu or int_or_none(mtu_default)) if layer.routed else None,
         max_frame=layer.max_frame,
-        oper_up=fabric.oper_up(device, name) if fabric is not None and device in fabric.facts else admin_up,
+        oper_up=fabric.oper_up(device, name)
+        if fabric is not None and device in fabric.facts
+        else layer.admin_up,
     )
 
 
 def port_states(platform: str, running: Node, fabric: FabricState, device: str) -> list[PortState]:
-    """Every interface of `running`, in config order, as the switch shows it."""
-    out = []
-    for text in running.children:
-        if text.startswith("interface "):
-            state = port_state(platform, running, text.split()[1], fabric, device)
-            if state is not None:
-                out.append(state)
-    return out
+    """Every port of `running` the NOS lists (`LabNos.port_nodes`), in config order, as the
+    switch shows it."""
+    nodes = lab_nos(platform).port_nodes(running)
+    return [port_state(platform, name, node, fabric, device) for name, node in nodes.items()]
 
 
 def chassis_digits(name: str) -> str:

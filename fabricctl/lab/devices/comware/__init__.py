@@ -11,7 +11,7 @@ from fabricctl.lab.config_tree import Node
 from fabricctl.lab.devices.comware import factory, facts, gnmi, hardware, names, render
 from fabricctl.lab.devices.comware.cli import ComwareCli
 from fabricctl.lab.nos import LabNos, PortLayer
-from fabricctl.lab.ports import int_or_none, value_of
+from fabricctl.lab.ports import int_or_none, interface_blocks, modal_port_lines, value_of
 
 
 def _port_layer(node: Node, view: str, default: Callable[[str, list[str]], str | None]) -> PortLayer:
@@ -20,7 +20,12 @@ def _port_layer(node: Node, view: str, default: Callable[[str, list[str]], str |
     routed = view != "if-eth" or value_of(node, "port", "link-mode") == "route"
     frame_default = default("if-eth", ["jumboframe", "enable"]) if view == "if-eth" else None
     frame = int_or_none(value_of(node, "jumboframe", "enable")) or int_or_none(frame_default)
-    return PortLayer(routed=routed, vrf=value_of(node, "ip", "binding", "vpn-instance"), max_frame=frame)
+    return PortLayer(
+        routed=routed,
+        vrf=value_of(node, "ip", "binding", "vpn-instance"),
+        max_frame=frame,
+        **modal_port_lines(node),
+    )
 
 
 def _system_description(model: str) -> tuple[str, ...]:
@@ -46,6 +51,7 @@ NOS = LabNos(
     ),
     mtu_at=lambda port, view: (view, ["mtu"]),  # `mtu` in the interface view
     port_layer=_port_layer,
+    port_nodes=interface_blocks,
     reference_text=lambda: resources.files(__name__).joinpath("commands.yaml").read_text(encoding="utf-8"),
     read_facts=facts.read_facts,
     render=lambda tree, hostname, model: render.render_comware(tree),

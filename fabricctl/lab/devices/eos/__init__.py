@@ -11,13 +11,16 @@ from fabricctl.lab.config_tree import Node
 from fabricctl.lab.devices.eos import eapi, factory, facts, gnmi, hardware, names, render, ztp
 from fabricctl.lab.devices.eos.cli import EosCli
 from fabricctl.lab.nos import LabNos, PortLayer
-from fabricctl.lab.ports import value_of
+from fabricctl.lab.ports import interface_blocks, modal_port_lines, value_of
 
 
 def _port_layer(node: Node, view: str, default: Callable[[str, list[str]], str | None]) -> PortLayer:
     """An Ethernet port is switched until `no switchport`; every other interface kind is routed."""
     return PortLayer(
-        routed=view != "if-eth" or "no switchport" in node.children, vrf=value_of(node, "vrf"), max_frame=None
+        routed=view != "if-eth" or "no switchport" in node.children,
+        vrf=value_of(node, "vrf"),
+        max_frame=None,
+        **modal_port_lines(node),
     )
 
 
@@ -40,6 +43,7 @@ NOS = LabNos(
     ),
     mtu_at=lambda port, view: (view, ["mtu"]),  # `mtu` in the interface's mode
     port_layer=_port_layer,
+    port_nodes=interface_blocks,
     reference_text=lambda: resources.files(__name__).joinpath("commands.yaml").read_text(encoding="utf-8"),
     read_facts=facts.read_facts,
     render=render.render_eos,
