@@ -10,7 +10,7 @@ clock in tests, never this machine's). A field a platform does not report is Non
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -117,6 +117,20 @@ class Unread(str):
         made = super().__new__(cls, text)
         made.reason = reason
         return made
+
+
+def read_replies(
+    rows: Mapping[str, Any],
+    clock: float | None,
+    readers: Mapping[str, Callable[[Any, SwitchCounters], object]],
+) -> SwitchCounters:
+    """One SwitchCounters from a switch's replies, each command's read by its reader (a command
+    the switch did not answer is left out)."""
+    out = SwitchCounters(clock=clock)
+    for command, read in readers.items():
+        if command in rows:
+            read(rows[command], out)
+    return out
 
 
 def count(value: Any, where: str) -> int:

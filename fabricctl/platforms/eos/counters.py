@@ -19,7 +19,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from fabricctl.platforms.counters import CounterError, CounterReader, Optic, SwitchCounters, count, range_keys
+from fabricctl.platforms.counters import (
+    CounterError,
+    CounterReader,
+    Optic,
+    SwitchCounters,
+    count,
+    range_keys,
+    read_replies,
+)
 from fabricctl.platforms.eos.terminal import SHOW_CLOCK, read_clock
 from fabricctl.platforms.health import Probe
 
@@ -156,13 +164,8 @@ READERS = {
 
 
 def parse(rows: dict[str, Any]) -> SwitchCounters:
-    out = SwitchCounters(
-        clock=read_clock(rows[SHOW_CLOCK]) if isinstance(rows.get(SHOW_CLOCK), str) else None
-    )
-    for command, read in READERS.items():
-        if command in rows:
-            read(rows[command], out)
-    return out
+    clock = read_clock(rows[SHOW_CLOCK]) if isinstance(rows.get(SHOW_CLOCK), str) else None
+    return read_replies(rows, clock, READERS)
 
 
 COUNTERS = CounterReader(

@@ -31,7 +31,14 @@ import math
 import re
 from typing import Any
 
-from fabricctl.platforms.counters import CounterError, CounterReader, Optic, SwitchCounters, count
+from fabricctl.platforms.counters import (
+    CounterError,
+    CounterReader,
+    Optic,
+    SwitchCounters,
+    count,
+    read_replies,
+)
 from fabricctl.platforms.health import Probe
 from fabricctl.platforms.nvue.qos import ROCE_CNP_PRIORITY, ROCE_LOSSLESS_PRIORITY
 
@@ -163,13 +170,8 @@ READERS = {INTERFACES: read_interfaces, ROCE: read_roce, TRANSCEIVERS: read_tran
 
 
 def parse(rows: dict[str, Any]) -> SwitchCounters:
-    out = SwitchCounters(
-        clock=read_clock(rows[SHOW_CLOCK]) if isinstance(rows.get(SHOW_CLOCK), str) else None
-    )
-    for command, read in READERS.items():
-        if command in rows:
-            read(rows[command], out)
-    return out
+    clock = read_clock(rows[SHOW_CLOCK]) if isinstance(rows.get(SHOW_CLOCK), str) else None
+    return read_replies(rows, clock, READERS)
 
 
 COUNTERS = CounterReader(

@@ -22,7 +22,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from fabricctl.platforms.counters import CounterError, CounterReader, SwitchCounters, count
+from fabricctl.platforms.counters import CounterError, CounterReader, SwitchCounters, count, read_replies
 from fabricctl.platforms.health import Probe
 from fabricctl.platforms.sonic.tables import TableError, text_tables
 
@@ -136,13 +136,8 @@ READERS = {INTERFACES: read_interfaces, PFC: read_pfc, QUEUES: read_queues}
 
 
 def parse(rows: dict[str, Any]) -> SwitchCounters:
-    out = SwitchCounters(
-        clock=read_clock(rows[SHOW_CLOCK]) if isinstance(rows.get(SHOW_CLOCK), str) else None
-    )
-    for command, read in READERS.items():
-        if command in rows:
-            read(rows[command], out)
-    return out
+    clock = read_clock(rows[SHOW_CLOCK]) if isinstance(rows.get(SHOW_CLOCK), str) else None
+    return read_replies(rows, clock, READERS)
 
 
 COUNTERS = CounterReader(

@@ -13,7 +13,6 @@ from __future__ import annotations
 import re
 import time
 
-from netmiko import ConnectHandler
 from netmiko.base_connection import BaseConnection
 
 from fabricctl.platforms.push import (
@@ -31,23 +30,13 @@ from fabricctl.platforms.push import (
     run_gate,
 )
 from fabricctl.platforms.sonic.terminal import FETCH, REFUSAL
+from fabricctl.platforms.ssh import open_session
 
 _REFUSED = re.compile(REFUSAL, re.M)
 
 
 def _connect(target: Target) -> BaseConnection:
-    try:
-        return ConnectHandler(
-            device_type=FETCH.netmiko_device_type,
-            host=target.hostname,
-            port=target.port,
-            username=target.username,
-            password=target.password,
-            timeout=target.timeout,
-            **target.netmiko_extras,
-        )
-    except Exception as exc:
-        raise StageError("connect", str(exc)) from None
+    return open_session(target, FETCH.netmiko_device_type)
 
 
 def _send(conn: BaseConnection, line: str, target: Target, stage: Stage = "load") -> str:
